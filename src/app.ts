@@ -1,0 +1,164 @@
+// The fastify application: routes for every kind's hooks plus health and metrics. Building it
+// never listens; server.ts does that.
+import { STATUS_CODES } from 'node:http'
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import {
+  CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
+  SyncRequestSchema, SyncResponseSchema
+} from './protocol/schemas.js'
+import type { HookContext, HookName, KindHooks, SyncRequest, CustomizeRequest } from './protocol/hooks.js'
+import type { KubeObject } from './k8s/types.js'
+import type { ScriptLibrary } from './scripts/library.js'
+import { ALL_KINDS } from './controllers/registry.js'
+import { runSyncHook } from './controllers/run.js'
+import { createMetrics, type Metrics, type Outcome } from './metrics.js'
+
+export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024
+
+export interface AppOptions {
+  logger?: FastifyServerOptions['logger']
+  bodyLimit?: number
+  scripts?: ScriptLibrary
+  /** The hooks' clock; tests pass a fixed one. */
+  clock?: () => Date
+  kinds?: readonly KindHooks[]
+}
+
+/** What a hook call leaves on its request for the one log line and the metrics written at the end. */
+interface HookCall {
+  kind: string
+  hook: HookName
+  parent?: string
+  outcome: Outcome
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    hookCall?: HookCall
+  }
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+export async function buildApp (options: AppOptions = {}): Promise<FastifyInstance> {
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit,
+    // One line per hook call, written below, instead of two per request.
+    logController: new LogController({ disableRequestLogging: true }),
+    // A hook that takes longer than Metacontroller's timeout is useless anyway.
+    requestTimeout: 30_000
+  }).withTypeProvider<TypeBoxTypeProvider>()
+
+  const metrics = createMetrics()
+  app.decorate('metrics', metrics)
+  app.decorateRequest('hookCall', undefined)
+  const scripts = options.scripts ?? new Map<string, string>()
+  const clock = options.clock ?? (() => new Date())
+  const kinds = options.kinds ?? ALL_KINDS
+
+  // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON.
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
+    try {
+      done(null, JSON.parse(body as string))
+    } catch (error) {
+      const refused = error as FastifyError
+      refused.statusCode = 400
+      done(refused, undefined)
+    }
+  })
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const statusCode = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    if (request.hookCall !== undefined) request.hookCall.outcome = statusCode < 500 ? 'bad_request' : 'error'
+    if (statusCode >= 500) request.log.error({ err: error }, 'unexpected error')
+    const message = statusCode >= 500
+      ? 'internal server error'
+      : error.validation !== undefined ? `not a hook request: ${error.message}` : error.message
+    return reply.code(statusCode).send({ statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message })
+  })
+
+  app.setNotFoundHandler((request, reply) => reply.code(404).send({
+    statusCode: 404,
+    error: 'Not Found',
+    message: `no route ${request.method} ${request.url}; hooks are ${kinds.map(k => hookPaths(k).join(', ')).join(', ')}`
+  }))
+
+  app.addHook('onResponse', async (request, reply) => {
+    const call = request.hookCall
+    if (call === undefined) return
+    const seconds = reply.elapsedTime / 1000
+    metrics.observeHook(call.kind, call.hook, call.outcome, seconds)
+    const line = { kind: call.kind, hook: call.hook, parent: call.parent, outcome: call.outcome, statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 }
+    if (call.outcome === 'ok') request.log.info(line, 'hook call')
+    else request.log.warn(line, 'hook call')
+  })
+
+  const errors = { 400: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 500: ErrorResponseSchema }
+  const context = (): HookContext => ({ now: clock(), scripts })
+  // Set before the body is read, so that a refused body is still counted and logged as a hook call.
+  const startCall = (kind: string, hook: HookName) => async (request: { hookCall?: HookCall }) => {
+    request.hookCall = { kind, hook, outcome: 'ok' }
+  }
+
+  for (const kind of kinds) {
+    for (const hook of ['sync', 'finalize'] as const) {
+      if (kind[hook] === undefined) continue
+      app.post(`/hooks/${kind.kind}/${hook}`, {
+        schema: { body: SyncRequestSchema, response: { 200: SyncResponseSchema, ...errors } },
+        onRequest: startCall(kind.kind, hook)
+      }, async (request) => {
+        const body = request.body
+        const syncRequest: SyncRequest = {
+          controller: body.controller,
+          parent: body.parent as KubeObject,
+          children: (body.children ?? {}) as SyncRequest['children'],
+          related: (body.related ?? {}) as SyncRequest['related'],
+          finalizing: body.finalizing ?? hook === 'finalize'
+        }
+        const result = runSyncHook(kind, hook, syncRequest, context())
+        const call = request.hookCall as HookCall
+        call.parent = describe(syncRequest.parent)
+        call.outcome = result.outcome
+        if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
+        return result.response
+      })
+    }
+    const customize = kind.customize
+    if (customize !== undefined) {
+      app.post(`/hooks/${kind.kind}/customize`, {
+        schema: { body: CustomizeRequestSchema, response: { 200: CustomizeResponseSchema, ...errors } },
+        onRequest: startCall(kind.kind, 'customize')
+      }, async (request) => {
+        const parent = request.body.parent as KubeObject
+        const call = request.hookCall as HookCall
+        call.parent = describe(parent)
+        return customize({ controller: request.body.controller, parent } satisfies CustomizeRequest, context())
+      })
+    }
+  }
+
+  app.get('/healthz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ok' }))
+  // While the server closes, fastify answers 503 here (and everywhere), so endpoints drain first.
+  app.get('/readyz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ready' }))
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(metrics.registry.contentType)
+    return await metrics.registry.metrics()
+  })
+
+  await app.ready()
+  return app
+}
+
+/** The routes of a kind's hooks, for messages and for checking CompositeControllers against them. */
+export function hookPaths (kind: KindHooks): string[] {
+  return (['sync', 'finalize', 'customize'] as const).filter(h => kind[h] !== undefined).map(h => `POST /hooks/${kind.kind}/${h}`)
+}
+
+function describe (parent: KubeObject): string {
+  const { namespace, name } = parent.metadata
+  return namespace === undefined ? name : `${namespace}/${name}`
+}

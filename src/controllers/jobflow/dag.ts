@@ -1,0 +1,61 @@
+// The dependency graph of a JobFlow: unknown names and cycles make a spec invalid, and the
+// message names the cycle so a person can find it.
+
+export interface Node {
+  name: string
+  dependencies: string[]
+}
+
+/**
+ * Checks the graph and returns its nodes in dependency order (Kahn's algorithm, ties in spec
+ * order) or the problems that prevent one. Runs in time linear in nodes plus edges.
+ */
+export function orderByDependencies<T extends Node> (nodes: T[]): { order: T[], problems: string[] } {
+  const byName = new Map(nodes.map(n => [n.name, n]))
+  const problems: string[] = []
+  for (const node of nodes) {
+    for (const dep of node.dependencies) {
+      if (dep === node.name) problems.push(`flow ${JSON.stringify(node.name)} depends on itself`)
+      else if (!byName.has(dep)) problems.push(`flow ${JSON.stringify(node.name)} depends on unknown flow ${JSON.stringify(dep)}`)
+    }
+  }
+  if (problems.length > 0) return { order: [], problems }
+
+  const waitingOn = new Map(nodes.map(n => [n.name, new Set(n.dependencies).size]))
+  const dependants = new Map<string, T[]>(nodes.map(n => [n.name, []]))
+  for (const node of nodes) {
+    for (const dep of new Set(node.dependencies)) dependants.get(dep)?.push(node)
+  }
+  const order: T[] = []
+  const ready = nodes.filter(n => waitingOn.get(n.name) === 0)
+  for (let i = 0; i < ready.length; i++) {
+    const node = ready[i] as T
+    order.push(node)
+    for (const next of dependants.get(node.name) ?? []) {
+      const left = (waitingOn.get(next.name) ?? 0) - 1
+      waitingOn.set(next.name, left)
+      if (left === 0) ready.push(next)
+    }
+  }
+  if (order.length < nodes.length) {
+    const placed = new Set(order.map(n => n.name))
+    problems.push(`dependency cycle: ${findCycle(nodes.filter(n => !placed.has(n.name)), byName).join(' → ')}`)
+  }
+  return { order, problems }
+}
+
+/** One cycle among `rest` (nodes that Kahn's algorithm could not place), as a closed path. */
+function findCycle<T extends Node> (rest: T[], byName: Map<string, T>): string[] {
+  const left = new Set(rest.map(n => n.name))
+  // Every unplaced node has an unplaced dependency; following those must revisit a node.
+  const path: string[] = []
+  const seenAt = new Map<string, number>()
+  let current = rest[0]?.name
+  while (current !== undefined && !seenAt.has(current)) {
+    seenAt.set(current, path.length)
+    path.push(current)
+    current = byName.get(current)?.dependencies.find(d => left.has(d))
+  }
+  if (current === undefined) return path
+  return [...path.slice(seenAt.get(current)), current]
+}

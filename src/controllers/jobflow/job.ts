@@ -1,0 +1,54 @@
+// Building the Job of one flow from its template, the flow's globals, shared volumes and script.
+import type { JobSpec } from 'kubernetes-types/batch/v1.js'
+import type { KubeObject } from '../../k8s/types.js'
+import { applyGlobalParams, applySharedVolumes } from '../common/global-params.js'
+import { runScriptInPod } from '../../scripts/configmap.js'
+import { fitName } from '../../k8s/names.js'
+import type { FlowSpec, JobFlowSpec } from './spec.js'
+
+export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
+export const FLOW_LABEL = 'jobhooks.io/flow'
+/** On Jobs made from a JobTemplate: the template's name, for `kubectl get jobs -l`. */
+export const JOB_TEMPLATE_LABEL = 'jobhooks.io/job-template'
+
+export interface JobIdentity {
+  name: string
+  namespace: string | undefined
+  /** Labels that tie the Job to its JobFlow and flow. */
+  labels: Record<string, string>
+}
+
+/**
+ * The desired Job of `flow`. `template` is the flow's JobSpec (inline or from its JobTemplate);
+ * it is copied, never changed. Returns the Job, or a problem that makes the spec invalid.
+ */
+export function buildFlowJob (id: JobIdentity, flow: FlowSpec, template: JobSpec, spec: JobFlowSpec, scriptsConfigMap: string | undefined): KubeObject | string {
+  const jobSpec = structuredClone(template)
+  const podTemplate = jobSpec.template
+  podTemplate.metadata = { ...podTemplate.metadata, labels: { ...podTemplate.metadata?.labels, ...id.labels } }
+  applyGlobalParams(podTemplate, spec.globalParams)
+  applySharedVolumes(podTemplate, spec.shareVolumes, [...spec.shareVolumeMounts, ...flow.shareVolumeMounts])
+  const pod = podTemplate.spec
+  if (pod === undefined) return `flow ${JSON.stringify(flow.name)}: the Job template has no pod spec`
+  // Outcomes come from the Job's conditions, so OnFailure works too; Never is the default
+  // because then every failed attempt leaves a pod behind to read the logs of.
+  pod.restartPolicy ??= 'Never'
+  if (flow.script !== undefined && scriptsConfigMap !== undefined) {
+    const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)
+    if (problem !== undefined) return `flow ${JSON.stringify(flow.name)}: ${problem}`
+  }
+  const labels = { ...spec.globalParams.labels, ...id.labels }
+  if (flow.jobTemplateRef !== undefined) labels[JOB_TEMPLATE_LABEL] = fitName(flow.jobTemplateRef)
+  const annotations = spec.globalParams.annotations
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: id.name,
+      ...(id.namespace !== undefined ? { namespace: id.namespace } : {}),
+      labels,
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {})
+    },
+    spec: jobSpec
+  }
+}

@@ -1,0 +1,115 @@
+// Reading a JobFlow's spec. Everything that makes it invalid is collected, not thrown: the hook
+// reports it in status and keeps every child as it is (law 2).
+import type { JobSpec } from 'kubernetes-types/batch/v1.js'
+import type { Volume, VolumeMount } from 'kubernetes-types/core/v1.js'
+import type { KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { isDnsLabel } from '../../k8s/names.js'
+import { parseGlobalParams, objectList, type GlobalParams } from '../common/global-params.js'
+import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
+import { orderByDependencies } from './dag.js'
+
+export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
+
+export interface FlowSpec {
+  name: string
+  dependencies: string[]
+  jobTemplate?: JobSpec
+  jobTemplateRef?: string
+  shareVolumeMounts: VolumeMount[]
+  script?: ScriptRef
+}
+
+export interface JobFlowSpec {
+  /** Flows in dependency order (ties in spec order). */
+  flows: FlowSpec[]
+  globalParams: GlobalParams
+  shareVolumes: Volume[]
+  shareVolumeMounts: VolumeMount[]
+  scripts: Record<string, string>
+}
+
+export type Parsed<T> = { ok: true, value: T } | { ok: false, problems: string[] }
+
+export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
+  const spec = parent.spec
+  if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
+  const problems: string[] = []
+
+  const flows: FlowSpec[] = []
+  if (!Array.isArray(spec.flows) || spec.flows.length === 0) {
+    problems.push('spec.flows must list at least one flow')
+  } else {
+    const seen = new Set<string>()
+    spec.flows.forEach((raw, i) => {
+      const flow = parseFlow(raw, `spec.flows[${i}]`, problems)
+      if (flow === undefined) return
+      if (seen.has(flow.name)) problems.push(`duplicate flow name ${JSON.stringify(flow.name)}`)
+      seen.add(flow.name)
+      flows.push(flow)
+    })
+  }
+
+  const globalParams = parseGlobalParams(spec.globalParams, problems)
+  const shareVolumes = objectList<Volume>(spec.shareVolumes, 'spec.shareVolumes', problems)
+  const shareVolumeMounts = objectList<VolumeMount>(spec.shareVolumeMounts, 'spec.shareVolumeMounts', problems)
+  const scripts = parseInlineScripts(spec.scripts)
+  if (Array.isArray(scripts)) problems.push(...scripts)
+
+  if (problems.length > 0) return { ok: false, problems }
+  const { order, problems: graphProblems } = orderByDependencies(flows)
+  if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
+  return { ok: true, value: { flows: order, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string> } }
+}
+
+function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {
+  if (!isRecord(raw)) {
+    problems.push(`${where} must be an object`)
+    return undefined
+  }
+  const { name } = raw
+  if (typeof name !== 'string' || !isDnsLabel(name)) {
+    problems.push(`${where}: name ${JSON.stringify(name)} must be a lowercase RFC 1123 label (a-z, 0-9, '-', at most 63 characters): it becomes part of a Job name`)
+    return undefined
+  }
+  const at = `flow ${JSON.stringify(name)}`
+  const flow: FlowSpec = { name, dependencies: [], shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems) }
+
+  if (raw.dependencies !== undefined && raw.dependencies !== null) {
+    if (Array.isArray(raw.dependencies) && raw.dependencies.every(d => typeof d === 'string')) flow.dependencies = raw.dependencies as string[]
+    else problems.push(`${at}: dependencies must be a list of flow names`)
+  }
+
+  const hasTemplate = raw.jobTemplate !== undefined && raw.jobTemplate !== null
+  const hasRef = raw.jobTemplateRef !== undefined && raw.jobTemplateRef !== null && raw.jobTemplateRef !== ''
+  if (hasTemplate === hasRef) {
+    problems.push(`${at}: set exactly one of jobTemplate and jobTemplateRef`)
+  } else if (hasTemplate) {
+    if (isRecord(raw.jobTemplate)) flow.jobTemplate = raw.jobTemplate as unknown as JobSpec
+    else problems.push(`${at}: jobTemplate must be a Job spec`)
+  } else if (typeof raw.jobTemplateRef === 'string') {
+    flow.jobTemplateRef = raw.jobTemplateRef
+  } else {
+    problems.push(`${at}: jobTemplateRef must be the name of a JobTemplate`)
+  }
+
+  if (raw.script !== undefined && raw.script !== null) {
+    const script = parseScriptRef(raw.script, at)
+    if (typeof script === 'string') problems.push(script)
+    else flow.script = script
+  }
+  return flow
+}
+
+/**
+ * Checks a Job spec the way the API server would refuse it, so the problem shows in our status
+ * instead of as a Metacontroller sync error that repeats forever.
+ */
+export function jobSpecProblems (spec: JobSpec, at: string): string[] {
+  const pod = spec.template?.spec
+  if (!isRecord(pod) || !Array.isArray(pod.containers) || pod.containers.length === 0) {
+    return [`${at}: the Job template has no containers (template.spec.containers)`]
+  }
+  if (pod.restartPolicy === 'Always') return [`${at}: a Job's pods cannot have restartPolicy Always (use Never or OnFailure)`]
+  return []
+}

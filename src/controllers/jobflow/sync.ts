@@ -1,0 +1,215 @@
+// The JobFlow sync hook: from the observed JobFlow, its Jobs and its JobTemplates to the Jobs
+// and ConfigMaps that should exist and the status that describes them. Pure: no I/O, and the
+// clock only stamps times that are then carried forward.
+import type { JobSpec } from 'kubernetes-types/batch/v1.js'
+import type { HookContext, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
+import type { Condition, KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { childName, fitName } from '../../k8s/names.js'
+import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/objects.js'
+import { setCondition } from '../../k8s/conditions.js'
+import { mountedScriptsConfigMaps, resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
+import { validityConditions } from '../common/validity.js'
+import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
+import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
+import { compact, isFinished, readRecords, recordFromJob, type JobRecord } from './records.js'
+
+export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
+
+/** What the spec resolves to once its JobTemplates and scripts are known. */
+interface Plan {
+  spec: JobFlowSpec
+  templates: Map<string, JobSpec>
+  scripts?: KubeObject
+}
+
+export function syncJobFlow (request: SyncRequest, context: HookContext): SyncResponse {
+  const { parent } = request
+  const previous = isRecord(parent.status) ? parent.status : {}
+  const memory = readRecords(previous.jobs)
+  const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
+
+  const parsed = parseJobFlowSpec(parent)
+  const plan = parsed.ok ? resolvePlan(parent, parsed.value, request, context) : parsed
+  if (!plan.ok) return keepEverything(request, previous, memory, observedJobs, plan.problems, context.now)
+  const { spec } = plan.value
+
+  // Pass 1: what each flow's Job says, or what we remember of a Job that is gone.
+  const records = new Map<string, JobRecord>()
+  const ids = new Map<string, JobIdentity>()
+  for (const flow of spec.flows) {
+    const id = jobIdentity(parent, flow)
+    ids.set(flow.name, id)
+    const remembered = memory.get(flow.name)
+    const mine = remembered?.jobName === id.name ? remembered : undefined
+    const job = observedJobs.get(id.name)
+    if (job !== undefined) records.set(flow.name, recordFromJob(flow.name, job, mine, context.now))
+    else if (isFinished(mine) && mine !== undefined) records.set(flow.name, mine)
+  }
+
+  // Pass 2: flows without a Job start once every dependency succeeded, unless something failed
+  // (no new Job starts after a failure) or the flow as a whole has already finished.
+  const finished = typeof previous.completionTime === 'string'
+  const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
+  const toCreate = new Set<string>()
+  for (const flow of spec.flows) {
+    if (records.has(flow.name)) continue
+    const jobName = ids.get(flow.name)?.name ?? ''
+    const startTime = memory.get(flow.name)?.startTime
+    if (finished) {
+      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: 'added after the JobFlow finished' })
+    } else if (failed.length > 0) {
+      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: `not started: ${failed.join(', ')} failed` })
+    } else {
+      const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
+      if (waiting.length === 0) toCreate.add(flow.name)
+      records.set(flow.name, compact({
+        name: flow.name,
+        jobName,
+        phase: 'Pending',
+        startTime,
+        message: waiting.length === 0 ? 'creating the Job' : `waiting for ${[...new Set(waiting)].join(', ')}`
+      }))
+    }
+  }
+
+  const children = desiredChildren(plan.value, spec, ids, observedJobs, toCreate, request)
+  if (typeof children === 'string') return keepEverything(request, previous, memory, observedJobs, [children], context.now)
+
+  const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
+  const phase = flowPhase(jobs, finished, toCreate.size > 0)
+  const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || toCreate.size > 0
+  const status: Record<string, unknown> = {
+    phase,
+    ...optional('startTime', stringField(previous.startTime) ?? (started ? context.now.toISOString() : undefined)),
+    ...optional('completionTime', stringField(previous.completionTime) ?? (phase === 'Succeeded' || phase === 'Failed' ? context.now.toISOString() : undefined)),
+    jobs,
+    conditions: outcomeConditions(validityConditions(previous.conditions, [], context.now), phase, jobs, context.now)
+  }
+  return { status, children }
+}
+
+/** Looks up every flow's JobSpec and the scripts it runs; anything missing makes the spec invalid. */
+function resolvePlan (parent: KubeObject, spec: JobFlowSpec, request: SyncRequest, context: HookContext): { ok: true, value: Plan } | { ok: false, problems: string[] } {
+  const problems: string[] = []
+  const jobTemplates = objectsByName(request.related, 'JobTemplate', JOBTEMPLATE_API_VERSION)
+  const templates = new Map<string, JobSpec>()
+  for (const flow of spec.flows) {
+    const at = `flow ${JSON.stringify(flow.name)}`
+    let template = flow.jobTemplate
+    if (flow.jobTemplateRef !== undefined) {
+      const ref = jobTemplates.get(flow.jobTemplateRef)
+      const refSpec = isRecord(ref?.spec) ? ref.spec.jobTemplate : undefined
+      if (ref === undefined) problems.push(`${at}: JobTemplate ${JSON.stringify(flow.jobTemplateRef)} not found in namespace ${parent.metadata.namespace ?? ''}`)
+      else if (!isRecord(refSpec)) problems.push(`${at}: JobTemplate ${JSON.stringify(flow.jobTemplateRef)} has no spec.jobTemplate`)
+      else template = refSpec as unknown as JobSpec
+    }
+    if (template === undefined) continue
+    const templateProblems = jobSpecProblems(template, at)
+    problems.push(...templateProblems)
+    if (templateProblems.length === 0) templates.set(flow.name, template)
+  }
+  const scriptNames = spec.flows.flatMap(f => (f.script !== undefined ? [f.script.name] : []))
+  const { scripts, problems: scriptProblems } = resolveScripts(scriptNames, spec.scripts, context.scripts)
+  problems.push(...scriptProblems)
+  if (problems.length > 0) return { ok: false, problems }
+  const plan: Plan = { spec, templates }
+  if (scriptNames.length > 0) {
+    plan.scripts = scriptsConfigMap(parent.metadata.name, parent.metadata.namespace, { [JOBFLOW_LABEL]: fitName(parent.metadata.name) }, scripts)
+  }
+  return { ok: true, value: plan }
+}
+
+function jobIdentity (parent: KubeObject, flow: FlowSpec): JobIdentity {
+  return {
+    name: childName(parent.metadata.name, flow.name),
+    namespace: parent.metadata.namespace,
+    labels: { [JOBFLOW_LABEL]: fitName(parent.metadata.name), [FLOW_LABEL]: flow.name }
+  }
+}
+
+/**
+ * Every Job that exists is returned as observed: a started Job is a record of a run and is never
+ * rebuilt from an edited spec. New Jobs are built from the spec. Scripts ConfigMaps stay while
+ * a Job mounts them; the current one is always there for the Jobs still to come.
+ */
+function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIdentity>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest): KubeObject[] | string {
+  const children: KubeObject[] = []
+  const mounted = new Set<string>()
+  for (const flow of spec.flows) {
+    const id = ids.get(flow.name) as JobIdentity
+    const observed = observedJobs.get(id.name)
+    if (observed !== undefined) {
+      children.push(keepAsObserved(observed))
+      const pod = isRecord(observed.spec) && isRecord(observed.spec.template) ? observed.spec.template.spec : undefined
+      for (const name of mountedScriptsConfigMaps(pod)) mounted.add(name)
+    } else if (toCreate.has(flow.name)) {
+      const job = buildFlowJob(id, flow, plan.templates.get(flow.name) as JobSpec, spec, plan.scripts?.metadata.name)
+      if (typeof job === 'string') return job
+      children.push(job)
+    }
+  }
+  if (plan.scripts !== undefined) {
+    children.push(plan.scripts)
+    mounted.delete(plan.scripts.metadata.name)
+  }
+  const configMaps = objectsByName(request.children, 'ConfigMap', 'v1')
+  for (const name of [...mounted].sort()) {
+    const observed = configMaps.get(name)
+    if (observed !== undefined) children.push(keepAsObserved(observed))
+  }
+  return children
+}
+
+function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): JobFlowPhase {
+  const anyFailed = jobs.some(j => j.phase === 'Failed')
+  if (finished) return anyFailed ? 'Failed' : 'Succeeded'
+  if (jobs.every(j => j.phase === 'Succeeded')) return 'Succeeded'
+  const running = creating || jobs.some(j => j.phase === 'Running')
+  if (anyFailed && !running) return 'Failed'
+  if (jobs.some(j => j.phase === 'Running' || j.phase === 'Succeeded' || j.phase === 'Failed')) return 'Running'
+  return 'Pending'
+}
+
+/** `Complete` or `Failed` once the flow finished, as on a Job, so `kubectl wait` works. */
+function outcomeConditions (conditions: Condition[], phase: JobFlowPhase, jobs: JobRecord[], now: Date): Condition[] {
+  if (phase === 'Succeeded') {
+    return setCondition(conditions, { type: 'Complete', status: 'True', reason: 'AllJobsSucceeded', message: `${jobs.length} of ${jobs.length} jobs succeeded` }, now)
+  }
+  if (phase === 'Failed') {
+    const failed = jobs.filter(j => j.phase === 'Failed')
+    return setCondition(conditions, { type: 'Failed', status: 'True', reason: 'JobFailed', message: failed.map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ') }, now)
+  }
+  return conditions
+}
+
+/**
+ * The answer to a spec we cannot act on: every observed child exactly as it is, the previous
+ * status with the problems in `Valid` and phase `Invalid`, and the memory of finished Jobs brought
+ * up to date with what we observe (a Job may finish while the spec is being fixed).
+ */
+function keepEverything (request: SyncRequest, previous: Record<string, unknown>, memory: Map<string, JobRecord>, observedJobs: Map<string, KubeObject>, problems: string[], now: Date): SyncResponse {
+  const jobs: JobRecord[] = []
+  const seen = new Set<string>()
+  for (const record of memory.values()) {
+    const job = observedJobs.get(record.jobName)
+    jobs.push(job === undefined ? record : recordFromJob(record.name, job, record, now))
+    seen.add(record.jobName)
+  }
+  for (const job of observedJobs.values()) {
+    if (seen.has(job.metadata.name)) continue
+    jobs.push(recordFromJob(job.metadata.labels?.[FLOW_LABEL] ?? job.metadata.name, job, undefined, now))
+  }
+  return {
+    status: { ...previous, phase: 'Invalid', jobs, conditions: validityConditions(previous.conditions, problems, now) },
+    children: keepAllObserved(request.children)
+  }
+}
+
+function stringField (value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+function optional (key: string, value: string | undefined): Record<string, string> {
+  return value === undefined ? {} : { [key]: value }
+}

@@ -1,0 +1,33 @@
+// Running a kind's sync or finalize hook with the safety net of law 2: an error in our own code
+// answers with every observed child kept and the problem in status, never with a deletion.
+import type { HookContext, KindHooks, SyncRequest, SyncResponse } from '../protocol/hooks.js'
+import type { Outcome } from '../metrics.js'
+import { isRecord } from '../k8s/types.js'
+import { findCondition } from '../k8s/conditions.js'
+import { keepAllObserved } from '../k8s/objects.js'
+import { validityConditions, VALID } from './common/validity.js'
+
+export interface RunResult {
+  response: SyncResponse
+  outcome: Outcome
+  error?: unknown
+}
+
+export function runSyncHook (hooks: KindHooks, hook: 'sync' | 'finalize', request: SyncRequest, context: HookContext): RunResult {
+  const fn = hook === 'sync' ? hooks.sync : hooks.finalize
+  try {
+    if (fn === undefined) throw new Error(`${hooks.kind} has no ${hook} hook`)
+    const response = fn(request, context)
+    const valid = findCondition(response.status.conditions, VALID)
+    return { response, outcome: valid?.status === 'False' ? 'invalid' : 'ok' }
+  } catch (error) {
+    const previous = isRecord(request.parent.status) ? request.parent.status : {}
+    const message = `internal error in the ${hooks.kind} ${hook} hook, nothing was changed: ${error instanceof Error ? error.message : String(error)}`
+    const response: SyncResponse = {
+      status: { ...previous, [hooks.phaseField]: 'Invalid', conditions: validityConditions(previous.conditions, [message], context.now, 'InternalError') },
+      children: keepAllObserved(request.children)
+    }
+    if (hook === 'finalize') response.finalized = false
+    return { response, outcome: 'error', error }
+  }
+}

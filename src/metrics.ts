@@ -1,0 +1,32 @@
+// Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome.
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+
+export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request'
+
+export interface Metrics {
+  registry: Registry
+  observeHook: (kind: string, hook: string, outcome: Outcome, seconds: number) => void
+}
+
+/** A registry of its own per app, so that apps built side by side (tests) do not share counts. */
+export function createMetrics (): Metrics {
+  const registry = new Registry()
+  collectDefaultMetrics({ register: registry })
+  const labelNames = ['kind', 'hook', 'outcome'] as const
+  const calls = new Counter({ name: 'jobhooks_hook_calls_total', help: 'Hook calls by kind, hook and outcome', labelNames, registers: [registry] })
+  const duration = new Histogram({
+    name: 'jobhooks_hook_duration_seconds',
+    help: 'Time to answer a hook call, from request to response',
+    labelNames,
+    // Metacontroller gives up after 10 s by default.
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry]
+  })
+  return {
+    registry,
+    observeHook (kind, hook, outcome, seconds) {
+      calls.inc({ kind, hook, outcome })
+      duration.observe({ kind, hook, outcome }, seconds)
+    }
+  }
+}

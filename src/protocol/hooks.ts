@@ -1,0 +1,47 @@
+// The typed view of the wire the pure hooks work with, and the contract of a kind's hooks.
+import type { KubeObject, ObjectMap } from '../k8s/types.js'
+import type { RelatedResourceRule } from './schemas.js'
+import type { ScriptLibrary } from '../scripts/library.js'
+
+export const HOOK_NAMES = ['sync', 'finalize', 'customize'] as const
+export type HookName = typeof HOOK_NAMES[number]
+
+export interface SyncRequest {
+  controller?: unknown
+  parent: KubeObject
+  children: ObjectMap
+  related: ObjectMap
+  finalizing?: boolean
+}
+
+export interface SyncResponse {
+  status: Record<string, unknown>
+  children: KubeObject[]
+  resyncAfterSeconds?: number
+  finalized?: boolean
+}
+
+export interface CustomizeRequest {
+  controller?: unknown
+  parent: KubeObject
+}
+
+export interface CustomizeResponse {
+  relatedResources: RelatedResourceRule[]
+}
+
+/** What a hook may depend on besides the request: the clock and the scripts shipped with the service. */
+export interface HookContext {
+  now: Date
+  scripts: ScriptLibrary
+}
+
+/** A kind's hooks: pure functions of the request and the context. */
+export interface KindHooks {
+  kind: string
+  /** The status field of the kind's phase column, set to `Invalid` when a hook fails. */
+  phaseField: string
+  sync: (request: SyncRequest, context: HookContext) => SyncResponse
+  finalize?: (request: SyncRequest, context: HookContext) => SyncResponse
+  customize?: (request: CustomizeRequest, context: HookContext) => CustomizeResponse
+}
