@@ -19,8 +19,9 @@ export interface JobRecord {
 
 const PHASES = new Set<string>(['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
 
-export function isFinished (record: JobRecord | undefined): boolean {
-  return record?.phase === 'Succeeded' || record?.phase === 'Failed'
+/** Succeeded, Failed and Skipped never change again: failures and finishing are final. */
+export function isSettled (record: JobRecord | undefined): record is JobRecord {
+  return record?.phase === 'Succeeded' || record?.phase === 'Failed' || record?.phase === 'Skipped'
 }
 
 /** The records of the previous status, by flow name; malformed entries are ignored. */

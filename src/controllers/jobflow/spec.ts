@@ -21,7 +21,7 @@ export interface FlowSpec {
 }
 
 export interface JobFlowSpec {
-  /** Flows in dependency order (ties in spec order). */
+  /** Flows in spec order; the dependency graph is checked to be a DAG. */
   flows: FlowSpec[]
   globalParams: GlobalParams
   shareVolumes: Volume[]
@@ -57,9 +57,9 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (Array.isArray(scripts)) problems.push(...scripts)
 
   if (problems.length > 0) return { ok: false, problems }
-  const { order, problems: graphProblems } = orderByDependencies(flows)
+  const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
-  return { ok: true, value: { flows: order, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string> } }
+  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string> } }
 }
 
 function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {

@@ -12,7 +12,7 @@ import { mountedScriptsConfigMaps, resolveScripts, scriptsConfigMap } from '../.
 import { validityConditions } from '../common/validity.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
-import { compact, isFinished, readRecords, recordFromJob, type JobRecord } from './records.js'
+import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -44,7 +44,7 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
     const mine = remembered?.jobName === id.name ? remembered : undefined
     const job = observedJobs.get(id.name)
     if (job !== undefined) records.set(flow.name, recordFromJob(flow.name, job, mine, context.now))
-    else if (isFinished(mine) && mine !== undefined) records.set(flow.name, mine)
+    else if (isSettled(mine)) records.set(flow.name, mine)
   }
 
   // Pass 2: flows without a Job start once every dependency succeeded, unless something failed

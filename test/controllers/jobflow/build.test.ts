@@ -1,0 +1,153 @@
+// How a flow's Job is built: globals under the template's own values, shared volumes, scripts,
+// JobTemplate references and names that fit.
+import t from 'tap'
+import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import { customizeJobFlow } from '../../../src/controllers/jobflow/customize.js'
+import type { SyncRequest } from '../../../src/protocol/hooks.js'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
+
+function newFlow (mutate: (spec: any) => void): SyncRequest {
+  const request = fixture('jobflow/sync-new.v2.json')
+  mutate(request.parent.spec)
+  return request
+}
+function job (request: SyncRequest, name = 'jobflow-example-job1'): KubeObject {
+  const response = syncJobFlow(request, context())
+  const found = childrenOf(response.children, 'Job').get(name)
+  if (found === undefined) throw new Error(`no Job ${name} in ${JSON.stringify(response.status)}`)
+  return found
+}
+
+t.test('the flow template wins over globalParams, and nothing of it is dropped', async t => {
+  const request = newFlow(spec => {
+    const pod = spec.flows[0].jobTemplate.template
+    pod.metadata = { labels: { key1: 'mine', app: 'x' }, annotations: { key2: 'mine' } }
+    pod.spec.nodeName = 'node-9'
+    pod.spec.containers[0].env = [{ name: 'QUE', value: 'mine' }, { name: 'REF', value: '$(FOO)-x' }]
+    pod.spec.initContainers = [{ name: 'init', image: 'busybox' }]
+  })
+  const pod = at(job(request), 'spec.template')
+  t.same(pod.metadata.labels, { key1: 'mine', key2: 'value2', app: 'x', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' })
+  t.same(pod.metadata.annotations, { key1: 'value1', key2: 'mine' })
+  t.equal(pod.spec.nodeName, 'node-9')
+  t.same(pod.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'mine' }, { name: 'REF', value: '$(FOO)-x' }],
+    'globals first so that the container can refer to them; its own value wins')
+  t.same(pod.spec.initContainers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+})
+
+t.test('OnFailure and backoffLimit are kept as the user wrote them', async t => {
+  const request = newFlow(spec => {
+    spec.flows[0].jobTemplate.backoffLimit = 3
+    spec.flows[0].jobTemplate.template.spec.restartPolicy = 'OnFailure'
+  })
+  const built = job(request)
+  t.equal(at(built, 'spec.backoffLimit'), 3)
+  t.equal(at(built, 'spec.template.spec.restartPolicy'), 'OnFailure')
+  t.equal((request.parent.spec as any).flows[0].jobTemplate.template.metadata, undefined, 'the spec itself is not changed')
+})
+
+t.test('shared volumes reach every Job; mounts are global plus the flow\'s own', async t => {
+  const request = newFlow(spec => {
+    spec.shareVolumes = [{ name: 'data', persistentVolumeClaim: { claimName: 'pvc' } }, { name: 'tmp', emptyDir: {} }]
+    spec.shareVolumeMounts = [{ name: 'data', mountPath: '/data' }]
+    spec.flows[0].shareVolumeMounts = [{ name: 'tmp', mountPath: '/tmp/shared' }, { name: 'tmp', mountPath: '/data' }]
+    const pod = spec.flows[0].jobTemplate.template.spec
+    pod.volumes = [{ name: 'tmp', configMap: { name: 'own' } }]
+    pod.initContainers = [{ name: 'init', image: 'busybox' }]
+  })
+  const pod = at(job(request), 'spec.template.spec')
+  t.same(pod.volumes, [{ name: 'tmp', configMap: { name: 'own' } }, { name: 'data', persistentVolumeClaim: { claimName: 'pvc' } }], 'a volume the template names is kept as it is')
+  t.same(pod.containers[0].volumeMounts, [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp/shared' }], 'one mount per path')
+  t.same(pod.initContainers[0].volumeMounts, pod.containers[0].volumeMounts)
+  const job4 = at(job(request, 'jobflow-example-job4'), 'spec.template.spec')
+  t.same(job4.containers[0].volumeMounts, [{ name: 'data', mountPath: '/data' }], 'other flows get only the global mounts')
+})
+
+t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts', async t => {
+  const request = newFlow(spec => { spec.flows[0].script = { name: 'wait-for.sh', args: ['-t', '60', 'db:5432'] } })
+  const response = syncJobFlow(request, context())
+  const configMaps = [...childrenOf(response.children, 'ConfigMap').values()]
+  t.equal(configMaps.length, 1)
+  const cm = configMaps[0] as any
+  t.match(cm.metadata.name, /^jobflow-example-scripts-[0-9a-f]{10}$/)
+  t.same(cm.metadata.labels, { 'jobhooks.io/jobflow': 'jobflow-example' })
+  t.equal(cm.immutable, true)
+  t.same(cm.data, { 'wait-for.sh': SHIPPED_SCRIPTS.get('wait-for.sh') })
+  const pod = at(childrenOf(response.children, 'Job').get('jobflow-example-job1'), 'spec.template.spec')
+  t.same(pod.volumes, [{ name: 'jobhooks-scripts', configMap: { name: cm.metadata.name, defaultMode: 364 } }])
+  t.same(pod.containers[0].command, ['/scripts/wait-for.sh'])
+  t.same(pod.containers[0].args, ['-t', '60', 'db:5432'])
+  t.same(pod.containers[0].volumeMounts, [{ name: 'jobhooks-scripts', mountPath: '/scripts', readOnly: true }])
+  const job4 = at(childrenOf(response.children, 'Job').get('jobflow-example-job4'), 'spec.template.spec')
+  t.equal(job4.volumes, undefined, 'flows without a script mount nothing')
+})
+
+t.test('spec.scripts wins over a shipped script of the same name; an edit makes a new ConfigMap and the old one stays while a Job mounts it', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  const spec = request.parent.spec as any
+  spec.scripts = { 'wait-for.sh': 'echo mine' }
+  spec.flows[1].script = { name: 'wait-for.sh' }
+  const first = syncJobFlow(request, context())
+  const cm = [...childrenOf(first.children, 'ConfigMap').values()][0] as KubeObject
+  t.same(cm.data, { 'wait-for.sh': 'echo mine' })
+
+  // The ConfigMap and job2 now exist; then the script is edited.
+  const job2 = childrenOf(first.children, 'Job').get('jobflow-example-job2') as KubeObject
+  request.children['Job.batch/v1']!['default/jobflow-example-job2'] = { ...job2, metadata: { ...job2.metadata, uid: 'j2' }, status: { active: 1 } }
+  request.children['ConfigMap.v1']![`default/${cm.metadata.name}`] = { ...cm, metadata: { ...cm.metadata, uid: 'c1', resourceVersion: '5' } }
+  request.parent.status = first.status
+  spec.scripts['wait-for.sh'] = 'echo edited'
+  const second = syncJobFlow(request, context())
+  const names = [...childrenOf(second.children, 'ConfigMap').keys()]
+  t.equal(names.length, 2, 'the new version and the one job2 runs with')
+  t.ok(names.includes(cm.metadata.name))
+  const kept = childrenOf(second.children, 'ConfigMap').get(cm.metadata.name) as any
+  t.equal(kept.metadata.uid, undefined, 'kept as observed')
+  t.same(kept.data, { 'wait-for.sh': 'echo mine' })
+
+  // Once job2 is gone (finished and deleted), the old version goes too.
+  delete request.children['Job.batch/v1']!['default/jobflow-example-job2']
+  request.parent.status = { ...second.status, jobs: (second.status.jobs as any[]).map(j => j.name === 'job2' ? { ...j, phase: 'Succeeded', completionTime: 'x' } : j) }
+  const third = syncJobFlow(request, context())
+  t.same([...childrenOf(third.children, 'ConfigMap').keys()], names.filter(n => n !== cm.metadata.name))
+})
+
+t.test('jobTemplateRef takes the JobTemplate\'s spec and labels the Job with it', async t => {
+  const request = fixture('jobflow/sync-template-ref.v2.json')
+  const response = syncJobFlow(request, context())
+  const jobs = childrenOf(response.children, 'Job')
+  t.same([...jobs.keys()], ['release-build'])
+  const build = jobs.get('release-build') as any
+  t.equal(build.spec.backoffLimit, 2)
+  t.same(build.spec.template.spec.containers[0].command, ['sh', '-c', 'make'])
+  t.equal(build.metadata.labels['jobhooks.io/job-template'], 'builder')
+  const related = request.related['JobTemplate.jobhooks.io/v1alpha1']!['default/builder'] as any
+  t.equal(related.spec.jobTemplate.template.spec.restartPolicy, undefined, 'the JobTemplate is not changed')
+})
+
+t.test('long names are shortened with a stable hash to fit Job names and label values', async t => {
+  const long = 'x'.repeat(60)
+  const request = newFlow(spec => { spec.flows = [{ ...spec.flows[0], name: 'a-very-long-flow-name-that-is-still-a-valid-label' }] })
+  request.parent.metadata.name = long
+  const response = syncJobFlow(request, context())
+  const names = response.children.map(c => c.metadata.name)
+  for (const name of names) t.ok(name.length <= 63, `${name} fits`)
+  t.equal(new Set(names).size, names.length, 'still distinct')
+  const again = syncJobFlow(request, context()).children.map(c => c.metadata.name)
+  t.same(again, names, 'stable')
+  const labels = response.children[0]!.metadata.labels as Record<string, string>
+  t.ok((labels['jobhooks.io/jobflow'] as string).length <= 63)
+  t.match(names[0], /^x+-[0-9a-f]{10}$/)
+  t.equal((response.status.jobs as any[])[0].jobName, names[0], 'the record names the real Job')
+})
+
+t.test('customize asks for the referenced JobTemplates by name in the namespace', async t => {
+  const request = fixture<any>('jobflow/customize.json')
+  request.parent.spec.flows.push({ name: 'again', jobTemplateRef: 'builder' })
+  t.same(customizeJobFlow(request), {
+    relatedResources: [{ apiVersion: 'jobhooks.io/v1alpha1', resource: 'jobtemplates', namespace: 'default', names: ['builder', 'tester'] }]
+  })
+  t.same(customizeJobFlow({ parent: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'JobFlow', metadata: { name: 'x' }, spec: { flows: 'nonsense' } } }), { relatedResources: [] })
+  t.same(customizeJobFlow(fixture('jobflow/sync-new.v2.json')), { relatedResources: [] }, 'inline templates need nothing')
+})

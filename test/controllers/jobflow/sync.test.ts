@@ -1,0 +1,168 @@
+import t from 'tap'
+import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { at, childrenOf, context, fixture } from '../../helpers/fixtures.js'
+import { FIXED_NOW } from '../../helpers/app.js'
+
+const NOW = FIXED_NOW.toISOString()
+
+function jobsOf (response: SyncResponse): Map<string, KubeObject> {
+  return childrenOf(response.children, 'Job')
+}
+function record (response: SyncResponse, name: string): any {
+  return (response.status.jobs as any[]).find(j => j.name === name)
+}
+function condition (response: SyncResponse, type: string): any {
+  return (response.status.conditions as any[]).find(c => c.type === type)
+}
+
+t.test('a new flow creates only the Jobs without dependencies', async t => {
+  const response = syncJobFlow(fixture('jobflow/sync-new.v2.json'), context())
+  t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job4'])
+  t.equal(response.status.phase, 'Pending')
+  t.equal(response.status.startTime, NOW)
+  t.notOk('completionTime' in response.status)
+  t.same(record(response, 'job1'), { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Pending', message: 'creating the Job' })
+  t.same(record(response, 'job3'), { name: 'job3', jobName: 'jobflow-example-job3', phase: 'Pending', message: 'waiting for job1, job2' })
+  t.same((response.status.jobs as any[]).map(j => j.name), ['job1', 'job2', 'job3', 'job4', 'job5'], 'records follow spec order')
+  t.match(condition(response, 'Valid'), { status: 'True', lastTransitionTime: NOW })
+  t.notOk('resyncAfterSeconds' in response, 'nothing here depends on time')
+})
+
+t.test('a created Job carries the flow, the globals and Never', async t => {
+  const response = syncJobFlow(fixture('jobflow/sync-new.v2.json'), context())
+  const job = jobsOf(response).get('jobflow-example-job1') as KubeObject
+  t.same(job.metadata, {
+    name: 'jobflow-example-job1',
+    namespace: 'default',
+    labels: { key1: 'value1', key2: 'value2', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' },
+    annotations: { key1: 'value1', key2: 'value2' }
+  })
+  const pod = at(job, 'spec.template')
+  t.same(pod.metadata.labels, { key1: 'value1', key2: 'value2', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' })
+  t.same(pod.metadata.annotations, { key1: 'value1', key2: 'value2' })
+  t.equal(pod.spec.restartPolicy, 'Never')
+  t.equal(pod.spec.nodeName, 'node-1')
+  t.same(pod.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+  t.same(pod.spec.containers[0].command, ['sh', '-c', 'sleep 10s'])
+  t.equal(at(job, 'spec.backoffLimit'), undefined, 'no backoffLimit is invented: the Job default applies')
+})
+
+t.test('v1 and v2 keying give byte-identical answers, and so does a repeated call', async t => {
+  for (const name of ['sync-new', 'sync-job1-done']) {
+    const v1 = JSON.stringify(syncJobFlow(fixture(`jobflow/${name}.v1.json`), context()))
+    const v2 = JSON.stringify(syncJobFlow(fixture(`jobflow/${name}.v2.json`), context()))
+    t.equal(v1, v2, name)
+    t.equal(JSON.stringify(syncJobFlow(fixture(`jobflow/${name}.v2.json`), context())), v2, `${name} again`)
+  }
+})
+
+t.test('a succeeded dependency starts the next flow; existing Jobs are kept as observed', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  const response = syncJobFlow(request, context())
+  const jobs = jobsOf(response)
+  t.same([...jobs.keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
+  const kept = jobs.get('jobflow-example-job1') as KubeObject
+  const observed = request.children['Job.batch/v1']?.['default/jobflow-example-job1'] as KubeObject
+  t.same(kept.spec, observed.spec, 'the observed spec, not a rebuilt one')
+  t.notOk('status' in kept)
+  t.notOk('managedFields' in kept.metadata)
+  t.notOk('uid' in kept.metadata)
+  t.notOk('metacontroller.k8s.io/last-applied-configuration' in (kept.metadata.annotations ?? {}))
+  t.equal(response.status.phase, 'Running')
+  t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'carried forward')
+  t.same(record(response, 'job1'), { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Succeeded', startTime: '2026-01-02T03:00:05Z', completionTime: '2026-01-02T03:00:17Z' })
+  t.same(record(response, 'job4'), { name: 'job4', jobName: 'jobflow-example-job4', phase: 'Running', startTime: '2026-01-02T03:00:05Z' })
+  t.equal(record(response, 'job2').message, 'creating the Job')
+  t.equal(record(response, 'job5').message, 'waiting for job4, job2')
+})
+
+t.test('after a failure no new Job starts and the flow fails once nothing runs', async t => {
+  const request = fixture('jobflow/sync-job2-failed.v2.json')
+  const response = syncJobFlow(request, context())
+  t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
+  t.equal(response.status.phase, 'Running', 'job4 still runs')
+  t.match(record(response, 'job2'), { phase: 'Failed', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit', completionTime: '2026-01-02T03:00:29Z' })
+  t.match(record(response, 'job3'), { phase: 'Skipped', message: 'not started: job2 failed' })
+  t.match(record(response, 'job5'), { phase: 'Skipped' })
+  t.notOk(condition(response, 'Failed'))
+
+  // job4 finishes: nothing runs any more.
+  const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
+  job4.status = { ...job4.status, active: 0, succeeded: 1, completionTime: '2026-01-02T03:01:00Z', conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:01:00Z' }] }
+  request.parent.status = response.status
+  const done = syncJobFlow(request, context())
+  t.equal(done.status.phase, 'Failed')
+  t.equal(done.status.completionTime, NOW)
+  t.match(condition(done, 'Failed'), { status: 'True', reason: 'JobFailed', message: /job2: BackoffLimitExceeded/ })
+  t.same([...jobsOf(done).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'failed Jobs stay for their logs')
+
+  // Terminal is terminal: the same answer later, and a Job deleted afterwards is not re-run.
+  request.parent.status = done.status
+  delete request.children['Job.batch/v1']?.['default/jobflow-example-job2']
+  const later = syncJobFlow(request, context(new Date('2026-01-03T00:00:00Z')))
+  t.equal(later.status.phase, 'Failed')
+  t.same(later.status.completionTime, NOW)
+  t.same([...jobsOf(later).keys()], ['jobflow-example-job1', 'jobflow-example-job4'])
+  t.same(later.status.jobs, done.status.jobs, 'the record of the deleted failed Job is kept')
+})
+
+t.test('a finished Job that disappears is remembered, not re-run', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  const first = syncJobFlow(request, context())
+  request.parent.status = first.status
+  delete request.children['Job.batch/v1']?.['default/jobflow-example-job1']
+  const response = syncJobFlow(request, context())
+  t.notOk(jobsOf(response).has('jobflow-example-job1'), 'not recreated')
+  t.match(record(response, 'job1'), { phase: 'Succeeded', completionTime: '2026-01-02T03:00:17Z' })
+  t.ok(jobsOf(response).has('jobflow-example-job2'), 'its dependant still starts')
+})
+
+t.test('a Job we asked for that does not show yet is asked for again', async t => {
+  const request = fixture('jobflow/sync-new.v2.json')
+  const first = syncJobFlow(request, context())
+  request.parent.status = first.status
+  const again = syncJobFlow(request, context(new Date('2026-01-02T03:05:00Z')))
+  t.same(again.children, first.children)
+  t.equal(again.status.startTime, first.status.startTime)
+})
+
+t.test('a running Job deleted by hand is created again', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  delete request.children['Job.batch/v1']?.['default/jobflow-example-job4']
+  const response = syncJobFlow(request, context())
+  const job4 = jobsOf(response).get('jobflow-example-job4')
+  t.ok(job4, 'recreated from the spec')
+  t.notOk(job4?.status)
+  t.match(record(response, 'job4'), { phase: 'Pending', startTime: '2026-01-02T03:00:05Z' })
+})
+
+t.test('Succeeded: every flow succeeded, Complete condition, and later flows are skipped', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  const spec = request.parent.spec as any
+  spec.flows = spec.flows.filter((f: any) => f.name === 'job1' || f.name === 'job4')
+  const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
+  job4.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:00:40Z' }]
+  const response = syncJobFlow(request, context())
+  t.equal(response.status.phase, 'Succeeded')
+  t.equal(response.status.completionTime, NOW)
+  t.match(condition(response, 'Complete'), { status: 'True', reason: 'AllJobsSucceeded', message: '2 of 2 jobs succeeded' })
+  t.match(record(response, 'job4'), { phase: 'Succeeded', completionTime: '2026-01-02T03:00:40Z' }, 'from the condition when completionTime is missing')
+
+  request.parent.status = response.status
+  spec.flows.push({ name: 'late', jobTemplate: spec.flows[0].jobTemplate })
+  const later = syncJobFlow(request, context())
+  t.equal(later.status.phase, 'Succeeded')
+  t.match(record(later, 'late'), { phase: 'Skipped', message: 'added after the JobFlow finished' })
+  t.notOk(jobsOf(later).has('jobflow-example-late'))
+})
+
+t.test('a flow removed from a valid spec loses its Job and its record', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  const spec = request.parent.spec as any
+  spec.flows = spec.flows.filter((f: any) => f.name !== 'job4' && f.name !== 'job5')
+  const response = syncJobFlow(request, context())
+  t.notOk(jobsOf(response).has('jobflow-example-job4'))
+  t.notOk((response.status.jobs as any[]).some(j => j.name === 'job4'))
+})
