@@ -1,5 +1,6 @@
 import type { Condition } from './types.js'
 import { isRecord } from './types.js'
+import { timestamp } from './time.js'
 
 /** The condition of `type` in a `status.conditions` list, if any. */
 export function findCondition (conditions: unknown, type: string): Condition | undefined {
@@ -21,6 +22,6 @@ export function setCondition (previous: unknown, next: Condition, now: Date): Co
   const list = Array.isArray(previous) ? previous.filter((c): c is Condition => isRecord(c) && typeof c.type === 'string') : []
   const old = list.find(c => c.type === next.type)
   const kept = old !== undefined && old.status === next.status ? old.lastTransitionTime : undefined
-  const updated: Condition = { ...next, lastTransitionTime: typeof kept === 'string' ? kept : now.toISOString() }
+  const updated: Condition = { ...next, lastTransitionTime: typeof kept === 'string' ? kept : timestamp(now) }
   return old === undefined ? [...list, updated] : list.map(c => (c === old ? updated : c))
 }

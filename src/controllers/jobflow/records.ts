@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { hasTrueCondition } from '../../k8s/conditions.js'
+import { timestamp } from '../../k8s/time.js'
 import { jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
 
 export type FlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped'
@@ -57,7 +58,7 @@ export function recordFromJob (name: string, job: KubeObject, memory: JobRecord 
     jobName: job.metadata.name,
     phase: outcome ?? 'Running',
     startTime: memory?.startTime ?? jobStartTime(job),
-    completionTime: outcome === undefined ? undefined : memory?.completionTime ?? jobFinishTime(job) ?? now.toISOString(),
+    completionTime: outcome === undefined ? undefined : memory?.completionTime ?? jobFinishTime(job) ?? timestamp(now),
     message
   })
 }

@@ -8,6 +8,7 @@ import { isRecord } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
 import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/objects.js'
 import { setCondition } from '../../k8s/conditions.js'
+import { timestamp } from '../../k8s/time.js'
 import { mountedScriptsConfigMaps, resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { validityConditions } from '../common/validity.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
@@ -30,9 +31,8 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
   const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
 
   const parsed = parseJobFlowSpec(parent)
-  const plan = parsed.ok ? resolvePlan(parent, parsed.value, request, context) : parsed
-  if (!plan.ok) return keepEverything(request, previous, memory, observedJobs, plan.problems, context.now)
-  const { spec } = plan.value
+  if (!parsed.ok) return keepEverything(request, previous, memory, observedJobs, parsed.problems, context.now)
+  const spec = parsed.value
 
   // Pass 1: what each flow's Job says, or what we remember of a Job that is gone.
   const records = new Map<string, JobRecord>()
@@ -47,9 +47,21 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
     else if (isSettled(mine)) records.set(flow.name, mine)
   }
 
+  // Only flows that still have to start need their JobTemplate and script: a template deleted
+  // after its Job ran stops nothing.
+  const finished = typeof previous.completionTime === 'string'
+  const unstarted = finished ? [] : spec.flows.filter(f => !records.has(f.name))
+  const plan = resolvePlan(parent, spec, unstarted, request, context)
+  if (!plan.ok) {
+    const response = keepEverything(request, previous, memory, observedJobs, plan.problems, context.now)
+    // Metacontroller forgets which JobTemplates we asked for after 20 minutes; until then a new
+    // one wakes us at once, after that this resync does.
+    if (plan.missingTemplate) response.resyncAfterSeconds = TEMPLATE_RECHECK_SECONDS
+    return response
+  }
+
   // Pass 2: flows without a Job start once every dependency succeeded, unless something failed
   // (no new Job starts after a failure) or the flow as a whole has already finished.
-  const finished = typeof previous.completionTime === 'string'
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
   for (const flow of spec.flows) {
@@ -81,27 +93,36 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
   const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || toCreate.size > 0
   const status: Record<string, unknown> = {
     phase,
-    ...optional('startTime', stringField(previous.startTime) ?? (started ? context.now.toISOString() : undefined)),
-    ...optional('completionTime', stringField(previous.completionTime) ?? (phase === 'Succeeded' || phase === 'Failed' ? context.now.toISOString() : undefined)),
+    ...optional('startTime', stringField(previous.startTime) ?? (started ? timestamp(context.now) : undefined)),
+    ...optional('completionTime', stringField(previous.completionTime) ?? (phase === 'Succeeded' || phase === 'Failed' ? timestamp(context.now) : undefined)),
     jobs,
     conditions: outcomeConditions(validityConditions(previous.conditions, [], context.now), phase, jobs, context.now)
   }
   return { status, children }
 }
 
-/** Looks up every flow's JobSpec and the scripts it runs; anything missing makes the spec invalid. */
-function resolvePlan (parent: KubeObject, spec: JobFlowSpec, request: SyncRequest, context: HookContext): { ok: true, value: Plan } | { ok: false, problems: string[] } {
+/** Less than Metacontroller's 20-minute cache of customize answers. */
+export const TEMPLATE_RECHECK_SECONDS = 300
+
+/**
+ * Looks up the JobSpec and the script of every flow still to start; anything missing makes the
+ * spec invalid. The scripts ConfigMap holds the scripts of every flow that can still be found.
+ */
+function resolvePlan (parent: KubeObject, spec: JobFlowSpec, unstarted: FlowSpec[], request: SyncRequest, context: HookContext): { ok: true, value: Plan } | { ok: false, problems: string[], missingTemplate: boolean } {
   const problems: string[] = []
+  let missingTemplate = false
   const jobTemplates = objectsByName(request.related, 'JobTemplate', JOBTEMPLATE_API_VERSION)
   const templates = new Map<string, JobSpec>()
-  for (const flow of spec.flows) {
+  for (const flow of unstarted) {
     const at = `flow ${JSON.stringify(flow.name)}`
     let template = flow.jobTemplate
     if (flow.jobTemplateRef !== undefined) {
       const ref = jobTemplates.get(flow.jobTemplateRef)
       const refSpec = isRecord(ref?.spec) ? ref.spec.jobTemplate : undefined
-      if (ref === undefined) problems.push(`${at}: JobTemplate ${JSON.stringify(flow.jobTemplateRef)} not found in namespace ${parent.metadata.namespace ?? ''}`)
-      else if (!isRecord(refSpec)) problems.push(`${at}: JobTemplate ${JSON.stringify(flow.jobTemplateRef)} has no spec.jobTemplate`)
+      if (ref === undefined) {
+        missingTemplate = true
+        problems.push(`${at}: JobTemplate ${JSON.stringify(flow.jobTemplateRef)} not found in namespace ${parent.metadata.namespace ?? ''}`)
+      } else if (!isRecord(refSpec)) problems.push(`${at}: JobTemplate ${JSON.stringify(flow.jobTemplateRef)} has no spec.jobTemplate`)
       else template = refSpec as unknown as JobSpec
     }
     if (template === undefined) continue
@@ -109,10 +130,12 @@ function resolvePlan (parent: KubeObject, spec: JobFlowSpec, request: SyncReques
     problems.push(...templateProblems)
     if (templateProblems.length === 0) templates.set(flow.name, template)
   }
-  const scriptNames = spec.flows.flatMap(f => (f.script !== undefined ? [f.script.name] : []))
+  const needed = new Set(unstarted.flatMap(f => (f.script !== undefined ? [f.script.name] : [])))
+  const available = (name: string): boolean => Object.hasOwn(spec.scripts, name) || context.scripts.has(name)
+  const scriptNames = spec.flows.flatMap(f => (f.script !== undefined ? [f.script.name] : [])).filter(n => needed.has(n) || available(n))
   const { scripts, problems: scriptProblems } = resolveScripts(scriptNames, spec.scripts, context.scripts)
   problems.push(...scriptProblems)
-  if (problems.length > 0) return { ok: false, problems }
+  if (problems.length > 0) return { ok: false, problems, missingTemplate }
   const plan: Plan = { spec, templates }
   if (scriptNames.length > 0) {
     plan.scripts = scriptsConfigMap(parent.metadata.name, parent.metadata.namespace, { [JOBFLOW_LABEL]: fitName(parent.metadata.name) }, scripts)
@@ -200,8 +223,11 @@ function keepEverything (request: SyncRequest, previous: Record<string, unknown>
     if (seen.has(job.metadata.name)) continue
     jobs.push(recordFromJob(job.metadata.labels?.[FLOW_LABEL] ?? job.metadata.name, job, undefined, now))
   }
+  // A JobFlow that finished stays finished: the problem shows in `Valid` only.
+  const finished = typeof previous.completionTime === 'string'
+  const phase: JobFlowPhase = finished ? (jobs.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
   return {
-    status: { ...previous, phase: 'Invalid', jobs, conditions: validityConditions(previous.conditions, problems, now) },
+    status: { ...previous, phase, jobs, conditions: validityConditions(previous.conditions, problems, now) },
     children: keepAllObserved(request.children)
   }
 }

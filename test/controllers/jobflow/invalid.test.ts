@@ -5,6 +5,7 @@ import { keepAllObserved } from '../../../src/k8s/objects.js'
 import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
+import { timestamp } from '../../../src/k8s/time.js'
 
 const cases: Array<[string, (spec: any, request: SyncRequest) => void, RegExp]> = [
   ['a dependency cycle', spec => { spec.flows[0].dependencies = ['job3'] }, /dependency cycle: job1 → job3 → job(1|2)/],
@@ -35,7 +36,7 @@ for (const [name, mutate, message] of cases) {
     t.equal(response.children.length, 2)
     t.equal(response.status.phase, 'Invalid')
     const valid = (response.status.conditions as any[]).find(c => c.type === 'Valid')
-    t.match(valid, { status: 'False', reason: 'InvalidSpec', message, lastTransitionTime: FIXED_NOW.toISOString() })
+    t.match(valid, { status: 'False', reason: 'InvalidSpec', message, lastTransitionTime: timestamp(FIXED_NOW) })
     t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'the rest of the status is carried')
     const job1 = (response.status.jobs as any[]).find(j => j.name === 'job1')
     t.match(job1, { phase: 'Succeeded', completionTime: '2026-01-02T03:00:17Z' }, 'outcomes observed meanwhile are still recorded')
@@ -67,4 +68,42 @@ t.test('fixing the spec resumes where it left off', async t => {
   t.equal(fixed.status.phase, 'Running')
   t.match((fixed.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'True', reason: 'SpecValid' })
   t.same(fixed.children.map(c => c.metadata.name), ['jobflow-example-job1', 'jobflow-example-job4'])
+})
+
+t.test('only flows still to start need their JobTemplate and script', async t => {
+  const request = fixture('jobflow/sync-job1-done.v2.json')
+  const spec = request.parent.spec as any
+  // job1 ran from a JobTemplate and a script that are both gone now.
+  delete spec.flows[0].jobTemplate
+  spec.flows[0].jobTemplateRef = 'deleted-meanwhile'
+  spec.flows[0].script = { name: 'gone.sh' }
+  const response = syncJobFlow(request, context())
+  t.equal(response.status.phase, 'Running')
+  t.same(response.children.map(c => c.metadata.name), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
+  t.equal(response.children.filter(c => c.kind === 'ConfigMap').length, 0, 'no ConfigMap for a script nobody can run')
+
+  spec.flows[1].script = { name: 'gone.sh' }
+  const blocked = syncJobFlow(request, context())
+  t.equal(blocked.status.phase, 'Invalid', 'a flow still to start does need it')
+  t.match((blocked.status.conditions as any[])[0].message, /unknown script "gone.sh"/)
+})
+
+t.test('a missing JobTemplate asks for a resync before Metacontroller forgets what we asked for', async t => {
+  const response = syncJobFlow(fixture('jobflow/sync-template-missing.v2.json'), context())
+  t.equal(response.resyncAfterSeconds, 300)
+  t.notOk('resyncAfterSeconds' in syncJobFlow(fixture('jobflow/sync-cycle.v2.json'), context()), 'other problems wait for an edit')
+})
+
+t.test('a finished JobFlow keeps its phase when its spec turns invalid', async t => {
+  for (const outcome of ['Succeeded', 'Failed'] as const) {
+    const request = fixture('jobflow/sync-cycle.v2.json')
+    const status = request.parent.status as any
+    status.completionTime = '2026-01-02T03:02:00Z'
+    status.phase = outcome
+    status.jobs = status.jobs.map((j: any) => ({ ...j, phase: j.name === 'job2' && outcome === 'Failed' ? 'Failed' : 'Succeeded' }))
+    const response = syncJobFlow(request, context())
+    t.equal(response.status.phase, outcome)
+    t.match((response.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'False', message: /dependency cycle/ })
+    t.same(response.children, keepAllObserved(request.children))
+  }
 })

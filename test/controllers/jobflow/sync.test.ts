@@ -4,8 +4,9 @@ import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
+import { timestamp } from '../../../src/k8s/time.js'
 
-const NOW = FIXED_NOW.toISOString()
+const NOW = timestamp(FIXED_NOW)
 
 function jobsOf (response: SyncResponse): Map<string, KubeObject> {
   return childrenOf(response.children, 'Job')

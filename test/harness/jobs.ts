@@ -1,0 +1,143 @@
+// The simulated Job controller and the API server's defaulting of batch/v1 Jobs. A Job starts on
+// the step after it is created (startTime, active 1) and then succeeds, fails, or runs forever
+// as its script says. Terminal states are written the way the Job controller of Kubernetes
+// ≥ 1.31 writes them: first SuccessCriteriaMet / FailureTarget, then Complete / Failed.
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { kubeTime } from './objects.js'
+
+export type JobResult = 'succeed' | 'fail' | 'hang'
+
+/** What happens to one Job once it started. */
+export interface JobScript {
+  result: JobResult
+  /** Seconds from start to the outcome; the simulator's default duration when unset. */
+  afterSeconds?: number
+}
+
+export interface JobBehaviour {
+  /** Seconds a Job runs before its outcome, unless its script says otherwise. Default 10. */
+  durationSeconds?: number
+  /** Seconds between a Job's creation and its start. Default 0: it starts on the next step. */
+  startDelaySeconds?: number
+  /**
+   * Scripts by Job name, or by the value of the Job's `jobhooks.io/flow` label (a flow name);
+   * the Job name wins. Unlisted Jobs succeed after `durationSeconds`.
+   */
+  outcomes?: Record<string, JobScript | JobResult>
+  /** Asked before `outcomes`; undefined falls through to them. */
+  outcomeFor?: (job: KubeObject) => JobScript | JobResult | undefined
+  /** Write SuccessCriteriaMet / FailureTarget before Complete / Failed, as Kubernetes ≥ 1.31. Default true. */
+  interimConditions?: boolean
+  /** Apply the API server's Job defaults (selector, pod template labels, backoffLimit…). Default true. */
+  apiDefaults?: boolean
+}
+
+export const FLOW_LABEL_FOR_OUTCOMES = 'jobhooks.io/flow'
+
+export function jobScript (job: KubeObject, behaviour: JobBehaviour): Required<JobScript> {
+  const duration = behaviour.durationSeconds ?? 10
+  const name = job.metadata.name
+  const flow = job.metadata.labels?.[FLOW_LABEL_FOR_OUTCOMES]
+  const raw = behaviour.outcomeFor?.(job) ??
+    behaviour.outcomes?.[name] ??
+    (flow !== undefined ? behaviour.outcomes?.[flow] : undefined) ??
+    'succeed'
+  const script = typeof raw === 'string' ? { result: raw } : raw
+  return { result: script.result, afterSeconds: script.afterSeconds ?? duration }
+}
+
+/** What the API server adds to a Job on create. Mutates `job`, whose uid is already set. */
+export function defaultJob (job: KubeObject): void {
+  const uid = job.metadata.uid as string
+  const name = job.metadata.name
+  const spec = isRecord(job.spec) ? job.spec : {}
+  job.spec = spec
+  spec.parallelism ??= 1
+  spec.completions ??= 1
+  spec.backoffLimit ??= 6
+  spec.completionMode ??= 'NonIndexed'
+  spec.suspend ??= false
+  spec.podReplacementPolicy ??= 'TerminatingOrFailed'
+  const selectorLabels = { 'batch.kubernetes.io/controller-uid': uid }
+  spec.selector ??= { matchLabels: selectorLabels }
+  const template = isRecord(spec.template) ? spec.template : {}
+  spec.template = template
+  const metadata = isRecord(template.metadata) ? template.metadata : {}
+  template.metadata = metadata
+  metadata.labels = {
+    ...(isRecord(metadata.labels) ? metadata.labels : {}),
+    'batch.kubernetes.io/controller-uid': uid,
+    'batch.kubernetes.io/job-name': name,
+    'controller-uid': uid,
+    'job-name': name
+  }
+  const pod = isRecord(template.spec) ? template.spec : undefined
+  if (pod === undefined) return
+  pod.restartPolicy ??= 'Never'
+  pod.terminationGracePeriodSeconds ??= 30
+  pod.dnsPolicy ??= 'ClusterFirst'
+  pod.schedulerName ??= 'default-scheduler'
+  pod.securityContext ??= {}
+  for (const list of [pod.containers, pod.initContainers]) {
+    if (!Array.isArray(list)) continue
+    for (const container of list) {
+      if (!isRecord(container)) continue
+      container.terminationMessagePath ??= '/dev/termination-log'
+      container.terminationMessagePolicy ??= 'File'
+      container.resources ??= {}
+      const image = typeof container.image === 'string' ? container.image : ''
+      container.imagePullPolicy ??= (image.includes(':') && !image.endsWith(':latest')) || image.includes('@') ? 'IfNotPresent' : 'Always'
+    }
+  }
+}
+
+function condition (type: string, reason: string, message: string, nowMs: number): Record<string, unknown> {
+  const time = kubeTime(nowMs)
+  return { type, status: 'True', lastProbeTime: time, lastTransitionTime: time, reason, message }
+}
+
+function status (job: KubeObject): Record<string, unknown> {
+  return isRecord(job.status) ? { ...job.status } : {}
+}
+
+function conditions (job: KubeObject): unknown[] {
+  const list = status(job).conditions
+  return Array.isArray(list) ? list : []
+}
+
+export function startedStatus (job: KubeObject, nowMs: number): Record<string, unknown> {
+  return { ...status(job), startTime: kubeTime(nowMs), active: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {} }
+}
+
+const SUCCESS = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }
+const FAILURE = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }
+
+/**
+ * The status once the pod finished. `final` false gives the interim status of Kubernetes ≥ 1.31
+ * (SuccessCriteriaMet / FailureTarget, no Complete / Failed yet); `modern` false leaves those
+ * interim conditions out altogether, as older Kubernetes did.
+ */
+export function finishedStatus (job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number): Record<string, unknown> {
+  const next = status(job)
+  delete next.active
+  next.ready = 0
+  next.terminating = 0
+  next.uncountedTerminatedPods = {}
+  const list = [...conditions(job)]
+  const has = (type: string): boolean => list.some(c => isRecord(c) && c.type === type)
+  if (result === 'succeed') {
+    next.succeeded = 1
+    if (modern && !has('SuccessCriteriaMet')) list.push(condition('SuccessCriteriaMet', SUCCESS.reason, SUCCESS.message, nowMs))
+    if (final) {
+      list.push(condition('Complete', SUCCESS.reason, SUCCESS.message, nowMs))
+      next.completionTime = kubeTime(nowMs)
+    }
+  } else {
+    next.failed = 1
+    if (modern && !has('FailureTarget')) list.push(condition('FailureTarget', FAILURE.reason, FAILURE.message, nowMs))
+    if (final) list.push(condition('Failed', FAILURE.reason, FAILURE.message, nowMs))
+  }
+  next.conditions = list
+  return next
+}

@@ -1,0 +1,118 @@
+// Small pure helpers of the simulator: object references, deep equality the way Go's
+// reflect.DeepEqual sees decoded JSON (map order does not matter), the paths where two values
+// differ, and label selectors.
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+
+/** Which object: what Kubernetes keys an object by. `namespace` is absent for cluster-scoped ones. */
+export interface ObjectRef {
+  apiVersion: string
+  kind: string
+  namespace?: string
+  name: string
+}
+
+export function refOf (object: KubeObject): ObjectRef {
+  const ref: ObjectRef = { apiVersion: object.apiVersion, kind: object.kind, name: object.metadata.name }
+  if (object.metadata.namespace !== undefined) ref.namespace = object.metadata.namespace
+  return ref
+}
+
+export function refKey (ref: ObjectRef): string {
+  return `${ref.apiVersion}|${ref.kind}|${ref.namespace ?? ''}|${ref.name}`
+}
+
+/** `Job default/flow-job1`, for messages. */
+export function describeRef (ref: ObjectRef): string {
+  return `${ref.kind} ${namespacedName(ref)}`
+}
+
+export function namespacedName (ref: { namespace?: string, name: string }): string {
+  return ref.namespace === undefined ? ref.name : `${ref.namespace}/${ref.name}`
+}
+
+/** A copy that went through JSON, as everything does on the wire. */
+export function wire<T> (value: T): T {
+  return JSON.parse(JSON.stringify(value)) as T
+}
+
+export function deepEqual (a: unknown, b: unknown): boolean {
+  if (a === b) return true
+  if (Array.isArray(a)) {
+    return Array.isArray(b) && a.length === b.length && a.every((item, i) => deepEqual(item, b[i]))
+  }
+  if (isRecord(a) && isRecord(b)) {
+    const keys = Object.keys(a).filter(k => a[k] !== undefined)
+    const otherKeys = Object.keys(b).filter(k => b[k] !== undefined)
+    return keys.length === otherKeys.length && keys.every(k => Object.hasOwn(b, k) && deepEqual(a[k], b[k]))
+  }
+  return false
+}
+
+/** Up to `limit` paths (`status.jobs[1].phase`) where `a` and `b` differ. */
+export function diffPaths (a: unknown, b: unknown, prefix = '', limit = 10): string[] {
+  const out: string[] = []
+  walkDiff(a, b, prefix, out, limit)
+  return out
+}
+
+function walkDiff (a: unknown, b: unknown, path: string, out: string[], limit: number): void {
+  if (out.length >= limit || deepEqual(a, b)) return
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    a.forEach((item, i) => walkDiff(item, b[i], `${path}[${i}]`, out, limit))
+    return
+  }
+  if (isRecord(a) && isRecord(b)) {
+    for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+      walkDiff(a[key], b[key], path === '' ? key : `${path}.${key}`, out, limit)
+    }
+    return
+  }
+  out.push(path === '' ? '(whole value)' : path)
+}
+
+/**
+ * Whether applying `desired` over `observed` would change anything: every field the desired
+ * object sets must already hold that value (lists element by element). A rough stand-in for the
+ * three-way merge of Metacontroller's dynamic apply, used to report drift, never to act on it.
+ */
+export function isContainedIn (desired: unknown, observed: unknown): boolean {
+  if (Array.isArray(desired)) {
+    return Array.isArray(observed) && desired.length === observed.length && desired.every((item, i) => isContainedIn(item, observed[i]))
+  }
+  if (isRecord(desired)) {
+    return isRecord(observed) && Object.entries(desired).every(([k, v]) => v === undefined || isContainedIn(v, observed[k]))
+  }
+  return desired === observed
+}
+
+export interface LabelSelector {
+  matchLabels?: Record<string, string>
+  matchExpressions?: Array<{ key: string, operator: string, values?: string[] }>
+}
+
+/** Label selector semantics of the API server. An empty selector matches everything. */
+export function matchesSelector (selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+  if (selector === undefined) return true
+  const have = labels ?? {}
+  for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {
+    if (have[key] !== value) return false
+  }
+  for (const { key, operator, values = [] } of selector.matchExpressions ?? []) {
+    const present = Object.hasOwn(have, key)
+    const value = have[key]
+    switch (operator) {
+      case 'In': if (!present || !values.includes(value as string)) return false; break
+      case 'NotIn': if (present && values.includes(value as string)) return false; break
+      case 'Exists': if (!present) return false; break
+      case 'DoesNotExist': if (present) return false; break
+      default: throw new Error(`unknown label selector operator ${JSON.stringify(operator)}`)
+    }
+  }
+  return true
+}
+
+/** Kubernetes writes times with second precision: `2026-01-01T00:00:10Z`. */
+export function kubeTime (ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.000Z$/, 'Z')
+}

@@ -1,0 +1,64 @@
+// What the simulated API server knows about resources: the plural a CompositeController or a
+// customize rule names, the kind objects carry, whether the resource is namespaced, and whether
+// it has a status (the `status` subresource).
+
+export interface ResourceType {
+  apiVersion: string
+  /** Plural, lowercase: what `parentResource`, `childResources` and related rules name. */
+  resource: string
+  kind: string
+  namespaced: boolean
+  /** Whether objects have a status (ConfigMaps and Secrets do not). */
+  hasStatus: boolean
+}
+
+const JOBHOOKS = 'jobhooks.io/v1alpha1'
+
+export const DEFAULT_RESOURCES: readonly ResourceType[] = [
+  { apiVersion: 'batch/v1', resource: 'jobs', kind: 'Job', namespaced: true, hasStatus: true },
+  { apiVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, hasStatus: false },
+  { apiVersion: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, hasStatus: false },
+  { apiVersion: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, hasStatus: true },
+  { apiVersion: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, hasStatus: true },
+  { apiVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, hasStatus: true },
+  { apiVersion: JOBHOOKS, resource: 'jobflows', kind: 'JobFlow', namespaced: true, hasStatus: true },
+  { apiVersion: JOBHOOKS, resource: 'jobtemplates', kind: 'JobTemplate', namespaced: true, hasStatus: false },
+  { apiVersion: JOBHOOKS, resource: 'daemonjobs', kind: 'DaemonJob', namespaced: true, hasStatus: true },
+  { apiVersion: JOBHOOKS, resource: 'ephemeraljobs', kind: 'EphemeralJob', namespaced: true, hasStatus: true },
+  { apiVersion: JOBHOOKS, resource: 'operationjobs', kind: 'OperationJob', namespaced: true, hasStatus: true },
+  { apiVersion: JOBHOOKS, resource: 'collasets', kind: 'CollaSet', namespaced: true, hasStatus: true }
+]
+
+export class ResourceTable {
+  private readonly types: ResourceType[]
+
+  constructor (types: readonly ResourceType[] = DEFAULT_RESOURCES) {
+    this.types = [...types]
+  }
+
+  add (type: ResourceType): void {
+    this.types.push(type)
+  }
+
+  byResource (apiVersion: string, resource: string): ResourceType | undefined {
+    return this.types.find(t => t.apiVersion === apiVersion && t.resource === resource)
+  }
+
+  byKind (apiVersion: string, kind: string): ResourceType | undefined {
+    return this.types.find(t => t.apiVersion === apiVersion && t.kind === kind)
+  }
+
+  /** A type named either way (`{apiVersion, resource}` or `{apiVersion, kind}`); throws if unknown. */
+  resolve (type: TypeName): ResourceType {
+    const found = 'resource' in type ? this.byResource(type.apiVersion, type.resource) : this.byKind(type.apiVersion, type.kind)
+    if (found === undefined) throw new Error(`the simulator knows no resource ${JSON.stringify(type)}; add it to the resource table`)
+    return found
+  }
+
+  /** Namespaced unless known to be cluster-scoped. */
+  isNamespaced (apiVersion: string, kind: string): boolean {
+    return this.byKind(apiVersion, kind)?.namespaced ?? true
+  }
+}
+
+export type TypeName = { apiVersion: string, resource: string } | { apiVersion: string, kind: string }

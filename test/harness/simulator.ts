@@ -1,0 +1,935 @@
+// An in-process Metacontroller, API server, Job controller and garbage collector, for scenario
+// tests and `npm run simulate`. It plays a CompositeController the way Metacontroller does (see
+// /work/shared/research/metacontroller.md, sections 1 and 3):
+//
+// - children are the objects of the declared child types that the parent controls (controller
+//   ownerReference with its uid), claimed with the parent's selector (generateSelector: the
+//   `controller-uid` label), orphans adopted, non-matching ones released;
+// - `children` and `related` are keyed `"<Kind>.<apiVersion>"` with one entry per child type and
+//   per related rule even when empty, objects keyed `name` (v1, namespaced parent) or
+//   `namespace/name` (v2), and v1 drops related objects outside the parent's namespace;
+// - customize is called once per (parent uid, generation) and cached for 20 minutes; a related
+//   object that a cached rule matches enqueues the parent;
+// - the hook is called through the real fastify app (`buildApp`, `app.inject`) with the simulated
+//   clock, and its answer must be HTTP 200 and match the response schema, or nothing changes;
+// - dynamic apply with the OnDelete strategy: missing children are created with a controller
+//   ownerReference and the last-applied annotation, existing ones are left as they are,
+//   observed children not desired are deleted; then the parent's status is replaced by the
+//   answer's status plus observedGeneration, and written only if it differs;
+// - every write to a parent, to a child it owns, or to an object its related rules match
+//   enqueues the parent again (Metacontroller reacts to its own status writes too).
+//
+// Time is simulated: nothing sleeps, `Date` comes only from the simulated clock, and every
+// generated uid and resourceVersion comes from a counter, so runs are deterministic.
+import type { FastifyInstance } from 'fastify'
+import { Value } from '@sinclair/typebox/value'
+import { buildApp } from '../../src/app.js'
+import type { CustomizeRequest, CustomizeResponse, HookContext, KindHooks, SyncRequest, SyncResponse } from '../../src/protocol/hooks.js'
+import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule } from '../../src/protocol/schemas.js'
+import type { KubeObject, ObjectMap, OwnerReference } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { runSyncHook } from '../../src/controllers/run.js'
+import { defaultHooksDir, loadScriptLibrary, type ScriptLibrary } from '../../src/scripts/library.js'
+import {
+  deepEqual, describeRef, diffPaths, isContainedIn, matchesSelector, namespacedName, refKey, refOf, wire,
+  type LabelSelector, type ObjectRef
+} from './objects.js'
+import { ObjectStore, AlreadyExistsError } from './store.js'
+import { ResourceTable, type ResourceType, type TypeName } from './resources.js'
+import { defaultJob, finishedStatus, jobScript, startedStatus, type JobBehaviour, type JobScript, type JobResult } from './jobs.js'
+
+export type HookVersion = 'v1' | 'v2'
+export type Transport = 'http' | 'direct'
+
+/** A CompositeController, as far as the simulator needs one. */
+export interface ControllerConfig {
+  /** The CompositeController's name; `<resource>-controller` when unset. */
+  name?: string
+  hooks: KindHooks
+  parent: TypeName
+  children: TypeName[]
+  /** The hooks' `version`. Default v2, as our manifests register them. */
+  hookVersion?: HookVersion
+  /** Default true, as our CompositeControllers set it. */
+  generateSelector?: boolean
+}
+
+export interface SimulatorOptions {
+  controllers: ControllerConfig[]
+  /** `http` (default): through the fastify app. `direct`: the same hook code called in-process. */
+  transport?: Transport
+  /** When the simulated clock starts. Default 2026-01-01T00:00:00Z. */
+  start?: Date | string
+  jobs?: JobBehaviour
+  /** The shipped scripts the hooks see; default: the package's `hooks/` folder. */
+  scripts?: ScriptLibrary
+  /** Resource types beyond the built-in table. */
+  resources?: ResourceType[]
+  /** How long a customize answer is cached per (parent uid, generation). Default 1200 s. */
+  customizeCacheSeconds?: number
+}
+
+export type TimelineType =
+  | 'applied' | 'edited' | 'deleted' | 'created' | 'adopted' | 'released'
+  | 'job-started' | 'job-succeeded' | 'job-failed' | 'phase' | 'sync-error'
+
+export interface TimelineEvent {
+  /** Simulated seconds since the simulation started. */
+  seconds: number
+  type: TimelineType
+  object: ObjectRef
+  /** The object's controller (its parent), for children. */
+  owner?: ObjectRef
+  /** `deleted`: who deleted it. */
+  cause?: 'user' | 'controller' | 'garbage-collector'
+  /** `phase`: the parent's new phase and the one before (its message: a `Valid` False condition's). */
+  phase?: string
+  previousPhase?: string
+  message?: string
+}
+
+export interface ReconcileResult {
+  parent: ObjectRef
+  ok: boolean
+  /** Why the reconcile changed nothing (hook error, bad answer, refused child). */
+  error?: string
+  created: ObjectRef[]
+  deleted: ObjectRef[]
+  adopted: ObjectRef[]
+  released: ObjectRef[]
+  /** Desired children that exist but differ from what was asked: left alone (OnDelete). */
+  drift: ObjectRef[]
+  /** Desired children whose name is taken by an object the parent does not own (AlreadyExists, swallowed). */
+  conflicts: ObjectRef[]
+  statusChanged: boolean
+  /** Where the status changed (`status.jobs[1].phase`). */
+  statusDiff: string[]
+  resyncAfterSeconds?: number
+  request?: SyncRequest
+  response?: SyncResponse
+}
+
+export interface RunOptions {
+  /** At most this many steps (reconciles and clock events); then throw. Default 1000. */
+  maxSteps?: number
+  /** Stop, without throwing, before the first event later than this many simulated seconds from the start. */
+  untilSeconds?: number
+}
+
+export interface RunSummary {
+  steps: number
+  reconciles: number
+  seconds: number
+}
+
+type Scheduled =
+  | { type: 'job-start', at: number, seq: number, ref: ObjectRef, uid: string }
+  | { type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string, result: 'succeed' | 'fail', final: boolean }
+  | { type: 'resync', at: number, seq: number, ref: ObjectRef, uid: string, retry: boolean }
+
+/** A scheduled event before it gets its sequence number. */
+type Unscheduled = Scheduled extends infer S ? S extends Scheduled ? Omit<S, 'seq'> & { seq?: number } : never : never
+
+interface Controller {
+  config: ControllerConfig
+  hooks: KindHooks
+  parentType: ResourceType
+  childTypes: ResourceType[]
+  version: HookVersion
+  generateSelector: boolean
+  /** The CompositeController object sent as `controller`. */
+  object: KubeObject
+}
+
+interface CachedCustomize {
+  generation: number
+  rules: RelatedResourceRule[]
+  expiresAt: number
+}
+
+interface StepRecord {
+  seconds: number
+  what: string
+  changes: string[]
+}
+
+type HookAnswer<T> = { ok: true, value: T } | { ok: false, error: string }
+
+export const CONTROLLER_UID_LABEL = 'controller-uid'
+export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration'
+const DEFAULT_START = '2026-01-01T00:00:00Z'
+const MAX_BACKOFF_SECONDS = 1000
+
+export class Simulator {
+  readonly timeline: TimelineEvent[] = []
+  readonly resources: ResourceTable
+  readonly store: ObjectStore
+  /** Status writes per parent (`namespace/name`), to check that a quiet system stays quiet. */
+  readonly statusWrites = new Map<string, number>()
+
+  private readonly startMs: number
+  private nowMs: number
+  private readonly controllers: Controller[]
+  private readonly transport: Transport
+  private readonly scripts: ScriptLibrary
+  private readonly jobs: JobBehaviour
+  private readonly customizeCacheMs: number
+  private readonly dirty = new Map<string, ObjectRef>()
+  private queue: Scheduled[] = []
+  private seq = 0
+  private readonly customizeCache = new Map<string, CachedCustomize>()
+  private readonly failures = new Map<string, number>()
+  private readonly history: StepRecord[] = []
+  private readonly lastResults = new Map<string, ReconcileResult>()
+  private app: FastifyInstance | undefined
+  private appPromise: Promise<FastifyInstance> | undefined
+
+  constructor (options: SimulatorOptions) {
+    this.resources = new ResourceTable()
+    for (const type of options.resources ?? []) this.resources.add(type)
+    this.startMs = Date.parse(typeof options.start === 'string' ? options.start : (options.start ?? new Date(DEFAULT_START)).toISOString())
+    this.nowMs = this.startMs
+    this.transport = options.transport ?? 'http'
+    this.scripts = options.scripts ?? loadScriptLibrary(defaultHooksDir())
+    this.jobs = { ...options.jobs, outcomes: { ...options.jobs?.outcomes } }
+    this.customizeCacheMs = (options.customizeCacheSeconds ?? 1200) * 1000
+    this.store = new ObjectStore(() => this.nowMs, (old, current) => this.onChange(old, current))
+    this.controllers = options.controllers.map((config, i) => this.resolveController(config, i))
+  }
+
+  // ---- clock and queries ---------------------------------------------------------------------
+
+  /** The simulated time. */
+  now (): Date {
+    return new Date(this.nowMs)
+  }
+
+  /** Simulated seconds since the start. */
+  seconds (): number {
+    return (this.nowMs - this.startMs) / 1000
+  }
+
+  /** Simulated seconds since the start of an ISO time (e.g. a status time), for reports. */
+  secondsAt (time: string): number {
+    return (Date.parse(time) - this.startMs) / 1000
+  }
+
+  get (ref: ObjectRef): KubeObject | undefined {
+    return this.store.get(ref)
+  }
+
+  list (type: TypeName, namespace?: string): KubeObject[] {
+    const resolved = this.resources.resolve(type)
+    return this.store.list(resolved.apiVersion, resolved.kind, namespace)
+  }
+
+  /** The batch/v1 Jobs, optionally of one namespace. */
+  listJobs (namespace?: string): KubeObject[] {
+    return this.store.list('batch/v1', 'Job', namespace)
+  }
+
+  /** The last reconcile of a parent, with the request sent and the answer received. */
+  lastReconcile (ref: ObjectRef): ReconcileResult | undefined {
+    return this.lastResults.get(refKey(ref))
+  }
+
+  /** Whether anything is owed: a parent to reconcile or a clock event. */
+  isQuiet (): boolean {
+    return this.dirty.size === 0 && this.queue.length === 0
+  }
+
+  /** A plain-text timeline, one event a line, for test diagnostics. */
+  timelineText (): string {
+    return this.timeline.map(e => {
+      const extra = [e.owner !== undefined ? `owner ${e.owner.name}` : '', e.cause ?? '', e.phase !== undefined ? `${e.previousPhase ?? '-'} → ${e.phase}` : '', e.message ?? '']
+        .filter(s => s !== '').join(', ')
+      return `t=${e.seconds}s ${e.type} ${describeRef(e.object)}${extra === '' ? '' : ` (${extra})`}`
+    }).join('\n')
+  }
+
+  // ---- what users do -------------------------------------------------------------------------
+
+  /** `kubectl apply`: creates the object or replaces its spec (never its status). */
+  apply (object: KubeObject): KubeObject {
+    const desired = wire(object)
+    const type = this.resources.byKind(desired.apiVersion, desired.kind)
+    if ((type?.namespaced ?? true) && desired.metadata.namespace === undefined) desired.metadata.namespace = 'default'
+    const ref = refOf(desired)
+    const existing = this.store.get(ref)
+    if (existing === undefined) {
+      const created = this.store.create(desired, 'kubectl-client-side-apply')
+      this.record({ type: 'applied', object: ref })
+      return created
+    }
+    const updated = this.store.update(desired)
+    if (updated.metadata.resourceVersion !== existing.metadata.resourceVersion) this.record({ type: 'edited', object: ref })
+    return updated
+  }
+
+  /** `kubectl edit`: `mutate` changes a copy of the object, which then replaces it. */
+  edit (ref: ObjectRef, mutate: (object: KubeObject) => void): KubeObject {
+    const existing = this.store.get(ref)
+    if (existing === undefined) throw new Error(`cannot edit ${describeRef(ref)}: not found`)
+    mutate(existing)
+    const updated = this.store.update(existing)
+    if (updated.metadata.resourceVersion !== existing.metadata.resourceVersion) this.record({ type: 'edited', object: ref })
+    return updated
+  }
+
+  /** `kubectl delete` (background propagation): the garbage collector deletes what it owned. */
+  delete (ref: ObjectRef): boolean {
+    const deleted = this.store.delete(ref)
+    if (deleted === undefined) return false
+    this.record({ type: 'deleted', object: ref, cause: 'user', ...this.ownerOf(deleted) })
+    this.collectGarbage()
+    return true
+  }
+
+  /** Deletes a Job by hand. */
+  deleteJob (name: string, namespace = 'default'): boolean {
+    return this.delete({ apiVersion: 'batch/v1', kind: 'Job', namespace, name })
+  }
+
+  /** What a Job (by name, or flow name) will do; read when the Job starts, so it applies to Jobs not started yet. */
+  setJobOutcome (name: string, script: JobScript | JobResult): void {
+    (this.jobs.outcomes as Record<string, JobScript | JobResult>)[name] = script
+  }
+
+  // ---- running -------------------------------------------------------------------------------
+
+  /**
+   * Reconciles and advances the clock event by event until nothing is owed. Throws after
+   * `maxSteps` steps, naming what kept changing.
+   */
+  async runUntilQuiet (options: RunOptions = {}): Promise<RunSummary> {
+    return await this.run(() => false, options)
+  }
+
+  /** Runs until `condition` holds (checked after every step); throws if the system goes quiet first. */
+  async runUntil (condition: (sim: Simulator) => boolean, options: RunOptions = {}): Promise<RunSummary> {
+    let met = condition(this)
+    const summary = await this.run(() => (met = condition(this)), options)
+    if (!met) throw new Error(`the simulation went quiet at t=${this.seconds()}s before the condition held\n${this.timelineText()}`)
+    return summary
+  }
+
+  /** Runs everything due in the next `seconds` and leaves the clock there. */
+  async advance (seconds: number, options: Omit<RunOptions, 'untilSeconds'> = {}): Promise<RunSummary> {
+    const target = this.seconds() + seconds
+    const summary = await this.run(() => false, { ...options, untilSeconds: target })
+    if (this.nowMs < this.startMs + target * 1000) this.nowMs = this.startMs + target * 1000
+    return summary
+  }
+
+  private async run (stop: () => boolean, options: RunOptions): Promise<RunSummary> {
+    const maxSteps = options.maxSteps ?? 1000
+    const horizon = options.untilSeconds === undefined ? Infinity : this.startMs + options.untilSeconds * 1000
+    let steps = 0
+    let reconciles = 0
+    const started = this.nowMs
+    if (stop()) return { steps, reconciles, seconds: 0 }
+    for (;;) {
+      if (steps >= maxSteps) throw new Error(this.notQuietMessage(maxSteps))
+      const next = this.dirty.values().next()
+      if (next.done !== true) {
+        await this.reconcile(next.value)
+        reconciles += 1
+      } else {
+        const event = this.queue[0]
+        if (event === undefined || event.at > horizon) break
+        this.queue.shift()
+        if (event.at > this.nowMs) this.nowMs = event.at
+        this.handle(event)
+      }
+      steps += 1
+      if (stop()) break
+    }
+    return { steps, reconciles, seconds: (this.nowMs - started) / 1000 }
+  }
+
+  private notQuietMessage (maxSteps: number): string {
+    const recent = this.history.slice(-40)
+    const grouped = new Map<string, { count: number, changes: Set<string> }>()
+    for (const step of recent) {
+      const entry = grouped.get(step.what) ?? { count: 0, changes: new Set<string>() }
+      entry.count += 1
+      for (const change of step.changes) entry.changes.add(change)
+      grouped.set(step.what, entry)
+    }
+    const lines = [...grouped].map(([what, { count, changes }]) =>
+      `  ${what} ×${count}${changes.size > 0 ? `: ${[...changes].slice(0, 12).join('; ')}` : ': no change'}`)
+    return `the simulation is not quiet after ${maxSteps} steps (t=${this.seconds()}s); what the last ${recent.length} steps did:\n${lines.join('\n')}`
+  }
+
+  private handle (event: Scheduled): void {
+    const current = this.store.get(event.ref)
+    if (current === undefined || current.metadata.uid !== event.uid) return
+    switch (event.type) {
+      case 'resync':
+        this.note(`${event.retry ? 'retry' : 'resync'} ${describeRef(event.ref)}`, [])
+        this.enqueue(event.ref)
+        return
+      case 'job-start': {
+        if (isRecord(current.status) && current.status.startTime !== undefined) return
+        this.store.updateStatus(event.ref, startedStatus(current, this.nowMs))
+        this.record({ type: 'job-started', object: event.ref, ...this.ownerOf(current) })
+        this.note(`start ${describeRef(event.ref)}`, [])
+        const script = jobScript(current, this.jobs)
+        if (script.result === 'hang') return
+        const modern = this.jobs.interimConditions ?? true
+        this.schedule({ type: 'job-finish', at: this.nowMs + script.afterSeconds * 1000, ref: event.ref, uid: event.uid, result: script.result, final: !modern })
+        return
+      }
+      case 'job-finish': {
+        const modern = this.jobs.interimConditions ?? true
+        this.store.updateStatus(event.ref, finishedStatus(current, event.result, event.final, modern, this.nowMs))
+        this.note(`${event.final ? 'finish' : 'finishing'} ${describeRef(event.ref)}`, [event.result])
+        if (!event.final) {
+          // The terminal condition follows in a later write at the same time.
+          this.schedule({ ...event, at: this.nowMs, final: true })
+          return
+        }
+        this.record({ type: event.result === 'succeed' ? 'job-succeeded' : 'job-failed', object: event.ref, ...this.ownerOf(current) })
+      }
+    }
+  }
+
+  // ---- one reconcile -------------------------------------------------------------------------
+
+  /** One sync of a parent, as Metacontroller does it. Also used by `runUntilQuiet`. */
+  async reconcile (ref: ObjectRef): Promise<ReconcileResult> {
+    const key = refKey(ref)
+    this.dirty.delete(key)
+    const result: ReconcileResult = { parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], conflicts: [], statusChanged: false, statusDiff: [] }
+    const parent = this.store.get(ref)
+    if (parent === undefined) {
+      result.error = `${describeRef(ref)} does not exist`
+      return result
+    }
+    const controller = this.controllerOf(parent)
+    if (controller === undefined) throw new Error(`no controller for ${describeRef(ref)}`)
+    try {
+      await this.syncParent(controller, parent, result)
+      result.ok = result.error === undefined
+    } catch (error) {
+      result.error = error instanceof Error ? error.message : String(error)
+    }
+    if (result.ok) {
+      this.failures.delete(key)
+    } else {
+      // Metacontroller records a SyncError event and retries with exponential backoff.
+      const failures = (this.failures.get(key) ?? 0) + 1
+      this.failures.set(key, failures)
+      this.record({ type: 'sync-error', object: ref, message: result.error })
+      const delay = Math.min(0.005 * 2 ** (failures - 1), MAX_BACKOFF_SECONDS)
+      this.scheduleResync(parent, delay, true)
+    }
+    this.lastResults.set(key, result)
+    this.note(`reconcile ${describeRef(ref)}`, describeChanges(result))
+    return result
+  }
+
+  private async syncParent (controller: Controller, parent: KubeObject, result: ReconcileResult): Promise<void> {
+    const parentNamespaced = controller.parentType.namespaced
+    const selector = this.parentSelector(controller, parent)
+
+    // Claim: owned children that still match, orphans that match (adopted); release the rest.
+    const children: ObjectMap = {}
+    for (const type of controller.childTypes) {
+      const group: Record<string, KubeObject> = {}
+      children[`${type.kind}.${type.apiVersion}`] = group
+      for (let object of this.store.list(type.apiVersion, type.kind, parentNamespaced ? parent.metadata.namespace : undefined)) {
+        const owner = controllerRef(object)
+        const matches = matchesSelector(selector, object.metadata.labels)
+        if (owner !== undefined && owner.uid !== parent.metadata.uid) continue
+        if (owner === undefined) {
+          if (!matches || parent.metadata.deletionTimestamp !== undefined) continue
+          object.metadata.ownerReferences = [...(object.metadata.ownerReferences ?? []), ownerReference(parent)]
+          object = this.store.update(object)
+          result.adopted.push(refOf(object))
+          this.record({ type: 'adopted', object: refOf(object), owner: refOf(parent) })
+        } else if (!matches) {
+          object.metadata.ownerReferences = (object.metadata.ownerReferences ?? []).filter(r => r.uid !== parent.metadata.uid)
+          this.store.update(object)
+          result.released.push(refOf(object))
+          this.record({ type: 'released', object: refOf(object), owner: refOf(parent) })
+          continue
+        }
+        group[this.objectKey(controller, parent, object)] = object
+      }
+    }
+
+    const related = await this.relatedObjects(controller, parent)
+    if (typeof related === 'string') {
+      result.error = related
+      return
+    }
+
+    const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing: false }
+    result.request = wire(request)
+    const answer = await this.callSync(controller, request)
+    if (!answer.ok) {
+      result.error = answer.error
+      return
+    }
+    const response = answer.value
+    result.response = wire(response)
+
+    // Check every desired child before changing anything: one bad child fails the whole sync.
+    const desired = new Map<string, KubeObject>()
+    for (const raw of response.children ?? []) {
+      const child = this.checkDesiredChild(controller, parent, selector, raw)
+      if (typeof child === 'string') {
+        result.error = child
+        return
+      }
+      desired.set(refKey(refOf(child)), child)
+    }
+
+    // Delete the observed children that are not desired.
+    for (const group of Object.values(children)) {
+      for (const observed of Object.values(group)) {
+        const ref = refOf(observed)
+        if (desired.has(refKey(ref))) continue
+        if (this.store.delete(ref) === undefined) continue
+        result.deleted.push(ref)
+        this.record({ type: 'deleted', object: ref, owner: refOf(parent), cause: 'controller' })
+      }
+    }
+    if (result.deleted.length > 0) this.collectGarbage()
+
+    // Create what is missing; leave what exists (OnDelete).
+    for (const child of desired.values()) {
+      const ref = refOf(child)
+      const observed = this.store.get(ref)
+      if (observed !== undefined) {
+        if (controllerRef(observed)?.uid !== parent.metadata.uid) result.conflicts.push(ref)
+        else if (!isContainedIn(comparable(child), observed)) result.drift.push(ref)
+        continue
+      }
+      const type = this.resources.byKind(child.apiVersion, child.kind) as ResourceType
+      const toCreate = wire(child)
+      delete toCreate.status
+      toCreate.metadata.annotations = { ...toCreate.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(child) }
+      toCreate.metadata.ownerReferences = [ownerReference(parent)]
+      if (type.hasStatus) toCreate.status = {}
+      try {
+        this.store.create(toCreate, 'metacontroller', stored => {
+          if (stored.apiVersion === 'batch/v1' && stored.kind === 'Job' && this.jobs.apiDefaults !== false) defaultJob(stored)
+        })
+      } catch (error) {
+        if (!(error instanceof AlreadyExistsError)) throw error
+        result.conflicts.push(ref)
+        continue
+      }
+      result.created.push(ref)
+      this.record({ type: 'created', object: ref, owner: refOf(parent) })
+    }
+
+    // Replace the status, with observedGeneration, if it changed.
+    const live = this.store.get(refOf(parent))
+    if (live !== undefined && live.metadata.uid === parent.metadata.uid) {
+      const status: Record<string, unknown> = { ...(isRecord(response.status) ? wire(response.status) : {}), observedGeneration: parent.metadata.generation }
+      if (!deepEqual(live.status, status)) {
+        result.statusChanged = true
+        result.statusDiff = diffPaths(live.status, status, 'status')
+        this.store.updateStatus(refOf(parent), status)
+        const name = namespacedName(refOf(parent))
+        this.statusWrites.set(name, (this.statusWrites.get(name) ?? 0) + 1)
+        const field = controller.hooks.phaseField
+        const before = isRecord(live.status) ? live.status[field] : undefined
+        const after = status[field]
+        if (before !== after && typeof after === 'string') {
+          const invalid = invalidMessage(status)
+          this.record({
+            type: 'phase',
+            object: refOf(parent),
+            phase: after,
+            ...(typeof before === 'string' ? { previousPhase: before } : {}),
+            ...(invalid !== undefined ? { message: invalid } : {})
+          })
+        }
+      }
+    }
+
+    const resync = response.resyncAfterSeconds
+    if (typeof resync === 'number' && resync > 0) {
+      result.resyncAfterSeconds = resync
+      this.scheduleResync(parent, resync, false)
+    }
+  }
+
+  private parentSelector (controller: Controller, parent: KubeObject): LabelSelector {
+    if (controller.generateSelector) return { matchLabels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string } }
+    const selector = isRecord(parent.spec) ? parent.spec.selector : undefined
+    if (!isRecord(selector)) throw new Error(`${describeRef(refOf(parent))} has no spec.selector and generateSelector is off`)
+    return selector as LabelSelector
+  }
+
+  private checkDesiredChild (controller: Controller, parent: KubeObject, selector: LabelSelector, raw: unknown): KubeObject | string {
+    if (!isRecord(raw) || typeof raw.apiVersion !== 'string' || typeof raw.kind !== 'string' ||
+      !isRecord(raw.metadata) || typeof raw.metadata.name !== 'string' || raw.metadata.name === '') {
+      return `a desired child lacks apiVersion, kind or metadata.name: ${JSON.stringify(raw).slice(0, 200)}`
+    }
+    const child = wire(raw) as KubeObject
+    const type = controller.childTypes.find(t => t.apiVersion === child.apiVersion && t.kind === child.kind)
+    if (type === undefined) {
+      // Metacontroller would create it and never see it again; the simulator refuses it outright.
+      return `desired child ${describeRef(refOf(child))} is not of a declared child type (${controller.childTypes.map(t => `${t.kind}.${t.apiVersion}`).join(', ')})`
+    }
+    if (type.namespaced && child.metadata.namespace === undefined && parent.metadata.namespace !== undefined) child.metadata.namespace = parent.metadata.namespace
+    if (controller.generateSelector) {
+      child.metadata.labels = { ...child.metadata.labels }
+      child.metadata.labels[CONTROLLER_UID_LABEL] ??= parent.metadata.uid as string
+    }
+    if (!matchesSelector(selector, child.metadata.labels)) {
+      return `labels on desired child ${describeRef(refOf(child))} don't match parent selector`
+    }
+    if (controller.parentType.namespaced && type.namespaced && child.metadata.namespace !== parent.metadata.namespace) {
+      return `desired child ${describeRef(refOf(child))} is outside the parent's namespace ${parent.metadata.namespace ?? ''}`
+    }
+    return child
+  }
+
+  /** `name` or `namespace/name`, as the hook version and the parent's scope decide. */
+  private objectKey (controller: Controller, parent: KubeObject, object: KubeObject): string {
+    const namespace = object.metadata.namespace
+    if (namespace === undefined) return object.metadata.name
+    if (controller.version === 'v2') return `${namespace}/${object.metadata.name}`
+    return controller.parentType.namespaced && parent.metadata.namespace !== undefined ? object.metadata.name : `${namespace}/${object.metadata.name}`
+  }
+
+  // ---- customize and related objects ---------------------------------------------------------
+
+  private async relatedObjects (controller: Controller, parent: KubeObject): Promise<ObjectMap | string> {
+    const related: ObjectMap = {}
+    const rules = await this.relatedRules(controller, parent)
+    if (typeof rules === 'string') return rules
+    for (const rule of rules) {
+      const type = this.resources.byResource(rule.apiVersion, rule.resource)
+      if (type === undefined) return `customize: unknown related resource ${rule.resource} in ${rule.apiVersion}`
+      const group = (related[`${type.kind}.${type.apiVersion}`] ??= {})
+      const problem = ruleProblem(controller, parent, rule)
+      if (problem !== undefined) return `customize: ${problem}`
+      for (const object of this.store.list(type.apiVersion, type.kind)) {
+        if (!this.ruleMatches(controller, parent, rule, type, object)) continue
+        // v1 requests of a namespaced parent drop what lies outside its namespace.
+        if (controller.version === 'v1' && controller.parentType.namespaced && object.metadata.namespace !== parent.metadata.namespace) continue
+        group[this.objectKey(controller, parent, object)] = object
+      }
+    }
+    return related
+  }
+
+  private async relatedRules (controller: Controller, parent: KubeObject): Promise<RelatedResourceRule[] | string> {
+    const customize = controller.hooks.customize
+    if (customize === undefined) return []
+    const uid = parent.metadata.uid as string
+    const cached = this.cachedRules(parent)
+    if (cached !== undefined) return cached
+    const answer = await this.callCustomize(controller, { controller: controller.object, parent })
+    if (!answer.ok) return `customize hook failed: ${answer.error}`
+    this.customizeCache.set(uid, { generation: parent.metadata.generation ?? 0, rules: answer.value.relatedResources, expiresAt: this.nowMs + this.customizeCacheMs })
+    return answer.value.relatedResources
+  }
+
+  private cachedRules (parent: KubeObject): RelatedResourceRule[] | undefined {
+    const cached = this.customizeCache.get(parent.metadata.uid as string)
+    if (cached === undefined || cached.generation !== (parent.metadata.generation ?? 0) || cached.expiresAt <= this.nowMs) return undefined
+    return cached.rules
+  }
+
+  /** Whether `object` is selected by a related rule of `parent`. */
+  private ruleMatches (controller: Controller, parent: KubeObject, rule: RelatedResourceRule, type: ResourceType, object: KubeObject): boolean {
+    if (object.apiVersion !== type.apiVersion || object.kind !== type.kind) return false
+    const parentNamespace = controller.parentType.namespaced ? parent.metadata.namespace : undefined
+    if (rule.names !== undefined || rule.namespace !== undefined) {
+      const namespace = rule.namespace ?? (controller.version === 'v1' ? parentNamespace : undefined)
+      if (type.namespaced && namespace !== undefined && object.metadata.namespace !== namespace) return false
+      return rule.names === undefined || rule.names.includes(object.metadata.name)
+    }
+    if (type.namespaced) {
+      if (rule.namespaceSelector !== undefined) {
+        const namespace = this.store.get({ apiVersion: 'v1', kind: 'Namespace', name: object.metadata.namespace ?? '' })
+        if (!matchesSelector(rule.namespaceSelector, namespace?.metadata.labels)) return false
+      } else if (parentNamespace !== undefined && object.metadata.namespace !== parentNamespace) {
+        return false
+      }
+    }
+    return matchesSelector(rule.labelSelector, object.metadata.labels)
+  }
+
+  // ---- calling the hooks ---------------------------------------------------------------------
+
+  private context (): HookContext {
+    return { now: new Date(this.nowMs), scripts: this.scripts }
+  }
+
+  private async httpApp (): Promise<FastifyInstance> {
+    if (this.app !== undefined) return this.app
+    this.appPromise ??= buildApp({
+      logger: false,
+      scripts: this.scripts,
+      clock: () => new Date(this.nowMs),
+      kinds: [...new Set(this.controllers.map(c => c.hooks))]
+    })
+    this.app = await this.appPromise
+    return this.app
+  }
+
+  private async callSync (controller: Controller, request: SyncRequest): Promise<HookAnswer<SyncResponse>> {
+    let body: unknown
+    if (this.transport === 'http') {
+      const app = await this.httpApp()
+      const reply = await app.inject({ method: 'POST', url: `/hooks/${controller.hooks.kind}/sync`, payload: wire(request) as object })
+      if (reply.statusCode !== 200) return { ok: false, error: `sync hook answered HTTP ${reply.statusCode}: ${reply.body.slice(0, 500)}` }
+      try {
+        body = JSON.parse(reply.body)
+      } catch {
+        return { ok: false, error: `sync hook answered something that is not JSON: ${reply.body.slice(0, 200)}` }
+      }
+    } else {
+      body = wire(runSyncHook(controller.hooks, 'sync', wire(request), this.context()).response)
+    }
+    const problem = schemaProblem(SyncResponseSchema, body, controller.version)
+    if (problem !== undefined) return { ok: false, error: `sync hook answer refused: ${problem}` }
+    return { ok: true, value: body as SyncResponse }
+  }
+
+  private async callCustomize (controller: Controller, request: CustomizeRequest): Promise<HookAnswer<CustomizeResponse>> {
+    const customize = controller.hooks.customize
+    if (customize === undefined) return { ok: true, value: { relatedResources: [] } }
+    let body: unknown
+    if (this.transport === 'http') {
+      const app = await this.httpApp()
+      const reply = await app.inject({ method: 'POST', url: `/hooks/${controller.hooks.kind}/customize`, payload: wire(request) as object })
+      if (reply.statusCode !== 200) return { ok: false, error: `HTTP ${reply.statusCode}: ${reply.body.slice(0, 500)}` }
+      body = JSON.parse(reply.body)
+    } else {
+      try {
+        body = wire(customize(wire(request), this.context()))
+      } catch (error) {
+        return { ok: false, error: error instanceof Error ? error.message : String(error) }
+      }
+    }
+    const problem = schemaProblem(CustomizeResponseSchema, body, controller.version)
+    if (problem !== undefined) return { ok: false, error: `answer refused: ${problem}` }
+    return { ok: true, value: body as CustomizeResponse }
+  }
+
+  /** Closes the fastify app, if one was built. */
+  async close (): Promise<void> {
+    const app = this.app ?? (this.appPromise !== undefined ? await this.appPromise : undefined)
+    this.app = undefined
+    this.appPromise = undefined
+    if (app !== undefined) await app.close()
+  }
+
+  // ---- watches: who must reconcile after a change --------------------------------------------
+
+  private onChange (old: KubeObject | undefined, current: KubeObject | undefined): void {
+    const object = (current ?? old) as KubeObject
+    // The Job controller sees new Jobs.
+    if (old === undefined && object.apiVersion === 'batch/v1' && object.kind === 'Job') {
+      this.schedule({ type: 'job-start', at: this.nowMs + (this.jobs.startDelaySeconds ?? 0) * 1000, ref: refOf(object), uid: object.metadata.uid as string })
+    }
+    for (const controller of this.controllers) {
+      const { parentType } = controller
+      if (object.apiVersion === parentType.apiVersion && object.kind === parentType.kind) {
+        if (current === undefined) {
+          this.dirty.delete(refKey(refOf(object)))
+          this.customizeCache.delete(object.metadata.uid as string)
+        } else {
+          this.enqueue(refOf(object))
+        }
+        continue
+      }
+      const parents = this.store.list(parentType.apiVersion, parentType.kind)
+      if (controller.childTypes.some(t => t.apiVersion === object.apiVersion && t.kind === object.kind)) {
+        const owners = new Set([old, current].map(o => (o === undefined ? undefined : controllerRef(o)?.uid)))
+        for (const parent of parents) {
+          if (owners.has(parent.metadata.uid)) this.enqueue(refOf(parent))
+          else if (owners.has(undefined) && controllerRef(object) === undefined && this.couldAdopt(controller, parent, object)) this.enqueue(refOf(parent))
+        }
+      }
+      for (const parent of parents) {
+        const rules = this.cachedRules(parent)
+        if (rules === undefined) continue
+        const hit = rules.some(rule => {
+          const type = this.resources.byResource(rule.apiVersion, rule.resource)
+          return type !== undefined && [old, current].some(o => o !== undefined && this.ruleMatches(controller, parent, rule, type, o))
+        })
+        if (hit) this.enqueue(refOf(parent))
+      }
+    }
+  }
+
+  private couldAdopt (controller: Controller, parent: KubeObject, object: KubeObject): boolean {
+    if (controller.parentType.namespaced && parent.metadata.namespace !== object.metadata.namespace) return false
+    try {
+      return matchesSelector(this.parentSelector(controller, parent), object.metadata.labels)
+    } catch {
+      return false
+    }
+  }
+
+  private enqueue (ref: ObjectRef): void {
+    const key = refKey(ref)
+    if (!this.dirty.has(key)) this.dirty.set(key, ref)
+  }
+
+  private schedule (event: Unscheduled): void {
+    this.seq += 1
+    const scheduled = { ...event, seq: this.seq } as Scheduled
+    this.queue.push(scheduled)
+    this.queue.sort((a, b) => a.at - b.at || a.seq - b.seq)
+  }
+
+  /** Like a workqueue's AddAfter: one pending resync per parent, the earliest wins. */
+  private scheduleResync (parent: KubeObject, seconds: number, retry: boolean): void {
+    const at = this.nowMs + seconds * 1000
+    const uid = parent.metadata.uid as string
+    const pending = this.queue.find(e => e.type === 'resync' && e.uid === uid)
+    if (pending !== undefined) {
+      if (pending.at <= at) return
+      this.queue = this.queue.filter(e => e !== pending)
+    }
+    this.schedule({ type: 'resync', at, ref: refOf(parent), uid, retry })
+  }
+
+  // ---- garbage collection --------------------------------------------------------------------
+
+  /** Deletes, until none is left, every object whose owners are all gone. */
+  private collectGarbage (): void {
+    for (;;) {
+      const uids = new Set(this.store.all().map(o => o.metadata.uid))
+      const orphaned = this.store.all().find(o => {
+        const owners = o.metadata.ownerReferences ?? []
+        return owners.length > 0 && owners.every(r => !uids.has(r.uid))
+      })
+      if (orphaned === undefined) return
+      this.store.delete(refOf(orphaned))
+      this.record({ type: 'deleted', object: refOf(orphaned), cause: 'garbage-collector', ...this.ownerOf(orphaned) })
+    }
+  }
+
+  // ---- bookkeeping ---------------------------------------------------------------------------
+
+  private record (event: Omit<TimelineEvent, 'seconds'>): void {
+    this.timeline.push({ seconds: this.seconds(), ...event })
+  }
+
+  private note (what: string, changes: string[]): void {
+    this.history.push({ seconds: this.seconds(), what, changes })
+    if (this.history.length > 200) this.history.splice(0, this.history.length - 200)
+  }
+
+  private ownerOf (object: KubeObject): { owner?: ObjectRef } {
+    const ref = controllerRef(object)
+    if (ref === undefined) return {}
+    const owner: ObjectRef = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name }
+    if (object.metadata.namespace !== undefined && this.resources.isNamespaced(ref.apiVersion, ref.kind)) owner.namespace = object.metadata.namespace
+    return { owner }
+  }
+
+  private controllerOf (parent: KubeObject): Controller | undefined {
+    return this.controllers.find(c => c.parentType.apiVersion === parent.apiVersion && c.parentType.kind === parent.kind)
+  }
+
+  private resolveController (config: ControllerConfig, index: number): Controller {
+    const parentType = this.resources.resolve(config.parent)
+    const childTypes = config.children.map(c => this.resources.resolve(c))
+    const version = config.hookVersion ?? 'v2'
+    const generateSelector = config.generateSelector ?? true
+    const name = config.name ?? `${parentType.resource}-controller`
+    const hook = (path: string): Record<string, unknown> => ({ version, webhook: { url: `http://jobhooks.jobhooks-system/hooks/${config.hooks.kind}/${path}`, timeout: '10s' } })
+    const object: KubeObject = {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'CompositeController',
+      metadata: { name, uid: `00000000-0000-4000-9000-${(index + 1).toString(16).padStart(12, '0')}`, generation: 1 },
+      spec: {
+        generateSelector,
+        parentResource: { apiVersion: parentType.apiVersion, resource: parentType.resource },
+        childResources: childTypes.map(t => ({ apiVersion: t.apiVersion, resource: t.resource, updateStrategy: { method: 'OnDelete' } })),
+        hooks: {
+          sync: hook('sync'),
+          ...(config.hooks.finalize !== undefined ? { finalize: hook('finalize') } : {}),
+          ...(config.hooks.customize !== undefined ? { customize: hook('customize') } : {})
+        }
+      },
+      status: {}
+    }
+    return { config, hooks: config.hooks, parentType, childTypes, version, generateSelector, object }
+  }
+}
+
+function controllerRef (object: KubeObject): OwnerReference | undefined {
+  return object.metadata.ownerReferences?.find(r => r.controller === true)
+}
+
+function ownerReference (parent: KubeObject): OwnerReference {
+  return { apiVersion: parent.apiVersion, kind: parent.kind, name: parent.metadata.name, uid: parent.metadata.uid as string, controller: true, blockOwnerDeletion: true }
+}
+
+/** What of a desired child apply would compare: no status, metadata reduced to labels and annotations. */
+function comparable (child: KubeObject): Record<string, unknown> {
+  const { status: _status, metadata, ...rest } = child
+  const annotations = { ...metadata.annotations }
+  delete annotations[LAST_APPLIED_ANNOTATION]
+  return {
+    ...rest,
+    metadata: {
+      ...(metadata.labels !== undefined ? { labels: metadata.labels } : {}),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {})
+    }
+  }
+}
+
+/** What Metacontroller refuses in a related rule. */
+function ruleProblem (controller: Controller, parent: KubeObject, rule: RelatedResourceRule): string | undefined {
+  if (rule.names !== undefined && (rule.labelSelector !== undefined || rule.namespaceSelector !== undefined)) {
+    return `rule for ${rule.resource}: names cannot be combined with labelSelector or namespaceSelector`
+  }
+  if (rule.namespace !== undefined && rule.namespaceSelector !== undefined) return `rule for ${rule.resource}: namespace cannot be combined with namespaceSelector`
+  const namespaced = controller.parentType.namespaced
+  if (namespaced && controller.version === 'v1') {
+    if (rule.namespace !== undefined && rule.namespace !== parent.metadata.namespace) {
+      return `requested related object namespace ${rule.namespace} differs from parent object namespace ${parent.metadata.namespace ?? ''}`
+    }
+    if (rule.namespaceSelector !== undefined) return `rule for ${rule.resource}: namespaceSelector needs hook version v2 or a cluster-scoped parent`
+  }
+  return undefined
+}
+
+/**
+ * Whether a hook answer decodes: v2 decodes strictly (an unknown top-level field is an error),
+ * v1 loosely (unknown top-level fields are ignored).
+ */
+function schemaProblem (schema: typeof SyncResponseSchema | typeof CustomizeResponseSchema, body: unknown, version: HookVersion): string | undefined {
+  let value = body
+  if (version === 'v1' && isRecord(body)) {
+    const known = Object.keys(schema.properties)
+    value = Object.fromEntries(Object.entries(body).filter(([k]) => known.includes(k)))
+  }
+  if (Value.Check(schema, value)) return undefined
+  return [...Value.Errors(schema, value)].slice(0, 3).map(e => `${e.path === '' ? '(top level)' : e.path}: ${e.message}`).join('; ')
+}
+
+/** The message of a `Valid` condition that is False: why jobhooks refused a spec. */
+function invalidMessage (status: Record<string, unknown>): string | undefined {
+  const conditions = Array.isArray(status.conditions) ? status.conditions : []
+  const valid = conditions.find(c => isRecord(c) && c.type === 'Valid' && c.status === 'False')
+  return isRecord(valid) && typeof valid.message === 'string' ? valid.message : undefined
+}
+
+function describeChanges (result: ReconcileResult): string[] {
+  return [
+    ...(result.error !== undefined ? [`error: ${result.error.slice(0, 200)}`] : []),
+    ...result.created.map(r => `created ${describeRef(r)}`),
+    ...result.deleted.map(r => `deleted ${describeRef(r)}`),
+    ...result.adopted.map(r => `adopted ${describeRef(r)}`),
+    ...result.released.map(r => `released ${describeRef(r)}`),
+    ...result.statusDiff.map(p => `changed ${p}`),
+    ...(result.resyncAfterSeconds !== undefined ? [`resync in ${result.resyncAfterSeconds}s`] : [])
+  ]
+}

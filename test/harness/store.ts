@@ -1,0 +1,144 @@
+// The simulated API server's storage: objects keyed by (apiVersion, kind, namespace, name), with
+// the bookkeeping the API server does (uid, creationTimestamp, resourceVersion, generation).
+// Deterministic: uids and resource versions come from counters, times from the simulated clock.
+// Every write reports (old, new) to a listener, as a watch would.
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { deepEqual, describeRef, kubeTime, refKey, refOf, wire, type ObjectRef } from './objects.js'
+
+export type ChangeListener = (old: KubeObject | undefined, current: KubeObject | undefined) => void
+
+/** Fields of metadata only the API server sets. */
+const SYSTEM_METADATA = ['uid', 'creationTimestamp', 'resourceVersion', 'generation', 'managedFields', 'deletionTimestamp'] as const
+
+export class ObjectStore {
+  private readonly objects = new Map<string, KubeObject>()
+  private uids = 0
+  private versions = 0
+
+  constructor (private readonly nowMs: () => number, private readonly listener: ChangeListener = () => {}) {}
+
+  /** A copy of the stored object, or undefined. */
+  get (ref: ObjectRef): KubeObject | undefined {
+    const found = this.objects.get(refKey(ref))
+    return found === undefined ? undefined : wire(found)
+  }
+
+  getByUid (uid: string): KubeObject | undefined {
+    for (const object of this.objects.values()) if (object.metadata.uid === uid) return wire(object)
+    return undefined
+  }
+
+  /** Copies of the objects of one type, optionally in one namespace, sorted by namespace and name. */
+  list (apiVersion: string, kind: string, namespace?: string): KubeObject[] {
+    return [...this.objects.values()]
+      .filter(o => o.apiVersion === apiVersion && o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace))
+      .sort((a, b) => compareText(refKey(refOf(a)), refKey(refOf(b))))
+      .map(o => wire(o))
+  }
+
+  all (): KubeObject[] {
+    return [...this.objects.values()].sort((a, b) => compareText(refKey(refOf(a)), refKey(refOf(b)))).map(o => wire(o))
+  }
+
+  /**
+   * POST: fails if the object exists. `manager` names who wrote it in managedFields; `admit`
+   * plays the API server's defaulting on the object about to be stored (its uid is set).
+   */
+  create (object: KubeObject, manager: string, admit?: (stored: KubeObject) => void): KubeObject {
+    const key = refKey(refOf(object))
+    if (this.objects.has(key)) throw new AlreadyExistsError(refOf(object))
+    const stored = wire(object)
+    const now = this.nowMs()
+    for (const field of SYSTEM_METADATA) delete stored.metadata[field]
+    stored.metadata.uid = this.nextUid()
+    stored.metadata.creationTimestamp = kubeTime(now)
+    stored.metadata.generation = 1
+    stored.metadata.resourceVersion = this.nextVersion()
+    admit?.(stored)
+    stored.metadata.managedFields = [managedFieldsEntry(stored, manager, 'Update', now)]
+    this.objects.set(key, stored)
+    this.listener(undefined, wire(stored))
+    return wire(stored)
+  }
+
+  /**
+   * PUT of the main resource: everything but status and the system metadata is replaced.
+   * `metadata.generation` moves when anything outside metadata and status changed.
+   */
+  update (object: KubeObject, options: { keepStatus?: boolean } = {}): KubeObject {
+    const key = refKey(refOf(object))
+    const old = this.objects.get(key)
+    if (old === undefined) throw new Error(`${describeRef(refOf(object))} does not exist`)
+    const next = wire(object)
+    for (const field of SYSTEM_METADATA) {
+      if (old.metadata[field] === undefined) delete next.metadata[field]
+      else (next.metadata as Record<string, unknown>)[field] = old.metadata[field]
+    }
+    if (options.keepStatus !== false) {
+      if (old.status === undefined) delete next.status
+      else next.status = old.status
+    }
+    if (deepEqual(next, old)) return wire(old)
+    if (!deepEqual(withoutMetadataAndStatus(next), withoutMetadataAndStatus(old))) {
+      next.metadata.generation = (old.metadata.generation ?? 0) + 1
+    }
+    next.metadata.resourceVersion = this.nextVersion()
+    this.objects.set(key, next)
+    this.listener(wire(old), wire(next))
+    return wire(next)
+  }
+
+  /** PUT of the status subresource: only `status` changes. No write when nothing changes. */
+  updateStatus (ref: ObjectRef, status: unknown): KubeObject {
+    const key = refKey(ref)
+    const old = this.objects.get(key)
+    if (old === undefined) throw new Error(`${describeRef(ref)} does not exist`)
+    if (deepEqual(old.status, status)) return wire(old)
+    const next: KubeObject = { ...wire(old), status: wire(status) }
+    next.metadata.resourceVersion = this.nextVersion()
+    this.objects.set(key, next)
+    this.listener(wire(old), wire(next))
+    return wire(next)
+  }
+
+  /** DELETE: returns the deleted object, or undefined if there was none. */
+  delete (ref: ObjectRef): KubeObject | undefined {
+    const key = refKey(ref)
+    const old = this.objects.get(key)
+    if (old === undefined) return undefined
+    this.objects.delete(key)
+    this.listener(wire(old), undefined)
+    return wire(old)
+  }
+
+  private nextUid (): string {
+    this.uids += 1
+    return `00000000-0000-4000-8000-${this.uids.toString(16).padStart(12, '0')}`
+  }
+
+  private nextVersion (): string {
+    this.versions += 1
+    return String(this.versions)
+  }
+}
+
+export class AlreadyExistsError extends Error {
+  constructor (readonly ref: ObjectRef) {
+    super(`${describeRef(ref)} already exists`)
+  }
+}
+
+function withoutMetadataAndStatus (object: KubeObject): Record<string, unknown> {
+  const { metadata: _metadata, status: _status, ...rest } = object
+  return rest
+}
+
+function managedFieldsEntry (object: KubeObject, manager: string, operation: string, now: number): Record<string, unknown> {
+  const fields = Object.fromEntries(Object.keys(object).filter(k => k !== 'apiVersion' && k !== 'kind' && k !== 'status').map(k => [`f:${k}`, {}]))
+  return { manager, operation, apiVersion: object.apiVersion, time: kubeTime(now), fieldsType: 'FieldsV1', fieldsV1: isRecord(fields) ? fields : {} }
+}
+
+function compareText (a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0
+}

@@ -1,0 +1,328 @@
+// JobFlow scenarios on the in-process Metacontroller: the hooks run through the real HTTP app,
+// Jobs run on a simulated clock, and every run must go quiet (a status that changes on every
+// sync would make runUntilQuiet throw).
+import t from 'tap'
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { jobflowHooks } from '../../src/controllers/jobflow/index.js'
+import type { KindHooks } from '../../src/protocol/hooks.js'
+import { Simulator, type HookVersion, type SimulatorOptions } from '../harness/simulator.js'
+import { jobflowController, JOBHOOKS_API_VERSION } from '../harness/controllers.js'
+import { exampleJobFlow, busyboxJobSpec, jobTemplate } from '../harness/examples.js'
+import { loadManifest } from '../harness/manifest.js'
+import type { ObjectRef } from '../harness/objects.js'
+
+const EXAMPLE_MANIFEST = fileURLToPath(new URL('../../manifests/examples/jobflow.yaml', import.meta.url))
+const FLOW = 'jobflow-example'
+const flowRef = (name = FLOW): ObjectRef => ({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name })
+const jobName = (flow: string, name = FLOW): string => `${name}-${flow}`
+
+/** The example JobFlow (and any JobTemplates) from the manifest when it exists, else built in code. */
+function exampleObjects (): KubeObject[] {
+  if (!existsSync(EXAMPLE_MANIFEST)) return [exampleJobFlow()]
+  const objects = loadManifest(EXAMPLE_MANIFEST).filter(o => o.apiVersion === JOBHOOKS_API_VERSION && (o.kind === 'JobFlow' || o.kind === 'JobTemplate'))
+  const flow = objects.find(o => o.kind === 'JobFlow' && o.metadata.name === FLOW)
+  if (flow === undefined) throw new Error(`${EXAMPLE_MANIFEST} has no JobFlow ${FLOW}`)
+  return objects.filter(o => o.kind === 'JobTemplate' || o === flow)
+}
+
+interface Tap { teardown: (fn: () => unknown) => void }
+
+function simulator (t: Tap, version: HookVersion = 'v2', options: Partial<SimulatorOptions> = {}): Simulator {
+  const sim = new Simulator({ controllers: [jobflowController(version)], ...options })
+  t.teardown(async () => await sim.close())
+  return sim
+}
+
+function status (sim: Simulator, ref = flowRef()): Record<string, unknown> {
+  const object = sim.get(ref)
+  return isRecord(object?.status) ? object.status : {}
+}
+
+function jobRecords (sim: Simulator, ref = flowRef()): Map<string, Record<string, unknown>> {
+  const jobs = status(sim, ref).jobs
+  return new Map((Array.isArray(jobs) ? jobs.filter(isRecord) : []).map(j => [j.name as string, j]))
+}
+
+function condition (sim: Simulator, type: string, ref = flowRef()): Record<string, unknown> | undefined {
+  const list = status(sim, ref).conditions
+  return Array.isArray(list) ? list.filter(isRecord).find(c => c.type === type) : undefined
+}
+
+/** Job creations by simulated second: `{0: [job1, job4], 10: [job2], …}` with names sorted. */
+function creationsBySecond (sim: Simulator): Record<number, string[]> {
+  const out: Record<number, string[]> = {}
+  for (const event of sim.timeline) {
+    if (event.type === 'created' && event.object.kind === 'Job') (out[event.seconds] ??= []).push(event.object.name)
+  }
+  for (const names of Object.values(out)) names.sort()
+  return out
+}
+
+function createdJobs (sim: Simulator): string[] {
+  return sim.timeline.filter(e => e.type === 'created' && e.object.kind === 'Job').map(e => e.object.name)
+}
+
+function jobStarted (name: string) {
+  return (sim: Simulator): boolean => {
+    const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name })
+    return isRecord(job?.status) && typeof job.status.startTime === 'string'
+  }
+}
+
+function applyAll (sim: Simulator, objects: KubeObject[]): void {
+  for (const object of objects) sim.apply(object)
+}
+
+for (const version of ['v2', 'v1'] as const) {
+  t.test(`the example flow runs in dependency order and succeeds (hook ${version})`, async t => {
+    const sim = simulator(t, version)
+    const objects = exampleObjects()
+    applyAll(sim, objects)
+    const globals = ((objects.find(o => o.kind === 'JobFlow') as KubeObject).spec as { globalParams: Record<string, unknown> }).globalParams
+
+    const first = await sim.reconcile(flowRef())
+    t.ok(first.ok, first.error ?? 'the first reconcile succeeds')
+    t.same(first.created.map(r => r.name).sort(), [jobName('job1'), jobName('job4')], 'the first reconcile creates job1 and job4 and nothing else')
+    t.same(first.deleted, [])
+    t.equal(status(sim).phase, 'Pending')
+
+    // The request is keyed the way Metacontroller keys it for this hook version.
+    const key = version === 'v2' ? `default/${jobName('job1')}` : jobName('job1')
+    await sim.reconcile(flowRef())
+    const children = sim.lastReconcile(flowRef())?.request?.children ?? {}
+    t.same(Object.keys(children).sort(), ['ConfigMap.v1', 'Job.batch/v1'], 'one group per child type, even when empty')
+    t.ok(isRecord(children['Job.batch/v1']?.[key]), `Jobs keyed ${key}`)
+    t.same(children['ConfigMap.v1'], {})
+
+    await sim.runUntilQuiet()
+    if (!t.same(creationsBySecond(sim), {
+      0: [jobName('job1'), jobName('job4')],
+      10: [jobName('job2')],
+      20: [jobName('job3'), jobName('job5')]
+    }, 'job1 and job4 first, then job2, then job3 and job5')) t.comment(sim.timelineText())
+    t.equal(createdJobs(sim).length, 5, 'every Job created once')
+    t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'nothing deleted')
+
+    const final = status(sim)
+    t.equal(final.phase, 'Succeeded')
+    t.equal(final.observedGeneration, 1)
+    t.equal(final.startTime, '2026-01-01T00:00:00Z')
+    t.equal(sim.secondsAt(final.completionTime as string), 30)
+    const records = jobRecords(sim)
+    t.same([...records.keys()].sort(), ['job1', 'job2', 'job3', 'job4', 'job5'])
+    for (const [name, record] of records) {
+      t.equal(record.phase, 'Succeeded', `${name} Succeeded`)
+      t.equal(record.jobName, jobName(name))
+      t.type(record.startTime, 'string', `${name} has a startTime`)
+      t.type(record.completionTime, 'string', `${name} has a completionTime`)
+    }
+    t.equal(sim.secondsAt(records.get('job3')?.startTime as string), 20)
+    t.equal(sim.secondsAt(records.get('job3')?.completionTime as string), 30)
+    t.match(condition(sim, 'Valid'), { status: 'True' })
+    t.match(condition(sim, 'Complete'), { status: 'True' })
+    t.same(sim.timeline.filter(e => e.type === 'phase').map(e => e.phase), ['Pending', 'Running', 'Succeeded'])
+    t.same(sim.timeline.filter(e => e.type === 'sync-error'), [], 'no sync errors')
+
+    // The Jobs carry the flow's identity and the global params.
+    const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job3') }) as KubeObject
+    t.match(job.metadata.labels, { ...globals.labels as object, 'jobhooks.io/jobflow': FLOW, 'jobhooks.io/flow': 'job3' })
+    t.match(job.metadata.annotations, globals.annotations as object)
+    t.match(job.metadata.ownerReferences, [{ kind: 'JobFlow', name: FLOW, controller: true }])
+    t.match(job.spec, { template: { spec: { nodeName: globals.nodeName, restartPolicy: 'Never', containers: [{ env: [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }] }] } } })
+  })
+}
+
+t.test('the http app and the direct call give the same run', async t => {
+  const runs: unknown[] = []
+  for (const transport of ['http', 'direct'] as const) {
+    const sim = simulator(t, 'v2', { transport })
+    applyAll(sim, exampleObjects())
+    await sim.runUntilQuiet()
+    runs.push({ status: status(sim), timeline: sim.timeline })
+  }
+  t.same(runs[0], runs[1])
+})
+
+t.test('a failing job2: job3 and job5 never start, job4 finishes, the flow fails', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { job2: 'fail', job4: { result: 'succeed', afterSeconds: 30 } } } })
+  applyAll(sim, exampleObjects())
+
+  await sim.runUntil(s => s.timeline.some(e => e.type === 'job-failed'))
+  t.equal(sim.seconds(), 20, 'job2 fails at t=20s')
+  await sim.advance(5)
+  t.equal(status(sim).phase, 'Running', 'still Running at t=25s while job4 runs')
+  t.equal(jobRecords(sim).get('job2')?.phase, 'Failed')
+
+  await sim.runUntilQuiet()
+  if (!t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job2'), jobName('job4')], 'no Job after the failure')) t.comment(sim.timelineText())
+  const records = jobRecords(sim)
+  t.equal(records.get('job4')?.phase, 'Succeeded', 'job4 still finishes')
+  t.equal(sim.secondsAt(records.get('job4')?.completionTime as string), 30)
+  t.equal(records.get('job2')?.phase, 'Failed')
+  t.match(records.get('job2')?.message, /BackoffLimitExceeded/)
+  t.equal(records.get('job3')?.phase, 'Skipped')
+  t.equal(records.get('job5')?.phase, 'Skipped')
+  t.equal(status(sim).phase, 'Failed')
+  t.equal(sim.secondsAt(status(sim).completionTime as string), 30, 'finished when the last running Job did')
+  t.match(condition(sim, 'Failed'), { status: 'True' })
+  t.equal(condition(sim, 'Complete'), undefined)
+  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'the failed Job is kept')
+})
+
+t.test('a finished Job deleted by hand is not run again', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntil(jobStarted(jobName('job2')))
+  const before = jobRecords(sim).get('job1')
+  t.equal(before?.phase, 'Succeeded')
+
+  t.ok(sim.deleteJob(jobName('job1')), 'job1 deleted while job2 runs')
+  await sim.runUntilQuiet()
+
+  if (!t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 created once')) t.comment(sim.timelineText())
+  t.equal(sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job1') }), undefined, 'job1 stays gone')
+  t.same(jobRecords(sim).get('job1'), before, 'its record stays as it was')
+  t.equal(status(sim).phase, 'Succeeded')
+  t.same([...jobRecords(sim).values()].map(r => r.phase), ['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded', 'Succeeded'])
+})
+
+t.test('an edit that adds a cycle keeps every child; fixing it resumes', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntil(jobStarted(jobName('job2')))
+  const setJob1Dependencies = (dependencies: string[] | undefined) => (object: KubeObject) => {
+    const flows = (object.spec as { flows: Array<Record<string, unknown>> }).flows
+    const job1 = flows.find(f => f.name === 'job1') as Record<string, unknown>
+    if (dependencies === undefined) delete job1.dependencies
+    else job1.dependencies = dependencies
+  }
+
+  sim.edit(flowRef(), setJob1Dependencies(['job3']))
+  await sim.runUntilQuiet()
+  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'no child deleted')
+  t.same(sim.listJobs('default').map(j => j.metadata.name), [jobName('job1'), jobName('job2'), jobName('job4')], 'every Job kept, none created')
+  t.equal(status(sim).phase, 'Invalid')
+  t.equal(status(sim).observedGeneration, 2)
+  const valid = condition(sim, 'Valid')
+  t.match(valid, { status: 'False', message: /cycle/ })
+  t.match(valid?.message, /job1/)
+  t.match(valid?.message, /job3/)
+  t.equal(jobRecords(sim).get('job2')?.phase, 'Succeeded', 'a Job that finishes meanwhile is remembered')
+  t.equal(sim.seconds(), 20)
+
+  await sim.advance(60)
+  sim.edit(flowRef(), setJob1Dependencies(undefined))
+  await sim.runUntilQuiet()
+  if (!t.same(creationsBySecond(sim)[80], [jobName('job3'), jobName('job5')], 'job3 and job5 start once the spec is fixed')) t.comment(sim.timelineText())
+  t.equal(status(sim).phase, 'Succeeded')
+  t.equal(status(sim).observedGeneration, 3)
+  t.match(condition(sim, 'Valid'), { status: 'True' })
+  t.same(sim.timeline.filter(e => e.type === 'phase').map(e => e.phase), ['Pending', 'Running', 'Invalid', 'Running', 'Succeeded'])
+})
+
+for (const version of ['v2', 'v1'] as const) {
+  t.test(`a flow with jobTemplateRef waits for its JobTemplate (hook ${version})`, async t => {
+    const sim = simulator(t, version)
+    const name = 'jobflow-ref'
+    sim.apply({
+      apiVersion: JOBHOOKS_API_VERSION,
+      kind: 'JobFlow',
+      metadata: { name, namespace: 'default' },
+      spec: {
+        flows: [
+          { name: 'prepare', jobTemplate: busyboxJobSpec('prepare') },
+          { name: 'main', dependencies: ['prepare'], jobTemplateRef: 'shared-step' }
+        ]
+      }
+    })
+    // A JobTemplate of the same name elsewhere does not count.
+    sim.apply(jobTemplate('shared-step', 'other'))
+    // While it waits, the hook asks for a resync every 5 minutes, so the system is never quiet.
+    await sim.advance(60)
+    t.equal(status(sim, flowRef(name)).phase, 'Invalid')
+    t.match(condition(sim, 'Valid', flowRef(name)), { status: 'False', message: /JobTemplate "shared-step" not found/ })
+    t.equal(sim.lastReconcile(flowRef(name))?.resyncAfterSeconds, 300)
+    t.same(sim.listJobs(), [], 'nothing runs while the spec is invalid')
+
+    sim.apply(jobTemplate('shared-step'))
+    await sim.runUntilQuiet()
+    const related = sim.lastReconcile(flowRef(name))?.request?.related ?? {}
+    t.ok(isRecord(related['JobTemplate.jobhooks.io/v1alpha1']?.[version === 'v2' ? 'default/shared-step' : 'shared-step']), 'the JobTemplate is related, keyed by hook version')
+    if (!t.same(creationsBySecond(sim), { 60: [`${name}-prepare`], 70: [`${name}-main`] }, 'prepare once the JobTemplate exists, then main')) t.comment(sim.timelineText())
+    const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: `${name}-main` })
+    t.match(job?.metadata.labels, { 'jobhooks.io/job-template': 'shared-step' })
+    t.equal(status(sim, flowRef(name)).phase, 'Succeeded')
+    t.match(condition(sim, 'Valid', flowRef(name)), { status: 'True' })
+  })
+}
+
+t.test('a JobTemplate created after Metacontroller forgot what we asked for is still found', async t => {
+  const sim = simulator(t)
+  const name = 'jobflow-late'
+  sim.apply({
+    apiVersion: JOBHOOKS_API_VERSION,
+    kind: 'JobFlow',
+    metadata: { name, namespace: 'default' },
+    spec: { flows: [{ name: 'main', jobTemplateRef: 'late-step' }] }
+  })
+  // Past the 20-minute customize cache: the JobTemplate's informer no longer wakes the JobFlow.
+  await sim.advance(45 * 60)
+  t.equal(status(sim, flowRef(name)).phase, 'Invalid')
+  sim.apply(jobTemplate('late-step'))
+  await sim.runUntil(s => status(s, flowRef(name)).phase === 'Succeeded')
+  const created = Object.keys(creationsBySecond(sim)).map(Number)
+  t.equal(created.length, 1)
+  t.ok((created[0] as number) - 45 * 60 <= 300, `created ${(created[0] as number) - 45 * 60}s after the JobTemplate, within one resync`)
+})
+
+t.test('a quiet system stays quiet: a further reconcile writes no status', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntilQuiet()
+  t.ok(sim.isQuiet())
+  const writes = sim.statusWrites.get(`default/${FLOW}`)
+  const before = sim.get(flowRef())
+
+  const again = await sim.reconcile(flowRef())
+  t.ok(again.ok)
+  t.notOk(again.statusChanged, `no status change: ${again.statusDiff.join(', ')}`)
+  t.same([again.created, again.deleted, again.drift, again.conflicts], [[], [], [], []], 'children untouched and as desired')
+
+  // An hour later, still nothing to write (no time is recomputed), and the answer is identical.
+  await sim.advance(3600)
+  const later = await sim.reconcile(flowRef())
+  t.notOk(later.statusChanged, `no status change an hour later: ${later.statusDiff.join(', ')}`)
+  t.same(later.response, again.response, 'the same answer')
+  t.equal(sim.statusWrites.get(`default/${FLOW}`), writes)
+  t.same(sim.get(flowRef()), before, 'the JobFlow is byte for byte the same')
+  t.ok(sim.isQuiet())
+})
+
+t.test('runUntilQuiet names a status that changes on every sync', async t => {
+  const restless: KindHooks = {
+    ...jobflowHooks,
+    sync: (request, context) => {
+      const response = jobflowHooks.sync(request, context)
+      const previous = isRecord(request.parent.status) ? request.parent.status.syncs : undefined
+      return { ...response, status: { ...response.status, syncs: (typeof previous === 'number' ? previous : 0) + 1 } }
+    }
+  }
+  const sim = new Simulator({ controllers: [{ ...jobflowController(), hooks: restless }], transport: 'direct' })
+  t.teardown(async () => await sim.close())
+  applyAll(sim, exampleObjects())
+  await t.rejects(sim.runUntilQuiet({ maxSteps: 50 }), /not quiet after 50 steps[\s\S]*JobFlow default\/jobflow-example[\s\S]*status\.syncs/)
+})
+
+t.test('deleting the JobFlow deletes its Jobs', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntil(jobStarted(jobName('job2')))
+  t.ok(sim.delete(flowRef()))
+  await sim.runUntilQuiet()
+  t.same(sim.listJobs(), [])
+  t.same(sim.timeline.filter(e => e.type === 'deleted' && e.cause === 'garbage-collector').map(e => e.object.name).sort(),
+    [jobName('job1'), jobName('job2'), jobName('job4')])
+})

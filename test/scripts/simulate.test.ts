@@ -1,0 +1,97 @@
+// The `npm run simulate` CLI, called in-process through its exported main.
+import t from 'tap'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { stringify } from 'yaml'
+import { main } from '../../scripts/simulate.js'
+import { exampleJobFlow } from '../harness/examples.js'
+
+const MANIFEST = fileURLToPath(new URL('../../manifests/examples/jobflow.yaml', import.meta.url))
+
+interface Run { code: number, out: string[], err: string[] }
+
+async function run (argv: string[]): Promise<Run> {
+  const out: string[] = []
+  const err: string[] = []
+  const code = await main(argv, line => out.push(line), line => err.push(line))
+  return { code, out, err }
+}
+
+/** The example manifest, or the same JobFlow written to a temporary file while it does not exist. */
+function exampleManifest (t: { testdir: (files: Record<string, string>) => string }): string {
+  if (existsSync(MANIFEST)) return MANIFEST
+  return join(t.testdir({ 'jobflow.yaml': stringify(exampleJobFlow()) }), 'jobflow.yaml')
+}
+
+/** Job names in the order the output says they were created. */
+function creations (lines: string[]): string[] {
+  return lines.flatMap(line => {
+    const match = /created Jobs? ([^;]+)/.exec(line)
+    return match?.[1] === undefined ? [] : match[1].split(', ').map(s => s.trim())
+  })
+}
+
+t.test('the example runs job1 and job4, then job2, then job3 and job5, and succeeds', async t => {
+  const { code, out, err } = await run([exampleManifest(t)])
+  t.equal(code, 0)
+  t.same(err, [])
+  t.same(creations(out), ['jobflow-example-job1', 'jobflow-example-job4', 'jobflow-example-job2', 'jobflow-example-job3', 'jobflow-example-job5'])
+  t.match(out.find(l => l.startsWith('t=0s')), /jobflow-example.*created Jobs jobflow-example-job1, jobflow-example-job4/)
+  t.match(out.find(l => l.startsWith('t=10s')), /created Job jobflow-example-job2/)
+  t.match(out.find(l => l.startsWith('t=30s')), /Succeeded/)
+  t.ok(out.some(l => /jobflow-example\s+Succeeded at t=30s \(5\/5 jobs succeeded\)/.test(l)), 'the final phase')
+  const table = out.filter(l => /^\s+job\d\s/.test(l))
+  t.equal(table.length, 5, 'one table row per flow')
+  t.match(table.find(l => l.includes('job3')), /job3\s+jobflow-example-job3\s+Succeeded\s+t=20s\s+t=30s/)
+})
+
+t.test('--fail job2 stops the flow: job3 and job5 are skipped', async t => {
+  const { code, out, err } = await run([exampleManifest(t), '--fail', 'job2'])
+  t.equal(code, 0, 'the simulation ran, whatever the outcome')
+  t.same(err, [])
+  t.same(creations(out), ['jobflow-example-job1', 'jobflow-example-job4', 'jobflow-example-job2'])
+  t.match(out.find(l => l.startsWith('t=20s')), /Failed\s+failed jobflow-example-job2/)
+  t.ok(out.some(l => /jobflow-example\s+Failed at t=20s \(2\/5 jobs succeeded, 1 failed, 2 skipped\)/.test(l)), 'the final phase')
+  t.match(out.find(l => /^\s+job3\s/.test(l)), /Skipped/)
+  t.match(out.find(l => /^\s+job5\s/.test(l)), /Skipped/)
+  t.match(out.find(l => /^\s+job2\s/.test(l)), /Failed.*BackoffLimitExceeded/)
+})
+
+t.test('--duration sets how long each Job runs', async t => {
+  const { code, out } = await run([exampleManifest(t), '--duration=5'])
+  t.equal(code, 0)
+  t.ok(out.some(l => /Succeeded at t=15s/.test(l)), 'three levels of 5 s')
+})
+
+t.test('a --fail that names no flow is noted', async t => {
+  const { code, err } = await run([exampleManifest(t), '--fail', 'nosuchflow'])
+  t.equal(code, 0)
+  t.match(err.join('\n'), /no Job ran for --fail nosuchflow/)
+})
+
+t.test('a missing file, a manifest without JobFlow and bad arguments fail clearly', async t => {
+  const missing = await run(['does/not/exist.yaml'])
+  t.equal(missing.code, 1)
+  t.match(missing.err.join('\n'), /does\/not\/exist\.yaml: no such file/)
+
+  const dir = t.testdir({
+    'configmap.yaml': 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata: {}\n',
+    'broken.yaml': 'apiVersion: v1\nkind: [unclosed\n'
+  })
+  const empty = await run([join(dir, 'configmap.yaml')])
+  t.equal(empty.code, 1)
+  t.match(empty.err.join('\n'), /has no JobFlow/)
+  const broken = await run([join(dir, 'broken.yaml')])
+  t.equal(broken.code, 1)
+  t.match(broken.err.join('\n'), /not valid YAML/)
+
+  for (const argv of [[], ['--bogus'], [MANIFEST, '--duration', 'soon'], [MANIFEST, '--hook-version', 'v3'], ['a.yaml', 'b.yaml']]) {
+    const bad = await run(argv)
+    t.equal(bad.code, 2, `exit 2 for ${JSON.stringify(argv)}`)
+    t.match(bad.err.join('\n'), /usage: npm run simulate/)
+  }
+  const help = await run(['--help'])
+  t.equal(help.code, 0)
+  t.match(help.out.join('\n'), /usage/)
+})
