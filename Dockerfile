@@ -32,4 +32,6 @@ COPY package.json ./
 COPY hooks ./hooks
 USER node
 EXPOSE 8080
-CMD ["node", "dist/src/server.js"]
+# A larger young generation: a hook request of several MB then dies young instead of being
+# copied into the old generation on every minor GC (npm run bench measures the difference).
+CMD ["node", "--max-semi-space-size=64", "dist/src/server.js"]

@@ -564,8 +564,11 @@ t.test('the Dockerfile builds what the Deployment runs', async t => {
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
   const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8'))
   const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1]
-  const entry = cmd === undefined ? undefined : (JSON.parse(cmd) as string[])[1]
-  t.equal(entry, `${String(build.compilerOptions.outDir)}/src/server.js`, 'CMD runs the compiled server')
+  const args = cmd === undefined ? [] : JSON.parse(cmd) as string[]
+  t.equal(args.at(-1), `${String(build.compilerOptions.outDir)}/src/server.js`, 'CMD runs the compiled server')
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  const start = (pkg.scripts.start as string).split('&&').map(part => part.trim()).find(part => part.startsWith('node '))
+  t.same(args, start?.split(/\s+/), 'the image runs the server exactly as npm start does (same node flags)')
   t.ok(existsSync(join(ROOT, 'src', 'server.ts')), 'its source exists')
   t.match(dockerfile, new RegExp(`^EXPOSE\\s+${String(containerPorts[0]?.containerPort)}\\s*$`, 'm'), 'EXPOSE matches the container port')
   t.match(dockerfile, /^USER\s+node\s*$/m, 'runs as the node user (uid 1000)')
