@@ -1,0 +1,315 @@
+// The real control plane of the end-to-end tier: etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler, kwok (nodes and pod lifecycles), Metacontroller and our service, all on
+// 127.0.0.1 with a temporary folder, every process stopped by PID when the run ends however it
+// ends. Or, with E2E_KUBECONFIG, a cluster the user already has.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { generateKeyPairSync } from 'node:crypto'
+import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parse, parseAllDocuments, stringify } from 'yaml'
+
+export const ROOT = join(import.meta.dirname, '..', '..')
+
+export interface Result {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+export interface Cluster {
+  /** Which Metacontroller runs the hooks ("existing cluster" when it is the user's). */
+  metacontroller: string
+  /** A node pods can be pinned to, when the tier made its own. */
+  nodeName?: string
+  kubectl: (args: string[], input?: string) => Promise<Result>
+  /** Where the processes' logs are, to look at after a failure. */
+  logDir?: string
+  stop: () => Promise<void>
+}
+
+/** Runs a command to completion, collecting its output. */
+export async function run (command: string, args: string[], options: { input?: string, env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
+  return await new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', chunk => { stdout += String(chunk) })
+    child.stderr.on('data', chunk => { stderr += String(chunk) })
+    child.on('error', reject)
+    child.on('close', code => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? '')
+  })
+}
+
+/** Polls `probe` until it returns a value, or fails naming `what` after `timeoutMs`. */
+export async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 500): Promise<T> {
+  const deadline = Date.now() + timeoutMs
+  let lastError: unknown
+  for (;;) {
+    try {
+      const value = await probe()
+      if (value !== undefined) return value
+    } catch (error) {
+      lastError = error
+    }
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`)
+    }
+    await new Promise(resolve => setTimeout(resolve, everyMs))
+  }
+}
+
+async function freePort (): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const server = createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address !== null ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** A long-running process in its own process group, its output in a log file. */
+class Process {
+  readonly child: ChildProcess
+  private exited: Promise<void>
+
+  constructor (readonly name: string, command: string, args: string[], logDir: string, env: NodeJS.ProcessEnv = process.env) {
+    const log = createWriteStream(join(logDir, `${name}.log`))
+    this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child.stdout?.pipe(log)
+    this.child.stderr?.pipe(log)
+    this.exited = new Promise(resolve => this.child.once('exit', () => resolve()))
+    this.child.once('error', error => log.write(`spawn failed: ${error.message}\n`))
+  }
+
+  get running (): boolean {
+    return this.child.exitCode === null && this.child.signalCode === null
+  }
+
+  /** SIGTERM to the process group, SIGKILL after five seconds. */
+  async stop (): Promise<void> {
+    const pid = this.child.pid
+    if (pid === undefined || !this.running) return
+    signal(pid, 'SIGTERM')
+    const killed = setTimeout(() => signal(pid, 'SIGKILL'), 5_000)
+    await this.exited
+    clearTimeout(killed)
+  }
+
+  /** For exit handlers, which cannot wait. */
+  kill (): void {
+    if (this.child.pid !== undefined && this.running) signal(this.child.pid, 'SIGKILL')
+  }
+}
+
+function signal (pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, name)
+  } catch {
+    // Already gone.
+  }
+}
+
+interface Binaries {
+  bin: string
+  metacontroller: string
+  metacontrollerVersion: string
+  metacontrollerCrds: string
+}
+
+function binariesFromEnv (): Binaries {
+  const need = (name: string): string => {
+    const value = process.env[name]
+    if (value === undefined || value === '') throw new Error(`${name} is not set: run the tier with npm run e2e`)
+    return value
+  }
+  return {
+    bin: need('E2E_BIN'),
+    metacontroller: need('E2E_METACONTROLLER'),
+    metacontrollerVersion: need('E2E_METACONTROLLER_VERSION'),
+    metacontrollerCrds: need('E2E_METACONTROLLER_CRDS')
+  }
+}
+
+/** The cluster of E2E_KUBECONFIG, or a new control plane built by npm run e2e. */
+export async function clusterFromEnv (): Promise<Cluster> {
+  const kubeconfig = process.env.E2E_KUBECONFIG
+  if (kubeconfig !== undefined && kubeconfig !== '') return existingCluster(kubeconfig)
+  return await startCluster(binariesFromEnv())
+}
+
+/** A cluster that already runs Metacontroller and jobhooks (kubectl apply -k manifests). */
+function existingCluster (kubeconfig: string): Cluster {
+  return {
+    metacontroller: 'existing cluster',
+    kubectl: async (args, input) => await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { input }),
+    stop: async () => {}
+  }
+}
+
+/**
+ * A detached watcher that kills every process group listed in `pidFile` once this process is
+ * gone, however it went: a test runner's timeout or a SIGKILL leaves no handler time to run.
+ */
+function startReaper (pidFile: string, dir: string): ChildProcess {
+  const keep = process.env.E2E_KEEP !== undefined
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done
+for pid in $(cat '${pidFile}' 2>/dev/null); do kill -TERM -"$pid" 2>/dev/null; done
+sleep 3
+for pid in $(cat '${pidFile}' 2>/dev/null); do kill -KILL -"$pid" 2>/dev/null; done
+${keep ? '' : `rm -rf '${dir}'`}`
+  const reaper = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' })
+  reaper.unref()
+  return reaper
+}
+
+export async function startCluster (binaries: Binaries): Promise<Cluster> {
+  const dir = mkdtempSync(join(tmpdir(), 'jobhooks-e2e-'))
+  const pidFile = join(dir, 'pids')
+  writeFileSync(pidFile, '')
+  const reaper = startReaper(pidFile, dir)
+  const processes: Process[] = []
+  const killAll = (): void => { for (const p of processes) p.kill() }
+  // Whatever ends the run (a failed assertion, a timeout, Ctrl-C), nothing is left running: these
+  // handlers stop things at once where they can, the reaper does it where they cannot.
+  process.once('exit', killAll)
+  for (const name of ['SIGINT', 'SIGTERM', 'SIGALRM', 'SIGHUP'] as const) {
+    process.once(name, () => { killAll(); process.exit(128 + (name === 'SIGINT' ? 2 : name === 'SIGTERM' ? 15 : name === 'SIGALRM' ? 14 : 1)) })
+  }
+
+  const start = (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Process => {
+    const p = new Process(name, command, args, dir, env)
+    processes.push(p)
+    if (p.child.pid !== undefined) appendFileSync(pidFile, `${p.child.pid}\n`)
+    return p
+  }
+  const bin = (name: string): string => join(binaries.bin, name)
+  const kubeconfig = join(dir, 'kubeconfig')
+  const kubectl = async (args: string[], input?: string): Promise<Result> => await run(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { input })
+  const stop = async (): Promise<void> => {
+    for (const p of [...processes].reverse()) await p.stop()
+    process.removeListener('exit', killAll)
+    if (reaper.pid !== undefined) signal(reaper.pid, 'SIGKILL')
+    if (process.env.E2E_KEEP === undefined) rmSync(dir, { recursive: true, force: true })
+  }
+
+  try {
+    const [etcdPort, peerPort, apiPort, kcmPort, schedPort, kwokPort, mcPort, mcHealthPort, hooksPort] =
+      await Promise.all(Array.from({ length: 9 }, freePort))
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 })
+    const saKey = join(dir, 'sa.key')
+    writeFileSync(saKey, privateKey.export({ type: 'pkcs1', format: 'pem' }))
+    writeFileSync(join(dir, 'tokens.csv'), 'e2e-admin-token,admin,admin,system:masters\n')
+    writeFileSync(kubeconfig, stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'e2e', cluster: { server: `https://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'admin', user: { token: 'e2e-admin-token' } }],
+      contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'admin' } }],
+      'current-context': 'e2e'
+    }))
+
+    const etcd = `http://127.0.0.1:${etcdPort}`
+    start('etcd', bin('etcd'), [
+      '--data-dir', join(dir, 'etcd'), '--listen-client-urls', etcd, '--advertise-client-urls', etcd,
+      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync'
+    ])
+    await waitFor('etcd', async () => ((await fetch(`${etcd}/health`)).ok ? true : undefined), 30_000)
+
+    start('kube-apiserver', bin('kube-apiserver'), [
+      '--etcd-servers', etcd, '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1',
+      '--secure-port', String(apiPort), '--cert-dir', join(dir, 'pki'), '--service-cluster-ip-range', '10.0.0.0/24',
+      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local',
+      '--service-account-key-file', saKey, '--service-account-signing-key-file', saKey,
+      '--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode', 'RBAC',
+      '--disable-admission-plugins', 'ServiceAccount', '--allow-privileged=true', '--endpoint-reconciler-type', 'none'
+    ])
+    await waitFor('kube-apiserver /readyz', async () => ((await kubectl(['get', '--raw', '/readyz'])).code === 0 ? true : undefined), 90_000)
+
+    start('kube-controller-manager', bin('kube-controller-manager'), [
+      '--kubeconfig', kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(kcmPort), '--leader-elect=false',
+      '--service-account-private-key-file', saKey, '--use-service-account-credentials=false',
+      '--controllers', 'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,replicaset,disruption'
+    ])
+    start('kube-scheduler', bin('kube-scheduler'), ['--kubeconfig', kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(schedPort), '--leader-elect=false'])
+    start('kwok', bin('kwok'), [
+      '--kubeconfig', kubeconfig, '--config', join(ROOT, 'test', 'e2e', 'kwok-stages.yaml'),
+      '--manage-nodes-with-annotation-selector', 'kwok.x-k8s.io/node=fake', '--server-address', `127.0.0.1:${kwokPort}`
+    ])
+    const nodeName = 'kwok-node-0'
+    await apply(kubectl, stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: { name: nodeName, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': nodeName, type: 'kwok' } },
+      status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' }, capacity: { cpu: '32', memory: '256Gi', pods: '110' } }
+    }))
+    await waitFor(`node ${nodeName} Ready`, async () => {
+      const ready = await kubectl(['get', 'node', nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])
+      return ready.stdout === 'True' ? true : undefined
+    })
+    // Namespaces get their default ServiceAccount from the controller manager; wait for it.
+    await waitFor('the default ServiceAccount', async () => ((await kubectl(['get', 'serviceaccount', 'default'])).code === 0 ? true : undefined))
+
+    const hooksUrl = `http://127.0.0.1:${hooksPort}`
+    start('jobhooks', process.execPath, ['--max-semi-space-size=64', join(ROOT, 'dist', 'src', 'server.js')], {
+      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info'
+    })
+    await waitFor('jobhooks /readyz', async () => ((await fetch(`${hooksUrl}/readyz`)).ok ? true : undefined), 30_000)
+
+    await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
+    for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
+    await kubectlOk(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])
+    for (const file of readdirSync(join(ROOT, 'manifests', 'controllers'))) {
+      const text = readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8')
+      await apply(kubectl, pointHooksAt(text, hooksUrl, binaries.metacontrollerVersion))
+    }
+
+    const mcArgs = hookVersionsSupported(binaries.metacontrollerVersion)
+      ? ['--kubeconfig', kubeconfig, '--discovery-interval=1s', `--metrics-address=127.0.0.1:${mcPort}`, `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`]
+      : ['--client-config-path', kubeconfig, '--discovery-interval', '1s', '--debug-addr', `127.0.0.1:${mcPort}`]
+    start('metacontroller', binaries.metacontroller, mcArgs, { ...process.env, KUBECONFIG: kubeconfig })
+
+    return { metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`, nodeName, kubectl, logDir: dir, stop }
+  } catch (error) {
+    const logs = readdirSync(dir).filter(f => f.endsWith('.log')).map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
+    await stop()
+    throw new Error(`the control plane did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`)
+  }
+}
+
+/**
+ * Metacontroller learned the hook `version` field (v1/v2 keying) in v4.15; the v1.5.20 the module
+ * proxy serves here predates it and refuses the field, so it is dropped for that version.
+ */
+function hookVersionsSupported (version: string): boolean {
+  return !version.startsWith('v1.5.20') && !version.startsWith('v0.')
+}
+
+/** Our CompositeController with its hooks at the service under test instead of the in-cluster Service. */
+export function pointHooksAt (manifest: string, baseUrl: string, metacontrollerVersion: string): string {
+  const controller = parse(manifest)
+  for (const hook of Object.values<Record<string, any>>(controller.spec.hooks)) {
+    hook.webhook = { url: `${baseUrl}${String(hook.webhook.path)}`, timeout: hook.webhook.timeout }
+    if (!hookVersionsSupported(metacontrollerVersion)) delete hook.version
+  }
+  return stringify(controller)
+}
+
+async function kubectlOk (kubectl: Cluster['kubectl'], args: string[], input?: string): Promise<string> {
+  const result = await kubectl(args, input)
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`)
+  return result.stdout
+}
+
+/** `kubectl apply -f -` of every document in `yaml`. */
+export async function apply (kubectl: Cluster['kubectl'], yaml: string, namespace?: string): Promise<string> {
+  const docs = parseAllDocuments(yaml).map(d => d.toJS()).filter(d => d !== null)
+  return await kubectlOk(kubectl, ['apply', ...(namespace !== undefined ? ['-n', namespace] : []), '-f', '-'], docs.map(d => stringify(d)).join('---\n'))
+}

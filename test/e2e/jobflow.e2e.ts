@@ -1,0 +1,153 @@
+// JobFlow against the real thing: the API server with our CRDs and CEL rules, the Job
+// controller, garbage collection, and Metacontroller calling our service. Everything asserted
+// here is read back from the API server, never from our logs.
+import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseAllDocuments, stringify } from 'yaml'
+import { apply, clusterFromEnv, ROOT, waitFor, type Cluster } from './cluster.js'
+
+const cluster = await clusterFromEnv()
+t.teardown(async () => await cluster.stop())
+t.comment(`running against ${cluster.metacontroller}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`)
+
+let namespaces = 0
+async function namespace (name: string): Promise<string> {
+  const ns = `e2e-${name}-${Date.now().toString(36)}-${namespaces++}`
+  await apply(cluster.kubectl, stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }))
+  return ns
+}
+
+async function getJson (args: string[]): Promise<any> {
+  const result = await cluster.kubectl([...args, '-o', 'json'])
+  if (result.code !== 0) throw new Error(result.stderr)
+  return JSON.parse(result.stdout)
+}
+
+async function jobflow (ns: string, name: string): Promise<any> {
+  return await getJson(['get', 'jobflow', name, '-n', ns])
+}
+
+async function jobsByName (ns: string): Promise<Map<string, any>> {
+  const list = await getJson(['get', 'jobs', '-n', ns])
+  return new Map(list.items.map((job: any) => [job.metadata.name, job]))
+}
+
+async function waitForPhase (ns: string, name: string, phases: string[], timeoutMs = 180_000): Promise<any> {
+  return await waitFor(`JobFlow ${ns}/${name} to be ${phases.join(' or ')}`, async () => {
+    const flow = await jobflow(ns, name)
+    return phases.includes(flow.status?.phase) ? flow : undefined
+  }, timeoutMs, 1_000)
+}
+
+/**
+ * The five-job example of manifests/examples/jobflow.yaml, pinned to the tier's node (its
+ * `minikube` is the reference's), with `mutate` applied to its spec.
+ */
+function example (mutate: (spec: any) => void = () => {}): any {
+  const doc = parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', 'jobflow.yaml'), 'utf8'))
+    .map(d => d.toJS()).find(d => d?.kind === 'JobFlow')
+  if (cluster.nodeName !== undefined) doc.spec.globalParams.nodeName = cluster.nodeName
+  else delete doc.spec.globalParams.nodeName
+  for (const flow of doc.spec.flows) {
+    // Short Jobs: kwok finishes them after 3 s; on a real cluster they sleep 3 s.
+    flow.jobTemplate.template.spec.containers[0].command = ['sh', '-c', 'sleep 3']
+  }
+  mutate(doc.spec)
+  return doc
+}
+
+function failFlow (spec: any, name: string): void {
+  const template = spec.flows.find((f: any) => f.name === name).jobTemplate
+  template.backoffLimit = 0
+  template.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
+  template.template.spec.containers[0].command = ['sh', '-c', 'exit 1']
+}
+
+const seconds = (time: string): number => Date.parse(time) / 1000
+
+t.test('the five-job example succeeds, its Jobs created in dependency order', async t => {
+  const ns = await namespace('example')
+  await apply(cluster.kubectl, stringify(example()), ns)
+  const flow = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'])
+  t.equal(flow.status.phase, 'Succeeded')
+  t.same(flow.status.jobs.map((j: any) => `${j.name}=${j.phase}`), ['job1=Succeeded', 'job2=Succeeded', 'job3=Succeeded', 'job4=Succeeded', 'job5=Succeeded'])
+  t.match(flow.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Complete', status: 'True' }])
+  t.equal(flow.status.observedGeneration, flow.metadata.generation, 'Metacontroller wrote the status')
+
+  const jobs = await jobsByName(ns)
+  const job = (n: number): any => jobs.get(`jobflow-example-job${n}`)
+  for (let n = 1; n <= 5; n++) {
+    t.match(job(n)?.status?.conditions, [{ type: 'SuccessCriteriaMet', status: 'True' }], `job${n} really ran`)
+    t.equal(job(n).metadata.ownerReferences?.[0]?.kind, 'JobFlow', `job${n} is owned by the JobFlow`)
+    t.equal(job(n).spec.template.spec.nodeName, cluster.nodeName, `job${n} carries globalParams.nodeName`)
+    t.match(job(n).spec.template.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+  }
+  // A Job starts only after each of its dependencies completed (times are whole seconds).
+  const created = (n: number): number => seconds(job(n).metadata.creationTimestamp)
+  const completed = (n: number): number => seconds(job(n).status.completionTime)
+  for (const [n, deps] of [[2, [1]], [3, [1, 2]], [5, [2, 4]]] as const) {
+    for (const d of deps) t.ok(created(n) >= completed(d), `job${n} was created after job${d} completed`)
+  }
+  t.ok(created(1) < created(2) && created(4) < created(2), 'job1 and job4 came first')
+  t.ok(created(2) < created(3) && created(2) < created(5), 'job3 and job5 came after job2')
+
+  const table = await cluster.kubectl(['get', 'jobflows', '-n', ns])
+  t.match(table.stdout, /^NAME\s+STATUS\s+AGE\s*\njobflow-example\s+Succeeded\s+\S+/, 'kubectl get jobflows shows the STATUS column')
+})
+
+t.test('a failing job2 fails the flow and its dependants are never created', async t => {
+  const ns = await namespace('failure')
+  await apply(cluster.kubectl, stringify(example(spec => failFlow(spec, 'job2'))), ns)
+  const flow = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'])
+  t.equal(flow.status.phase, 'Failed')
+  const phases = Object.fromEntries(flow.status.jobs.map((j: any) => [j.name, j.phase]))
+  t.same(phases, { job1: 'Succeeded', job2: 'Failed', job3: 'Skipped', job4: 'Succeeded', job5: 'Skipped' })
+  t.match(flow.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Failed', status: 'True', message: /job2/ }])
+  const jobs = await jobsByName(ns)
+  t.same([...jobs.keys()].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'job3 and job5 were never created')
+  t.match(jobs.get('jobflow-example-job2')?.status?.conditions, [{ type: 'FailureTarget', status: 'True' }])
+})
+
+t.test('an edit that adds a dependency cycle is reported and deletes nothing', async t => {
+  const ns = await namespace('cycle')
+  // job2 never finishes on its own here: it is suspended, so the flow is mid-way when edited.
+  await apply(cluster.kubectl, stringify(example(spec => {
+    spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
+  })), ns)
+  await waitFor('job2 to be created', async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined), 120_000, 1_000)
+  const before = await jobsByName(ns)
+  const cyclic = example(spec => {
+    spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
+    spec.flows.find((f: any) => f.name === 'job1').dependencies = ['job3']
+  })
+  await apply(cluster.kubectl, stringify(cyclic), ns)
+  const flow = await waitForPhase(ns, 'jobflow-example', ['Invalid'], 60_000)
+  t.match(flow.status.conditions.find((c: any) => c.type === 'Valid'), { status: 'False', reason: 'InvalidSpec', message: /dependency cycle: job1 → job3 → job(1|2)/ })
+  t.equal(flow.status.observedGeneration, flow.metadata.generation)
+  // Give Metacontroller time to act on the answer, then check that nothing went.
+  await new Promise(resolve => setTimeout(resolve, 5_000))
+  const after = await jobsByName(ns)
+  t.same([...after.keys()].sort(), [...before.keys()].sort(), 'the same Jobs')
+  for (const [name, job] of before) t.equal(after.get(name)?.metadata.uid, job.metadata.uid, `${name} is the same object`)
+  t.ok(after.size >= 3, `${after.size} Jobs kept`)
+})
+
+t.test('the CRD refuses invalid JobFlows at kubectl apply time', async t => {
+  const ns = await namespace('rules')
+  const cases: Array<[string, (spec: any) => void, RegExp]> = [
+    ['a flow with both jobTemplate and jobTemplateRef', spec => { spec.flows[0].jobTemplateRef = 'x' }, /set exactly one of jobTemplate and jobTemplateRef/],
+    ['a flow with neither', spec => { delete spec.flows[0].jobTemplate }, /set exactly one of jobTemplate and jobTemplateRef/],
+    ['a flow that depends on itself', spec => { spec.flows[1].dependencies = ['job2'] }, /a flow cannot depend on itself/],
+    ['two flows with one name', spec => { spec.flows[3].name = 'job1' }, /Duplicate value/],
+    ['an uppercase flow name', spec => { spec.flows[3].name = 'Job4'; spec.flows[4].dependencies = ['Job4', 'job2'] }, /should match|Invalid value/],
+    ['a script name with a slash', spec => { spec.scripts = { 'bin/x.sh': 'true' } }, /plain file names/]
+  ]
+  for (const [what, mutate, message] of cases) {
+    const result = await cluster.kubectl(['apply', '-n', ns, '-f', '-'], stringify(example(mutate)))
+    t.not(result.code, 0, `${what} is refused`)
+    t.match(result.stderr, message, what)
+  }
+  const none = await cluster.kubectl(['get', 'jobflows', '-n', ns, '-o', 'name'])
+  t.equal(none.stdout.trim(), '', 'none of them was stored')
+})

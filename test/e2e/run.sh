@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# npm run e2e: the end-to-end tier. Builds (or reuses) the control plane from Go modules, builds
+# the service from the working tree, and runs test/e2e/*.e2e.ts with tap.
+#
+# With E2E_KUBECONFIG set, runs the same scenarios against that cluster instead: it must run
+# Metacontroller and jobhooks already (kubectl apply -k manifests) and be able to run busybox pods.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+if [ -z "${E2E_KUBECONFIG:-}" ]; then
+  command -v go >/dev/null || { echo "e2e: Go is needed to build the control plane (or set E2E_KUBECONFIG)" >&2; exit 1; }
+  started=$(date +%s)
+  out=$(bash test/e2e/build-binaries.sh)
+  E2E_BIN=$(sed -n 's/^BIN=//p' <<<"$out")
+  E2E_METACONTROLLER=$(sed -n 's/^METACONTROLLER=//p' <<<"$out")
+  E2E_METACONTROLLER_VERSION=$(sed -n 's/^METACONTROLLER_VERSION=//p' <<<"$out")
+  E2E_METACONTROLLER_CRDS="$(go env GOMODCACHE)/github.com/metacontroller/metacontroller@$E2E_METACONTROLLER_VERSION/manifests/production/metacontroller-crds-v1.yaml"
+  export E2E_BIN E2E_METACONTROLLER E2E_METACONTROLLER_VERSION E2E_METACONTROLLER_CRDS
+  echo "e2e: control plane binaries ready in $(( $(date +%s) - started ))s (Kubernetes from $E2E_BIN, Metacontroller $E2E_METACONTROLLER_VERSION)"
+fi
+
+npx tsc -p tsconfig.build.json
+# test/e2e is left out of npm test; here it is all there is.
+npx tap --disable-coverage --reporter=tap --timeout=900 --exclude='**/node_modules/**' test/e2e/*.e2e.ts
