@@ -13,6 +13,9 @@ import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/registry.js'
 import { runSyncHook } from './controllers/run.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
+import { describeEffect, type EffectExecutor } from './effects/types.js'
+import { RecordingExecutor } from './effects/dry-run.js'
+import { withEffectOutcomes } from './effects/status.js'
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024
 
@@ -22,6 +25,8 @@ export interface AppOptions {
   scripts?: ScriptLibrary
   /** The hooks' clock; tests pass a fixed one. */
   clock?: () => Date
+  /** Applies the hooks' effects; without one, effects are only recorded (dry-run). */
+  effects?: EffectExecutor
   kinds?: readonly KindHooks[]
 }
 
@@ -39,6 +44,7 @@ declare module 'fastify' {
   }
   interface FastifyInstance {
     metrics: Metrics
+    effects: EffectExecutor
   }
 }
 
@@ -77,6 +83,8 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   const scripts = options.scripts ?? new Map<string, string>()
   const clock = options.clock ?? (() => new Date())
   const kinds = options.kinds ?? ALL_KINDS
+  const effects = options.effects ?? new RecordingExecutor()
+  app.decorate('effects', effects)
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const statusCode = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
@@ -126,12 +134,17 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
           related: (body.related ?? {}) as SyncRequest['related'],
           finalizing: body.finalizing ?? hook === 'finalize'
         }
-        const result = runSyncHook(kind, hook, syncRequest, context())
+        const now = context()
+        const result = runSyncHook(kind, hook, syncRequest, now)
         const call = request.hookCall as HookCall
         call.parent = describe(syncRequest.parent)
         call.outcome = result.outcome
         if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
-        return result.response
+        const outcomes = await effects.apply(result.effects)
+        for (const failure of outcomes.filter(o => o.result === 'failed')) {
+          request.log.warn({ parent: call.parent, effect: describeEffect(failure.effect), reason: failure.message }, 'effect failed; retried on the next sync')
+        }
+        return withEffectOutcomes(result.response, outcomes, now.now)
       })
     }
     const customize = kind.customize

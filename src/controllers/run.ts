@@ -2,6 +2,7 @@
 // answers with every observed child kept and the problem in status, never with a deletion.
 import type { HookContext, KindHooks, SyncRequest, SyncResponse } from '../protocol/hooks.js'
 import type { Outcome } from '../metrics.js'
+import type { Effect } from '../effects/types.js'
 import { isRecord } from '../k8s/types.js'
 import { findCondition } from '../k8s/conditions.js'
 import { keepAllObserved } from '../k8s/objects.js'
@@ -9,6 +10,8 @@ import { validityConditions, VALID } from './common/validity.js'
 
 export interface RunResult {
   response: SyncResponse
+  /** Effects the hook asks for; none after an error (doubt never acts). */
+  effects: Effect[]
   outcome: Outcome
   error?: unknown
 }
@@ -17,9 +20,9 @@ export function runSyncHook (hooks: KindHooks, hook: 'sync' | 'finalize', reques
   const fn = hook === 'sync' ? hooks.sync : hooks.finalize
   try {
     if (fn === undefined) throw new Error(`${hooks.kind} has no ${hook} hook`)
-    const response = fn(request, context)
+    const { response, effects } = fn(request, context)
     const valid = findCondition(response.status.conditions, VALID)
-    return { response, outcome: valid?.status === 'False' ? 'invalid' : 'ok' }
+    return { response, effects, outcome: valid?.status === 'False' ? 'invalid' : 'ok' }
   } catch (error) {
     const previous = isRecord(request.parent.status) ? request.parent.status : {}
     const message = `internal error in the ${hooks.kind} ${hook} hook, nothing was changed: ${error instanceof Error ? error.message : String(error)}`
@@ -28,6 +31,6 @@ export function runSyncHook (hooks: KindHooks, hook: 'sync' | 'finalize', reques
       children: keepAllObserved(request.children)
     }
     if (hook === 'finalize') response.finalized = false
-    return { response, outcome: 'error', error }
+    return { response, effects: [], outcome: 'error', error }
   }
 }

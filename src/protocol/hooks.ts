@@ -2,6 +2,7 @@
 import type { KubeObject, ObjectMap } from '../k8s/types.js'
 import type { RelatedResourceRule } from './schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
+import type { Effect } from '../effects/types.js'
 
 export const HOOK_NAMES = ['sync', 'finalize', 'customize'] as const
 export type HookName = typeof HOOK_NAMES[number]
@@ -36,12 +37,18 @@ export interface HookContext {
   scripts: ScriptLibrary
 }
 
+/** What a sync or finalize hook answers: Metacontroller's part, and the effects the service applies. */
+export interface SyncAnswer {
+  response: SyncResponse
+  effects: Effect[]
+}
+
 /** A kind's hooks: pure functions of the request and the context. */
 export interface KindHooks {
   kind: string
   /** The status field of the kind's phase column, set to `Invalid` when a hook fails. */
   phaseField: string
-  sync: (request: SyncRequest, context: HookContext) => SyncResponse
-  finalize?: (request: SyncRequest, context: HookContext) => SyncResponse
+  sync: (request: SyncRequest, context: HookContext) => SyncAnswer
+  finalize?: (request: SyncRequest, context: HookContext) => SyncAnswer
   customize?: (request: CustomizeRequest, context: HookContext) => CustomizeResponse
 }

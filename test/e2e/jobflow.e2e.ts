@@ -8,15 +8,20 @@ import { parseAllDocuments, stringify } from 'yaml'
 import { apply, clusterFromEnv, ROOT, waitFor, type Cluster } from './cluster.js'
 
 const cluster = await clusterFromEnv()
-t.teardown(async () => await cluster.stop())
 t.comment(`running against ${cluster.metacontroller}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`)
 
-let namespaces = 0
+const created: string[] = []
+/** A namespace of its own per scenario, deleted at the end (a user's cluster stays clean). */
 async function namespace (name: string): Promise<string> {
-  const ns = `e2e-${name}-${Date.now().toString(36)}-${namespaces++}`
-  await apply(cluster.kubectl, stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }))
+  const ns = `e2e-${name}-${Date.now().toString(36)}-${created.length}`
+  await apply(cluster.kubectl, stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'jobhooks.io/e2e': 'true' } } }))
+  created.push(ns)
   return ns
 }
+t.teardown(async () => {
+  if (created.length > 0) await cluster.kubectl(['delete', 'namespace', '--wait=false', ...created])
+  await cluster.stop()
+})
 
 async function getJson (args: string[]): Promise<any> {
   const result = await cluster.kubectl([...args, '-o', 'json'])

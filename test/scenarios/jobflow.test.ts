@@ -305,9 +305,9 @@ t.test('runUntilQuiet names a status that changes on every sync', async t => {
   const restless: KindHooks = {
     ...jobflowHooks,
     sync: (request, context) => {
-      const response = jobflowHooks.sync(request, context)
+      const { response } = jobflowHooks.sync(request, context)
       const previous = isRecord(request.parent.status) ? request.parent.status.syncs : undefined
-      return { ...response, status: { ...response.status, syncs: (typeof previous === 'number' ? previous : 0) + 1 } }
+      return { response: { ...response, status: { ...response.status, syncs: (typeof previous === 'number' ? previous : 0) + 1 } }, effects: [] }
     }
   }
   const sim = new Simulator({ controllers: [{ ...jobflowController(), hooks: restless }], transport: 'direct' })

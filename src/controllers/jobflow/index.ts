@@ -5,6 +5,7 @@ import { customizeJobFlow } from './customize.js'
 export const jobflowHooks: KindHooks = {
   kind: 'jobflow',
   phaseField: 'phase',
-  sync: syncJobFlow,
+  // JobFlow needs nothing that Metacontroller cannot do: no effects.
+  sync: (request, context) => ({ response: syncJobFlow(request, context), effects: [] }),
   customize: customizeJobFlow
 }

@@ -1,0 +1,57 @@
+// Effects: what a hook needs done that Metacontroller cannot do for it (write a subresource,
+// delete its own parent after a TTL, change Pods it does not own). Pure hooks return effects as
+// data next to their answer; one executor applies them (section 4 of DESIGN.md).
+import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
+
+/** An object an effect acts on. The UID guards every write: a new object of the same name is left alone. */
+export interface ObjectRef {
+  apiVersion: string
+  kind: string
+  namespace?: string
+  name: string
+  uid: string
+}
+
+/** Adds ephemeral containers to a Pod through its `pods/ephemeralcontainers` subresource. */
+export interface InjectEphemeralContainers {
+  type: 'InjectEphemeralContainers'
+  target: ObjectRef
+  containers: EphemeralContainer[]
+}
+
+/** Deletes an object (an EphemeralJob after its TTL, say), in the background. */
+export interface DeleteObject {
+  type: 'Delete'
+  target: ObjectRef
+}
+
+export type Effect = InjectEphemeralContainers | DeleteObject
+
+export type EffectResult = 'applied' | 'gone' | 'failed'
+
+/**
+ * What became of one effect. `gone`: the target no longer exists, or is another object now (its
+ * UID changed), so there is nothing left to do — not a failure.
+ */
+export interface EffectOutcome {
+  effect: Effect
+  result: EffectResult
+  message?: string
+}
+
+export interface EffectExecutor {
+  /** `cluster` writes through the Kubernetes API; `dry-run` only records (no credentials). */
+  readonly mode: 'cluster' | 'dry-run'
+  /** Applies `effects` within the executor's time budget; never throws. */
+  apply: (effects: Effect[]) => Promise<EffectOutcome[]>
+}
+
+/** A short, stable description of an effect for logs, metrics and status messages. */
+export function describeEffect (effect: Effect): string {
+  const { kind, namespace, name } = effect.target
+  const where = `${kind} ${namespace === undefined ? name : `${namespace}/${name}`}`
+  switch (effect.type) {
+    case 'InjectEphemeralContainers': return `inject ${effect.containers.map(c => c.name).join(', ')} into ${where}`
+    case 'Delete': return `delete ${where}`
+  }
+}
