@@ -25,6 +25,7 @@ import { buildApp, createFastify, DEFAULT_BODY_LIMIT } from '../src/app.js'
 import { syncJobFlow } from '../src/controllers/jobflow/sync.js'
 import type { SyncRequest, SyncResponse } from '../src/protocol/hooks.js'
 import { jobFlowRequestBody, type FixtureExpectation } from './fixtures.js'
+import { benchKinds, kindGoals, kindTable } from './kinds.js'
 
 const SAMPLE_MS = 25
 const HOOK_PATH = '/hooks/jobflow/sync'
@@ -34,6 +35,8 @@ const duration = positiveNumber('BENCH_DURATION', 5)
 const rounds = Math.round(positiveNumber('BENCH_ROUNDS', 3))
 const connections = Math.round(positiveNumber('BENCH_CONNECTIONS', 4))
 const sizes = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(s => Number(s.trim()))
+/** DaemonJob Nodes and EphemeralJob Pods; BENCH_KIND_SIZES= (empty) skips them. */
+const kindSizes = (process.env.BENCH_KIND_SIZES ?? '500,5000').split(',').filter(s => s.trim() !== '').map(s => Number(s.trim()))
 const inlineClient = process.env.BENCH_CLIENT === 'inline'
 const breakdown = process.env.BENCH_BREAKDOWN !== '0'
 const slice = duration / rounds
@@ -439,6 +442,14 @@ async function main (): Promise<void> {
     }
   } finally {
     await Promise.all([hookApp.close(), echoApp.close()])
+  }
+
+  if (kindSizes.length > 0) {
+    console.log(`\n# DaemonJob and EphemeralJob: one sync at a time over HTTP, about ${duration} s per kind and size\n`)
+    const rows = await benchKinds(kindSizes, duration)
+    console.log(kindTable(rows))
+    console.log('\nGoals:')
+    console.log(kindGoals(rows).join('\n'))
   }
 }
 

@@ -184,6 +184,9 @@ function action (event: TimelineEvent): [string, string] {
     case 'released': return ['released %s', name]
     case 'sync-error': return [`sync error (nothing changed): ${event.message ?? ''}`, '']
     case 'phase': return ['', '']
+    case 'injected': return ['injected %s', `${event.message ?? ''} into ${name}`]
+    case 'container-started': return ['started %s', `${event.message ?? ''} in ${name}`]
+    case 'container-finished': return ['finished %s', `${event.message ?? ''} in ${name}`]
   }
 }
 

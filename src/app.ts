@@ -141,6 +141,7 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
         call.outcome = result.outcome
         if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
         const outcomes = await effects.apply(result.effects)
+        metrics.observeEffects(outcomes)
         for (const failure of outcomes.filter(o => o.result === 'failed')) {
           request.log.warn({ parent: call.parent, effect: describeEffect(failure.effect), reason: failure.message }, 'effect failed; retried on the next sync')
         }

@@ -1,11 +1,15 @@
-// Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome.
+// Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome;
+// effects by type and result.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import type { EffectOutcome } from './effects/types.js'
 
 export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request'
 
 export interface Metrics {
   registry: Registry
   observeHook: (kind: string, hook: string, outcome: Outcome, seconds: number) => void
+  /** Counts what became of each effect of a hook call. */
+  observeEffects: (outcomes: readonly EffectOutcome[]) => void
 }
 
 /** A registry of its own per app, so that apps built side by side (tests) do not share counts. */
@@ -22,8 +26,12 @@ export function createMetrics (): Metrics {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry]
   })
+  const effects = new Counter({ name: 'jobhooks_effects_total', help: 'Effects by type and result (applied, gone, failed)', labelNames: ['type', 'result'] as const, registers: [registry] })
   return {
     registry,
+    observeEffects (outcomes) {
+      for (const { effect, result } of outcomes) effects.inc({ type: effect.type, result })
+    },
     observeHook (kind, hook, outcome, seconds) {
       calls.inc({ kind, hook, outcome })
       duration.observe({ kind, hook, outcome }, seconds)

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { readConfig, type Config } from './config.js'
 import { loadScriptLibrary } from './scripts/library.js'
+import { loadCredentials, selectExecutor } from './effects/executor.js'
 
 export interface Running {
   app: FastifyInstance
@@ -15,14 +16,21 @@ export interface SignalSource {
   once: (signal: 'SIGTERM' | 'SIGINT', listener: () => void) => unknown
 }
 
-export async function startServer (config: Config, signals: SignalSource = process): Promise<Running> {
+/**
+ * Builds the app and listens. `env` says where cluster credentials are (KUBECONFIG, or the
+ * service account in a Pod): with them effects are applied, without them only recorded.
+ */
+export async function startServer (config: Config, signals: SignalSource = process, env: NodeJS.ProcessEnv = process.env): Promise<Running> {
   const scripts = loadScriptLibrary(config.hooksDir)
+  const { executor, message, level } = selectExecutor(await loadCredentials(env), { concurrency: config.effectsConcurrency, budgetMs: config.effectsBudgetMs })
   const app = await buildApp({
     logger: { level: config.logLevel },
     bodyLimit: config.bodyLimit,
-    scripts
+    scripts,
+    effects: executor
   })
   app.log.info({ scripts: [...scripts.keys()], hooksDir: config.hooksDir }, 'shipped scripts loaded')
+  app.log[level]({ effects: executor.mode }, message)
   await app.listen({ port: config.port, host: config.host })
 
   const closed = new Promise<void>((resolve, reject) => {

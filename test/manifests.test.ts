@@ -1,7 +1,8 @@
 // The manifests against each other and against the service: CRD schemas (OpenAPI and CEL rules)
 // accept the examples and refuse what the contract forbids, CompositeControllers call routes the
-// app serves through the Service that exists, and the Deployment, Service, PDB, NetworkPolicy and
-// kustomization agree on names, labels and ports.
+// app serves through the Service that exists, the Deployment, Service, PDB, NetworkPolicy and
+// kustomization agree on names, labels and ports, and the ClusterRole grants exactly what the
+// effects need.
 import t from 'tap'
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs'
 import { dirname, join, relative, sep } from 'node:path'
@@ -12,8 +13,10 @@ import { parse as parseCel } from '@marcbachmann/cel-js'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from '../src/app.js'
 import { parseJobFlowSpec } from '../src/controllers/jobflow/spec.js'
+import { parseEphemeralJobSpec } from '../src/controllers/ephemeraljob/spec.js'
 import { defaultHooksDir, loadScriptLibrary } from '../src/scripts/library.js'
 import type { KubeObject } from '../src/k8s/types.js'
+import { EFFECT_PERMISSIONS } from '../src/effects/executor.js'
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
@@ -154,29 +157,39 @@ function compileRule (rule: string): (context: Record<string, unknown>) => unkno
 
 /**
  * Runs every x-kubernetes-validations rule of the schema on the part of `value` it sits on, the
- * way the API server does: `self` is that part, absent parts are not checked.
+ * way the API server does: `self` is that part, absent parts are not checked. `old` is the
+ * object before an update: transition rules (those that read `oldSelf`) run only where the old
+ * object has that part too, so never on create.
  */
-function celErrors (schema: Json, value: unknown, path = ''): string[] {
+function celErrors (schema: Json, value: unknown, path = '', old?: unknown): string[] {
   if (value === undefined || value === null) return []
   const errors: string[] = []
   for (const { rule, message } of schema['x-kubernetes-validations'] ?? []) {
+    const transition = /\boldSelf\b/.test(rule)
+    if (transition && (old === undefined || old === null)) continue
     let result: unknown
     try {
-      result = compileRule(rule)({ self: celValue(value) })
+      result = compileRule(rule)({ self: celValue(value), ...(transition ? { oldSelf: celValue(old) } : {}) })
     } catch (error) {
       result = error
     }
     if (result !== true) errors.push(`${path || '<root>'}: ${String(message ?? rule)}${result === false ? '' : ` (${String(result)})`}`)
   }
   if (Array.isArray(value)) {
-    if (schema.items !== undefined) value.forEach((item, i) => errors.push(...celErrors(schema.items, item, `${path}[${i}]`)))
+    // Old items correlate with new ones only in list-maps, by their keys.
+    const keys: string[] | undefined = schema['x-kubernetes-list-type'] === 'map' ? schema['x-kubernetes-list-map-keys'] : undefined
+    const oldItem = (item: unknown): unknown => keys === undefined || !Array.isArray(old)
+      ? undefined
+      : old.find(o => keys.every(k => (o as Json)?.[k] === (item as Json)?.[k]))
+    if (schema.items !== undefined) value.forEach((item, i) => errors.push(...celErrors(schema.items, item, `${path}[${i}]`, oldItem(item))))
   } else if (typeof value === 'object') {
     const record = value as Record<string, unknown>
+    const oldRecord: Record<string, unknown> | undefined = old !== null && typeof old === 'object' && !Array.isArray(old) ? old as Record<string, unknown> : undefined
     const properties: Record<string, Json> = schema.properties ?? {}
-    for (const [name, child] of Object.entries(properties)) errors.push(...celErrors(child, record[name], `${path}.${name}`))
+    for (const [name, child] of Object.entries(properties)) errors.push(...celErrors(child, record[name], `${path}.${name}`, oldRecord?.[name]))
     if (typeof schema.additionalProperties === 'object') {
       for (const [name, child] of Object.entries(record)) {
-        if (!(name in properties)) errors.push(...celErrors(schema.additionalProperties, child, `${path}.${name}`))
+        if (!(name in properties)) errors.push(...celErrors(schema.additionalProperties, child, `${path}.${name}`, oldRecord?.[name]))
       }
     }
   }
@@ -192,7 +205,8 @@ function crdErrors (object: Json): string[] {
 t.test('the CRDs are structural and follow the contract', async t => {
   const expected: Record<string, { shortName: string, status: boolean }> = {
     JobFlow: { shortName: 'jf', status: true },
-    JobTemplate: { shortName: 'jt', status: false }
+    JobTemplate: { shortName: 'jt', status: false },
+    DaemonJob: { shortName: 'dj', status: true }
   }
   for (const [kind, { shortName, status }] of Object.entries(expected)) {
     const crd = crds.find(c => c.spec.names.kind === kind)
@@ -525,6 +539,34 @@ t.test('the Deployment runs the service safely', async t => {
 
   const accounts = ofKind('ServiceAccount', 'deploy/').map(d => d.object)
   t.ok(accounts.some(a => a.metadata.name === pod.serviceAccountName && a.metadata.namespace === deployment.metadata.namespace), 'its ServiceAccount exists')
+  const account = accounts.find(a => a.metadata.name === pod.serviceAccountName)
+  t.not(pod.automountServiceAccountToken ?? account?.automountServiceAccountToken, false, 'the pods get the token that applies effects')
+})
+
+t.test('the ClusterRole grants exactly what the effects need, to the Deployment\'s ServiceAccount', async t => {
+  const roles = ofKind('ClusterRole', 'deploy/').map(d => d.object)
+  t.equal(roles.length, 1, 'one ClusterRole')
+  const role = roles[0]
+  const granted: string[] = []
+  for (const rule of role?.rules ?? []) {
+    t.same(Object.keys(rule).sort(), ['apiGroups', 'resources', 'verbs'], 'no resourceNames, nonResourceURLs or aggregation')
+    for (const group of rule.apiGroups ?? []) {
+      for (const resource of rule.resources ?? []) {
+        for (const verb of rule.verbs ?? []) granted.push(`${String(group)} ${String(resource)} ${String(verb)}`)
+      }
+    }
+  }
+  const needed = Object.values(EFFECT_PERMISSIONS).flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
+  t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS, no more, no less')
+  t.same(granted.length, new Set(granted).size, 'nothing granted twice')
+  t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
+  t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'InjectEphemeralContainers'], 'every effect type has its permissions listed')
+
+  const bindings = ofKind('ClusterRoleBinding', 'deploy/').map(d => d.object)
+  t.equal(bindings.length, 1, 'one ClusterRoleBinding')
+  const binding = bindings[0]
+  t.same(binding?.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role?.metadata.name }, 'binds the ClusterRole')
+  t.same(binding?.subjects, [{ kind: 'ServiceAccount', name: deployment.spec.template.spec.serviceAccountName, namespace: deployment.metadata.namespace }], 'to the Deployment\'s ServiceAccount only')
 })
 
 t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t => {
@@ -545,7 +587,8 @@ t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t =
   t.ok(ports.length > 0 && ports.every((p: Json) => namesPort(p.port)), 'the NetworkPolicy opens the container port')
 
   const namespaces = new Set(ofKind('Namespace', 'deploy/').map(d => d.object.metadata.name))
-  for (const { file, object } of docs.filter(d => d.file.startsWith('deploy/') && d.object.kind !== 'Namespace')) {
+  const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding'])
+  for (const { file, object } of docs.filter(d => d.file.startsWith('deploy/') && !clusterScoped.has(d.object.kind))) {
     t.ok(namespaces.has(object.metadata.namespace), `${file}: in a namespace the manifests create`)
   }
 })
@@ -580,4 +623,111 @@ t.test('the Dockerfile builds what the Deployment runs', async t => {
     t.notOk(ignored.includes(needed), `.dockerignore keeps ${needed}`)
   }
   t.ok(ignored.includes('node_modules'), '.dockerignore leaves out node_modules')
+})
+
+// ---------------------------------------------------------------------------------------------
+// EphemeralJob.
+
+t.test('the EphemeralJob CRD: columns, required fields, ranges, and only replicas, parallelism and paused change', async t => {
+  const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
+  const version = storageVersion(crd)
+  t.ok(crd.spec.names.shortNames.includes('ejob'), 'short name ejob')
+  t.same(version.additionalPrinterColumns.map((c: Json) => c.name), ['STATUS', 'MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE'])
+  t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, ['Waiting', 'Running', 'Succeeded', 'Failed', 'Error', 'Paused', 'Invalid'])
+  const root = version.schema.openAPIV3Schema
+  const story = (): Json => clone(examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')?.object)
+  const openApi = (o: Json): string[] => openApiErrors(crd, o)
+  const cel = (o: Json, old?: Json): string[] => celErrors(root, o, '', old)
+  const hookProblems = (o: Json): string[] => { const p = parseEphemeralJobSpec(o as KubeObject); return p.ok ? [] : p.problems }
+  t.same([...openApi(story()), ...cel(story())], [], 'the first story is valid')
+  t.same(hookProblems(story()), [], 'and the hook agrees')
+
+  const schemaCases: Array<[string, (o: Json) => void]> = [
+    ...['name', 'image', 'imagePullPolicy', 'terminationMessagePolicy', 'targetContainerName'].map((field): [string, (o: Json) => void] =>
+      [`a container without ${field}`, o => { delete o.spec.template.ephemeralContainers[0][field] }]),
+    ['no selector', o => { delete o.spec.selector }],
+    ['no template', o => { delete o.spec.template }],
+    ['no containers', o => { o.spec.template.ephemeralContainers = [] }],
+    ['parallelism 11', o => { o.spec.parallelism = 11 }],
+    ['parallelism 0', o => { o.spec.parallelism = 0 }],
+    ['an unknown pull policy', o => { o.spec.template.ephemeralContainers[0].imagePullPolicy = 'Sometimes' }],
+    ['an unknown termination message policy', o => { o.spec.template.ephemeralContainers[0].terminationMessagePolicy = 'Stdout' }],
+    ['an unknown selector operator', o => { o.spec.selector.matchExpressions = [{ key: 'a', operator: 'Like', values: ['b'] }] }],
+    ['two containers with one name', o => { o.spec.parallelism = 2; o.spec.template.ephemeralContainers.push(clone(o.spec.template.ephemeralContainers[0])) }]
+  ]
+  for (const [what, mutate] of schemaCases) {
+    const o = story()
+    mutate(o)
+    t.not(openApi(o).length, 0, `the schema refuses ${what}`)
+    t.not(hookProblems(o).length, 0, `the hook also refuses ${what}`)
+  }
+  const celCases: Array<[string, (o: Json) => void, RegExp]> = [
+    ['an empty selector', o => { o.spec.selector = {} }, /must not be empty/],
+    ['In without values', o => { o.spec.selector.matchExpressions = [{ key: 'a', operator: 'In' }] }, /need values/],
+    ['more containers than parallelism', o => {
+      o.spec.template.ephemeralContainers.push({ ...clone(o.spec.template.ephemeralContainers[0]), name: 'second' })
+    }, /parallelism must be at least the number of ephemeral containers/]
+  ]
+  for (const [what, mutate, message] of celCases) {
+    const o = story()
+    mutate(o)
+    t.same(openApi(o), [], `${what}: the OpenAPI schema alone lets it through`)
+    const errors = cel(o)
+    t.equal(errors.length, 1, `a CEL rule refuses ${what}: ${errors.join('; ')}`)
+    t.match(errors[0] ?? '', message)
+    t.not(hookProblems(o).length, 0, `the hook also refuses ${what}`)
+  }
+
+  const allowed: Array<[string, (o: Json) => void]> = [
+    ['replicas', o => { o.spec.replicas = 2 }],
+    ['replicas removed', o => { delete o.spec.replicas }],
+    ['parallelism', o => { o.spec.parallelism = 3 }],
+    ['paused', o => { o.spec.paused = true }]
+  ]
+  for (const [what, mutate] of allowed) {
+    const o = story()
+    mutate(o)
+    t.same([...openApi(o), ...cel(o, story())], [], `an update may change ${what}`)
+  }
+  const immutable: Array<[string, (o: Json) => void, RegExp]> = [
+    ['the selector', o => { o.spec.selector.matchLabels.app = 'other' }, /spec.selector cannot change/],
+    ['the template', o => { o.spec.template.ephemeralContainers[0].image = 'busybox:1.37' }, /spec.template cannot change/],
+    ['the template\'s command', o => { o.spec.template.ephemeralContainers[0].command = ['true'] }, /spec.template cannot change/],
+    ['ttlSecondsAfterCreated', o => { o.spec.ttlSecondsAfterCreated = 60 }, /ttlSecondsAfterCreated cannot change/],
+    ['ttlSecondsAfterCreated (removed)', o => { delete o.spec.ttlSecondsAfterCreated }, /ttlSecondsAfterCreated cannot change/],
+    ['ttlSecondsAfterFinished (added)', o => { o.spec.ttlSecondsAfterFinished = 60 }, /ttlSecondsAfterFinished cannot change/],
+    ['activeDeadlineSeconds (added)', o => { o.spec.activeDeadlineSeconds = 60 }, /activeDeadlineSeconds cannot change/]
+  ]
+  for (const [what, mutate, message] of immutable) {
+    const o = story()
+    mutate(o)
+    t.same([...openApi(o), ...cel(o)], [], `${what}: fine on create`)
+    const errors = cel(o, story())
+    t.equal(errors.length, 1, `an update may not change ${what}: ${errors.join('; ')}`)
+    t.match(errors[0] ?? '', message)
+  }
+})
+
+t.test('the EphemeralJob hooks answer for the examples, and the status fits the CRD', async t => {
+  const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
+  for (const { file, object } of examples.filter(d => d.object.kind === 'EphemeralJob')) {
+    const parent = { ...clone(object), metadata: { ...object.metadata, namespace: 'default', uid: `uid-${String(object.metadata.name)}`, creationTimestamp: '2026-01-02T03:00:00Z', generation: 1 } }
+    const customize = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/customize', payload: { parent } })
+    t.equal(customize.statusCode, 200, `${file}: customize answers`)
+    t.same(customize.json().relatedResources, [{ apiVersion: 'v1', resource: 'pods', labelSelector: object.spec.selector }], `${file}: customize asks for the selected Pods`)
+    const targets = new Set<string>(object.spec.template.ephemeralContainers.map((c: Json) => c.targetContainerName))
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'pod-0', namespace: 'default', uid: 'pod-uid-0', creationTimestamp: '2026-01-02T02:00:00Z', labels: object.spec.selector.matchLabels },
+      spec: { containers: [...targets].map(name => ({ name, image: 'busybox' })) },
+      status: { phase: 'Running' }
+    }
+    const request = { parent, children: {}, related: { 'Pod.v1': { 'default/pod-0': pod } }, finalizing: false }
+    const response = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/sync', payload: request })
+    t.equal(response.statusCode, 200, `${file}: sync answers`)
+    const body = response.json()
+    t.match(body.status, { phase: 'Waiting', match: 1, waiting: 1 }, `${file}: the Pod is chosen`)
+    t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status fits the CRD's status schema`)
+  }
 })

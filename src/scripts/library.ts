@@ -30,13 +30,18 @@ export function loadScriptLibrary (dir: string): ScriptLibrary {
   return scripts
 }
 
-/** The `hooks/` folder of this package, found by walking up from this module to package.json. */
-export function defaultHooksDir (): string {
+/** The folder of this package's package.json, found by walking up from this module (src/ or dist/src/). */
+export function packageRoot (): string {
   let dir = dirname(fileURLToPath(import.meta.url))
   while (!existsSync(join(dir, 'package.json'))) {
     const parent = dirname(dir)
-    if (parent === dir) throw new Error('cannot find the package root to load hooks/ from')
+    if (parent === dir) throw new Error('cannot find the package root (package.json)')
     dir = parent
   }
-  return join(dir, 'hooks')
+  return dir
+}
+
+/** The `hooks/` folder of this package. */
+export function defaultHooksDir (): string {
+  return join(packageRoot(), 'hooks')
 }

@@ -244,22 +244,13 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
       '--manage-nodes-with-annotation-selector', 'kwok.x-k8s.io/node=fake', '--server-address', `127.0.0.1:${kwokPort}`
     ])
     const nodeName = 'kwok-node-0'
-    await apply(kubectl, stringify({
-      apiVersion: 'v1',
-      kind: 'Node',
-      metadata: { name: nodeName, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': nodeName, type: 'kwok' } },
-      status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' }, capacity: { cpu: '32', memory: '256Gi', pods: '110' } }
-    }))
-    await waitFor(`node ${nodeName} Ready`, async () => {
-      const ready = await kubectl(['get', 'node', nodeName, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])
-      return ready.stdout === 'True' ? true : undefined
-    })
+    await addKwokNode(kubectl, nodeName)
     // Namespaces get their default ServiceAccount from the controller manager; wait for it.
     await waitFor('the default ServiceAccount', async () => ((await kubectl(['get', 'serviceaccount', 'default'])).code === 0 ? true : undefined))
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
     start('jobhooks', process.execPath, ['--max-semi-space-size=64', join(ROOT, 'dist', 'src', 'server.js')], {
-      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info'
+      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig
     })
     await waitFor('jobhooks /readyz', async () => ((await fetch(`${hooksUrl}/readyz`)).ok ? true : undefined), 30_000)
 
@@ -306,6 +297,21 @@ async function kubectlOk (kubectl: Cluster['kubectl'], args: string[], input?: s
   const result = await kubectl(args, input)
   if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed: ${result.stderr}`)
   return result.stdout
+}
+
+/** A Node that kwok plays the kubelet of (tests/e2e/kwok-stages.yaml makes it Ready), once Ready. */
+export async function addKwokNode (kubectl: Cluster['kubectl'], name: string, spec: Record<string, unknown> = {}): Promise<void> {
+  await apply(kubectl, stringify({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': name, type: 'kwok' } },
+    spec,
+    status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' }, capacity: { cpu: '32', memory: '256Gi', pods: '110' } }
+  }))
+  await waitFor(`node ${name} Ready`, async () => {
+    const ready = await kubectl(['get', 'node', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])
+    return ready.stdout === 'True' ? true : undefined
+  })
 }
 
 /** `kubectl apply -f -` of every document in `yaml`. */

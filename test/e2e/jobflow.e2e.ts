@@ -5,29 +5,10 @@ import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
-import { apply, clusterFromEnv, ROOT, waitFor, type Cluster } from './cluster.js'
+import { apply, ROOT, waitFor } from './cluster.js'
+import { startScenarios } from './scenario.js'
 
-const cluster = await clusterFromEnv()
-t.comment(`running against ${cluster.metacontroller}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`)
-
-const created: string[] = []
-/** A namespace of its own per scenario, deleted at the end (a user's cluster stays clean). */
-async function namespace (name: string): Promise<string> {
-  const ns = `e2e-${name}-${Date.now().toString(36)}-${created.length}`
-  await apply(cluster.kubectl, stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'jobhooks.io/e2e': 'true' } } }))
-  created.push(ns)
-  return ns
-}
-t.teardown(async () => {
-  if (created.length > 0) await cluster.kubectl(['delete', 'namespace', '--wait=false', ...created])
-  await cluster.stop()
-})
-
-async function getJson (args: string[]): Promise<any> {
-  const result = await cluster.kubectl([...args, '-o', 'json'])
-  if (result.code !== 0) throw new Error(result.stderr)
-  return JSON.parse(result.stdout)
-}
+const { cluster, namespace, getJson } = await startScenarios(t)
 
 async function jobflow (ns: string, name: string): Promise<any> {
   return await getJson(['get', 'jobflow', name, '-n', ns])

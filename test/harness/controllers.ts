@@ -1,21 +1,37 @@
-// The CompositeControllers of jobhooks as the simulator plays them (manifests/controllers/ is
-// the truth for a real cluster; these mirror its parent, child types and hook version).
-import { jobflowHooks } from '../../src/controllers/jobflow/index.js'
+// The CompositeControllers of jobhooks as the simulator plays them: read from
+// manifests/controllers/, the same files a cluster gets, so the simulator cannot drift from them.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseAllDocuments } from 'yaml'
+import { ALL_KINDS } from '../../src/controllers/registry.js'
+import { packageRoot } from '../../src/scripts/library.js'
 import type { ControllerConfig, HookVersion } from './simulator.js'
 
 export const JOBHOOKS_API_VERSION = 'jobhooks.io/v1alpha1'
 
-/** JobFlow: children Jobs and ConfigMaps, customize asks for JobTemplates. */
-export function jobflowController (hookVersion: HookVersion = 'v2'): ControllerConfig {
+/**
+ * The CompositeController of manifests/controllers/ whose parent is `resource` (e.g. `jobflows`),
+ * with the kind's hooks found by its sync path. `hookVersion` overrides the manifest's.
+ */
+export function controllerFromManifest (resource: string, hookVersion?: HookVersion): ControllerConfig {
+  const dir = join(packageRoot(), 'manifests', 'controllers')
+  const controllers = readdirSync(dir).flatMap(file => parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS()))
+  const cc = controllers.find(c => c?.kind === 'CompositeController' && c.spec?.parentResource?.resource === resource)
+  if (cc === undefined) throw new Error(`no CompositeController for ${resource} in manifests/controllers/`)
+  const syncPath: string = cc.spec.hooks.sync.webhook.path
+  const hooks = ALL_KINDS.find(k => syncPath === `/hooks/${k.kind}/sync`)
+  if (hooks === undefined) throw new Error(`${String(cc.metadata.name)}: no kind serves ${syncPath}`)
   return {
-    name: 'jobflow-controller',
-    hooks: jobflowHooks,
-    parent: { apiVersion: JOBHOOKS_API_VERSION, resource: 'jobflows' },
-    children: [
-      { apiVersion: 'batch/v1', resource: 'jobs' },
-      { apiVersion: 'v1', resource: 'configmaps' }
-    ],
-    hookVersion,
-    generateSelector: true
+    name: cc.metadata.name,
+    hooks,
+    parent: { apiVersion: cc.spec.parentResource.apiVersion, resource },
+    children: (cc.spec.childResources ?? []).map((c: { apiVersion: string, resource: string }) => ({ apiVersion: c.apiVersion, resource: c.resource })),
+    hookVersion: hookVersion ?? cc.spec.hooks.sync.version,
+    generateSelector: cc.spec.generateSelector === true
   }
+}
+
+/** JobFlow: children Jobs and ConfigMaps, customize asks for JobTemplates. */
+export function jobflowController (hookVersion?: HookVersion): ControllerConfig {
+  return controllerFromManifest('jobflows', hookVersion)
 }

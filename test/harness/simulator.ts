@@ -37,6 +37,9 @@ import {
 import { ObjectStore, AlreadyExistsError } from './store.js'
 import { ResourceTable, type ResourceType, type TypeName } from './resources.js'
 import { defaultJob, finishedStatus, jobScript, startedStatus, type JobBehaviour, type JobScript, type JobResult } from './jobs.js'
+import { SimulatorExecutor } from './effects.js'
+import { EphemeralKubelet, type EphemeralBehaviour } from './ephemeraljob.js'
+import { withEffectOutcomes } from '../../src/effects/status.js'
 
 export type HookVersion = 'v1' | 'v2'
 export type Transport = 'http' | 'direct'
@@ -67,11 +70,14 @@ export interface SimulatorOptions {
   resources?: ResourceType[]
   /** How long a customize answer is cached per (parent uid, generation). Default 1200 s. */
   customizeCacheSeconds?: number
+  /** What injected ephemeral containers do (the kubelet's part); see ephemeraljob.ts. */
+  ephemeral?: EphemeralBehaviour
 }
 
 export type TimelineType =
   | 'applied' | 'edited' | 'deleted' | 'created' | 'adopted' | 'released'
   | 'job-started' | 'job-succeeded' | 'job-failed' | 'phase' | 'sync-error'
+  | 'injected' | 'container-started' | 'container-finished'
 
 export interface TimelineEvent {
   /** Simulated seconds since the simulation started. */
@@ -81,7 +87,7 @@ export interface TimelineEvent {
   /** The object's controller (its parent), for children. */
   owner?: ObjectRef
   /** `deleted`: who deleted it. */
-  cause?: 'user' | 'controller' | 'garbage-collector'
+  cause?: 'user' | 'controller' | 'garbage-collector' | 'effect'
   /** `phase`: the parent's new phase and the one before (its message: a `Valid` False condition's). */
   phase?: string
   previousPhase?: string
@@ -126,6 +132,7 @@ type Scheduled =
   | { type: 'job-start', at: number, seq: number, ref: ObjectRef, uid: string }
   | { type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string, result: 'succeed' | 'fail', final: boolean }
   | { type: 'resync', at: number, seq: number, ref: ObjectRef, uid: string, retry: boolean }
+  | { type: 'call', at: number, seq: number, ref: ObjectRef, uid: string, what: string, run: () => void }
 
 /** A scheduled event before it gets its sequence number. */
 type Unscheduled = Scheduled extends infer S ? S extends Scheduled ? Omit<S, 'seq'> & { seq?: number } : never : never
@@ -166,6 +173,10 @@ export class Simulator {
   readonly store: ObjectStore
   /** Status writes per parent (`namespace/name`), to check that a quiet system stays quiet. */
   readonly statusWrites = new Map<string, number>()
+  /** Applies the hooks' effects to the store (both transports); its log lists every effect applied. */
+  readonly effects: SimulatorExecutor
+  /** Moves injected ephemeral containers through waiting, running and terminated. */
+  readonly kubelet: EphemeralKubelet
 
   private readonly startMs: number
   private nowMs: number
@@ -195,6 +206,24 @@ export class Simulator {
     this.customizeCacheMs = (options.customizeCacheSeconds ?? 1200) * 1000
     this.store = new ObjectStore(() => this.nowMs, (old, current) => this.onChange(old, current))
     this.controllers = options.controllers.map((config, i) => this.resolveController(config, i))
+    this.kubelet = new EphemeralKubelet({
+      store: this.store,
+      nowMs: () => this.nowMs,
+      schedule: (seconds, ref, uid, what, run) => this.schedule({ type: 'call', at: this.nowMs + seconds * 1000, ref, uid, what, run }),
+      record: (type, pod, message) => this.record({ type, object: pod, message })
+    }, options.ephemeral)
+    this.effects = new SimulatorExecutor({
+      store: this.store,
+      seconds: () => this.seconds(),
+      deleted: object => {
+        this.record({ type: 'deleted', object: refOf(object), cause: 'effect', ...this.ownerOf(object) })
+        this.collectGarbage()
+      },
+      injected: (pod, containers) => {
+        this.record({ type: 'injected', object: refOf(pod), message: containers.map(c => c.name).join(', ') })
+        this.kubelet.injected(pod, containers)
+      }
+    })
   }
 
   // ---- clock and queries ---------------------------------------------------------------------
@@ -368,6 +397,10 @@ export class Simulator {
       case 'resync':
         this.note(`${event.retry ? 'retry' : 'resync'} ${describeRef(event.ref)}`, [])
         this.enqueue(event.ref)
+        return
+      case 'call':
+        this.note(event.what, [])
+        event.run()
         return
       case 'job-start': {
         if (isRecord(current.status) && current.status.startTime !== undefined) return
@@ -671,7 +704,8 @@ export class Simulator {
       logger: false,
       scripts: this.scripts,
       clock: () => new Date(this.nowMs),
-      kinds: [...new Set(this.controllers.map(c => c.hooks))]
+      kinds: [...new Set(this.controllers.map(c => c.hooks))],
+      effects: this.effects
     })
     this.app = await this.appPromise
     return this.app
@@ -689,7 +723,9 @@ export class Simulator {
         return { ok: false, error: `sync hook answered something that is not JSON: ${reply.body.slice(0, 200)}` }
       }
     } else {
-      body = wire(runSyncHook(controller.hooks, 'sync', wire(request), this.context()).response)
+      const context = this.context()
+      const result = runSyncHook(controller.hooks, 'sync', wire(request), context)
+      body = wire(withEffectOutcomes(result.response, this.effects.applyNow(wire(result.effects)), context.now))
     }
     const problem = schemaProblem(SyncResponseSchema, body, controller.version)
     if (problem !== undefined) return { ok: false, error: `sync hook answer refused: ${problem}` }
@@ -890,6 +926,8 @@ function ruleProblem (controller: Controller, parent: KubeObject, rule: RelatedR
   if (rule.names !== undefined && (rule.labelSelector !== undefined || rule.namespaceSelector !== undefined)) {
     return `rule for ${rule.resource}: names cannot be combined with labelSelector or namespaceSelector`
   }
+  // customize/manager.go determineSelectionType: a labelSelector with a namespace is refused too.
+  if (rule.namespace !== undefined && rule.labelSelector !== undefined) return `rule for ${rule.resource}: related rule cannot have both labelSelector and Namespace/Names specified`
   if (rule.namespace !== undefined && rule.namespaceSelector !== undefined) return `rule for ${rule.resource}: namespace cannot be combined with namespaceSelector`
   const namespaced = controller.parentType.namespaced
   if (namespaced && controller.version === 'v1') {

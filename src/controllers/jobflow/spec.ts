@@ -8,6 +8,9 @@ import { isDnsLabel } from '../../k8s/names.js'
 import { parseGlobalParams, objectList, type GlobalParams } from '../common/global-params.js'
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { orderByDependencies } from './dag.js'
+import { jobSpecProblems, type Parsed } from '../common/job-spec.js'
+
+export { jobSpecProblems }
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
 
@@ -29,7 +32,7 @@ export interface JobFlowSpec {
   scripts: Record<string, string>
 }
 
-export type Parsed<T> = { ok: true, value: T } | { ok: false, problems: string[] }
+export type { Parsed }
 
 export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const spec = parent.spec
@@ -99,17 +102,4 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
     else flow.script = script
   }
   return flow
-}
-
-/**
- * Checks a Job spec the way the API server would refuse it, so the problem shows in our status
- * instead of as a Metacontroller sync error that repeats forever.
- */
-export function jobSpecProblems (spec: JobSpec, at: string): string[] {
-  const pod = spec.template?.spec
-  if (!isRecord(pod) || !Array.isArray(pod.containers) || pod.containers.length === 0) {
-    return [`${at}: the Job template has no containers (template.spec.containers)`]
-  }
-  if (pod.restartPolicy === 'Always') return [`${at}: a Job's pods cannot have restartPolicy Always (use Never or OnFailure)`]
-  return []
 }

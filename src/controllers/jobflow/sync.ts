@@ -9,7 +9,8 @@ import { childName, fitName } from '../../k8s/names.js'
 import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/objects.js'
 import { setCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
-import { mountedScriptsConfigMaps, resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
+import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
+import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { validityConditions } from '../common/validity.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
@@ -158,29 +159,20 @@ function jobIdentity (parent: KubeObject, flow: FlowSpec): JobIdentity {
  */
 function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIdentity>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest): KubeObject[] | string {
   const children: KubeObject[] = []
-  const mounted = new Set<string>()
+  const kept: KubeObject[] = []
   for (const flow of spec.flows) {
     const id = ids.get(flow.name) as JobIdentity
     const observed = observedJobs.get(id.name)
     if (observed !== undefined) {
       children.push(keepAsObserved(observed))
-      const pod = isRecord(observed.spec) && isRecord(observed.spec.template) ? observed.spec.template.spec : undefined
-      for (const name of mountedScriptsConfigMaps(pod)) mounted.add(name)
+      kept.push(observed)
     } else if (toCreate.has(flow.name)) {
       const job = buildFlowJob(id, flow, plan.templates.get(flow.name) as JobSpec, spec, plan.scripts?.metadata.name)
       if (typeof job === 'string') return job
       children.push(job)
     }
   }
-  if (plan.scripts !== undefined) {
-    children.push(plan.scripts)
-    mounted.delete(plan.scripts.metadata.name)
-  }
-  const configMaps = objectsByName(request.children, 'ConfigMap', 'v1')
-  for (const name of [...mounted].sort()) {
-    const observed = configMaps.get(name)
-    if (observed !== undefined) children.push(keepAsObserved(observed))
-  }
+  children.push(...scriptsConfigMapChildren(kept, plan.scripts, request.children))
   return children
 }
 

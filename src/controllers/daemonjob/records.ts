@@ -1,0 +1,110 @@
+// The per-node outcomes of a DaemonJob and their memory in its status (law 6): the names of the
+// nodes whose Job succeeded (`status.succeededNodes`) and a record per node whose Job failed
+// (`status.failedNodes`). A finished Job that disappears is known from these and never re-runs.
+import type { KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { timestamp } from '../../k8s/time.js'
+import { jobFailureMessage, jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
+import { nodeJobName, nodeOfJob } from './job.js'
+
+export type NodePhase = 'Running' | 'Succeeded' | 'Failed'
+
+export interface NodeRecord {
+  /** The node's name. */
+  name: string
+  jobName: string
+  phase: NodePhase
+  message?: string
+  completionTime?: string
+}
+
+/** What `status.failedNodes` holds for a node. */
+export interface FailedNode {
+  name: string
+  jobName: string
+  message: string
+  completionTime?: string
+}
+
+/** The settled outcomes of the previous status, by node name; malformed entries are ignored. */
+export function readMemory (status: Record<string, unknown>, daemonJob: string): Map<string, NodeRecord> {
+  const memory = new Map<string, NodeRecord>()
+  if (Array.isArray(status.succeededNodes)) {
+    for (const name of status.succeededNodes) {
+      if (typeof name === 'string') memory.set(name, { name, jobName: nodeJobName(daemonJob, name), phase: 'Succeeded' })
+    }
+  }
+  if (Array.isArray(status.failedNodes)) {
+    for (const entry of status.failedNodes) {
+      if (!isRecord(entry) || typeof entry.name !== 'string') continue
+      memory.set(entry.name, {
+        name: entry.name,
+        jobName: typeof entry.jobName === 'string' ? entry.jobName : nodeJobName(daemonJob, entry.name),
+        phase: 'Failed',
+        message: typeof entry.message === 'string' ? entry.message : 'the Job failed',
+        ...(typeof entry.completionTime === 'string' ? { completionTime: entry.completionTime } : {})
+      })
+    }
+  }
+  return memory
+}
+
+/**
+ * Every node's record: what its observed Job says, or what we remember of a Job that finished
+ * and is gone. A remembered outcome is final; an unfinished Job that is gone has no record.
+ */
+export function observeNodes (jobs: KubeObject[], memory: Map<string, NodeRecord>, now: Date): Map<string, NodeRecord> {
+  const records = new Map<string, NodeRecord>()
+  for (const job of jobs) {
+    const node = nodeOfJob(job) ?? job.metadata.name
+    const remembered = memory.get(node)
+    records.set(node, remembered ?? recordFromJob(node, job, now))
+  }
+  for (const [node, record] of memory) if (!records.has(node)) records.set(node, record)
+  return new Map([...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+function recordFromJob (node: string, job: KubeObject, now: Date): NodeRecord {
+  const outcome = jobOutcome(job)
+  if (outcome === undefined) return { name: node, jobName: job.metadata.name, phase: 'Running' }
+  if (outcome === 'Succeeded') return { name: node, jobName: job.metadata.name, phase: 'Succeeded' }
+  return { name: node, jobName: job.metadata.name, phase: 'Failed', message: jobFailureMessage(job), completionTime: jobFinishTime(job) ?? timestamp(now) }
+}
+
+export interface Counts {
+  desired: number
+  active: number
+  succeeded: number
+  failed: number
+}
+
+/** The counts of the status: `creating` Jobs are asked for now and count as active. */
+export function countNodes (records: Map<string, NodeRecord>, creating: number): Counts {
+  let active = creating
+  let succeeded = 0
+  let failed = 0
+  for (const record of records.values()) {
+    if (record.phase === 'Running') active++
+    else if (record.phase === 'Succeeded') succeeded++
+    else failed++
+  }
+  return { desired: records.size + creating, active, succeeded, failed }
+}
+
+/** The memory written back: succeeded node names and failed node records, sorted by node name. */
+export function memoryStatus (records: Map<string, NodeRecord>): { succeededNodes: string[], failedNodes: FailedNode[] } {
+  const succeededNodes: string[] = []
+  const failedNodes: FailedNode[] = []
+  for (const record of records.values()) {
+    if (record.phase === 'Succeeded') succeededNodes.push(record.name)
+    if (record.phase === 'Failed') {
+      failedNodes.push({
+        name: record.name,
+        jobName: record.jobName,
+        message: record.message ?? 'the Job failed',
+        ...(record.completionTime !== undefined ? { completionTime: record.completionTime } : {})
+      })
+    }
+  }
+  return { succeededNodes, failedNodes }
+}

@@ -1,0 +1,159 @@
+// The DaemonJob sync hook: from the observed DaemonJob, its Jobs and the cluster's Nodes to one
+// Job per eligible node and the status that counts them. Pure: no I/O; the clock only stamps
+// times that are then carried forward.
+import type { PodSpec } from 'kubernetes-types/core/v1.js'
+import type { HookContext, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
+import type { Condition, KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { fitName } from '../../k8s/names.js'
+import { groupKey, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
+import { setCondition } from '../../k8s/conditions.js'
+import { timestamp } from '../../k8s/time.js'
+import { resolveScripts, runScriptInPod, scriptsConfigMap } from '../../scripts/configmap.js'
+import { validityConditions } from '../common/validity.js'
+import { scriptsConfigMapChildren } from '../common/job-spec.js'
+import { parseDaemonJobSpec } from './spec.js'
+import { ineligibility } from './eligibility.js'
+import { buildNodeJob, DAEMONJOB_LABEL, podTemplate } from './job.js'
+import { countNodes, memoryStatus, observeNodes, readMemory, type Counts, type NodeRecord } from './records.js'
+
+export type DaemonJobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
+
+export const NODE_GROUP = groupKey('Node', 'v1')
+/** How many ineligible nodes a message names before it only counts the rest. */
+const NAMED_IN_MESSAGE = 10
+
+/** The Nodes Metacontroller sent, or undefined when it sent no Node group at all. */
+function relatedNodes (request: SyncRequest): KubeObject[] | undefined {
+  if (!isRecord(request.related?.[NODE_GROUP])) return undefined
+  return objectsOf(request.related, 'Node', 'v1')
+}
+
+export function syncDaemonJob (request: SyncRequest, context: HookContext): SyncResponse {
+  const { parent } = request
+  const now = context.now
+  const previous = isRecord(parent.status) ? parent.status : {}
+  const observedJobs = objectsOf(request.children, 'Job', 'batch/v1')
+  const records = observeNodes(observedJobs, readMemory(previous, parent.metadata.name), now)
+  // A DaemonJob that finished stays finished: nodes that come later get no Job.
+  const finished = typeof previous.completionTime === 'string'
+
+  const parsed = parseDaemonJobSpec(parent)
+  if (!parsed.ok) return keepEverything(request, previous, records, finished, parsed.problems, now)
+  const spec = parsed.value
+
+  let scripts: KubeObject | undefined
+  if (!finished && spec.script !== undefined) {
+    const resolved = resolveScripts([spec.script.name], spec.scripts, context.scripts)
+    const trial = podTemplate(spec).spec as PodSpec
+    const problems = [...resolved.problems, ...[runScriptInPod(trial, 'check', spec.script)].filter((p): p is string => p !== undefined)]
+    if (problems.length > 0) return keepEverything(request, previous, records, finished, problems.map(p => `spec.script: ${p}`), now)
+    scripts = scriptsConfigMap(parent.metadata.name, parent.metadata.namespace, { [DAEMONJOB_LABEL]: fitName(parent.metadata.name) }, resolved.scripts)
+  }
+
+  // Every node without a Job or an outcome gets its Job, if it is eligible and we are not done.
+  const nodes = relatedNodes(request)
+  const toCreate: string[] = []
+  const ineligible: string[] = []
+  if (!finished) {
+    const pod = podTemplate(spec).spec as PodSpec
+    for (const node of nodes ?? []) {
+      const reason = ineligibility(node, pod, spec.excluded)
+      if (reason !== undefined) ineligible.push(`${node.metadata.name}: ${reason}`)
+      else if (!records.has(node.metadata.name)) toCreate.push(node.metadata.name)
+    }
+  }
+
+  const jobs = observedJobs.map(keepAsObserved)
+  for (const node of toCreate) {
+    const job = buildNodeJob(parent, node, spec, scripts?.metadata.name)
+    if (typeof job === 'string') return keepEverything(request, previous, records, finished, [`spec.script: ${job}`], now)
+    jobs.push(job)
+  }
+  jobs.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+  const children = [...jobs, ...scriptsConfigMapChildren(observedJobs, scripts, request.children)]
+
+  const counts = countNodes(records, toCreate.length)
+  const phase = daemonJobPhase(counts, records, finished, nodes !== undefined)
+  const message = finished ? undefined : statusMessage(counts, records, nodes, ineligible)
+  const status: Record<string, unknown> = {
+    phase,
+    ...(message !== undefined ? { message } : {}),
+    ...counts,
+    ...optional('startTime', stringField(previous.startTime) ?? (counts.desired > 0 ? timestamp(now) : undefined)),
+    ...optional('completionTime', stringField(previous.completionTime) ?? (phase === 'Succeeded' || phase === 'Failed' ? timestamp(now) : undefined)),
+    ...memoryStatus(records),
+    conditions: outcomeConditions(validityConditions(previous.conditions, [], now), phase, counts, records, now)
+  }
+  return { status, children }
+}
+
+/**
+ * Finished once every node that got a Job has an outcome: Failed if any failed, else Succeeded.
+ * Never with no node at all (it waits for one), and never without knowing the Nodes.
+ */
+function daemonJobPhase (counts: Counts, records: Map<string, NodeRecord>, finished: boolean, nodesKnown: boolean): DaemonJobPhase {
+  if (finished) return counts.failed > 0 ? 'Failed' : 'Succeeded'
+  if (counts.desired === 0) return 'Pending'
+  if (counts.active === 0 && nodesKnown) return counts.failed > 0 ? 'Failed' : 'Succeeded'
+  return records.size > 0 ? 'Running' : 'Pending'
+}
+
+/** Why an unfinished DaemonJob waits, when that is not just its Jobs running. */
+function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes: KubeObject[] | undefined, ineligible: string[]): string | undefined {
+  if (nodes === undefined) {
+    return 'Metacontroller sent no Nodes (no related Node.v1 group): the DaemonJob controller\'s customize hook must be registered; no new Job is created until Nodes arrive'
+  }
+  if (counts.desired === 0) {
+    if (nodes.length === 0) {
+      return 'no eligible node: Metacontroller sent no Nodes (related Node.v1 is empty; a namespaced DaemonJob receives Nodes only from hooks registered with version v2); waiting for nodes'
+    }
+    const named = ineligible.slice(0, NAMED_IN_MESSAGE).join('; ')
+    const more = ineligible.length > NAMED_IN_MESSAGE ? `; and ${ineligible.length - NAMED_IN_MESSAGE} more` : ''
+    return `no eligible node among ${nodes.length}: ${named}${more}; waiting for nodes`
+  }
+  const present = new Set(nodes.map(n => n.metadata.name))
+  const lost = [...records.values()].filter(r => r.phase === 'Running' && !present.has(r.name)).map(r => r.name)
+  if (lost.length > 0) {
+    return `Jobs wait on nodes that no longer exist: ${lost.join(', ')}; they end by their activeDeadlineSeconds or when deleted`
+  }
+  return undefined
+}
+
+/** `Complete` or `Failed` once the DaemonJob finished, as on a Job, so `kubectl wait` works. */
+function outcomeConditions (conditions: Condition[], phase: DaemonJobPhase, counts: Counts, records: Map<string, NodeRecord>, now: Date): Condition[] {
+  if (phase === 'Succeeded') {
+    return setCondition(conditions, { type: 'Complete', status: 'True', reason: 'AllNodesSucceeded', message: `the Jobs of ${counts.succeeded} of ${counts.desired} nodes succeeded` }, now)
+  }
+  if (phase === 'Failed') {
+    const failed = [...records.values()].filter(r => r.phase === 'Failed')
+    const named = failed.slice(0, NAMED_IN_MESSAGE).map(r => `${r.name}: ${r.message ?? 'failed'}`).join('; ')
+    const more = failed.length > NAMED_IN_MESSAGE ? `; and ${failed.length - NAMED_IN_MESSAGE} more` : ''
+    return setCondition(conditions, { type: 'Failed', status: 'True', reason: 'NodeJobFailed', message: `the Jobs of ${counts.failed} of ${counts.desired} nodes failed: ${named}${more}` }, now)
+  }
+  return conditions
+}
+
+/**
+ * The answer to a spec we cannot act on (law 2): every observed child exactly as it is, the
+ * previous status with the problems in `Valid` and phase `Invalid`, and the memory of finished
+ * Jobs brought up to date with what we observe.
+ */
+function keepEverything (request: SyncRequest, previous: Record<string, unknown>, records: Map<string, NodeRecord>, finished: boolean, problems: string[], now: Date): SyncResponse {
+  const counts = countNodes(records, 0)
+  const { message: _message, ...rest } = previous
+  const phase: DaemonJobPhase = finished ? (counts.failed > 0 ? 'Failed' : 'Succeeded') : 'Invalid'
+  return {
+    status: { ...rest, phase, ...counts, ...memoryStatus(records), conditions: validityConditions(previous.conditions, problems, now) },
+    children: keepAllObserved(request.children)
+  }
+}
+
+function stringField (value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+function optional (key: string, value: string | undefined): Record<string, string> {
+  return value === undefined ? {} : { [key]: value }
+}
+

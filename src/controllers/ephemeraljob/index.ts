@@ -1,0 +1,12 @@
+import type { KindHooks } from '../../protocol/hooks.js'
+import { syncEphemeralJob } from './sync.js'
+import { customizeEphemeralJob } from './customize.js'
+
+export const ephemeraljobHooks: KindHooks = {
+  kind: 'ephemeraljob',
+  phaseField: 'phase',
+  // No finalize hook: ephemeral containers cannot be removed from a Pod, so there is nothing to
+  // undo when the job goes.
+  sync: syncEphemeralJob,
+  customize: customizeEphemeralJob
+}

@@ -1,0 +1,296 @@
+// The executor that applies effects to the cluster through the Kubernetes API (section 4 of
+// DESIGN.md), and the choice between it and the recording dry-run at start-up.
+//
+// Credentials, TLS settings and the API server's address all come from @kubernetes/client-node's
+// KubeConfig; the requests themselves are plain node:http(s) requests with the options KubeConfig
+// computes, so that each one can carry the exact content type, body and abort signal it needs.
+// client-node is loaded only when there are credentials to use.
+import { setMaxListeners } from 'node:events'
+import { existsSync } from 'node:fs'
+import { request as httpRequest, STATUS_CODES, type IncomingMessage, type RequestOptions } from 'node:http'
+import { request as httpsRequest } from 'node:https'
+import { delimiter, join } from 'node:path'
+import type { KubeConfig } from '@kubernetes/client-node'
+import { RecordingExecutor } from './dry-run.js'
+import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, InjectEphemeralContainers, ObjectRef } from './types.js'
+
+/** One RBAC rule's worth of access, as a ClusterRole spells it. */
+export interface Permission {
+  apiGroup: string
+  resource: string
+  verbs: string[]
+}
+
+/**
+ * What each effect type needs from the API server, and nothing more. The ClusterRole in
+ * manifests/deploy/rbac.yaml grants exactly the union of these (test/manifests.test.ts checks
+ * it), and `Delete` acts only on the resources listed for it here.
+ */
+export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permission[]>> = {
+  InjectEphemeralContainers: [{ apiGroup: '', resource: 'pods/ephemeralcontainers', verbs: ['patch'] }],
+  // An EphemeralJob deletes itself after its TTL.
+  Delete: [{ apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['delete'] }]
+}
+
+/** The kinds effects act on: kind → API group and plural (the resource in the URL). All namespaced. */
+export const RESOURCES: Readonly<Record<string, { group: string, plural: string }>> = {
+  Pod: { group: '', plural: 'pods' },
+  EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' }
+}
+
+export interface ClusterExecutorOptions {
+  /** Most requests in flight at once. */
+  concurrency: number
+  /** Time one `apply` call may take; what is not done by then fails (and is retried next sync). */
+  budgetMs: number
+}
+
+interface Request {
+  method: 'PATCH' | 'DELETE'
+  path: string
+  contentType: string
+  body: unknown
+}
+
+/** A request an effect cannot be turned into: it fails without reaching the API server. */
+class Refused extends Error {}
+
+/** The API path of an object: core `/api/v1/...` or `/apis/<group>/<version>/...`. */
+export function objectPath (target: ObjectRef): string {
+  const resource = RESOURCES[target.kind]
+  if (resource === undefined) throw new Refused(`unknown kind ${target.kind}: effects act on ${Object.keys(RESOURCES).join(', ')}`)
+  const slash = target.apiVersion.indexOf('/')
+  const group = slash < 0 ? '' : target.apiVersion.slice(0, slash)
+  if (group !== resource.group) throw new Refused(`${target.kind} is in API group ${JSON.stringify(resource.group)}, not in ${target.apiVersion}`)
+  if (target.namespace === undefined || target.namespace === '') throw new Refused(`${target.kind} ${target.name} has no namespace`)
+  const prefix = group === '' ? `/api/${target.apiVersion}` : `/apis/${target.apiVersion}`
+  return `${prefix}/namespaces/${encodeURIComponent(target.namespace)}/${resource.plural}/${encodeURIComponent(target.name)}`
+}
+
+/** Whether `permissions` let `verb` act on `kind`'s resource (or a subresource of it). */
+function allowed (permissions: readonly Permission[], kind: string, verb: string, subresource?: string): boolean {
+  const resource = RESOURCES[kind]
+  if (resource === undefined) return false
+  const name = subresource === undefined ? resource.plural : `${resource.plural}/${subresource}`
+  return permissions.some(p => p.apiGroup === resource.group && p.resource === name && p.verbs.includes(verb))
+}
+
+/** The API request that applies an effect. The target's UID is its precondition either way. */
+export function requestFor (effect: Effect): Request {
+  switch (effect.type) {
+    case 'InjectEphemeralContainers': return injectRequest(effect)
+    case 'Delete': return deleteRequest(effect)
+  }
+}
+
+function injectRequest (effect: InjectEphemeralContainers): Request {
+  if (effect.target.kind !== 'Pod') throw new Refused(`ephemeral containers go into Pods, not into a ${effect.target.kind}`)
+  return {
+    method: 'PATCH',
+    path: `${objectPath(effect.target)}/ephemeralcontainers`,
+    contentType: 'application/strategic-merge-patch+json',
+    // The UID is the precondition: when the Pod of that name is another one, the API server
+    // refuses the patch (1.36 answers 422 Invalid, "metadata.uid: ... field is immutable").
+    body: { metadata: { uid: effect.target.uid }, spec: { ephemeralContainers: effect.containers } }
+  }
+}
+
+function deleteRequest (effect: DeleteObject): Request {
+  const path = objectPath(effect.target)
+  if (!allowed(EFFECT_PERMISSIONS.Delete, effect.target.kind, 'delete')) {
+    throw new Refused(`deleting a ${effect.target.kind} is not an effect this service may apply`)
+  }
+  return {
+    method: 'DELETE',
+    path,
+    contentType: 'application/json',
+    body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: effect.target.uid }, propagationPolicy: 'Background' }
+  }
+}
+
+/** The parts of the API's Status answer we read. */
+interface Status {
+  message?: unknown
+  details?: { causes?: Array<{ field?: unknown }> }
+}
+
+/** What an API answer means for an effect. */
+export function classify (statusCode: number, body: string): { result: EffectOutcome['result'], message?: string } {
+  if (statusCode >= 200 && statusCode < 300) return { result: 'applied' }
+  // 404: the object is gone. 409: a Delete's UID precondition failed, the name is another
+  // object's now.
+  if (statusCode === 404 || statusCode === 409) return { result: 'gone' }
+  const status = parseStatus(body)
+  // A patch's UID precondition fails as an invalid change of metadata.uid: another object too.
+  if (statusCode === 422 && (status?.details?.causes ?? []).some(cause => cause.field === 'metadata.uid')) return { result: 'gone' }
+  return { result: 'failed', message: `HTTP ${statusCode}: ${statusMessage(statusCode, status, body)}` }
+}
+
+function parseStatus (body: string): Status | undefined {
+  try {
+    const status: unknown = JSON.parse(body)
+    return typeof status === 'object' && status !== null ? status as Status : undefined
+  } catch {
+    return undefined // Not JSON: a proxy's page, say.
+  }
+}
+
+/** The `message` of the API's Status answer, else the start of whatever came back. */
+function statusMessage (statusCode: number, status: Status | undefined, body: string): string {
+  if (typeof status?.message === 'string' && status.message !== '') return status.message
+  const text = body.trim().replace(/\s+/g, ' ').slice(0, 200)
+  return text !== '' ? text : STATUS_CODES[statusCode] ?? 'no message'
+}
+
+/** Applies effects through the Kubernetes API with the credentials of a KubeConfig. */
+export class ClusterExecutor implements EffectExecutor {
+  readonly mode = 'cluster' as const
+  private readonly server: URL
+
+  constructor (private readonly kubeConfig: KubeConfig, private readonly options: ClusterExecutorOptions) {
+    const cluster = kubeConfig.getCurrentCluster()
+    if (cluster === null) throw new Error('the kubeconfig has no current cluster')
+    this.server = new URL(cluster.server)
+  }
+
+  async apply (effects: Effect[]): Promise<EffectOutcome[]> {
+    if (effects.length === 0) return []
+    const { budgetMs } = this.options
+    const late = `not applied within ${budgetMs} ms`
+    const outcomes: Array<EffectOutcome | undefined> = effects.map(() => undefined)
+    const abort = new AbortController()
+    const concurrency = Math.max(1, Math.min(this.options.concurrency, effects.length))
+    // Each request in flight listens to the signal.
+    setMaxListeners(concurrency + 10, abort.signal)
+    let timer: NodeJS.Timeout | undefined
+    const budget = new Promise<void>(resolve => {
+      timer = setTimeout(() => { abort.abort(); resolve() }, budgetMs)
+    })
+    let next = 0
+    const worker = async (): Promise<void> => {
+      while (!abort.signal.aborted && next < effects.length) {
+        const index = next++
+        const effect = effects[index] as Effect
+        const outcome = await this.applyOne(effect, abort.signal)
+        // An answer that lands after the budget is not reported: the caller has moved on.
+        if (!abort.signal.aborted) outcomes[index] = outcome
+      }
+    }
+    const workers = Array.from({ length: concurrency }, worker)
+    try {
+      // Whatever a request waits for (a slow credential plugin, say), apply returns at the budget.
+      await Promise.race([Promise.all(workers), budget])
+    } finally {
+      clearTimeout(timer)
+      abort.abort()
+    }
+    return effects.map((effect, index) => outcomes[index] ?? { effect, result: 'failed', message: late })
+  }
+
+  private async applyOne (effect: Effect, signal: AbortSignal): Promise<EffectOutcome> {
+    try {
+      const request = requestFor(effect)
+      const { statusCode, body } = await this.send(request, signal)
+      return { effect, ...classify(statusCode, body) }
+    } catch (error) {
+      if (error instanceof Refused) return { effect, result: 'failed', message: error.message }
+      const message = signal.aborted
+        ? `not applied within ${this.options.budgetMs} ms`
+        : `request failed: ${error instanceof Error ? error.message : String(error)}`
+      return { effect, result: 'failed', message }
+    }
+  }
+
+  private async send (request: Request, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
+    const payload = JSON.stringify(request.body)
+    const options: RequestOptions = {
+      method: request.method,
+      headers: {
+        Accept: 'application/json',
+        'Content-Type': request.contentType,
+        'Content-Length': String(Buffer.byteLength(payload)),
+        'User-Agent': 'jobhooks'
+      }
+    }
+    // Authorization (tokens, token files, exec and auth plugins), client certificates, the CA and
+    // insecure-skip-tls-verify: all from the kubeconfig, as an agent plus headers.
+    await this.kubeConfig.applyToHTTPSOptions(options)
+    signal.throwIfAborted()
+    const url = new URL(this.server.href.replace(/\/+$/, '') + request.path)
+    const send = url.protocol === 'http:' ? httpRequest : httpsRequest
+    return await new Promise((resolve, reject) => {
+      const req = send(url, { ...options, signal }, (res: IncomingMessage) => {
+        const chunks: Buffer[] = []
+        res.on('data', (chunk: Buffer) => chunks.push(chunk))
+        res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+        res.on('error', reject)
+      })
+      req.on('error', reject)
+      req.end(payload)
+    })
+  }
+}
+
+/** Where the service account's token is mounted in a Pod. */
+export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
+
+export type CredentialSource =
+  | { source: 'kubeconfig' | 'in-cluster', kubeConfig: KubeConfig, description: string }
+  | { source: 'none', reason: string, /** Credentials were expected (in a Pod) but are missing. */ unexpected?: boolean }
+
+/**
+ * The cluster credentials of this process: the files KUBECONFIG names when it is set (an explicit
+ * choice, as for kubectl), else the Pod's service account when running in a cluster
+ * (KUBERNETES_SERVICE_HOST set and the token mounted), else none. `~/.kube/config` alone is not
+ * used: a local run does not write to whatever cluster it points at. A KUBECONFIG that cannot be
+ * read or names no cluster is an error, not a silent dry-run.
+ */
+export async function loadCredentials (env: NodeJS.ProcessEnv = process.env, serviceAccountPrefix = ''): Promise<CredentialSource> {
+  const files = (env.KUBECONFIG ?? '').split(delimiter).filter(file => file !== '')
+  if (files.length > 0) {
+    const { KubeConfig } = await import('@kubernetes/client-node')
+    const kubeConfig = new KubeConfig()
+    try {
+      kubeConfig.loadFromFile(files[0] as string)
+      for (const file of files.slice(1)) {
+        const more = new KubeConfig()
+        more.loadFromFile(file)
+        kubeConfig.mergeConfig(more, true)
+      }
+    } catch (error) {
+      throw new Error(`KUBECONFIG=${env.KUBECONFIG ?? ''} cannot be read: ${error instanceof Error ? error.message : String(error)}`)
+    }
+    const cluster = kubeConfig.getCurrentCluster()
+    if (cluster === null || kubeConfig.getCurrentUser() === null) {
+      throw new Error(`KUBECONFIG=${env.KUBECONFIG ?? ''} has no current context with a cluster and a user`)
+    }
+    return { source: 'kubeconfig', kubeConfig, description: `KUBECONFIG ${files.join(delimiter)}, server ${cluster.server}` }
+  }
+  const host = env.KUBERNETES_SERVICE_HOST
+  if (host !== undefined && host !== '') {
+    const token = join(serviceAccountPrefix + SERVICE_ACCOUNT_DIR, 'token')
+    if (!existsSync(token)) return { source: 'none', reason: `in a cluster but no service account token at ${token} (automountServiceAccountToken is false?)`, unexpected: true }
+    const { KubeConfig } = await import('@kubernetes/client-node')
+    const kubeConfig = new KubeConfig()
+    // Reads KUBERNETES_SERVICE_HOST and _PORT from the process's environment itself.
+    kubeConfig.loadFromCluster(serviceAccountPrefix)
+    return { source: 'in-cluster', kubeConfig, description: `service account, server ${kubeConfig.getCurrentCluster()?.server ?? '?'}` }
+  }
+  return { source: 'none', reason: 'neither KUBECONFIG nor KUBERNETES_SERVICE_HOST is set' }
+}
+
+/** The executor for these credentials: the cluster one when there are any, else the recording dry-run. */
+export function selectExecutor (credentials: CredentialSource, options: ClusterExecutorOptions): { executor: EffectExecutor, message: string, level: 'info' | 'warn' } {
+  if (credentials.source === 'none') {
+    return {
+      executor: new RecordingExecutor(),
+      message: `no cluster credentials: effects are recorded, not applied (dry-run); ${credentials.reason}`,
+      level: credentials.unexpected === true ? 'warn' : 'info'
+    }
+  }
+  return {
+    executor: new ClusterExecutor(credentials.kubeConfig, options),
+    level: 'info',
+    message: `effects are applied to the cluster (${credentials.description}; concurrency ${options.concurrency}, budget ${options.budgetMs} ms)`
+  }
+}

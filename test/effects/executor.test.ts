@@ -1,0 +1,304 @@
+// The cluster executor against a fake API server that records every request: what goes over the
+// wire for each effect type (path, content type, body with its UID precondition, the kubeconfig's
+// token), how answers are classified, the time budget, bounded concurrency, and the choice of
+// executor at start-up.
+import t, { type Test } from 'tap'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import { mkdirSync, writeFileSync } from 'node:fs'
+import type { AddressInfo } from 'node:net'
+import { join } from 'node:path'
+import { stringify } from 'yaml'
+import { KubeConfig } from '@kubernetes/client-node'
+import {
+  ClusterExecutor, EFFECT_PERMISSIONS, SERVICE_ACCOUNT_DIR, loadCredentials, selectExecutor, type ClusterExecutorOptions
+} from '../../src/effects/executor.js'
+import type { Effect, ObjectRef } from '../../src/effects/types.js'
+import { testApp } from '../helpers/app.js'
+import { fixture } from '../helpers/fixtures.js'
+import type { KindHooks } from '../../src/protocol/hooks.js'
+
+interface Seen {
+  method: string
+  url: string
+  headers: IncomingMessage['headers']
+  body: string
+}
+
+/** What the fake answers: a status and a body, or `hang` to never answer. */
+type Answer = { status: number, body?: unknown, delayMs?: number } | 'hang'
+
+interface FakeApi {
+  url: string
+  requests: Seen[]
+  /** Most requests the fake had in flight at once. */
+  maxInFlight: number
+}
+
+const TOKEN = 'fake-token-123'
+
+async function fakeApi (t: Test, answer: (request: Seen) => Answer = () => ({ status: 200, body: {} })): Promise<FakeApi> {
+  const fake: FakeApi = { url: '', requests: [], maxInFlight: 0 }
+  let inFlight = 0
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    inFlight++
+    fake.maxInFlight = Math.max(fake.maxInFlight, inFlight)
+    let body = ''
+    req.on('data', chunk => { body += String(chunk) })
+    req.on('end', () => {
+      const seen: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body }
+      fake.requests.push(seen)
+      const reply = answer(seen)
+      if (reply === 'hang') {
+        res.on('close', () => { inFlight-- })
+        return
+      }
+      setTimeout(() => {
+        inFlight--
+        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {})
+        res.writeHead(reply.status, { 'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json' })
+        res.end(text)
+      }, reply.delayMs ?? 0)
+    })
+  })
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  t.teardown(async () => {
+    server.closeAllConnections()
+    await new Promise<void>(resolve => server.close(() => resolve()))
+  })
+  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return fake
+}
+
+/** A kubeconfig file for `server` with a token user; plain http needs insecure-skip-tls-verify. */
+function kubeconfigFile (t: Test, server: string): string {
+  const dir = t.testdir({})
+  const file = join(dir, 'kubeconfig')
+  writeFileSync(file, stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
+    users: [{ name: 'tester', user: { token: TOKEN } }],
+    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'tester' } }],
+    'current-context': 'fake'
+  }))
+  return file
+}
+
+function executorFor (t: Test, server: string, options: Partial<ClusterExecutorOptions> = {}): ClusterExecutor {
+  const kubeConfig = new KubeConfig()
+  kubeConfig.loadFromFile(kubeconfigFile(t, server))
+  return new ClusterExecutor(kubeConfig, { concurrency: 8, budgetMs: 5000, ...options })
+}
+
+const pod = (name: string, uid = `uid-${name}`): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'team-a', name, uid })
+const inject = (name: string, uid?: string): Effect => ({
+  type: 'InjectEphemeralContainers',
+  target: pod(name, uid),
+  containers: [{ name: 'debug', image: 'busybox:1.36', targetContainerName: 'app', env: [{ name: 'ephemeraljob', value: 'ej' }] }]
+})
+const deleteEjob = (name: string): Effect => ({
+  type: 'Delete',
+  target: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'EphemeralJob', namespace: 'team-a', name, uid: `uid-${name}` }
+})
+const status = (code: number, message: string) => ({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, code })
+
+t.test('InjectEphemeralContainers patches the ephemeralcontainers subresource with the Pod UID as precondition', async t => {
+  const api = await fakeApi(t)
+  const executor = executorFor(t, api.url)
+  t.equal(executor.mode, 'cluster')
+  const effect = inject('web-1', 'uid-1234')
+  const outcomes = await executor.apply([effect])
+  t.same(outcomes, [{ effect, result: 'applied' }])
+  t.equal(api.requests.length, 1)
+  const [request] = api.requests
+  t.equal(request?.method, 'PATCH')
+  t.equal(request?.url, '/api/v1/namespaces/team-a/pods/web-1/ephemeralcontainers')
+  t.equal(request?.headers['content-type'], 'application/strategic-merge-patch+json')
+  t.equal(request?.headers.authorization, `Bearer ${TOKEN}`, 'the token of the kubeconfig')
+  t.same(JSON.parse(request?.body ?? 'null'), {
+    metadata: { uid: 'uid-1234' },
+    spec: { ephemeralContainers: [{ name: 'debug', image: 'busybox:1.36', targetContainerName: 'app', env: [{ name: 'ephemeraljob', value: 'ej' }] }] }
+  })
+})
+
+t.test('Delete sends DeleteOptions with the UID precondition and background propagation', async t => {
+  const api = await fakeApi(t, () => ({ status: 200, body: { kind: 'EphemeralJob' } }))
+  const executor = executorFor(t, api.url)
+  const effect = deleteEjob('nightly')
+  t.same(await executor.apply([effect]), [{ effect, result: 'applied' }])
+  const [request] = api.requests
+  t.equal(request?.method, 'DELETE')
+  t.equal(request?.url, '/apis/jobhooks.io/v1alpha1/namespaces/team-a/ephemeraljobs/nightly')
+  t.equal(request?.headers['content-type'], 'application/json')
+  t.equal(request?.headers.authorization, `Bearer ${TOKEN}`)
+  t.same(JSON.parse(request?.body ?? 'null'), {
+    apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: 'uid-nightly' }, propagationPolicy: 'Background'
+  })
+})
+
+t.test('answers: 2xx applied; 404, 409 and a refused UID gone; 422 and others failed with the API message', async t => {
+  const answers: Record<string, Answer> = {
+    accepted: { status: 202, body: {} },
+    missing: { status: 404, body: status(404, 'pods "missing" not found') },
+    replaced: { status: 409, body: status(409, 'Precondition failed: UID in precondition: uid-replaced, UID in object meta: other') },
+    // What kube-apiserver 1.36 answers to a patch whose metadata.uid is not the Pod's.
+    recreated: {
+      status: 422,
+      body: {
+        ...status(422, 'Pod "recreated" is invalid: metadata.uid: Invalid value: "uid-recreated": field is immutable'),
+        reason: 'Invalid',
+        details: { name: 'recreated', kind: 'Pod', causes: [{ reason: 'FieldValueInvalid', message: 'Invalid value: "uid-recreated": field is immutable', field: 'metadata.uid' }] }
+      }
+    },
+    invalid: {
+      status: 422,
+      body: {
+        ...status(422, 'Pod "invalid" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be changed'),
+        details: { causes: [{ reason: 'FieldValueForbidden', field: 'spec.ephemeralContainers' }] }
+      }
+    },
+    forbidden: { status: 403, body: status(403, 'pods "forbidden" is forbidden: User cannot patch resource "pods/ephemeralcontainers"') },
+    proxy: { status: 502, body: '<html>bad gateway</html>' },
+    empty: { status: 503, body: '' }
+  }
+  const api = await fakeApi(t, request => answers[request.url.split('/')[6] ?? ''] ?? { status: 500 })
+  const executor = executorFor(t, api.url)
+  const outcomes = await executor.apply(Object.keys(answers).map(name => inject(name)))
+  t.same(outcomes.map(o => [o.effect.target.name, o.result, o.message]), [
+    ['accepted', 'applied', undefined],
+    ['missing', 'gone', undefined],
+    ['replaced', 'gone', undefined],
+    ['recreated', 'gone', undefined],
+    ['invalid', 'failed', 'HTTP 422: Pod "invalid" is invalid: spec.ephemeralContainers: Forbidden: existing ephemeral containers "debug" may not be changed'],
+    ['forbidden', 'failed', 'HTTP 403: pods "forbidden" is forbidden: User cannot patch resource "pods/ephemeralcontainers"'],
+    ['proxy', 'failed', 'HTTP 502: <html>bad gateway</html>'],
+    ['empty', 'failed', 'HTTP 503: Service Unavailable']
+  ])
+  t.equal(api.requests.length, 8)
+
+  const deletes = await fakeApi(t, () => ({ status: 404, body: status(404, 'not found') }))
+  const effect = deleteEjob('already-gone')
+  t.same(await executorFor(t, deletes.url).apply([effect]), [{ effect, result: 'gone' }], 'a Delete of what is gone is done')
+})
+
+t.test('a request still running at the budget is aborted and fails; apply returns', async t => {
+  const api = await fakeApi(t, request => request.url.includes('/slow/') ? 'hang' : { status: 200, body: {} })
+  const executor = executorFor(t, api.url, { budgetMs: 1000 })
+  const outcomes = await executor.apply([inject('fast'), inject('slow'), deleteEjob('ttl')])
+  t.same(outcomes.map(o => [o.effect.target.name, o.result, o.message]), [
+    ['fast', 'applied', undefined],
+    ['slow', 'failed', 'not applied within 1000 ms'],
+    ['ttl', 'applied', undefined]
+  ])
+})
+
+t.test('effects not started within the budget fail without a request', async t => {
+  const api = await fakeApi(t, () => 'hang')
+  const executor = executorFor(t, api.url, { concurrency: 1, budgetMs: 1000 })
+  const outcomes = await executor.apply([inject('first'), inject('second'), inject('third')])
+  t.same(outcomes.map(o => [o.effect.target.name, o.result, o.message]), [
+    ['first', 'failed', 'not applied within 1000 ms'],
+    ['second', 'failed', 'not applied within 1000 ms'],
+    ['third', 'failed', 'not applied within 1000 ms']
+  ])
+  t.equal(api.requests.length, 1, 'only the first was sent')
+})
+
+t.test('at most EFFECTS_CONCURRENCY requests are in flight', async t => {
+  const api = await fakeApi(t, () => ({ status: 200, body: {}, delayMs: 50 }))
+  const executor = executorFor(t, api.url, { concurrency: 2 })
+  const effects = ['a', 'b', 'c', 'd', 'e', 'f'].map(name => inject(name))
+  const outcomes = await executor.apply(effects)
+  t.same(outcomes.map(o => o.result), Array(6).fill('applied'))
+  t.same(outcomes.map(o => o.effect), effects, 'outcomes in the order of the effects')
+  t.equal(api.requests.length, 6)
+  t.ok(api.maxInFlight <= 2, `never more than 2 in flight (saw ${api.maxInFlight})`)
+})
+
+t.test('effects the executor cannot express fail without a request', async t => {
+  const api = await fakeApi(t)
+  const executor = executorFor(t, api.url)
+  const configMap: Effect = { type: 'Delete', target: { apiVersion: 'v1', kind: 'ConfigMap', namespace: 'team-a', name: 'cm', uid: 'u' } }
+  const podDelete: Effect = { type: 'Delete', target: pod('web-1') }
+  const wrongGroup: Effect = { type: 'Delete', target: { apiVersion: 'example.com/v1', kind: 'EphemeralJob', namespace: 'team-a', name: 'x', uid: 'u' } }
+  const noNamespace: Effect = { type: 'Delete', target: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'EphemeralJob', name: 'x', uid: 'u' } }
+  const notAPod: Effect = { type: 'InjectEphemeralContainers', target: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'EphemeralJob', namespace: 'team-a', name: 'x', uid: 'u' }, containers: [] }
+  const outcomes = await executor.apply([configMap, podDelete, wrongGroup, noNamespace, notAPod])
+  t.same(outcomes.map(o => o.result), ['failed', 'failed', 'failed', 'failed', 'failed'])
+  t.match(outcomes[0]?.message, /^unknown kind ConfigMap: effects act on Pod, EphemeralJob$/)
+  t.match(outcomes[1]?.message, /deleting a Pod is not an effect this service may apply/, 'only what EFFECT_PERMISSIONS grants')
+  t.match(outcomes[2]?.message, /EphemeralJob is in API group "jobhooks.io", not in example.com\/v1/)
+  t.match(outcomes[3]?.message, /has no namespace/)
+  t.match(outcomes[4]?.message, /ephemeral containers go into Pods/)
+  t.equal(api.requests.length, 0, 'nothing was sent')
+  t.same(EFFECT_PERMISSIONS.Delete.map(p => p.resource), ['ephemeraljobs'])
+})
+
+t.test('a network error fails the effect; no effects, no request', async t => {
+  const api = await fakeApi(t)
+  t.same(await executorFor(t, api.url).apply([]), [])
+  t.equal(api.requests.length, 0)
+  // Nothing listens on port 1.
+  const [outcome] = await executorFor(t, 'http://127.0.0.1:1').apply([inject('web-1')])
+  t.equal(outcome?.result, 'failed')
+  t.match(outcome?.message, /^request failed: .*ECONNREFUSED/)
+})
+
+t.test('the sync route applies effects through the cluster executor and counts them', async t => {
+  const api = await fakeApi(t, request => request.url.includes('/b/') ? { status: 422, body: status(422, 'ephemeral containers are disabled') } : { status: 200, body: {} })
+  const injecting: KindHooks = {
+    kind: 'jobflow',
+    phaseField: 'phase',
+    sync: () => ({ response: { status: { phase: 'Running', conditions: [] }, children: [] }, effects: [inject('a'), inject('b'), deleteEjob('c')] })
+  }
+  const app = await testApp(t, { kinds: [injecting], effects: executorFor(t, api.url) })
+  const body = (await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: fixture('jobflow/sync-new.v2.json') })).json()
+  t.equal(api.requests.length, 3)
+  t.match(body.status.conditions, [{ type: 'EffectsApplied', status: 'False', message: 'inject debug into Pod team-a/b: HTTP 422: ephemeral containers are disabled' }])
+  t.equal(body.resyncAfterSeconds, 5)
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(metrics, /jobhooks_effects_total\{type="InjectEphemeralContainers",result="applied"\} 1/)
+  t.match(metrics, /jobhooks_effects_total\{type="InjectEphemeralContainers",result="failed"\} 1/)
+  t.match(metrics, /jobhooks_effects_total\{type="Delete",result="applied"\} 1/)
+})
+
+t.test('start-up: the executor follows the credentials', async t => {
+  const options = { concurrency: 8, budgetMs: 5000 }
+
+  const none = await loadCredentials({})
+  t.equal(none.source, 'none')
+  const dryRun = selectExecutor(none, options)
+  t.equal(dryRun.executor.mode, 'dry-run', 'no credentials: dry-run')
+  t.match(dryRun.message, /^no cluster credentials: effects are recorded, not applied \(dry-run\)/)
+  t.equal(dryRun.level, 'info')
+
+  const file = kubeconfigFile(t, 'http://127.0.0.1:6443')
+  const fromFile = await loadCredentials({ KUBECONFIG: file })
+  t.equal(fromFile.source, 'kubeconfig')
+  const cluster = selectExecutor(fromFile, options)
+  t.equal(cluster.executor.mode, 'cluster', 'KUBECONFIG: cluster')
+  t.match(cluster.message, /effects are applied to the cluster \(KUBECONFIG .*server http:\/\/127\.0\.0\.1:6443/)
+
+  await t.rejects(loadCredentials({ KUBECONFIG: join(t.testdir({}), 'missing') }), /KUBECONFIG=.*missing cannot be read/, 'a KUBECONFIG that cannot be read is an error, not a dry-run')
+
+  const prefix = t.testdir({})
+  const noToken = await loadCredentials({ KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' }, prefix)
+  t.equal(noToken.source, 'none', 'in a Pod without a mounted token: dry-run')
+  t.equal(selectExecutor(noToken, options).level, 'warn', 'and says so loudly')
+
+  const saved = { host: process.env.KUBERNETES_SERVICE_HOST, port: process.env.KUBERNETES_SERVICE_PORT }
+  t.teardown(() => {
+    for (const [name, value] of [['KUBERNETES_SERVICE_HOST', saved.host], ['KUBERNETES_SERVICE_PORT', saved.port]] as const) {
+      if (value === undefined) delete process.env[name]
+      else process.env[name] = value
+    }
+  })
+  process.env.KUBERNETES_SERVICE_HOST = '10.0.0.1'
+  process.env.KUBERNETES_SERVICE_PORT = '443'
+  mkdirSync(join(prefix, SERVICE_ACCOUNT_DIR), { recursive: true })
+  writeFileSync(join(prefix, SERVICE_ACCOUNT_DIR, 'token'), 'sa-token')
+  const inCluster = await loadCredentials(process.env.KUBECONFIG === undefined ? process.env : { ...process.env, KUBECONFIG: '' }, prefix)
+  t.equal(inCluster.source, 'in-cluster')
+  if (inCluster.source === 'in-cluster') t.equal(inCluster.kubeConfig.getCurrentCluster()?.server, 'https://10.0.0.1:443')
+  t.equal(selectExecutor(inCluster, options).executor.mode, 'cluster', 'service account: cluster')
+})

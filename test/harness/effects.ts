@@ -1,0 +1,89 @@
+// The simulator's effects executor: applies the hooks' effects to the in-memory store the way
+// the API server would answer the real executor's calls (src/effects/executor.ts):
+//
+// - InjectEphemeralContainers: a strategic-merge patch of `pods/ephemeralcontainers` with a UID
+//   precondition. A Pod that is gone, or another Pod of the same name, is `gone`; a container
+//   already there unchanged is a no-op; one already there but different is refused (ephemeral
+//   containers cannot be changed), as is a target container the Pod does not have.
+// - Delete: a background delete with a UID precondition; the garbage collector then removes what
+//   the object owned.
+//
+// Every call is logged with the simulated time, for scenario assertions.
+import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
+import type { Effect, EffectExecutor, EffectOutcome } from '../../src/effects/types.js'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { deepEqual, describeRef, type ObjectRef } from './objects.js'
+import type { ObjectStore } from './store.js'
+
+export interface EffectHost {
+  store: ObjectStore
+  seconds: () => number
+  /** The object was deleted by an effect: record it and collect garbage. */
+  deleted: (object: KubeObject) => void
+  /** Containers were added to a Pod: the kubelet's cue. */
+  injected: (pod: KubeObject, containers: EphemeralContainer[]) => void
+}
+
+export interface AppliedEffect {
+  seconds: number
+  effect: Effect
+  result: EffectOutcome['result']
+  message?: string
+}
+
+export class SimulatorExecutor implements EffectExecutor {
+  readonly mode = 'cluster' as const
+  readonly log: AppliedEffect[] = []
+
+  constructor (private readonly host: EffectHost) {}
+
+  async apply (effects: Effect[]): Promise<EffectOutcome[]> {
+    return this.applyNow(effects)
+  }
+
+  /** The same, synchronously: the 'direct' transport calls it in-process. */
+  applyNow (effects: Effect[]): EffectOutcome[] {
+    return effects.map(effect => {
+      const outcome = this.applyOne(effect)
+      this.log.push({ seconds: this.host.seconds(), effect, result: outcome.result, ...(outcome.message !== undefined ? { message: outcome.message } : {}) })
+      return outcome
+    })
+  }
+
+  private applyOne (effect: Effect): EffectOutcome {
+    const { apiVersion, kind, namespace, name, uid } = effect.target
+    const ref: ObjectRef = { apiVersion, kind, name, ...(namespace !== undefined ? { namespace } : {}) }
+    const current = this.host.store.get(ref)
+    if (current === undefined) return { effect, result: 'gone', message: `${describeRef(ref)} not found` }
+    if (current.metadata.uid !== uid) return { effect, result: 'gone', message: `${describeRef(ref)} is another object now (uid ${String(current.metadata.uid)}, not ${uid})` }
+    switch (effect.type) {
+      case 'Delete': {
+        const deleted = this.host.store.delete(ref)
+        if (deleted !== undefined) this.host.deleted(deleted)
+        return { effect, result: 'applied' }
+      }
+      case 'InjectEphemeralContainers': {
+        const spec = isRecord(current.spec) ? current.spec : {}
+        const existing = Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
+        const regular = new Set((Array.isArray(spec.containers) ? spec.containers as Array<{ name: string }> : []).map(c => c.name))
+        const added: EphemeralContainer[] = []
+        for (const container of effect.containers) {
+          const same = existing.find(c => c.name === container.name)
+          if (same !== undefined) {
+            if (!deepEqual(same, container)) return { effect, result: 'failed', message: `Pod ${name}: ephemeral container ${container.name} exists and cannot be changed` }
+            continue
+          }
+          if (container.targetContainerName !== undefined && !regular.has(container.targetContainerName)) {
+            return { effect, result: 'failed', message: `Pod ${name}: no container ${container.targetContainerName} to target` }
+          }
+          added.push(container)
+        }
+        if (added.length === 0) return { effect, result: 'applied' }
+        const pod = this.host.store.update({ ...current, spec: { ...spec, ephemeralContainers: [...existing, ...added] } })
+        this.host.injected(pod, added)
+        return { effect, result: 'applied' }
+      }
+    }
+  }
+}
