@@ -3,7 +3,7 @@
 // and ephemeral-container statuses), half of them done (one in seven failed), six containers
 // running, two waiting, and the rest not injected yet. Deterministic: the same size gives
 // byte-identical JSON. `verify` checks the hook's answer before it is timed.
-import { createHash } from 'node:crypto'
+import { childlessStatus, k8sTime, podsRelatedRequest, seededUid } from './fixtures.js'
 import type { KubeObject } from '../src/k8s/types.js'
 
 export const EPHEMERALJOB_NAME = 'pidof-check'
@@ -37,15 +37,6 @@ export interface EphemeralJobFixture {
   verify: (response: unknown) => void
 }
 
-function uid (seed: string): string {
-  const h = createHash('sha256').update(seed).digest('hex')
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
-
-function time (ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
-}
-
 function stateOf (index: number, size: number): PodState {
   const done = Math.floor(size / 2)
   if (index < done) return index % 7 === 6 ? 'failed' : 'succeeded'
@@ -65,7 +56,7 @@ const TEMPLATE = {
 
 function pod (index: number, size: number, jobUid: string): KubeObject {
   const name = `web-7d9f8c6b5-${index.toString(36).padStart(5, '0')}`
-  const created = time(T0 - 3_600_000 + index * 1000)
+  const created = k8sTime(T0 - 3_600_000 + index * 1000)
   const state = stateOf(index, size)
   const injectedAt = T0 + index * 2000
   const ephemeral = state === 'new'
@@ -79,8 +70,8 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
         }]
       }
   const containerState = state === 'succeeded' || state === 'failed'
-    ? { terminated: { exitCode: state === 'failed' ? 1 : 0, reason: state === 'failed' ? 'Error' : 'Completed', startedAt: time(injectedAt + 1000), finishedAt: time(injectedAt + 4000), containerID: `containerd://${uid(`${name}-ec`).replace(/-/g, '')}` } }
-    : state === 'running' ? { running: { startedAt: time(injectedAt + 1000) } } : { waiting: { reason: 'ContainerCreating' } }
+    ? { terminated: { exitCode: state === 'failed' ? 1 : 0, reason: state === 'failed' ? 'Error' : 'Completed', startedAt: k8sTime(injectedAt + 1000), finishedAt: k8sTime(injectedAt + 4000), containerID: `containerd://${seededUid(`${name}-ec`).replace(/-/g, '')}` } }
+    : state === 'running' ? { running: { startedAt: k8sTime(injectedAt + 1000) } } : { waiting: { reason: 'ContainerCreating' } }
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -88,15 +79,15 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
       name,
       generateName: 'web-7d9f8c6b5-',
       namespace: NAMESPACE,
-      uid: uid(name),
+      uid: seededUid(name),
       resourceVersion: String(10_000 + index),
       creationTimestamp: created,
       labels: { app: 'web', 'pod-template-hash': '7d9f8c6b5' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8c6b5', uid: uid('web-7d9f8c6b5'), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8c6b5', uid: seededUid('web-7d9f8c6b5'), controller: true, blockOwnerDeletion: true }],
       managedFields: [
-        { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"${uid('web-7d9f8c6b5')}"}`]: {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:ports': {}, 'f:resources': {} } }, 'f:dnsPolicy': {}, 'f:restartPolicy': {} } } },
+        { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"${seededUid('web-7d9f8c6b5')}"}`]: {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:ports': {}, 'f:resources': {} } }, 'f:dnsPolicy': {}, 'f:restartPolicy': {} } } },
         { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: created, subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:hostIP': {}, 'f:phase': {}, 'f:podIP': {}, 'f:podIPs': {}, 'f:startTime': {}, ...(state === 'new' ? {} : { 'f:ephemeralContainerStatuses': {} }) } } },
-        ...(state === 'new' ? [] : [{ manager: 'jobhooks', operation: 'Update', apiVersion: 'v1', time: time(injectedAt), subresource: 'ephemeralcontainers', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:ephemeralContainers': { '.': {}, 'k:{"name":"pidof-ec"}': { '.': {}, 'f:command': {}, 'f:env': {}, 'f:image': {}, 'f:name': {}, 'f:targetContainerName': {} } } } } }])
+        ...(state === 'new' ? [] : [{ manager: 'jobhooks', operation: 'Update', apiVersion: 'v1', time: k8sTime(injectedAt), subresource: 'ephemeralcontainers', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:ephemeralContainers': { '.': {}, 'k:{"name":"pidof-ec"}': { '.': {}, 'f:command': {}, 'f:env': {}, 'f:image': {}, 'f:name': {}, 'f:targetContainerName': {} } } } } }])
       ]
     },
     spec: {
@@ -117,7 +108,7 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
       qosClass: 'Burstable',
       startTime: created,
       conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(type => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: created })),
-      containerStatuses: [{ name: 'app', image: 'registry.example.com/web:2.4.1', imageID: `registry.example.com/web@sha256:${uid('image').replace(/-/g, '')}`, containerID: `containerd://${uid(`${name}-app`).replace(/-/g, '')}`, ready: true, started: true, restartCount: 0, state: { running: { startedAt: created } } }],
+      containerStatuses: [{ name: 'app', image: 'registry.example.com/web:2.4.1', imageID: `registry.example.com/web@sha256:${seededUid('image').replace(/-/g, '')}`, containerID: `containerd://${seededUid(`${name}-app`).replace(/-/g, '')}`, ready: true, started: true, restartCount: 0, state: { running: { startedAt: created } } }],
       ...(state === 'new' ? {} : { ephemeralContainerStatuses: [{ name: 'pidof-ec', image: 'docker.io/library/busybox:1.36', imageID: '', lastState: {}, ready: false, restartCount: 0, state: containerState }] })
     }
   }
@@ -126,7 +117,7 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
 /** The sync request Metacontroller v2 sends for an EphemeralJob over `size` matched Pods (size ≥ 20). */
 export function ephemeralJobFixture (size: number): EphemeralJobFixture {
   if (size < 20) throw new Error('the EphemeralJob bench fixture needs at least 20 Pods')
-  const jobUid = uid(`ephemeraljob/${EPHEMERALJOB_NAME}`)
+  const jobUid = seededUid(`ephemeraljob/${EPHEMERALJOB_NAME}`)
   const pods = Array.from({ length: size }, (_, i) => pod(i, size, jobUid))
   const records = pods.flatMap((p, i) => {
     const state = stateOf(i, size)
@@ -136,7 +127,7 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
       name: p.metadata.name,
       uid: p.metadata.uid,
       phase,
-      ...(state === 'succeeded' || state === 'failed' ? { completionTime: time(T0 + i * 2000 + 4000) } : {}),
+      ...(state === 'succeeded' || state === 'failed' ? { completionTime: k8sTime(T0 + i * 2000 + 4000) } : {}),
       ...(state === 'failed' ? { message: 'pidof-ec exited with code 1 (Error)' } : {})
     }]
   })
@@ -150,8 +141,8 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
       uid: jobUid,
       generation: 1,
       resourceVersion: '9001',
-      creationTimestamp: time(T0 - 1000),
-      managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: API_VERSION, time: time(T0 - 1000), fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:parallelism': {}, 'f:selector': {}, 'f:template': {} } } }]
+      creationTimestamp: k8sTime(T0 - 1000),
+      managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: API_VERSION, time: k8sTime(T0 - 1000), fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:parallelism': {}, 'f:selector': {}, 'f:template': {} } } }]
     },
     spec: { selector: { matchLabels: { app: 'web' } }, parallelism: PARALLELISM, template: { ephemeralContainers: [TEMPLATE] } },
     status: {
@@ -161,16 +152,16 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
       failed: count('failed'),
       running: RUNNING,
       waiting: WAITING,
-      startTime: time(T0),
+      startTime: k8sTime(T0),
       pods: records,
-      conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: time(T0) }],
+      conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: k8sTime(T0) }],
       observedGeneration: 1
     }
   }
   const controller = {
     apiVersion: 'metacontroller.k8s.io/v1alpha1',
     kind: 'CompositeController',
-    metadata: { name: 'ephemeraljob-controller', uid: uid('ephemeraljob-controller'), generation: 1 },
+    metadata: { name: 'ephemeraljob-controller', uid: seededUid('ephemeraljob-controller'), generation: 1 },
     spec: { generateSelector: true, parentResource: { apiVersion: API_VERSION, resource: 'ephemeraljobs' }, childResources: [], hooks: { sync: { version: 'v2', webhook: { service: { name: 'jobhooks', namespace: 'jobhooks-system', port: 80 }, path: '/hooks/ephemeraljob/sync', timeout: '10s' } } } }
   }
   const newSlots = PARALLELISM - RUNNING - WAITING
@@ -183,25 +174,13 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
     chosen: records.length + newSlots,
     phase: 'Running'
   }
-  const request = JSON.parse(JSON.stringify({
-    controller,
-    parent,
-    children: {},
-    related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`${NAMESPACE}/${p.metadata.name}`, p])) },
-    finalizing: false
-  })) as EphemeralJobFixture['request']
+  const request = podsRelatedRequest(controller, parent, pods)
   return { now: new Date(T0 + size * 2000 + 60_000), request, expected, verify: response => verify(response, expected) }
 }
 
 /** Checks a sync answer against what the fixture expects; throws with the first difference. */
 export function verify (response: unknown, expected: EphemeralJobExpectation): void {
-  const answer = response as { status?: Record<string, unknown>, children?: unknown[] }
-  const status = answer?.status
-  if (status === undefined || !Array.isArray(answer.children)) throw new Error('not a sync answer: no status or children')
-  if (answer.children.length !== 0) throw new Error(`an EphemeralJob has no children, got ${answer.children.length}`)
-  for (const key of ['phase', 'match', 'succeeded', 'failed', 'running', 'waiting'] as const) {
-    if (status[key] !== expected[key]) throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
-  }
+  const status = childlessStatus(response, 'EphemeralJob', expected, ['phase', 'match', 'succeeded', 'failed', 'running', 'waiting'] as const)
   const chosen = Array.isArray(status.pods) ? status.pods.length : -1
   if (chosen !== expected.chosen) throw new Error(`status.pods has ${chosen} Pods, expected ${expected.chosen}`)
 }

@@ -4,6 +4,7 @@
 // defaulted spec fields and Job controller status. Everything is deterministic: the same size
 // gives byte-identical JSON.
 import { createHash } from 'node:crypto'
+import { timestamp } from '../src/k8s/time.js'
 import type { KubeObject } from '../src/k8s/types.js'
 
 export const BENCH_NAMESPACE = 'default'
@@ -64,9 +65,41 @@ export function fixtureUid (seed: string): string {
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
 }
 
+/** A stable, UUID-shaped uid from a seed (sha256), for the fixtures of the other kinds. */
+export function seededUid (seed: string): string {
+  const h = createHash('sha256').update(seed).digest('hex')
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
+/**
+ * The sync request of a parent without children whose related objects are Pods, keyed as
+ * Metacontroller v2 keys them. A JSON round trip makes it exactly what arrives over the wire.
+ */
+export function podsRelatedRequest (controller: unknown, parent: KubeObject, pods: KubeObject[]): { controller: unknown, parent: KubeObject, children: Record<string, never>, related: Record<string, Record<string, KubeObject>>, finalizing: boolean } {
+  return JSON.parse(JSON.stringify({
+    controller,
+    parent,
+    children: {},
+    related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`${p.metadata.namespace ?? ''}/${p.metadata.name}`, p])) },
+    finalizing: false
+  }))
+}
+
+/** The status of a sync answer of a kind without children, with each of `keys` as expected; throws otherwise. */
+export function childlessStatus<T extends object> (response: unknown, kind: string, expected: T, keys: ReadonlyArray<keyof T & string>): Record<string, unknown> {
+  const answer = response as { status?: Record<string, unknown>, children?: unknown[] }
+  const status = answer?.status
+  if (status === undefined || !Array.isArray(answer.children)) throw new Error('not a sync answer: no status or children')
+  if (answer.children.length !== 0) throw new Error(`an ${kind} has no children, got ${answer.children.length}`)
+  for (const key of keys) {
+    if (status[key] !== expected[key]) throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+  }
+  return status
+}
+
 /** RFC 3339 in seconds, the way the API server writes times. */
 export function k8sTime (ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
+  return timestamp(new Date(ms))
 }
 
 /** A small deterministic PRNG (mulberry32), so the DAG is the same on every run. */

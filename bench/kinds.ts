@@ -1,11 +1,13 @@
-// The benchmark of the DaemonJob and EphemeralJob sync hooks at 500 and 5,000 objects (Nodes,
-// matched Pods), requests as the API server returns the objects. One sync at a time through
-// real HTTP on 127.0.0.1: the latency Metacontroller sees, p50 and p99.
+// The benchmark of the DaemonJob, EphemeralJob, OperationJob and CollaSet sync hooks at 500 and
+// 5,000 objects (Nodes, matched Pods, targets, Pods), requests as the API server returns the
+// objects. One sync at a time through real HTTP on 127.0.0.1: the latency Metacontroller sees.
 import { performance } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import { buildApp } from '../src/app.js'
 import { daemonJobFixture } from './daemonjob.js'
 import { ephemeralJobFixture } from './ephemeraljob.js'
+import { operationJobFixture } from './operationjob.js'
+import { collaSetFixture } from './collaset.js'
 
 interface Fixture {
   now: Date
@@ -22,7 +24,9 @@ interface KindCase {
 
 const CASES: KindCase[] = [
   { kind: 'DaemonJob', path: '/hooks/daemonjob/sync', unit: 'Nodes', build: daemonJobFixture },
-  { kind: 'EphemeralJob', path: '/hooks/ephemeraljob/sync', unit: 'matched Pods', build: ephemeralJobFixture }
+  { kind: 'EphemeralJob', path: '/hooks/ephemeraljob/sync', unit: 'matched Pods', build: ephemeralJobFixture },
+  { kind: 'OperationJob', path: '/hooks/operationjob/sync', unit: 'targets', build: operationJobFixture },
+  { kind: 'CollaSet', path: '/hooks/collaset/sync', unit: 'Pods', build: collaSetFixture }
 ]
 
 /** The goal: one sync answers within a second at the largest size. */

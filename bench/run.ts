@@ -35,7 +35,7 @@ const duration = positiveNumber('BENCH_DURATION', 5)
 const rounds = Math.round(positiveNumber('BENCH_ROUNDS', 3))
 const connections = Math.round(positiveNumber('BENCH_CONNECTIONS', 4))
 const sizes = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(s => Number(s.trim()))
-/** DaemonJob Nodes and EphemeralJob Pods; BENCH_KIND_SIZES= (empty) skips them. */
+/** Objects of the other kinds (Nodes, Pods, targets); BENCH_KIND_SIZES= (empty) skips them. */
 const kindSizes = (process.env.BENCH_KIND_SIZES ?? '500,5000').split(',').filter(s => s.trim() !== '').map(s => Number(s.trim()))
 const inlineClient = process.env.BENCH_CLIENT === 'inline'
 const breakdown = process.env.BENCH_BREAKDOWN !== '0'
@@ -445,7 +445,7 @@ async function main (): Promise<void> {
   }
 
   if (kindSizes.length > 0) {
-    console.log(`\n# DaemonJob and EphemeralJob: one sync at a time over HTTP, about ${duration} s per kind and size\n`)
+    console.log(`\n# DaemonJob, EphemeralJob, OperationJob and CollaSet: one sync at a time over HTTP, about ${duration} s per kind and size\n`)
     const rows = await benchKinds(kindSizes, duration)
     console.log(kindTable(rows))
     console.log('\nGoals:')

@@ -17,6 +17,7 @@ import { parseEphemeralJobSpec } from '../src/controllers/ephemeraljob/spec.js'
 import { defaultHooksDir, loadScriptLibrary } from '../src/scripts/library.js'
 import type { KubeObject } from '../src/k8s/types.js'
 import { EFFECT_PERMISSIONS } from '../src/effects/executor.js'
+import { syncCollaSet } from '../src/controllers/collaset/sync.js'
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
@@ -206,7 +207,9 @@ t.test('the CRDs are structural and follow the contract', async t => {
   const expected: Record<string, { shortName: string, status: boolean }> = {
     JobFlow: { shortName: 'jf', status: true },
     JobTemplate: { shortName: 'jt', status: false },
-    DaemonJob: { shortName: 'dj', status: true }
+    DaemonJob: { shortName: 'dj', status: true },
+    OperationJob: { shortName: 'opj', status: true },
+    CollaSet: { shortName: 'cls', status: true }
   }
   for (const [kind, { shortName, status }] of Object.entries(expected)) {
     const crd = crds.find(c => c.spec.names.kind === kind)
@@ -560,7 +563,7 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
   t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS, no more, no less')
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
   t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
-  t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'InjectEphemeralContainers'], 'every effect type has its permissions listed')
+  t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'InjectEphemeralContainers', 'SetPodCondition'], 'every effect type has its permissions listed')
 
   const bindings = ofKind('ClusterRoleBinding', 'deploy/').map(d => d.object)
   t.equal(bindings.length, 1, 'one ClusterRoleBinding')
@@ -730,4 +733,149 @@ t.test('the EphemeralJob hooks answer for the examples, and the status fits the 
     t.match(body.status, { phase: 'Waiting', match: 1, waiting: 1 }, `${file}: the Pod is chosen`)
     t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status fits the CRD's status schema`)
   }
+})
+
+// ---------------------------------------------------------------------------------------------
+// OperationJob.
+
+t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a partition that only grows', async t => {
+  const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
+  const version = storageVersion(crd)
+  t.same(version.additionalPrinterColumns.map((c: Json) => `${String(c.name)} ${String(c.jsonPath)}`), ['PROGRESS .status.progress', 'AGE .metadata.creationTimestamp'])
+  const root = version.schema.openAPIV3Schema
+  const spec = root.properties.spec.properties
+  t.equal(spec.activeDeadlineSeconds.default, 10800, 'deadline defaults to 3 h')
+  t.equal(spec.TTLSecondsAfterFinished.default, 1800, 'TTL defaults to 30 min (capital T, as in the reference)')
+  t.same(root.properties.status.properties.progress.enum, ['Pending', 'Processing', 'Failed', 'Succeeded', 'Invalid'])
+  t.same(Object.keys(root.properties.status.properties.targetDetails.items.properties).sort(), ['endTime', 'error', 'extraInfo', 'name', 'progress', 'startTime'])
+  const example = (): Json => clone(examples.find(d => d.object.kind === 'OperationJob')?.object)
+  const openApi = (o: Json): string[] => openApiErrors(crd, o)
+  const cel = (o: Json, old?: Json): string[] => celErrors(root, o, '', old)
+  t.same([...openApi(example()), ...cel(example())], [], 'the example is valid')
+
+  const schemaCases: Array<[string, (o: Json) => void]> = [
+    ['no action', o => { delete o.spec.action }],
+    ['no targets', o => { delete o.spec.targets }],
+    ['an empty target list', o => { o.spec.targets = [] }],
+    ['a target without a name', o => { o.spec.targets[0] = { containers: ['nginx'] } }],
+    ['two targets with one name (a list-map keyed by name)', o => { o.spec.targets[1].name = o.spec.targets[0].name }],
+    ['a negative partition', o => { o.spec.partition = -1 }],
+    ['activeDeadlineSeconds 0', o => { o.spec.activeDeadlineSeconds = 0 }],
+    ['TTLSecondsAfterFinished 0', o => { o.spec.TTLSecondsAfterFinished = 0 }],
+    ['a camelCase ttlSecondsAfterFinished', o => { o.spec.ttlSecondsAfterFinished = 60 }],
+    ['exec without an image', o => { delete o.spec.exec.image }],
+    ['an unknown progress', o => { o.status = { progress: 'Done' } }]
+  ]
+  for (const [what, mutate] of schemaCases) {
+    const o = example()
+    mutate(o)
+    t.not(openApi(o).length, 0, `the schema refuses ${what}`)
+  }
+  const celCases: Array<[string, (o: Json) => void, RegExp]> = [
+    ['exec with both command and script', o => { o.spec.exec.command = ['true'] }, /exactly one of exec.command and exec.script/],
+    ['Exec without spec.exec', o => { delete o.spec.exec }, /action Exec needs spec.exec/]
+  ]
+  for (const [what, mutate, message] of celCases) {
+    const o = example()
+    mutate(o)
+    t.same(openApi(o), [], `${what}: the OpenAPI schema alone lets it through`)
+    const errors = cel(o)
+    t.equal(errors.length, 1, `a CEL rule refuses ${what}: ${errors.join('; ')}`)
+    t.match(errors[0] ?? '', message)
+  }
+
+  const allowed: Array<[string, (o: Json) => void]> = [
+    ['a larger partition', o => { o.spec.partition = 3 }],
+    ['the same partition', () => {}],
+    ['the deadline', o => { o.spec.activeDeadlineSeconds = 60 }],
+    ['the TTL', o => { o.spec.TTLSecondsAfterFinished = 60 }],
+    ['operationDelaySeconds', o => { o.spec.operationDelaySeconds = 5 }]
+  ]
+  for (const [what, mutate] of allowed) {
+    const o = example()
+    mutate(o)
+    t.same([...openApi(o), ...cel(o, example())], [], `an update may change ${what}`)
+  }
+  const noPartition = (): Json => { const o = example(); delete o.spec.partition; return o }
+  t.same(cel(noPartition(), example()), [], 'removing partition grows it to all targets')
+  t.match(cel(example(), noPartition()).join('; '), /may only grow/, 'setting a partition below the target count on a job that had none narrows it: refused')
+  const all = example()
+  all.spec.partition = all.spec.targets.length
+  t.same(cel(all, noPartition()), [], 'setting it to every target is no change')
+  const immutable: Array<[string, (o: Json) => void, RegExp]> = [
+    ['the action', o => { o.spec.action = 'Replace' }, /spec.action cannot change/],
+    ['a target', o => { o.spec.targets[2].name = 'nginx-9' }, /spec.targets cannot change/],
+    ['a target\'s containers', o => { o.spec.targets[1].containers = ['nginx'] }, /spec.targets cannot change/],
+    ['the number of targets', o => { o.spec.targets.pop() }, /spec.targets cannot change/],
+    ['a smaller partition', o => { o.spec.partition = 0 }, /may only grow/]
+  ]
+  for (const [what, mutate, message] of immutable) {
+    const o = example()
+    mutate(o)
+    t.same(openApi(o), [], `${what}: fine on create`)
+    const errors = cel(o, example())
+    t.equal(errors.length, 1, `an update may not change ${what}: ${errors.join('; ')}`)
+    t.match(errors[0] ?? '', message)
+  }
+})
+
+t.test('the OperationJob hooks answer for the example, and the status fits the CRD', async t => {
+  const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
+  for (const { file, object } of examples.filter(d => d.object.kind === 'OperationJob')) {
+    const parent = { ...clone(object), metadata: { ...object.metadata, namespace: 'default', uid: `uid-${String(object.metadata.name)}`, creationTimestamp: '2026-01-02T03:00:00Z', generation: 1 } }
+    const customize = await app.inject({ method: 'POST', url: '/hooks/operationjob/customize', payload: { parent } })
+    t.equal(customize.statusCode, 200, `${file}: customize answers`)
+    const names = object.spec.targets.map((x: Json) => x.name)
+    t.same(customize.json().relatedResources, [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', names }], `${file}: customize asks for the target Pods by name`)
+    const pods = examples.filter(d => d.file === file && d.object.kind === 'Pod').map(d => ({
+      ...clone(d.object), metadata: { ...d.object.metadata, namespace: 'default', uid: `uid-${String(d.object.metadata.name)}` }, status: { phase: 'Running' }
+    }))
+    t.same(pods.map(p => p.metadata.name), names, `${file}: the example brings its target Pods`)
+    const request = { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`default/${String(p.metadata.name)}`, p])) }, finalizing: false }
+    const response = await app.inject({ method: 'POST', url: '/hooks/operationjob/sync', payload: request })
+    t.equal(response.statusCode, 200, `${file}: sync answers`)
+    const body = response.json()
+    t.match(body.status, { progress: 'Processing', totalPodCount: names.length }, `${file}: valid (${JSON.stringify(body.status.conditions)})`)
+    t.equal(body.status.targetDetails.filter((d: Json) => d.progress === 'Processing').length, object.spec.partition, `${file}: partition targets start`)
+    t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status fits the CRD's status schema`)
+  }
+})
+
+t.test('the CollaSet CRD: the reference\'s columns, scale subresource, and what it refuses', async t => {
+  const crd = crds.find(c => c.spec.names.kind === 'CollaSet')
+  const version = storageVersion(crd)
+  t.same(version.additionalPrinterColumns.map((c: Json) => c.name),
+    ['DESIRED', 'CURRENT', 'AVAILABLE', 'UPDATED', 'UPDATED_READY', 'UPDATED_AVAILABLE', 'CURRENT_REVISION', 'UPDATED_REVISION', 'AGE'])
+  t.same(version.subresources.scale, { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' })
+  const root = version.schema.openAPIV3Schema
+  const example = examples.find(d => d.object.kind === 'CollaSet')?.object
+  t.equal(example?.metadata.name, 'foo')
+  t.equal(example?.spec.replicas, 2)
+  const errors = (o: Json, old?: Json): string[] => [...openApiErrors(crd, o), ...celErrors(root, o, '', old)]
+  t.same(errors(clone(example)), [], 'the example is valid')
+  const cases: Array<[string, (o: Json) => void]> = [
+    ['negative replicas', o => { o.spec.replicas = -1 }],
+    ['no selector', o => { delete o.spec.selector }],
+    ['an empty selector', o => { o.spec.selector = {} }],
+    ['a selector that does not match the template', o => { o.spec.selector.matchLabels = { app: 'bar' } }],
+    ['no containers', o => { o.spec.template.spec.containers = [] }]
+  ]
+  for (const [what, mutate] of cases) {
+    const o = clone(example)
+    mutate(o)
+    t.ok(errors(o).length > 0, `refused: ${what}`)
+  }
+  const moved = clone(example)
+  moved.spec.selector.matchLabels = { app: 'foo', tier: 'web' }
+  moved.spec.template.metadata.labels.tier = 'web'
+  t.match(errors(moved, clone(example)), [/selector cannot change/], 'the selector cannot change')
+  const scaled = clone(example)
+  scaled.spec.replicas = 5
+  scaled.spec.template.spec.containers[0].image = 'nginx:1.28'
+  t.same(errors(scaled, clone(example)), [], 'replicas and the template may change')
+
+  const parent = { ...clone(example), metadata: { ...example.metadata, namespace: 'default', uid: 'uid-foo', generation: 1 } }
+  const { response } = syncCollaSet({ parent, children: { 'Pod.v1': {} }, related: {} }, { now: NOW, scripts: new Map() as Json })
+  t.same(errors({ ...parent, status: response.status }), [], 'the status the hook writes fits the CRD')
+  t.equal(response.children.length, 2)
 })

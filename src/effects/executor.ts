@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https'
 import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { RecordingExecutor } from './dry-run.js'
-import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, InjectEphemeralContainers, ObjectRef } from './types.js'
+import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, InjectEphemeralContainers, ObjectRef, SetPodCondition } from './types.js'
 
 /** One RBAC rule's worth of access, as a ClusterRole spells it. */
 export interface Permission {
@@ -28,14 +28,17 @@ export interface Permission {
  */
 export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permission[]>> = {
   InjectEphemeralContainers: [{ apiGroup: '', resource: 'pods/ephemeralcontainers', verbs: ['patch'] }],
-  // An EphemeralJob deletes itself after its TTL.
-  Delete: [{ apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['delete'] }]
+  // An EphemeralJob or an OperationJob deletes itself after its TTL.
+  Delete: [{ apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['delete'] }, { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['delete'] }],
+  // CollaSet: the readiness-gate condition of its Pods (Metacontroller cannot write pods/status).
+  SetPodCondition: [{ apiGroup: '', resource: 'pods/status', verbs: ['patch'] }]
 }
 
 /** The kinds effects act on: kind → API group and plural (the resource in the URL). All namespaced. */
 export const RESOURCES: Readonly<Record<string, { group: string, plural: string }>> = {
   Pod: { group: '', plural: 'pods' },
-  EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' }
+  EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' },
+  OperationJob: { group: 'jobhooks.io', plural: 'operationjobs' }
 }
 
 export interface ClusterExecutorOptions {
@@ -80,6 +83,19 @@ export function requestFor (effect: Effect): Request {
   switch (effect.type) {
     case 'InjectEphemeralContainers': return injectRequest(effect)
     case 'Delete': return deleteRequest(effect)
+    case 'SetPodCondition': return podConditionRequest(effect)
+  }
+}
+
+function podConditionRequest (effect: SetPodCondition): Request {
+  if (effect.target.kind !== 'Pod') throw new Refused(`pod conditions go into Pods, not into a ${effect.target.kind}`)
+  return {
+    method: 'PATCH',
+    path: `${objectPath(effect.target)}/status`,
+    contentType: 'application/strategic-merge-patch+json',
+    // Pod conditions merge on `type`: only this one changes. The UID is the precondition, as for
+    // ephemeral containers (another Pod of the same name answers 422 on metadata.uid).
+    body: { metadata: { uid: effect.target.uid }, status: { conditions: [effect.condition] } }
   }
 }
 

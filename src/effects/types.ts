@@ -25,7 +25,25 @@ export interface DeleteObject {
   target: ObjectRef
 }
 
-export type Effect = InjectEphemeralContainers | DeleteObject
+/** A condition a Pod's status carries, as `SetPodCondition` writes it. */
+export interface PodConditionValue {
+  type: string
+  status: 'True' | 'False' | 'Unknown'
+  reason?: string
+  message?: string
+}
+
+/**
+ * Sets one condition in a Pod's status (a readiness gate's, say) through the `pods/status`
+ * subresource: a strategic-merge patch, so the conditions merge on `type` and the others stay.
+ */
+export interface SetPodCondition {
+  type: 'SetPodCondition'
+  target: ObjectRef
+  condition: PodConditionValue
+}
+
+export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition
 
 export type EffectResult = 'applied' | 'gone' | 'failed'
 
@@ -53,5 +71,6 @@ export function describeEffect (effect: Effect): string {
   switch (effect.type) {
     case 'InjectEphemeralContainers': return `inject ${effect.containers.map(c => c.name).join(', ')} into ${where}`
     case 'Delete': return `delete ${where}`
+    case 'SetPodCondition': return `set condition ${effect.condition.type}=${effect.condition.status} on ${where}`
   }
 }

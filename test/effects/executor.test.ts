@@ -121,6 +121,31 @@ t.test('InjectEphemeralContainers patches the ephemeralcontainers subresource wi
   })
 })
 
+t.test('SetPodCondition patches pods/status with the condition (merged on type) and the Pod UID as precondition', async t => {
+  const api = await fakeApi(t)
+  const executor = executorFor(t, api.url)
+  const effect: Effect = {
+    type: 'SetPodCondition',
+    target: pod('foo-752sz', 'uid-77'),
+    condition: { type: 'jobhooks.io/service-ready', status: 'True', reason: 'ContainersReady', message: 'the containers are ready' }
+  }
+  t.same(await executor.apply([effect]), [{ effect, result: 'applied' }])
+  const [request] = api.requests
+  t.equal(request?.method, 'PATCH')
+  t.equal(request?.url, '/api/v1/namespaces/team-a/pods/foo-752sz/status')
+  t.equal(request?.headers['content-type'], 'application/strategic-merge-patch+json')
+  t.equal(request?.headers.authorization, `Bearer ${TOKEN}`)
+  t.same(JSON.parse(request?.body ?? 'null'), {
+    metadata: { uid: 'uid-77' },
+    status: { conditions: [{ type: 'jobhooks.io/service-ready', status: 'True', reason: 'ContainersReady', message: 'the containers are ready' }] }
+  })
+  t.same(EFFECT_PERMISSIONS.SetPodCondition, [{ apiGroup: '', resource: 'pods/status', verbs: ['patch'] }], 'patch on pods/status, nothing more')
+  const notPod: Effect = { ...effect, target: { ...effect.target, kind: 'EphemeralJob', apiVersion: 'jobhooks.io/v1alpha1' } }
+  const [refused] = await executor.apply([notPod])
+  t.equal(refused?.result, 'failed', 'a condition for something else than a Pod is refused')
+  t.equal(api.requests.length, 1, 'without a request')
+})
+
 t.test('Delete sends DeleteOptions with the UID precondition and background propagation', async t => {
   const api = await fakeApi(t, () => ({ status: 200, body: { kind: 'EphemeralJob' } }))
   const executor = executorFor(t, api.url)
@@ -225,13 +250,13 @@ t.test('effects the executor cannot express fail without a request', async t => 
   const notAPod: Effect = { type: 'InjectEphemeralContainers', target: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'EphemeralJob', namespace: 'team-a', name: 'x', uid: 'u' }, containers: [] }
   const outcomes = await executor.apply([configMap, podDelete, wrongGroup, noNamespace, notAPod])
   t.same(outcomes.map(o => o.result), ['failed', 'failed', 'failed', 'failed', 'failed'])
-  t.match(outcomes[0]?.message, /^unknown kind ConfigMap: effects act on Pod, EphemeralJob$/)
+  t.match(outcomes[0]?.message, /^unknown kind ConfigMap: effects act on Pod, EphemeralJob, OperationJob$/)
   t.match(outcomes[1]?.message, /deleting a Pod is not an effect this service may apply/, 'only what EFFECT_PERMISSIONS grants')
   t.match(outcomes[2]?.message, /EphemeralJob is in API group "jobhooks.io", not in example.com\/v1/)
   t.match(outcomes[3]?.message, /has no namespace/)
   t.match(outcomes[4]?.message, /ephemeral containers go into Pods/)
   t.equal(api.requests.length, 0, 'nothing was sent')
-  t.same(EFFECT_PERMISSIONS.Delete.map(p => p.resource), ['ephemeraljobs'])
+  t.same(EFFECT_PERMISSIONS.Delete.map(p => p.resource), ['ephemeraljobs', 'operationjobs'])
 })
 
 t.test('a network error fails the effect; no effects, no request', async t => {

@@ -5,6 +5,9 @@
 //   precondition. A Pod that is gone, or another Pod of the same name, is `gone`; a container
 //   already there unchanged is a no-op; one already there but different is refused (ephemeral
 //   containers cannot be changed), as is a target container the Pod does not have.
+// - SetPodCondition: a strategic-merge patch of `pods/status` with a UID precondition; the
+//   condition merges on `type` (the fields sent replace that condition's), and
+//   the kubelet's Ready follows at once (Ready = containers ready and every readiness gate True).
 // - Delete: a background delete with a UID precondition; the garbage collector then removes what
 //   the object owned.
 //
@@ -14,6 +17,7 @@ import type { Effect, EffectExecutor, EffectOutcome } from '../../src/effects/ty
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { deepEqual, describeRef, type ObjectRef } from './objects.js'
+import { withReadiness } from './collaset.js'
 import type { ObjectStore } from './store.js'
 
 export interface EffectHost {
@@ -61,6 +65,17 @@ export class SimulatorExecutor implements EffectExecutor {
       case 'Delete': {
         const deleted = this.host.store.delete(ref)
         if (deleted !== undefined) this.host.deleted(deleted)
+        return { effect, result: 'applied' }
+      }
+      case 'SetPodCondition': {
+        const status = isRecord(current.status) ? current.status : {}
+        const list = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
+        const old = list.find(c => c.type === effect.condition.type)
+        // As the API server merges the patch: the fields sent replace those of the same type.
+        const merged = { ...old, ...effect.condition }
+        const next = old === undefined ? [...list, merged] : list.map(c => (c === old ? merged : c))
+        if (deepEqual(next, list)) return { effect, result: 'applied' }
+        this.host.store.updateStatus(ref, withReadiness({ ...current, status: { ...status, conditions: next } }).status)
         return { effect, result: 'applied' }
       }
       case 'InjectEphemeralContainers': {

@@ -1,0 +1,145 @@
+// The OperationJob action plugins (DESIGN.md section 3): what an action is, and the registry that
+// maps `spec.action` to one. An action is data plus pure functions: it names the related
+// resources it needs, checks its part of the spec, and for one target computes the effects that
+// operate it, reads its progress from the observed Pod, and computes the effects that release it.
+// The OperationJob hooks own everything else: partition, deadlines, TTL, status, finalize.
+import type { KubeObject, ObjectMap } from '../k8s/types.js'
+import type { Effect } from '../effects/types.js'
+import type { RelatedResourceRule } from '../protocol/schemas.js'
+import type { ScriptLibrary } from '../scripts/library.js'
+
+export type TargetProgress = 'Pending' | 'Processing' | 'Succeeded' | 'Failed'
+
+export interface TargetError {
+  reason: string
+  message: string
+}
+
+/** One entry of `status.targetDetails`: the memory of what became of a target. */
+export interface TargetDetail {
+  name: string
+  progress: TargetProgress
+  startTime?: string
+  endTime?: string
+  extraInfo?: Record<string, string>
+  error?: TargetError
+}
+
+/** The OperationJob as an action sees it. */
+export interface ActionJob {
+  name: string
+  namespace?: string
+  uid?: string
+  /** The whole `spec`, as observed: an action reads its own fields (`exec`, say) from it. */
+  spec: Record<string, unknown>
+}
+
+/** What an action function may read besides the target: the job, related objects, the clock, the shipped scripts. */
+export interface ActionContext {
+  job: ActionJob
+  related: ObjectMap
+  now: Date
+  scripts: ScriptLibrary
+}
+
+/** One target of the job, with its Pod when the Pod exists. */
+export interface ActionTarget {
+  name: string
+  /** `spec.targets[].containers`, possibly empty. */
+  containers: string[]
+  pod?: KubeObject
+  /** The target's entry as it stands (extraInfo the action wrote before, say). */
+  detail: TargetDetail
+}
+
+export interface OperateResult {
+  effects: Effect[]
+  /** Merged into the target's extraInfo. */
+  extraInfo?: Record<string, string>
+  /** The target cannot be operated at all: it fails with this error. */
+  error?: TargetError
+}
+
+export interface ProgressResult {
+  progress: 'Processing' | 'Succeeded' | 'Failed'
+  /** Why it failed; required when Failed. */
+  error?: TargetError
+  extraInfo?: Record<string, string>
+}
+
+export interface ReleaseResult {
+  /** What is still owed to undo the operation; none means the target is released. */
+  effects: Effect[]
+  extraInfo?: Record<string, string>
+}
+
+/**
+ * An action plugin. Every function is pure and idempotent: it is called on every sync with the
+ * observed state, so an effect that was lost is computed again and one already applied must be a
+ * no-op (or not be returned at all).
+ */
+export interface ActionHandler {
+  /** Related resources the action reads besides the target Pods (the customize hook asks for them). */
+  relatedResources?: (job: ActionJob) => RelatedResourceRule[]
+  /** What is wrong with the action's part of the spec; an empty list when it is usable. */
+  validate?: (job: ActionJob, scripts: ScriptLibrary) => string[]
+  /** Operates a started target. Called when it starts and again on every sync while it is Processing. */
+  operate: (target: ActionTarget, context: ActionContext) => OperateResult
+  /** Reads the progress of a started, unfinished target. */
+  progress: (target: ActionTarget, context: ActionContext) => ProgressResult
+  /** Undoes what operate did, for a failed, timed-out or cancelled target. */
+  release: (target: ActionTarget, context: ActionContext) => ReleaseResult
+}
+
+export interface ActionOptions {
+  /**
+   * Operate targets inside a PodOpsLifecycle (traffic off, operate, traffic on). Not available
+   * yet: registering an action with it throws rather than silently operating without it.
+   */
+  podOpsLifecycle?: boolean
+}
+
+export interface RegisteredAction {
+  name: string
+  handler: ActionHandler
+  podOpsLifecycle: boolean
+}
+
+const ACTION_NAME = /^[A-Za-z][A-Za-z0-9]*$/
+
+/** A registry of actions. The service uses one (`defaultActions`); tests may build their own. */
+export class ActionRegistry {
+  private readonly actions = new Map<string, RegisteredAction>()
+
+  register (name: string, handler: ActionHandler, options: ActionOptions = {}): void {
+    if (!ACTION_NAME.test(name)) throw new Error(`action name ${JSON.stringify(name)}: letters and digits, starting with a letter (it is what spec.action says)`)
+    if (this.actions.has(name)) throw new Error(`action ${name} is already registered`)
+    if (options.podOpsLifecycle === true) {
+      throw new Error(`action ${name}: podOpsLifecycle is not implemented yet; register without it, or wait for PodOpsLifecycle support`)
+    }
+    for (const fn of ['operate', 'progress', 'release'] as const) {
+      if (typeof handler[fn] !== 'function') throw new Error(`action ${name}: the handler has no ${fn} function`)
+    }
+    this.actions.set(name, { name, handler, podOpsLifecycle: false })
+  }
+
+  get (name: string): RegisteredAction | undefined {
+    return this.actions.get(name)
+  }
+
+  /** The registered action names, sorted. */
+  names (): string[] {
+    return [...this.actions.keys()].sort()
+  }
+}
+
+/** The registry the OperationJob hooks read `spec.action` from. */
+export const defaultActions = new ActionRegistry()
+
+/**
+ * Registers an action plugin in the service's registry, before the server starts. `name` is what
+ * `spec.action` says. Throws on a duplicate name, and on `podOpsLifecycle: true` (not available yet).
+ */
+export function registerAction (name: string, handler: ActionHandler, options: ActionOptions = {}): void {
+  defaultActions.register(name, handler, options)
+}

@@ -1,0 +1,10 @@
+import type { KindHooks } from '../../protocol/hooks.js'
+import { syncCollaSet } from './sync.js'
+
+export const collasetHooks: KindHooks = {
+  kind: 'collaset',
+  // No phase column; an internal error still reports `phase: Invalid` next to the Valid condition.
+  phaseField: 'phase',
+  // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
+  sync: syncCollaSet
+}

@@ -1,0 +1,145 @@
+// CollaSet Pods: their names, the template revision, and what a Pod's labels and conditions say.
+import { createHash } from 'node:crypto'
+import type { KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { findCondition } from '../../k8s/conditions.js'
+import { fitName, MAX_OBJECT_NAME } from '../../k8s/names.js'
+import type { CollaSetSpec } from './spec.js'
+
+/** The readiness gate every CollaSet Pod carries; the service sets it True once the containers are ready. */
+export const SERVICE_READY = 'jobhooks.io/service-ready'
+/** A hash of the template the Pod was made from. */
+export const REVISION_LABEL = 'jobhooks.io/revision'
+/** Set to `true` (by OperationJob's Replace, or by hand) to ask for a replacement Pod. */
+export const TO_REPLACE_LABEL = 'jobhooks.io/to-replace'
+/** On a replacement Pod: the name of the Pod it replaces. */
+export const REPLACE_ORIGIN_LABEL = 'jobhooks.io/replace-origin'
+/**
+ * Present while a PodOpsLifecycle holds the Pod (OperationJob): the lifecycle owns the readiness
+ * gate then, and the CollaSet leaves the condition alone.
+ */
+export const OPS_LIFECYCLE_LABEL = 'jobhooks.io/ops-lifecycle'
+
+const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
+export const SUFFIX_LENGTH = 5
+
+/** JSON with object keys sorted: the same template always hashes the same, whatever the key order. */
+export function canonicalJson (value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (isRecord(value)) {
+    return `{${Object.keys(value).sort().filter(k => value[k] !== undefined).map(k => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`
+  }
+  return JSON.stringify(value) ?? 'null'
+}
+
+/** The revision of a template: `<collaset>-<10 hex digits of its hash>`, fitted to a label value. */
+export function templateRevision (collaset: string, template: CollaSetSpec['template']): string {
+  const digest = createHash('sha256').update(canonicalJson(template)).digest('hex').slice(0, 10)
+  return fitName(`${collaset}-${digest}`)
+}
+
+/** Five lowercase letters or digits from a stable hash of `key`. */
+export function nameSuffix (key: string): string {
+  const digest = createHash('sha256').update(key).digest()
+  let suffix = ''
+  for (let i = 0; i < SUFFIX_LENGTH; i++) suffix += SUFFIX_ALPHABET[(digest[i] as number) % SUFFIX_ALPHABET.length]
+  return suffix
+}
+
+/**
+ * Hands out Pod names `<collaset>-<suffix>`: the suffix hashes the CollaSet's identity and a slot
+ * number, and the first slot whose name no observed Pod holds (nor names as a replace origin, nor
+ * was handed out in this sync) wins. A function of observed state: never random.
+ */
+export class PodNamer {
+  private readonly used: Set<string>
+  private slot = 0
+  private readonly prefix: string
+
+  constructor (private readonly identity: string, collaset: string, used: Iterable<string>) {
+    this.used = new Set(used)
+    this.prefix = fitName(collaset, MAX_OBJECT_NAME - SUFFIX_LENGTH - 1)
+  }
+
+  next (): string {
+    for (;;) {
+      const name = `${this.prefix}-${nameSuffix(`${this.identity}#${this.slot++}`)}`
+      if (!this.used.has(name)) {
+        this.used.add(name)
+        return name
+      }
+    }
+  }
+}
+
+function conditions (pod: KubeObject): unknown {
+  return isRecord(pod.status) ? pod.status.conditions : undefined
+}
+
+export function isTerminating (pod: KubeObject): boolean {
+  return typeof pod.metadata.deletionTimestamp === 'string'
+}
+
+/** A Pod that has finished for good (evicted, or its containers exited with restartPolicy Never/OnFailure). */
+export function isFinished (pod: KubeObject): boolean {
+  const phase = isRecord(pod.status) ? pod.status.phase : undefined
+  return phase === 'Succeeded' || phase === 'Failed'
+}
+
+export function isReady (pod: KubeObject): boolean {
+  return findCondition(conditions(pod), 'Ready')?.status === 'True'
+}
+
+export function containersReady (pod: KubeObject): boolean {
+  return findCondition(conditions(pod), 'ContainersReady')?.status === 'True'
+}
+
+export function serviceReady (pod: KubeObject): boolean {
+  return findCondition(conditions(pod), SERVICE_READY)?.status === 'True'
+}
+
+/** Ready and serving: Ready (which needs every readiness gate) and the service-ready condition True. */
+export function isAvailable (pod: KubeObject): boolean {
+  return isReady(pod) && serviceReady(pod)
+}
+
+export function hasServiceGate (pod: KubeObject): boolean {
+  const spec = isRecord(pod.spec) ? pod.spec : {}
+  return Array.isArray(spec.readinessGates) && spec.readinessGates.some(g => isRecord(g) && g.conditionType === SERVICE_READY)
+}
+
+export function revisionOf (pod: KubeObject): string | undefined {
+  return pod.metadata.labels?.[REVISION_LABEL]
+}
+
+export function wantsReplace (pod: KubeObject): boolean {
+  return pod.metadata.labels?.[TO_REPLACE_LABEL] === 'true'
+}
+
+export function originOf (pod: KubeObject): string | undefined {
+  return pod.metadata.labels?.[REPLACE_ORIGIN_LABEL]
+}
+
+/** Oldest first, then by name. */
+export function byCreation (a: KubeObject, b: KubeObject): number {
+  const at = a.metadata.creationTimestamp ?? ''
+  const bt = b.metadata.creationTimestamp ?? ''
+  if (at !== bt) return at < bt ? -1 : 1
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0
+}
+
+/** A new Pod from the template: its labels plus the revision (and the origin it replaces), and the readiness gate. */
+export function newPod (name: string, namespace: string | undefined, spec: CollaSetSpec, revision: string, origin?: string): KubeObject {
+  const labels: Record<string, string> = { ...spec.template.metadata.labels, [REVISION_LABEL]: revision }
+  delete labels[TO_REPLACE_LABEL]
+  delete labels[REPLACE_ORIGIN_LABEL]
+  if (origin !== undefined) labels[REPLACE_ORIGIN_LABEL] = origin
+  const podSpec = structuredClone(spec.template.spec)
+  const gates = Array.isArray(podSpec.readinessGates) ? podSpec.readinessGates.filter(isRecord) : []
+  if (!gates.some(g => g.conditionType === SERVICE_READY)) gates.push({ conditionType: SERVICE_READY })
+  podSpec.readinessGates = gates
+  const metadata: KubeObject['metadata'] = { name, labels }
+  if (namespace !== undefined) metadata.namespace = namespace
+  if (spec.template.metadata.annotations !== undefined) metadata.annotations = { ...spec.template.metadata.annotations }
+  return { apiVersion: 'v1', kind: 'Pod', metadata, spec: podSpec }
+}

@@ -1,0 +1,18 @@
+import type { KindHooks } from '../../protocol/hooks.js'
+import { defaultActions, type ActionRegistry } from '../../actions/index.js'
+import { finalizeOperationJob, syncOperationJob } from './sync.js'
+import { customizeOperationJob } from './customize.js'
+
+/** The OperationJob hooks over a registry of actions (the service's own unless a test brings one). */
+export function operationJobHooks (registry: ActionRegistry = defaultActions): KindHooks {
+  return {
+    kind: 'operationjob',
+    phaseField: 'progress',
+    sync: (request, context) => syncOperationJob(request, context, registry),
+    // Releases every unfinished target before answering finalized: true.
+    finalize: (request, context) => finalizeOperationJob(request, context, registry),
+    customize: request => customizeOperationJob(request, registry)
+  }
+}
+
+export const operationjobHooks: KindHooks = operationJobHooks()

@@ -1,0 +1,91 @@
+// CollaSet in the simulator: its CompositeController (children: Pods), and a scripted kubelet for
+// its Pods. The kubelet moves a Pod from Pending to Running with its containers ready a fixed
+// delay after the Pod was created, and computes Ready as the real kubelet does: containers ready
+// AND every readiness gate's condition True. The readiness gate itself is set by the service's
+// SetPodCondition effect (test/harness/effects.ts), after which Ready follows at once.
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { REVISION_LABEL } from '../../src/controllers/collaset/pods.js'
+import { kubeTime, refOf } from './objects.js'
+import type { ControllerConfig, HookVersion, Simulator } from './simulator.js'
+import { controllerFromManifest } from './controllers.js'
+
+export function collasetController (hookVersion?: HookVersion): ControllerConfig {
+  return controllerFromManifest('collasets', hookVersion)
+}
+
+type Conditions = Array<Record<string, unknown>>
+
+function conditionsOf (pod: KubeObject): Conditions {
+  const status = isRecord(pod.status) ? pod.status : {}
+  return Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
+}
+
+function setCondition (list: Conditions, type: string, status: 'True' | 'False', time?: string): Conditions {
+  const old = list.find(c => c.type === type)
+  if (old !== undefined && old.status === status) return list
+  const next: Record<string, unknown> = { type, status }
+  if (time !== undefined) next.lastTransitionTime = time
+  return old === undefined ? [...list, next] : list.map(c => (c === old ? next : c))
+}
+
+/** The Pod with its Ready condition recomputed: containers ready and every readiness gate True. */
+export function withReadiness (pod: KubeObject, time?: string): KubeObject {
+  const list = conditionsOf(pod)
+  const spec = isRecord(pod.spec) ? pod.spec : {}
+  const gates = Array.isArray(spec.readinessGates) ? spec.readinessGates.filter(isRecord).map(g => g.conditionType) : []
+  const containers = list.find(c => c.type === 'ContainersReady')?.status === 'True'
+  const gated = gates.every(type => list.find(c => c.type === type)?.status === 'True')
+  const status = isRecord(pod.status) ? pod.status : {}
+  return { ...pod, status: { ...status, conditions: setCondition(list, 'Ready', containers && gated ? 'True' : 'False', time) } }
+}
+
+export interface PodKubeletBehaviour {
+  /** Seconds from the Pod's creation to Running with its containers ready. Default 3. */
+  startAfterSeconds?: number
+}
+
+/** The kubelet's part for CollaSet Pods (those with a jobhooks.io/revision label). */
+export class PodKubelet {
+  constructor (private readonly sim: Simulator, private readonly behaviour: PodKubeletBehaviour = {}) {}
+
+  /** Brings every CollaSet Pod up to date with the clock. */
+  tick (): void {
+    const now = this.sim.now().getTime()
+    const time = kubeTime(now)
+    for (const pod of this.sim.store.list('v1', 'Pod')) {
+      if (pod.metadata.labels?.[REVISION_LABEL] === undefined || pod.metadata.deletionTimestamp !== undefined) continue
+      const status = isRecord(pod.status) ? pod.status : {}
+      const created = Date.parse(pod.metadata.creationTimestamp ?? time)
+      const due = now >= created + (this.behaviour.startAfterSeconds ?? 3) * 1000
+      if (status.phase === undefined) {
+        const conditions = setCondition(setCondition([], 'PodScheduled', 'True', time), 'ContainersReady', 'False', time)
+        this.sim.store.updateStatus(refOf(pod), withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time).status)
+      } else if (status.phase === 'Pending' && due) {
+        const containers = Array.isArray((pod.spec as Record<string, unknown>)?.containers) ? ((pod.spec as Record<string, unknown>).containers as Array<{ name: string, image: string }>) : []
+        const conditions = setCondition(conditionsOf(pod), 'ContainersReady', 'True', time)
+        this.sim.store.updateStatus(refOf(pod), withReadiness({
+          ...pod,
+          status: {
+            ...status,
+            phase: 'Running',
+            startTime: time,
+            conditions,
+            containerStatuses: containers.map(c => ({ name: c.name, image: c.image, ready: true, restartCount: 0, started: true, state: { running: { startedAt: time } } }))
+          }
+        }, time).status)
+      }
+    }
+  }
+
+  /** Runs the simulation `seconds` seconds, a second at a time, the kubelet first; `check` after each second. */
+  async run (seconds: number, check: () => void = () => {}): Promise<void> {
+    for (let i = 0; i < seconds; i++) {
+      this.tick()
+      await this.sim.advance(1)
+      this.tick()
+      await this.sim.advance(0)
+      check()
+    }
+  }
+}

@@ -1,0 +1,88 @@
+// Building OperationJob hook requests in tests: a job, its Pods, and a test action whose outcome
+// each Pod's annotations script, so that the core's rules can be checked apart from Exec.
+import type { KubeObject } from '../../src/k8s/types.js'
+import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
+import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
+import { EXEC_ACTION, execAction } from '../../src/actions/exec.js'
+import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
+import { context } from './fixtures.js'
+
+/** Annotation a test Pod carries to script the `Probe` action: `Succeeded`, `Failed` or absent (Processing). */
+export const OUTCOME = 'test/outcome'
+/** Label whose presence means the `Probe` action still has something to undo on the Pod. */
+export const HELD = 'test/held'
+
+/** A test action: operating labels the Pod (an effect-free stand-in), progress reads an annotation. */
+export const probeAction: ActionHandler = {
+  relatedResources: job => [{ apiVersion: 'v1', resource: 'configmaps', ...(job.namespace !== undefined ? { namespace: job.namespace } : {}), names: [`${job.name}-probe`] }],
+  operate: target => ({ effects: [], extraInfo: { Operated: 'true' } }),
+  progress: target => {
+    const outcome = target.pod?.metadata.annotations?.[OUTCOME]
+    if (target.pod === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: 'gone' } }
+    if (outcome === 'Succeeded') return { progress: 'Succeeded' }
+    if (outcome === 'Failed') return { progress: 'Failed', error: { reason: 'ProbeFailed', message: 'the probe failed' } }
+    return { progress: 'Processing' }
+  },
+  release: target => target.pod?.metadata.labels?.[HELD] === 'true'
+    ? { effects: [{ type: 'Delete', target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: target.name, uid: target.pod.metadata.uid as string } }] }
+    : { effects: [] }
+}
+
+export function testRegistry (): ActionRegistry {
+  const registry = new ActionRegistry()
+  registry.register(EXEC_ACTION, execAction)
+  registry.register('Probe', probeAction)
+  return registry
+}
+
+export const REGISTRY = testRegistry()
+
+export function job (spec: Record<string, unknown>, status?: Record<string, unknown>, uid: string | undefined = 'opj-uid-1'): KubeObject {
+  return {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'OperationJob',
+    metadata: { name: 'ops', namespace: 'default', ...(uid !== undefined ? { uid } : {}), generation: 1, creationTimestamp: '2026-01-02T00:00:00Z' },
+    spec: { action: 'Probe', ...spec },
+    ...(status !== undefined ? { status } : {})
+  }
+}
+
+export function pod (name: string, options: { outcome?: 'Succeeded' | 'Failed', held?: boolean, uid?: string } = {}): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: options.uid ?? `uid-${name}`,
+      ...(options.held === true ? { labels: { [HELD]: 'true' } } : {}),
+      ...(options.outcome !== undefined ? { annotations: { [OUTCOME]: options.outcome } } : {})
+    },
+    spec: { containers: [{ name: 'app', image: 'nginx' }] },
+    status: { phase: 'Running' }
+  }
+}
+
+export function request (parent: KubeObject, pods: KubeObject[]): SyncRequest {
+  return { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`default/${p.metadata.name}`, p])) }, finalizing: false }
+}
+
+export const T0 = new Date('2026-01-02T03:00:00Z')
+export const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000)
+
+export function sync (parent: KubeObject, pods: KubeObject[], now: Date): SyncAnswer {
+  return syncOperationJob(request(parent, pods), context(now), REGISTRY)
+}
+
+export function finalize (parent: KubeObject, pods: KubeObject[], now: Date): SyncAnswer {
+  return finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(now), REGISTRY)
+}
+
+/** The job with the status an answer returned, as Metacontroller would write it back. */
+export function next (parent: KubeObject, answer: SyncAnswer, spec: Record<string, unknown> = {}): KubeObject {
+  return { ...parent, spec: { ...(parent.spec as Record<string, unknown>), ...spec }, status: answer.response.status }
+}
+
+export function progresses (answer: SyncAnswer): string[] {
+  return (answer.response.status.targetDetails as Array<{ name: string, progress: string }>).map(d => `${d.name}=${d.progress}`)
+}
