@@ -62,16 +62,10 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit'>
     // A hook that takes longer than Metacontroller's timeout is useless anyway.
     requestTimeout: 30_000
   }).withTypeProvider<TypeBoxTypeProvider>()
-  // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON.
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, (_request, body, done) => {
-    try {
-      done(null, JSON.parse(body as string))
-    } catch (error) {
-      const refused = error as FastifyError
-      refused.statusCode = 400
-      done(refused, undefined)
-    }
-  })
+  // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON,
+  // with fastify's own JSON parser, which refuses __proto__ and constructor keys as it does for
+  // application/json.
+  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, app.getDefaultJsonParser('error', 'error'))
   return app
 }
 

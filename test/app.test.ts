@@ -125,3 +125,12 @@ t.test('one log line per hook call with the parent, outcome and duration', async
   t.match(lines[1], { level: 40, parent: 'default/jobflow-example', outcome: 'invalid' })
   t.match(lines[2], { level: 40, outcome: 'bad_request', statusCode: 400 })
 })
+
+t.test('prototype poisoning is refused whatever the content type says', async t => {
+  const app = await testApp(t)
+  const payload = '{"parent": {"apiVersion": "v1", "kind": "X", "metadata": {"name": "a"}}, "__proto__": {"polluted": true}}'
+  for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded']) {
+    const response = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload, headers: { 'content-type': type } })
+    t.equal(response.statusCode, 400, type)
+  }
+})
