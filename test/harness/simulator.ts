@@ -1,6 +1,6 @@
 // An in-process Metacontroller, API server, Job controller and garbage collector, for scenario
 // tests and `npm run simulate`. It plays a CompositeController the way Metacontroller does (see
-// /work/shared/research/metacontroller.md, sections 1 and 3):
+// ../shared/research/metacontroller.md, sections 1 and 3):
 //
 // - children are the objects of the declared child types that the parent controls (controller
 //   ownerReference with its uid), claimed with the parent's selector (generateSelector: the
