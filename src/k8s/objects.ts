@@ -26,6 +26,11 @@ export function objectsByName (map: ObjectMap | undefined, kind: string, apiVers
   return new Map(objectsOf(map, kind, apiVersion).map(o => [o.metadata.name, o]))
 }
 
+/** Orders objects by name: the order children are returned in. */
+export function byName (a: KubeObject, b: KubeObject): number {
+  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0
+}
+
 function byNamespacedName (a: KubeObject, b: KubeObject): number {
   const an = `${a.metadata.namespace ?? ''}/${a.metadata.name}`
   const bn = `${b.metadata.namespace ?? ''}/${b.metadata.name}`

@@ -48,3 +48,13 @@ export type ObjectMap = Record<string, Record<string, KubeObject>>
 export function isRecord (value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
 }
+
+/** A string field of an object read from the cluster, or undefined when it is anything else. */
+export function stringOrUndefined (value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
+}
+
+/** `record` without its undefined fields, so that answers compare and serialise alike every time. */
+export function withoutUndefined<T extends object> (record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T
+}

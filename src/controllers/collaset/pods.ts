@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { findCondition } from '../../k8s/conditions.js'
-import { fitName, MAX_OBJECT_NAME } from '../../k8s/names.js'
+import { fitName, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
 import type { CollaSetSpec } from './spec.js'
 
 /** The readiness gate every CollaSet Pod carries; the service sets it True once the containers are ready. */
@@ -34,8 +34,7 @@ export function canonicalJson (value: unknown): string {
 
 /** The revision of a template: `<collaset>-<10 hex digits of its hash>`, fitted to a label value. */
 export function templateRevision (collaset: string, template: CollaSetSpec['template']): string {
-  const digest = createHash('sha256').update(canonicalJson(template)).digest('hex').slice(0, 10)
-  return fitName(`${collaset}-${digest}`)
+  return fitName(`${collaset}-${shortHash(canonicalJson(template))}`)
 }
 
 /** Five lowercase letters or digits from a stable hash of `key`. */

@@ -20,7 +20,7 @@ import type { Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
-import { keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
+import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { validityConditions } from '../common/validity.js'
 import type { LabelSelector } from '../ephemeraljob/selector.js'
 import { parseCollaSetSpec } from './spec.js'
@@ -175,7 +175,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
 
   const kept = pods.filter(p => !drop.has(p))
   const children = [...kept.map(keepAsObserved), ...created]
-    .sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+    .sort(byName)
 
   // The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod.
   const effects: Effect[] = []

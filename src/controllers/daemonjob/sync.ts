@@ -3,15 +3,14 @@
 // times that are then carried forward.
 import type { PodSpec } from 'kubernetes-types/core/v1.js'
 import type { HookContext, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
-import type { Condition, KubeObject } from '../../k8s/types.js'
+import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
-import { groupKey, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
-import { setCondition } from '../../k8s/conditions.js'
-import { timestamp } from '../../k8s/time.js'
+import { byName, groupKey, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { resolveScripts, runScriptInPod, scriptsConfigMap } from '../../scripts/configmap.js'
 import { validityConditions } from '../common/validity.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
+import { outcomeCondition, runTimes } from '../common/run.js'
 import { parseDaemonJobSpec } from './spec.js'
 import { ineligibility } from './eligibility.js'
 import { buildNodeJob, DAEMONJOB_LABEL, podTemplate } from './job.js'
@@ -70,7 +69,7 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
     if (typeof job === 'string') return keepEverything(request, previous, records, finished, [`spec.script: ${job}`], now)
     jobs.push(job)
   }
-  jobs.sort((a, b) => (a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0))
+  jobs.sort(byName)
   const children = [...jobs, ...scriptsConfigMapChildren(observedJobs, scripts, request.children)]
 
   const counts = countNodes(records, toCreate.length)
@@ -80,10 +79,9 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
     phase,
     ...(message !== undefined ? { message } : {}),
     ...counts,
-    ...optional('startTime', stringField(previous.startTime) ?? (counts.desired > 0 ? timestamp(now) : undefined)),
-    ...optional('completionTime', stringField(previous.completionTime) ?? (phase === 'Succeeded' || phase === 'Failed' ? timestamp(now) : undefined)),
+    ...runTimes(previous, counts.desired > 0, phase === 'Succeeded' || phase === 'Failed', now),
     ...memoryStatus(records),
-    conditions: outcomeConditions(validityConditions(previous.conditions, [], now), phase, counts, records, now)
+    conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, succeeded => outcome(succeeded, counts, records), now)
   }
   return { status, children }
 }
@@ -120,18 +118,13 @@ function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes:
   return undefined
 }
 
-/** `Complete` or `Failed` once the DaemonJob finished, as on a Job, so `kubectl wait` works. */
-function outcomeConditions (conditions: Condition[], phase: DaemonJobPhase, counts: Counts, records: Map<string, NodeRecord>, now: Date): Condition[] {
-  if (phase === 'Succeeded') {
-    return setCondition(conditions, { type: 'Complete', status: 'True', reason: 'AllNodesSucceeded', message: `the Jobs of ${counts.succeeded} of ${counts.desired} nodes succeeded` }, now)
-  }
-  if (phase === 'Failed') {
-    const failed = [...records.values()].filter(r => r.phase === 'Failed')
-    const named = failed.slice(0, NAMED_IN_MESSAGE).map(r => `${r.name}: ${r.message ?? 'failed'}`).join('; ')
-    const more = failed.length > NAMED_IN_MESSAGE ? `; and ${failed.length - NAMED_IN_MESSAGE} more` : ''
-    return setCondition(conditions, { type: 'Failed', status: 'True', reason: 'NodeJobFailed', message: `the Jobs of ${counts.failed} of ${counts.desired} nodes failed: ${named}${more}` }, now)
-  }
-  return conditions
+/** Why a finished DaemonJob ended as it did, for its `Complete` or `Failed` condition. */
+function outcome (succeeded: boolean, counts: Counts, records: Map<string, NodeRecord>): { reason: string, message: string } {
+  if (succeeded) return { reason: 'AllNodesSucceeded', message: `the Jobs of ${counts.succeeded} of ${counts.desired} nodes succeeded` }
+  const failed = [...records.values()].filter(r => r.phase === 'Failed')
+  const named = failed.slice(0, NAMED_IN_MESSAGE).map(r => `${r.name}: ${r.message ?? 'failed'}`).join('; ')
+  const more = failed.length > NAMED_IN_MESSAGE ? `; and ${failed.length - NAMED_IN_MESSAGE} more` : ''
+  return { reason: 'NodeJobFailed', message: `the Jobs of ${counts.failed} of ${counts.desired} nodes failed: ${named}${more}` }
 }
 
 /**
@@ -148,12 +141,3 @@ function keepEverything (request: SyncRequest, previous: Record<string, unknown>
     children: keepAllObserved(request.children)
   }
 }
-
-function stringField (value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined
-}
-
-function optional (key: string, value: string | undefined): Record<string, string> {
-  return value === undefined ? {} : { [key]: value }
-}
-

@@ -6,11 +6,11 @@
 import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
 import type { Effect } from '../../effects/types.js'
 import type { Condition, KubeObject } from '../../k8s/types.js'
-import { isRecord } from '../../k8s/types.js'
+import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
-import { setCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
 import { validityConditions } from '../common/validity.js'
+import { outcomeCondition } from '../common/run.js'
 import { parseEphemeralJobSpec, type EphemeralJobSpec } from './spec.js'
 import { selectorMatches } from './selector.js'
 import {
@@ -80,7 +80,7 @@ export function syncEphemeralJob (request: SyncRequest, context: HookContext): S
   const byUid = new Map(matched.map(p => [p.metadata.uid, p]))
 
   const previouslyFinished = typeof previous.completionTime === 'string'
-  const startTime = stringField(previous.startTime) ?? (spec.paused ? undefined : timestamp(now))
+  const startTime = stringOrUndefined(previous.startTime) ?? (spec.paused ? undefined : timestamp(now))
   const deadlineAt = startTime !== undefined && spec.activeDeadlineSeconds !== undefined
     ? Date.parse(startTime) + spec.activeDeadlineSeconds * 1000
     : undefined
@@ -171,10 +171,10 @@ export function syncEphemeralJob (request: SyncRequest, context: HookContext): S
     phase = 'Waiting'
   }
   const finished = phase === 'Succeeded' || phase === 'Failed'
-  const completionTime = stringField(previous.completionTime) ?? (finished ? timestamp(now) : undefined)
+  const completionTime = stringOrUndefined(previous.completionTime) ?? (finished ? timestamp(now) : undefined)
 
   let conditions: Condition[] = validityConditions(previous.conditions, [], now)
-  if (!previouslyFinished && finished) conditions = terminalCondition(conditions, phase, reason, counts, records, spec, now)
+  if (!previouslyFinished && finished) conditions = outcomeCondition(conditions, phase, succeeded => outcome(succeeded, reason, counts, records, spec), now)
 
   const status: Record<string, unknown> = {
     phase,
@@ -251,17 +251,15 @@ function countPhases (records: PodRecord[]): Counts {
   return counts
 }
 
-/** `Complete` or `Failed`, as on a Job, so `kubectl wait --for=condition=Complete` works. */
-function terminalCondition (conditions: Condition[], phase: EphemeralJobPhase, reason: string | undefined, counts: Counts, records: PodRecord[], spec: EphemeralJobSpec, now: Date): Condition[] {
+/** Why a finished EphemeralJob ended as it did, for its `Complete` or `Failed` condition. */
+function outcome (succeeded: boolean, reason: string | undefined, counts: Counts, records: PodRecord[], spec: EphemeralJobSpec): { reason: string, message: string } {
   const total = records.length
-  if (phase === 'Succeeded') {
-    return setCondition(conditions, { type: 'Complete', status: 'True', reason: reason ?? 'AllPodsSucceeded', message: `${counts.succeeded} of ${total} Pods succeeded` }, now)
-  }
+  if (succeeded) return { reason: reason ?? 'AllPodsSucceeded', message: `${counts.succeeded} of ${total} Pods succeeded` }
   if (reason === DEADLINE_EXCEEDED) {
-    return setCondition(conditions, { type: 'Failed', status: 'True', reason, message: `the job ran longer than activeDeadlineSeconds (${spec.activeDeadlineSeconds ?? 0}s); no more containers are injected (${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.running + counts.waiting} unfinished)` }, now)
+    return { reason, message: `the job ran longer than activeDeadlineSeconds (${spec.activeDeadlineSeconds ?? 0}s); no more containers are injected (${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.running + counts.waiting} unfinished)` }
   }
   const failed = records.filter(r => r.phase === 'Failed').map(r => `${r.name}: ${r.message ?? 'failed'}`)
-  return setCondition(conditions, { type: 'Failed', status: 'True', reason: reason ?? 'PodsFailed', message: `${counts.failed} of ${total} Pods failed: ${failed.join('; ')}` }, now)
+  return { reason: reason ?? 'PodsFailed', message: `${counts.failed} of ${total} Pods failed: ${failed.join('; ')}` }
 }
 
 function failureMessage (views: ContainerView[], neverInjected: boolean, stopped: boolean): string {
@@ -274,8 +272,4 @@ function failureMessage (views: ContainerView[], neverInjected: boolean, stopped
 function latest (views: ContainerView[]): string | undefined {
   const times = views.map(v => v.finishedAt).filter((t): t is string => t !== undefined).sort()
   return times.at(-1)
-}
-
-function stringField (value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined
 }

@@ -1,7 +1,7 @@
 // `status.jobs`: one record per flow. It is the memory of law 6: a Job that finished and then
 // disappeared (TTL, deleted by hand) is known by its record and never runs again.
 import type { KubeObject } from '../../k8s/types.js'
-import { isRecord } from '../../k8s/types.js'
+import { isRecord, stringOrUndefined, withoutUndefined } from '../../k8s/types.js'
 import { hasTrueCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
 import { jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
@@ -64,10 +64,4 @@ export function recordFromJob (name: string, job: KubeObject, memory: JobRecord 
 }
 
 /** Drops undefined fields so that records compare and serialise the same way every time. */
-export function compact (record: JobRecord): JobRecord {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as unknown as JobRecord
-}
-
-function stringOrUndefined (value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined
-}
+export const compact = withoutUndefined<JobRecord>

@@ -3,15 +3,14 @@
 // clock only stamps times that are then carried forward.
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { HookContext, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
-import type { Condition, KubeObject } from '../../k8s/types.js'
+import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
 import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/objects.js'
-import { setCondition } from '../../k8s/conditions.js'
-import { timestamp } from '../../k8s/time.js'
 import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { validityConditions } from '../common/validity.js'
+import { outcomeCondition, runTimes } from '../common/run.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'
@@ -94,10 +93,11 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
   const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || toCreate.size > 0
   const status: Record<string, unknown> = {
     phase,
-    ...optional('startTime', stringField(previous.startTime) ?? (started ? timestamp(context.now) : undefined)),
-    ...optional('completionTime', stringField(previous.completionTime) ?? (phase === 'Succeeded' || phase === 'Failed' ? timestamp(context.now) : undefined)),
+    ...runTimes(previous, started, phase === 'Succeeded' || phase === 'Failed', context.now),
     jobs,
-    conditions: outcomeConditions(validityConditions(previous.conditions, [], context.now), phase, jobs, context.now)
+    conditions: outcomeCondition(validityConditions(previous.conditions, [], context.now), phase, succeeded => succeeded
+      ? { reason: 'AllJobsSucceeded', message: `${jobs.length} of ${jobs.length} jobs succeeded` }
+      : { reason: 'JobFailed', message: jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ') }, context.now)
   }
   return { status, children }
 }
@@ -186,18 +186,6 @@ function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): Jo
   return 'Pending'
 }
 
-/** `Complete` or `Failed` once the flow finished, as on a Job, so `kubectl wait` works. */
-function outcomeConditions (conditions: Condition[], phase: JobFlowPhase, jobs: JobRecord[], now: Date): Condition[] {
-  if (phase === 'Succeeded') {
-    return setCondition(conditions, { type: 'Complete', status: 'True', reason: 'AllJobsSucceeded', message: `${jobs.length} of ${jobs.length} jobs succeeded` }, now)
-  }
-  if (phase === 'Failed') {
-    const failed = jobs.filter(j => j.phase === 'Failed')
-    return setCondition(conditions, { type: 'Failed', status: 'True', reason: 'JobFailed', message: failed.map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ') }, now)
-  }
-  return conditions
-}
-
 /**
  * The answer to a spec we cannot act on: every observed child exactly as it is, the previous
  * status with the problems in `Valid` and phase `Invalid`, and the memory of finished Jobs brought
@@ -222,12 +210,4 @@ function keepEverything (request: SyncRequest, previous: Record<string, unknown>
     status: { ...previous, phase, jobs, conditions: validityConditions(previous.conditions, problems, now) },
     children: keepAllObserved(request.children)
   }
-}
-
-function stringField (value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined
-}
-
-function optional (key: string, value: string | undefined): Record<string, string> {
-  return value === undefined ? {} : { [key]: value }
 }
