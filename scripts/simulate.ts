@@ -175,9 +175,10 @@ function action (event: TimelineEvent): [string, string] {
     case 'job-succeeded': return ['succeeded %s', name]
     case 'job-failed': return ['failed %s', name]
     case 'deleted': {
-      const by = event.cause === 'user' ? 'by hand' : event.cause === 'garbage-collector' ? 'garbage-collected' : 'by the controller'
+      const by = event.cause === 'user' ? 'by hand' : event.cause === 'garbage-collector' ? 'garbage-collected' : event.cause === 'finalized' ? 'finalized' : 'by the controller'
       return event.owner === undefined && event.object.kind !== 'Job' ? ['deleted', ''] : [`deleted ${kind(event.object)}%n %s (${by})`, name]
     }
+    case 'terminating': return event.owner === undefined ? ['terminating (finalizers run)', ''] : [`terminating ${kind(event.object)}%n %s`, name]
     case 'applied': return event.owner === undefined ? ['applied', ''] : ['applied %s', name]
     case 'edited': return ['edited', '']
     case 'adopted': return ['adopted %s', name]

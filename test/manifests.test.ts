@@ -563,7 +563,7 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
   t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS, no more, no less')
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
   t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
-  t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'InjectEphemeralContainers', 'SetPodCondition'], 'every effect type has its permissions listed')
+  t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'], 'every effect type has its permissions listed')
 
   const bindings = ofKind('ClusterRoleBinding', 'deploy/').map(d => d.object)
   t.equal(bindings.length, 1, 'one ClusterRoleBinding')
@@ -826,11 +826,16 @@ t.test('the OperationJob hooks answer for the example, and the status fits the C
     const customize = await app.inject({ method: 'POST', url: '/hooks/operationjob/customize', payload: { parent } })
     t.equal(customize.statusCode, 200, `${file}: customize answers`)
     const names = object.spec.targets.map((x: Json) => x.name)
-    t.same(customize.json().relatedResources, [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', names }], `${file}: customize asks for the target Pods by name`)
-    const pods = examples.filter(d => d.file === file && d.object.kind === 'Pod').map(d => ({
-      ...clone(d.object), metadata: { ...d.object.metadata, namespace: 'default', uid: `uid-${String(d.object.metadata.name)}` }, status: { phase: 'Running' }
+    t.same(customize.json().relatedResources[0], { apiVersion: 'v1', resource: 'pods', namespace: 'default', names }, `${file}: customize asks for the target Pods by name`)
+    // The example's own Pods; a Replace example's targets are Pods of the CollaSet example.
+    const own = examples.filter(d => d.file === file && d.object.kind === 'Pod').map(d => clone(d.object))
+    const collaSetPods = names.map((name: string) => ({
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'foo' }, ownerReferences: [{ apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'uid-foo', controller: true }] }
     }))
-    t.same(pods.map(p => p.metadata.name), names, `${file}: the example brings its target Pods`)
+    const pods = (own.length > 0 ? own : collaSetPods).map((p: Json) => ({
+      ...p, metadata: { ...p.metadata, namespace: 'default', uid: `uid-${String(p.metadata.name)}` }, status: { phase: 'Running' }
+    }))
+    t.same(pods.map((p: Json) => p.metadata.name), names, `${file}: the example brings its target Pods (or they are the CollaSet example's)`)
     const request = { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`default/${String(p.metadata.name)}`, p])) }, finalizing: false }
     const response = await app.inject({ method: 'POST', url: '/hooks/operationjob/sync', payload: request })
     t.equal(response.statusCode, 200, `${file}: sync answers`)

@@ -7,6 +7,7 @@ import type { KubeObject, ObjectMap } from '../k8s/types.js'
 import type { Effect } from '../effects/types.js'
 import type { RelatedResourceRule } from '../protocol/schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
+import { withPodOpsLifecycle } from './lifecycle.js'
 
 export type TargetProgress = 'Pending' | 'Processing' | 'Succeeded' | 'Failed'
 
@@ -54,10 +55,12 @@ export interface ActionTarget {
 
 export interface OperateResult {
   effects: Effect[]
-  /** Merged into the target's extraInfo. */
+  /** Merged into the target's extraInfo; an empty string removes a key. */
   extraInfo?: Record<string, string>
   /** The target cannot be operated at all: it fails with this error. */
   error?: TargetError
+  /** Look again this soon (a delay ends, or the Pod should have caught up with the effects by then). */
+  resyncAfterSeconds?: number
 }
 
 export interface ProgressResult {
@@ -93,8 +96,8 @@ export interface ActionHandler {
 
 export interface ActionOptions {
   /**
-   * Operate targets inside a PodOpsLifecycle (traffic off, operate, traffic on). Not available
-   * yet: registering an action with it throws rather than silently operating without it.
+   * Operate targets inside a PodOpsLifecycle (src/actions/lifecycle.ts): lock the Pod, take it
+   * out of traffic, wait `operationDelaySeconds`, operate, put it back and wait for Ready.
    */
   podOpsLifecycle?: boolean
 }
@@ -114,13 +117,11 @@ export class ActionRegistry {
   register (name: string, handler: ActionHandler, options: ActionOptions = {}): void {
     if (!ACTION_NAME.test(name)) throw new Error(`action name ${JSON.stringify(name)}: letters and digits, starting with a letter (it is what spec.action says)`)
     if (this.actions.has(name)) throw new Error(`action ${name} is already registered`)
-    if (options.podOpsLifecycle === true) {
-      throw new Error(`action ${name}: podOpsLifecycle is not implemented yet; register without it, or wait for PodOpsLifecycle support`)
-    }
     for (const fn of ['operate', 'progress', 'release'] as const) {
       if (typeof handler[fn] !== 'function') throw new Error(`action ${name}: the handler has no ${fn} function`)
     }
-    this.actions.set(name, { name, handler, podOpsLifecycle: false })
+    const podOpsLifecycle = options.podOpsLifecycle === true
+    this.actions.set(name, { name, handler: podOpsLifecycle ? withPodOpsLifecycle(handler) : handler, podOpsLifecycle })
   }
 
   get (name: string): RegisteredAction | undefined {
@@ -138,7 +139,7 @@ export const defaultActions = new ActionRegistry()
 
 /**
  * Registers an action plugin in the service's registry, before the server starts. `name` is what
- * `spec.action` says. Throws on a duplicate name, and on `podOpsLifecycle: true` (not available yet).
+ * `spec.action` says. Throws on a duplicate name.
  */
 export function registerAction (name: string, handler: ActionHandler, options: ActionOptions = {}): void {
   defaultActions.register(name, handler, options)

@@ -12,7 +12,7 @@ import { request as httpsRequest } from 'node:https'
 import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { RecordingExecutor } from './dry-run.js'
-import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, InjectEphemeralContainers, ObjectRef, SetPodCondition } from './types.js'
+import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, SetPodCondition, SetPodLabels } from './types.js'
 
 /** One RBAC rule's worth of access, as a ClusterRole spells it. */
 export interface Permission {
@@ -31,7 +31,11 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
   // An EphemeralJob or an OperationJob deletes itself after its TTL.
   Delete: [{ apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['delete'] }, { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['delete'] }],
   // CollaSet: the readiness-gate condition of its Pods (Metacontroller cannot write pods/status).
-  SetPodCondition: [{ apiGroup: '', resource: 'pods/status', verbs: ['patch'] }]
+  SetPodCondition: [{ apiGroup: '', resource: 'pods/status', verbs: ['patch'] }],
+  // OperationJob: the Replace request label and the PodOpsLifecycle lock on target Pods.
+  SetPodLabels: [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }],
+  // OperationJob's Recreate: evict through the API, so PodDisruptionBudgets hold.
+  Evict: [{ apiGroup: '', resource: 'pods/eviction', verbs: ['create'] }]
 }
 
 /** The kinds effects act on: kind → API group and plural (the resource in the URL). All namespaced. */
@@ -49,7 +53,7 @@ export interface ClusterExecutorOptions {
 }
 
 interface Request {
-  method: 'PATCH' | 'DELETE'
+  method: 'PATCH' | 'DELETE' | 'POST'
   path: string
   contentType: string
   body: unknown
@@ -84,6 +88,31 @@ export function requestFor (effect: Effect): Request {
     case 'InjectEphemeralContainers': return injectRequest(effect)
     case 'Delete': return deleteRequest(effect)
     case 'SetPodCondition': return podConditionRequest(effect)
+    case 'SetPodLabels': return podLabelsRequest(effect)
+    case 'Evict': return evictRequest(effect)
+  }
+}
+
+function podLabelsRequest (effect: SetPodLabels): Request {
+  if (effect.target.kind !== 'Pod') throw new Refused(`pod labels go onto Pods, not onto a ${effect.target.kind}`)
+  return {
+    method: 'PATCH',
+    path: objectPath(effect.target),
+    contentType: 'application/strategic-merge-patch+json',
+    // Labels merge by key and null removes one; the UID is the precondition (422 on metadata.uid).
+    body: { metadata: { uid: effect.target.uid, labels: effect.labels } }
+  }
+}
+
+function evictRequest (effect: EvictPod): Request {
+  if (effect.target.kind !== 'Pod') throw new Refused(`only Pods are evicted, not a ${effect.target.kind}`)
+  const { namespace, name, uid } = effect.target
+  return {
+    method: 'POST',
+    path: `${objectPath(effect.target)}/eviction`,
+    contentType: 'application/json',
+    // The UID precondition answers 409 when the name is another Pod's now.
+    body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, deleteOptions: { preconditions: { uid } } }
   }
 }
 

@@ -2,6 +2,7 @@
 // delete its own parent after a TTL, change Pods it does not own). Pure hooks return effects as
 // data next to their answer; one executor applies them (section 4 of DESIGN.md).
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
+import type { KubeObject } from '../k8s/types.js'
 
 /** An object an effect acts on. The UID guards every write: a new object of the same name is left alone. */
 export interface ObjectRef {
@@ -10,6 +11,13 @@ export interface ObjectRef {
   namespace?: string
   name: string
   uid: string
+}
+
+/** The reference effects use for an observed object; none when it has no UID to guard with. */
+export function refTo (object: KubeObject): ObjectRef | undefined {
+  const { namespace, name, uid } = object.metadata
+  if (typeof uid !== 'string') return undefined
+  return { apiVersion: object.apiVersion, kind: object.kind, ...(namespace !== undefined ? { namespace } : {}), name, uid }
 }
 
 /** Adds ephemeral containers to a Pod through its `pods/ephemeralcontainers` subresource. */
@@ -43,7 +51,26 @@ export interface SetPodCondition {
   condition: PodConditionValue
 }
 
-export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition
+/**
+ * Sets or removes labels of a Pod the hook does not own (OperationJob's `to-replace` request, the
+ * PodOpsLifecycle lock): a strategic-merge patch of the Pod's metadata; `null` removes a label.
+ */
+export interface SetPodLabels {
+  type: 'SetPodLabels'
+  target: ObjectRef
+  labels: Record<string, string | null>
+}
+
+/**
+ * Evicts a Pod through the eviction API (`pods/eviction`), so PodDisruptionBudgets hold: a
+ * refusal (HTTP 429) is a failure to retry, not an error in the job.
+ */
+export interface EvictPod {
+  type: 'Evict'
+  target: ObjectRef
+}
+
+export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod
 
 export type EffectResult = 'applied' | 'gone' | 'failed'
 
@@ -72,5 +99,7 @@ export function describeEffect (effect: Effect): string {
     case 'InjectEphemeralContainers': return `inject ${effect.containers.map(c => c.name).join(', ')} into ${where}`
     case 'Delete': return `delete ${where}`
     case 'SetPodCondition': return `set condition ${effect.condition.type}=${effect.condition.status} on ${where}`
+    case 'SetPodLabels': return `label ${where} ${Object.keys(effect.labels).sort().map(k => (effect.labels[k] === null ? `${k}-` : `${k}=${effect.labels[k] as string}`)).join(' ')}`
+    case 'Evict': return `evict ${where}`
   }
 }

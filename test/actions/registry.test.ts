@@ -21,12 +21,20 @@ t.test('registerAction adds an action spec.action can name; names are unique', a
   t.throws(() => registerAction('Exec', noop), /already registered/, 'a built-in cannot be replaced silently')
 })
 
-t.test('podOpsLifecycle: true is refused until PodOpsLifecycle exists, never silently ignored', async t => {
+t.test('podOpsLifecycle: true wraps the handler in the lifecycle; false leaves it as given', async t => {
   const registry = new ActionRegistry()
-  t.throws(() => registry.register('Drain', noop, { podOpsLifecycle: true }), /podOpsLifecycle is not implemented yet/)
-  t.equal(registry.get('Drain'), undefined, 'nothing registered')
-  registry.register('Drain', noop, { podOpsLifecycle: false })
-  t.equal(registry.get('Drain')?.podOpsLifecycle, false)
+  registry.register('Drain', noop, { podOpsLifecycle: true })
+  t.equal(registry.get('Drain')?.podOpsLifecycle, true)
+  t.not(registry.get('Drain')?.handler, noop, 'wrapped: the lifecycle runs around operate/progress/release')
+  registry.register('Plain', noop, { podOpsLifecycle: false })
+  t.equal(registry.get('Plain')?.podOpsLifecycle, false)
+  t.equal(registry.get('Plain')?.handler, noop)
+})
+
+t.test('the built-ins: Exec and Replace without a lifecycle, Recreate with one', async t => {
+  t.equal(defaultActions.get('Replace')?.podOpsLifecycle, false)
+  t.equal(defaultActions.get('Recreate')?.podOpsLifecycle, true)
+  t.same(defaultActions.names().filter(n => ['Exec', 'Recreate', 'Replace'].includes(n)), ['Exec', 'Recreate', 'Replace'])
 })
 
 t.test('bad names and incomplete handlers are refused at registration', async t => {

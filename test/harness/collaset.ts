@@ -43,6 +43,8 @@ export function withReadiness (pod: KubeObject, time?: string): KubeObject {
 export interface PodKubeletBehaviour {
   /** Seconds from the Pod's creation to Running with its containers ready. Default 3. */
   startAfterSeconds?: number
+  /** Pods whose containers never become ready (a bad image, say): they stay Pending. */
+  neverStarts?: (pod: KubeObject) => boolean
 }
 
 /** The kubelet's part for CollaSet Pods (those with a jobhooks.io/revision label). */
@@ -61,7 +63,7 @@ export class PodKubelet {
       if (status.phase === undefined) {
         const conditions = setCondition(setCondition([], 'PodScheduled', 'True', time), 'ContainersReady', 'False', time)
         this.sim.store.updateStatus(refOf(pod), withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time).status)
-      } else if (status.phase === 'Pending' && due) {
+      } else if (status.phase === 'Pending' && due && this.behaviour.neverStarts?.(pod) !== true) {
         const containers = Array.isArray((pod.spec as Record<string, unknown>)?.containers) ? ((pod.spec as Record<string, unknown>).containers as Array<{ name: string, image: string }>) : []
         const conditions = setCondition(conditionsOf(pod), 'ContainersReady', 'True', time)
         this.sim.store.updateStatus(refOf(pod), withReadiness({

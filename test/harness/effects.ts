@@ -10,21 +10,26 @@
 //   the kubelet's Ready follows at once (Ready = containers ready and every readiness gate True).
 // - Delete: a background delete with a UID precondition; the garbage collector then removes what
 //   the object owned.
+// - SetPodLabels: a strategic-merge patch of the Pod's labels (null removes one), UID-guarded.
+// - Evict: the eviction API. A PodDisruptionBudget selecting the Pod refuses (HTTP 429, `failed`)
+//   when the eviction would leave fewer healthy (Ready) Pods than it wants; a Pod that is not
+//   Ready is evicted only while the budget is met without it (the API server's default
+//   `unhealthyPodEvictionPolicy: IfHealthyBudget`). Then the Pod is deleted.
 //
 // Every call is logged with the simulated time, for scenario assertions.
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { Effect, EffectExecutor, EffectOutcome } from '../../src/effects/types.js'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
-import { deepEqual, describeRef, type ObjectRef } from './objects.js'
+import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
 import { withReadiness } from './collaset.js'
 import type { ObjectStore } from './store.js'
 
 export interface EffectHost {
   store: ObjectStore
   seconds: () => number
-  /** The object was deleted by an effect: record it and collect garbage. */
-  deleted: (object: KubeObject) => void
+  /** Deletes the object as the API server does (finalizers first), records it and collects garbage. */
+  remove: (ref: ObjectRef) => boolean
   /** Containers were added to a Pod: the kubelet's cue. */
   injected: (pod: KubeObject, containers: EphemeralContainer[]) => void
 }
@@ -63,8 +68,22 @@ export class SimulatorExecutor implements EffectExecutor {
     if (current.metadata.uid !== uid) return { effect, result: 'gone', message: `${describeRef(ref)} is another object now (uid ${String(current.metadata.uid)}, not ${uid})` }
     switch (effect.type) {
       case 'Delete': {
-        const deleted = this.host.store.delete(ref)
-        if (deleted !== undefined) this.host.deleted(deleted)
+        this.host.remove(ref)
+        return { effect, result: 'applied' }
+      }
+      case 'SetPodLabels': {
+        const labels: Record<string, string> = { ...current.metadata.labels }
+        for (const [key, value] of Object.entries(effect.labels)) {
+          if (value === null) delete labels[key]
+          else labels[key] = value
+        }
+        if (!deepEqual(labels, current.metadata.labels ?? {})) this.host.store.update({ ...current, metadata: { ...current.metadata, labels } })
+        return { effect, result: 'applied' }
+      }
+      case 'Evict': {
+        const refusal = this.disruptionRefusal(current)
+        if (refusal !== undefined) return { effect, result: 'failed', message: `HTTP 429: ${refusal}` }
+        this.host.remove(ref)
         return { effect, result: 'applied' }
       }
       case 'SetPodCondition': {
@@ -101,4 +120,28 @@ export class SimulatorExecutor implements EffectExecutor {
       }
     }
   }
+
+  /** Why a PodDisruptionBudget refuses to let `pod` go, if one does. */
+  private disruptionRefusal (pod: KubeObject): string | undefined {
+    for (const pdb of this.host.store.list('policy/v1', 'PodDisruptionBudget')) {
+      if (pdb.metadata.namespace !== pod.metadata.namespace || !isRecord(pdb.spec)) continue
+      const selector = pdb.spec.selector as Parameters<typeof matchesSelector>[0]
+      if (!matchesSelector(selector, pod.metadata.labels)) continue
+      const selected = this.host.store.list('v1', 'Pod').filter(p => p.metadata.namespace === pod.metadata.namespace && p.metadata.deletionTimestamp === undefined && matchesSelector(selector, p.metadata.labels))
+      const healthy = selected.filter(isPodReady).length
+      const desired = typeof pdb.spec.minAvailable === 'number'
+        ? pdb.spec.minAvailable
+        : selected.length - (typeof pdb.spec.maxUnavailable === 'number' ? pdb.spec.maxUnavailable : 0)
+      const left = isPodReady(pod) ? healthy - 1 : healthy
+      if (left < desired) return `Cannot evict pod as it would violate the pod's disruption budget ${pdb.metadata.name} (healthy ${healthy}, desired ${desired})`
+    }
+    return undefined
+  }
+
+}
+
+function isPodReady (pod: KubeObject): boolean {
+  const status = isRecord(pod.status) ? pod.status : {}
+  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
+  return conditions.some(c => c.type === 'Ready' && c.status === 'True')
 }

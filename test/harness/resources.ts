@@ -20,6 +20,7 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   { apiVersion: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, hasStatus: false },
   { apiVersion: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, hasStatus: true },
   { apiVersion: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, hasStatus: true },
+  { apiVersion: 'policy/v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, hasStatus: true },
   { apiVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'jobflows', kind: 'JobFlow', namespaced: true, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'jobtemplates', kind: 'JobTemplate', namespaced: true, hasStatus: false },

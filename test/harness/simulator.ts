@@ -75,7 +75,7 @@ export interface SimulatorOptions {
 }
 
 export type TimelineType =
-  | 'applied' | 'edited' | 'deleted' | 'created' | 'adopted' | 'released'
+  | 'applied' | 'edited' | 'deleted' | 'terminating' | 'created' | 'adopted' | 'released'
   | 'job-started' | 'job-succeeded' | 'job-failed' | 'phase' | 'sync-error'
   | 'injected' | 'container-started' | 'container-finished'
 
@@ -87,7 +87,7 @@ export interface TimelineEvent {
   /** The object's controller (its parent), for children. */
   owner?: ObjectRef
   /** `deleted`: who deleted it. */
-  cause?: 'user' | 'controller' | 'garbage-collector' | 'effect'
+  cause?: 'user' | 'controller' | 'garbage-collector' | 'effect' | 'finalized'
   /** `phase`: the parent's new phase and the one before (its message: a `Valid` False condition's). */
   phase?: string
   previousPhase?: string
@@ -215,10 +215,7 @@ export class Simulator {
     this.effects = new SimulatorExecutor({
       store: this.store,
       seconds: () => this.seconds(),
-      deleted: object => {
-        this.record({ type: 'deleted', object: refOf(object), cause: 'effect', ...this.ownerOf(object) })
-        this.collectGarbage()
-      },
+      remove: ref => this.remove(ref, 'effect'),
       injected: (pod, containers) => {
         this.record({ type: 'injected', object: refOf(pod), message: containers.map(c => c.name).join(', ') })
         this.kubelet.injected(pod, containers)
@@ -305,11 +302,28 @@ export class Simulator {
     return updated
   }
 
-  /** `kubectl delete` (background propagation): the garbage collector deletes what it owned. */
+  /**
+   * `kubectl delete` (background propagation): the garbage collector deletes what it owned. An
+   * object with finalizers (a parent whose controller has a finalize hook) only starts terminating.
+   */
   delete (ref: ObjectRef): boolean {
+    return this.remove(ref, 'user')
+  }
+
+  /** Deletes as the API server does: with finalizers left, only a deletionTimestamp. */
+  private remove (ref: ObjectRef, cause: 'user' | 'effect'): boolean {
+    const current = this.store.get(ref)
+    if (current === undefined) return false
+    if ((current.metadata.finalizers as string[] | undefined ?? []).length > 0) {
+      if (current.metadata.deletionTimestamp === undefined) {
+        this.store.terminate(ref)
+        this.record({ type: 'terminating', object: ref, cause, ...this.ownerOf(current) })
+      }
+      return true
+    }
     const deleted = this.store.delete(ref)
     if (deleted === undefined) return false
-    this.record({ type: 'deleted', object: ref, cause: 'user', ...this.ownerOf(deleted) })
+    this.record({ type: 'deleted', object: ref, cause, ...this.ownerOf(deleted) })
     this.collectGarbage()
     return true
   }
@@ -464,6 +478,14 @@ export class Simulator {
 
   private async syncParent (controller: Controller, parent: KubeObject, result: ReconcileResult): Promise<void> {
     const parentNamespaced = controller.parentType.namespaced
+    // With a finalize hook, Metacontroller puts its finalizer on the parent before anything else,
+    // and calls finalize instead of sync once the parent is being deleted.
+    const finalizer = `metacontroller.io/compositecontroller-${controller.object.metadata.name}`
+    const finalizers = (parent.metadata.finalizers as string[] | undefined) ?? []
+    const finalizing = controller.hooks.finalize !== undefined && parent.metadata.deletionTimestamp !== undefined
+    if (controller.hooks.finalize !== undefined && !finalizing && !finalizers.includes(finalizer)) {
+      parent = this.store.update({ ...parent, metadata: { ...parent.metadata, finalizers: [...finalizers, finalizer] } })
+    }
     const selector = this.parentSelector(controller, parent)
 
     // Claim: owned children that still match, orphans that match (adopted); release the rest.
@@ -498,9 +520,9 @@ export class Simulator {
       return
     }
 
-    const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing: false }
+    const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing }
     result.request = wire(request)
-    const answer = await this.callSync(controller, request)
+    const answer = await this.callSync(controller, request, finalizing ? 'finalize' : 'sync')
     if (!answer.ok) {
       result.error = answer.error
       return
@@ -583,6 +605,21 @@ export class Simulator {
           })
         }
       }
+    }
+
+    if (finalizing && response.finalized === true) {
+      // Done: the finalizer goes, and with the last one the parent.
+      const current = this.store.get(refOf(parent))
+      if (current !== undefined && current.metadata.uid === parent.metadata.uid) {
+        const left = ((current.metadata.finalizers as string[] | undefined) ?? []).filter(f => f !== finalizer)
+        this.store.update({ ...current, metadata: { ...current.metadata, finalizers: left } })
+        if (left.length === 0) {
+          this.store.delete(refOf(parent))
+          this.record({ type: 'deleted', object: refOf(parent), cause: 'finalized' })
+          this.collectGarbage()
+        }
+      }
+      return
     }
 
     const resync = response.resyncAfterSeconds
@@ -711,11 +748,11 @@ export class Simulator {
     return this.app
   }
 
-  private async callSync (controller: Controller, request: SyncRequest): Promise<HookAnswer<SyncResponse>> {
+  private async callSync (controller: Controller, request: SyncRequest, hook: 'sync' | 'finalize' = 'sync'): Promise<HookAnswer<SyncResponse>> {
     let body: unknown
     if (this.transport === 'http') {
       const app = await this.httpApp()
-      const reply = await app.inject({ method: 'POST', url: `/hooks/${controller.hooks.kind}/sync`, payload: wire(request) as object })
+      const reply = await app.inject({ method: 'POST', url: `/hooks/${controller.hooks.kind}/${hook}`, payload: wire(request) as object })
       if (reply.statusCode !== 200) return { ok: false, error: `sync hook answered HTTP ${reply.statusCode}: ${reply.body.slice(0, 500)}` }
       try {
         body = JSON.parse(reply.body)
@@ -724,7 +761,7 @@ export class Simulator {
       }
     } else {
       const context = this.context()
-      const result = runSyncHook(controller.hooks, 'sync', wire(request), context)
+      const result = runSyncHook(controller.hooks, hook, wire(request), context)
       body = wire(withEffectOutcomes(result.response, this.effects.applyNow(wire(result.effects)), context.now))
     }
     const problem = schemaProblem(SyncResponseSchema, body, controller.version)

@@ -102,6 +102,23 @@ export class ObjectStore {
     return wire(next)
   }
 
+  /**
+   * DELETE of an object that still has finalizers: the API server only sets its
+   * deletionTimestamp (once); the object goes when its last finalizer is removed.
+   */
+  terminate (ref: ObjectRef): KubeObject | undefined {
+    const key = refKey(ref)
+    const old = this.objects.get(key)
+    if (old === undefined) return undefined
+    if (old.metadata.deletionTimestamp !== undefined) return wire(old)
+    const next: KubeObject = wire(old)
+    next.metadata.deletionTimestamp = kubeTime(this.nowMs())
+    next.metadata.resourceVersion = this.nextVersion()
+    this.objects.set(key, next)
+    this.listener(wire(old), wire(next))
+    return wire(next)
+  }
+
   /** DELETE: returns the deleted object, or undefined if there was none. */
   delete (ref: ObjectRef): KubeObject | undefined {
     const key = refKey(ref)

@@ -62,8 +62,10 @@ for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'dire
     const endedAt = Date.parse(finished.endTime)
 
     await sim.runUntil(s => s.get(REF) === undefined)
+    const terminating = sim.timeline.find(e => e.type === 'terminating' && e.object.kind === 'OperationJob')
+    t.equal(terminating?.cause, 'effect', 'deleted by its own TTL effect')
     const deleted = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'OperationJob')
-    t.equal(deleted?.cause, 'effect', 'deleted by its own TTL effect')
+    t.equal(deleted?.cause, 'finalized', 'gone once finalize had nothing left to release')
     t.ok(sim.now().getTime() >= endedAt + 120_000 && sim.now().getTime() < endedAt + 125_000, 'deleted TTLSecondsAfterFinished after endTime, not later')
     await sim.runUntilQuiet()
     t.equal(PODS.filter(name => sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name }) !== undefined).length, 3, 'the Pods stay')

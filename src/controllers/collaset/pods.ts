@@ -15,8 +15,8 @@ export const TO_REPLACE_LABEL = 'jobhooks.io/to-replace'
 /** On a replacement Pod: the name of the Pod it replaces. */
 export const REPLACE_ORIGIN_LABEL = 'jobhooks.io/replace-origin'
 /**
- * Present while a PodOpsLifecycle holds the Pod (OperationJob): the lifecycle owns the readiness
- * gate then, and the CollaSet leaves the condition alone.
+ * Present while a PodOpsLifecycle holds the Pod (OperationJob's lock; the value names the job):
+ * the lifecycle owns the readiness gate then, and the CollaSet leaves the condition alone.
  */
 export const OPS_LIFECYCLE_LABEL = 'jobhooks.io/ops-lifecycle'
 
@@ -94,7 +94,13 @@ export function containersReady (pod: KubeObject): boolean {
 }
 
 export function serviceReady (pod: KubeObject): boolean {
-  return findCondition(conditions(pod), SERVICE_READY)?.status === 'True'
+  return serviceReadyStatus(pod) === 'True'
+}
+
+/** The status of the Pod's service-ready condition, if it has one. */
+export function serviceReadyStatus (pod: KubeObject): string | undefined {
+  const status = findCondition(conditions(pod), SERVICE_READY)?.status
+  return typeof status === 'string' ? status : undefined
 }
 
 /** Ready and serving: Ready (which needs every readiness gate) and the service-ready condition True. */

@@ -50,12 +50,12 @@ export function readDetails (value: unknown): Map<string, TargetDetail> {
   return details
 }
 
-/** A detail with its fields in one order, extraInfo keys sorted, nothing empty: identical input, identical bytes. */
+/** A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key): identical input, identical bytes. */
 function detail (d: TargetDetail): TargetDetail {
   const out: TargetDetail = { name: d.name, progress: d.progress }
   if (d.startTime !== undefined) out.startTime = d.startTime
   if (d.endTime !== undefined) out.endTime = d.endTime
-  const keys = Object.keys(d.extraInfo ?? {}).sort()
+  const keys = Object.keys(d.extraInfo ?? {}).filter(k => d.extraInfo?.[k] !== '').sort()
   if (keys.length > 0) out.extraInfo = Object.fromEntries(keys.map(k => [k, (d.extraInfo as Record<string, string>)[k] as string]))
   if (d.error !== undefined && d.progress !== 'Succeeded') out.error = { reason: d.error.reason, message: d.error.message }
   return out
@@ -150,6 +150,7 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
     details[i] = detail({ ...d, extraInfo: { ...d.extraInfo, ...result.extraInfo } })
     effects.push(...result.effects)
     due.push(deadlineAt)
+    if (result.resyncAfterSeconds !== undefined) due.push(nowMs + Math.max(1, result.resyncAfterSeconds) * 1000)
   }
 
   // Failed targets are released until their action owes nothing more for them.

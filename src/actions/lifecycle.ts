@@ -1,0 +1,163 @@
+// PodOpsLifecycle (DESIGN.md section 3): for actions registered with it, every target is operated
+// inside a lifecycle that takes the Pod out of traffic first and puts it back after:
+//
+//   Preparing   lock the Pod (label jobhooks.io/ops-lifecycle=<job>; one lifecycle per Pod, a
+//               Pod another job holds waits), then set its readiness-gate condition
+//               jobhooks.io/service-ready False and wait until the Pod is not Ready;
+//   Delaying    wait spec.operationDelaySeconds from the moment the Pod was out of traffic;
+//   Operating   the action's own operate/progress;
+//   Completing  set the condition True and drop the lock; the target succeeds once the Pod is
+//               Ready again (or was replaced by its workload, which the action already judged).
+//
+// Failure, deadline and deletion of the job release the Pod: the condition goes back to True and
+// the lock is dropped, before the action's own release. A Pod without the readiness gate gets the
+// lock and the delay only. Everything is recomputed from the observed Pod and the target's
+// extraInfo, where the stage and the out-of-traffic time are remembered (law 3): a lost effect is
+// owed again on the next sync.
+import type { KubeObject } from '../k8s/types.js'
+import { fitName } from '../k8s/names.js'
+import { timestamp } from '../k8s/time.js'
+import { refTo, type Effect } from '../effects/types.js'
+import { hasServiceGate, isReady, OPS_LIFECYCLE_LABEL, SERVICE_READY, serviceReadyStatus } from '../controllers/collaset/pods.js'
+import { POD_UID } from './pods.js'
+import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './registry.js'
+
+/** extraInfo key holding the lifecycle stage of a target. */
+export const LIFECYCLE_STAGE = 'Lifecycle'
+/** extraInfo key: when the Pod was seen out of traffic (the operation delay counts from there). */
+export const TRAFFIC_OFF_TIME = 'TrafficOffTime'
+/** extraInfo key: which job holds the Pod while this target waits for it. */
+export const LIFECYCLE_HOLDER = 'LifecycleHolder'
+/** How soon to look again while the Pod has not caught up with what the lifecycle asked of it. */
+export const LIFECYCLE_POLL_SECONDS = 2
+
+export type LifecycleStage = 'Preparing' | 'Operating' | 'Completing'
+
+/** The lock label's value for a job: its name, fitted to a label value. */
+export function lifecycleHolder (job: ActionJob): string {
+  return fitName(job.name)
+}
+
+function stageOf (target: ActionTarget): LifecycleStage {
+  const stage = target.detail.extraInfo?.[LIFECYCLE_STAGE]
+  return stage === 'Operating' || stage === 'Completing' ? stage : 'Preparing'
+}
+
+const holderOf = (pod: KubeObject): string | undefined => pod.metadata.labels?.[OPS_LIFECYCLE_LABEL]
+
+/** The effects that give the Pod back: its condition True again, then no lock. None once it is given back. */
+function restore (pod: KubeObject | undefined, job: ActionJob): Effect[] {
+  if (pod === undefined || holderOf(pod) !== lifecycleHolder(job)) return []
+  const ref = refTo(pod)
+  if (ref === undefined) return []
+  const effects: Effect[] = []
+  if (hasServiceGate(pod) && serviceReadyStatus(pod) !== 'True') {
+    effects.push({ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'True', reason: 'OperationFinished', message: `OperationJob ${job.name} gave the Pod back` } })
+  }
+  effects.push({ type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: null } })
+  return effects
+}
+
+function delaySeconds (job: ActionJob): number {
+  const value = job.spec.operationDelaySeconds
+  return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0
+}
+
+/** Preparing and Delaying: what is owed before the action may operate the Pod, or the move to Operating. */
+function prepare (target: ActionTarget, context: ActionContext): OperateResult | 'ready' {
+  const pod = target.pod
+  if (pod === undefined) return { effects: [] } // progress fails it: the Pod is gone.
+  const ref = refTo(pod)
+  if (ref === undefined) return { effects: [], error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
+  const { job } = context
+  const holder = holderOf(pod)
+  const ours = lifecycleHolder(job)
+  if (holder !== undefined && holder !== ours) {
+    // One lifecycle per Pod: wait for the other job to give it back (the deadline still runs).
+    return { effects: [], extraInfo: { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: holder }, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
+  }
+  const waiting = { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: '' }
+  if (holder === undefined) {
+    // Lock first; traffic goes off once the lock is seen, so two jobs never both flip the gate.
+    return { effects: [{ type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: ours } }], extraInfo: waiting, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
+  }
+  if (hasServiceGate(pod)) {
+    if (serviceReadyStatus(pod) !== 'False') {
+      return {
+        effects: [{ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'False', reason: 'OperationPreparing', message: `OperationJob ${job.name} takes the Pod out of traffic` } }],
+        extraInfo: waiting,
+        resyncAfterSeconds: LIFECYCLE_POLL_SECONDS
+      }
+    }
+    if (isReady(pod)) return { effects: [], extraInfo: waiting, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
+  }
+  const offAt = target.detail.extraInfo?.[TRAFFIC_OFF_TIME] ?? timestamp(context.now)
+  const delayEndsMs = Date.parse(offAt) + delaySeconds(job) * 1000
+  const nowMs = context.now.getTime()
+  if (nowMs < delayEndsMs) {
+    return { effects: [], extraInfo: { ...waiting, [TRAFFIC_OFF_TIME]: offAt }, resyncAfterSeconds: Math.max(1, Math.ceil((delayEndsMs - nowMs) / 1000)) }
+  }
+  return 'ready'
+}
+
+/** Wraps an action so that it runs inside a PodOpsLifecycle. */
+export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
+  return {
+    ...(action.relatedResources !== undefined ? { relatedResources: action.relatedResources } : {}),
+    ...(action.validate !== undefined ? { validate: action.validate } : {}),
+
+    operate (target, context): OperateResult {
+      const stage = stageOf(target)
+      if (stage === 'Completing') {
+        const effects = restore(target.pod, context.job)
+        return { effects, ...(effects.length > 0 ? { resyncAfterSeconds: LIFECYCLE_POLL_SECONDS } : {}) }
+      }
+      if (stage === 'Preparing') {
+        const prepared = prepare(target, context)
+        if (prepared !== 'ready') return prepared
+        const operating = { [LIFECYCLE_STAGE]: 'Operating', [LIFECYCLE_HOLDER]: '', [TRAFFIC_OFF_TIME]: target.detail.extraInfo?.[TRAFFIC_OFF_TIME] ?? timestamp(context.now) }
+        const result = action.operate({ ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...operating } } }, context)
+        return { ...result, extraInfo: { ...operating, ...result.extraInfo } }
+      }
+      return action.operate(target, context)
+    },
+
+    progress (target, context): ProgressResult {
+      const stage = stageOf(target)
+      if (stage === 'Preparing') {
+        if (target.pod === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
+        return { progress: 'Processing' }
+      }
+      if (stage === 'Operating') {
+        const result = action.progress(target, context)
+        if (result.progress !== 'Succeeded') return result
+        // Done operating: give the Pod back (operate returns the effects) before succeeding.
+        const completing: ActionTarget = { ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing' } } }
+        const back = completed(completing, context)
+        return { ...back, extraInfo: { ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing', ...back.extraInfo } }
+      }
+      return completed(target, context)
+    },
+
+    release (target, context): ReleaseResult {
+      const effects = restore(target.pod, context.job)
+      const inner = action.release(target, context)
+      return { effects: [...effects, ...inner.effects], ...(inner.extraInfo !== undefined ? { extraInfo: inner.extraInfo } : {}) }
+    }
+  }
+}
+
+/**
+ * Completing: succeeded once the Pod is given back and Ready again. A Pod that is no longer there,
+ * or is another Pod now (its workload made a new one), holds no lock of ours: the action already
+ * judged that the workload has it back.
+ */
+function completed (target: ActionTarget, context: ActionContext): ProgressResult {
+  const pod = target.pod
+  if (pod === undefined) return { progress: 'Succeeded' }
+  if (holderOf(pod) === lifecycleHolder(context.job)) return { progress: 'Processing' }
+  const podUid = target.detail.extraInfo?.[POD_UID]
+  const samePod = podUid === undefined || pod.metadata.uid === podUid
+  if (samePod && !isReady(pod)) return { progress: 'Processing' }
+  return { progress: 'Succeeded' }
+}

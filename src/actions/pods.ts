@@ -1,0 +1,16 @@
+// What actions share about their target Pods.
+import type { KubeObject } from '../k8s/types.js'
+import type { ActionTarget } from './registry.js'
+
+/** extraInfo key: the UID of the target Pod when it was first operated. */
+export const POD_UID = 'PodUID'
+
+/**
+ * The target's Pod, as long as it is the Pod the action first operated: a Pod of the same name
+ * with another UID (its workload made it anew) is not the target.
+ */
+export function sameTargetPod (target: ActionTarget): KubeObject | undefined {
+  const uid = target.detail.extraInfo?.[POD_UID]
+  if (target.pod === undefined) return undefined
+  return uid === undefined || target.pod.metadata.uid === uid ? target.pod : undefined
+}

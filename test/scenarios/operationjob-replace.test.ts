@@ -1,0 +1,195 @@
+// OperationJob Replace on the in-process Metacontroller, with the CollaSet that owns the Pods:
+// the reference's walkthrough and the cases kuperator's own tests check (manual deletion of the
+// origin, a missing Pod, two jobs on one Pod, deadline with partition, TTL, deletion of the job
+// mid-replace). The hooks run through the real HTTP app; SetPodLabels and SetPodCondition effects
+// are applied to the simulated API server; a scripted kubelet brings Pods up.
+import t from 'tap'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/controllers/collaset/pods.js'
+import { Simulator, type HookVersion } from '../harness/simulator.js'
+import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../harness/controllers.js'
+import { collasetController, PodKubelet, type PodKubeletBehaviour } from '../harness/collaset.js'
+import { loadManifest } from '../harness/manifest.js'
+import type { ObjectRef } from '../harness/objects.js'
+
+const COLLASET = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
+const WALKTHROUGH = fileURLToPath(new URL('../../manifests/examples/operationjob-replace.yaml', import.meta.url))
+const jobRef = (name = 'opj-replace'): ObjectRef => ({ apiVersion: JOBHOOKS_API_VERSION, kind: 'OperationJob', namespace: 'default', name })
+const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
+
+interface Tap { teardown: (fn: () => unknown) => void }
+
+async function setup (t: Tap, options: { version?: HookVersion, kubelet?: PodKubeletBehaviour } = {}): Promise<{ sim: Simulator, kubelet: PodKubelet, origins: string[] }> {
+  const version = options.version ?? 'v2'
+  const sim = new Simulator({ controllers: [collasetController(version), controllerFromManifest('operationjobs', version)] })
+  t.teardown(async () => await sim.close())
+  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3, ...options.kubelet })
+  sim.apply(loadManifest(COLLASET).find(o => o.kind === 'CollaSet') as KubeObject)
+  await kubelet.run(10)
+  return { sim, kubelet, origins: pods(sim).map(p => p.metadata.name).sort() }
+}
+
+/** The walkthrough's opj-replace, with the real Pod names for its placeholders and `mutate` applied to its spec. */
+function replaceJob (targets: string[], mutate: (spec: any) => void = () => {}, name = 'opj-replace'): KubeObject {
+  const object = loadManifest(WALKTHROUGH).find(o => o.kind === 'OperationJob') as KubeObject
+  const spec = object.spec as any
+  spec.targets = targets.map(name => ({ name }))
+  object.metadata.name = name
+  mutate(spec)
+  return object
+}
+
+const pods = (sim: Simulator): KubeObject[] => sim.list({ apiVersion: 'v1', kind: 'Pod' }, 'default').filter(p => p.metadata.deletionTimestamp === undefined)
+const names = (sim: Simulator): string[] => pods(sim).map(p => p.metadata.name).sort()
+const conditionOf = (pod: KubeObject | undefined, type: string): string | undefined => {
+  const list = isRecord(pod?.status) && Array.isArray(pod.status.conditions) ? pod.status.conditions.filter(isRecord) : []
+  return list.find(c => c.type === type)?.status as string | undefined
+}
+const readyCount = (sim: Simulator): number => pods(sim).filter(p => conditionOf(p, 'Ready') === 'True').length
+const status = (sim: Simulator, name = 'opj-replace'): Record<string, any> => {
+  const object = sim.get(jobRef(name))
+  return isRecord(object?.status) ? object.status : {}
+}
+const progressOf = (sim: Simulator, name?: string): string[] => (status(sim, name).targetDetails ?? []).map((d: any) => `${d.name as string}=${d.progress as string}`)
+
+/** Runs the kubelet and the simulator a second at a time until `condition` holds (or fails after `seconds`). */
+async function until (kubelet: PodKubelet, sim: Simulator, condition: () => boolean, seconds = 120, check: () => void = () => {}): Promise<void> {
+  for (let i = 0; i < seconds && !condition(); i++) await kubelet.run(1, check)
+  if (!condition()) throw new Error(`not reached within ${seconds}s:\n${sim.timelineText()}`)
+}
+
+/** Fails the test the first second fewer than `min` Pods are Ready. */
+function capacity (t: { fail: (m: string) => void }, sim: Simulator, min: number): () => void {
+  let failed = false
+  return () => {
+    if (!failed && readyCount(sim) < min) {
+      failed = true
+      t.fail(`t=${sim.seconds()}s: only ${readyCount(sim)} Pods Ready, want ${min}`)
+    }
+  }
+}
+
+for (const version of ['v2', 'v1'] as HookVersion[]) {
+  t.test(`the walkthrough (${version}): partition 1 replaces the first target, partition 2 the other; Succeeded; never fewer than 2 Pods Ready`, async t => {
+    const { sim, kubelet, origins } = await setup(t, { version })
+    const [first, second] = origins as [string, string]
+    const guard = capacity(t, sim, 2)
+    sim.apply(replaceJob([first, second], spec => { spec.partition = 1 }))
+    await until(kubelet, sim, () => status(sim).succeededPodCount === 1, 120, guard)
+    const afterOne = status(sim)
+    t.match(afterOne, { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1, failedPodCount: 0 })
+    t.same(progressOf(sim), [`${first}=Succeeded`, `${second}=Pending`], 'as the walkthrough shows')
+    const newPod = afterOne.targetDetails[0].extraInfo.NewPod as string
+    t.match(newPod, /^foo-[a-z0-9]{5}$/, 'extraInfo.NewPod names the replacement')
+    t.notOk(names(sim).includes(first), 'the origin is gone')
+    t.ok(names(sim).includes(newPod), 'the replacement runs')
+    t.equal(conditionOf(sim.get(podRef(newPod)), 'Ready'), 'True')
+    t.equal(sim.get(podRef(newPod))?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first)
+    t.equal(afterOne.targetDetails[1].extraInfo, undefined, 'the pending target is untouched')
+    t.notOk(sim.get(podRef(second))?.metadata.labels?.[TO_REPLACE_LABEL], 'and its Pod is not labelled')
+
+    sim.edit(jobRef(), o => { (o.spec as any).partition = 2 })
+    await until(kubelet, sim, () => status(sim).progress === 'Succeeded', 120, guard)
+    const done = status(sim)
+    t.match(done, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0, endTime: /Z$/ })
+    t.equal(done.targetDetails[0].extraInfo.NewPod, newPod, 'the first record is kept')
+    const secondNew = done.targetDetails[1].extraInfo.NewPod as string
+    t.same(names(sim), [newPod, secondNew].sort(), 'two Pods, both replacements')
+    await sim.runUntilQuiet()
+  })
+}
+
+t.test('deleting the origin by hand before the replacement is Ready is not success: the job waits for the replacement', async t => {
+  let hold = true // Replacements stay not Ready until released.
+  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => hold && p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  const [target] = origins as [string]
+  sim.apply(replaceJob([target]))
+  await until(kubelet, sim, () => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+  const newPod = status(sim).targetDetails[0].extraInfo.NewPod as string
+  sim.delete(podRef(target))
+  await kubelet.run(20)
+  t.equal(status(sim).progress, 'Processing', 'not Succeeded while the replacement is not Ready')
+  t.same(progressOf(sim), [`${target}=Processing`])
+  t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
+  t.ok(names(sim).includes(newPod), 'the CollaSet keeps the replacement as a regular Pod')
+  hold = false
+  await until(kubelet, sim, () => status(sim).progress === 'Succeeded', 60)
+  t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
+  t.equal(conditionOf(sim.get(podRef(newPod)), 'Ready'), 'True')
+})
+
+t.test('a target Pod that does not exist fails with PodNotFound; the job ends Failed', async t => {
+  const { sim, kubelet, origins } = await setup(t)
+  sim.apply(replaceJob(['non-exist', origins[0] as string], spec => { delete spec.partition }))
+  await until(kubelet, sim, () => status(sim).progress === 'Failed', 120)
+  t.match(status(sim), { progress: 'Failed', succeededPodCount: 1, failedPodCount: 1 })
+  t.match(status(sim).targetDetails[0], { name: 'non-exist', progress: 'Failed', error: { reason: 'PodNotFound' } })
+})
+
+t.test('two jobs on the same Pod converge on one replacement; both succeed with the same NewPod', async t => {
+  const { sim, kubelet, origins } = await setup(t)
+  const [target] = origins as [string]
+  sim.apply(replaceJob([target], () => {}, 'opj-a'))
+  sim.apply(replaceJob([target], () => {}, 'opj-b'))
+  await until(kubelet, sim, () => status(sim, 'opj-a').progress === 'Succeeded' && status(sim, 'opj-b').progress === 'Succeeded', 120, capacity(t, sim, 2))
+  const a = status(sim, 'opj-a').targetDetails[0].extraInfo.NewPod
+  t.equal(status(sim, 'opj-b').targetDetails[0].extraInfo.NewPod, a, 'the same new Pod')
+  t.equal(pods(sim).length, 2, 'one replacement, not two')
+  t.ok(names(sim).includes(a))
+})
+
+t.test('a replacement Pod is not replaced in turn: the target waits with NotAllowedToReplaceNewPod', async t => {
+  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  const [target] = origins as [string]
+  sim.apply(replaceJob([target], () => {}, 'opj-a'))
+  await until(kubelet, sim, () => status(sim, 'opj-a').targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+  const newPod = status(sim, 'opj-a').targetDetails[0].extraInfo.NewPod as string
+  sim.apply(replaceJob([newPod], () => {}, 'opj-b'))
+  await kubelet.run(10)
+  t.equal(status(sim, 'opj-b').progress, 'Processing')
+  t.match(status(sim, 'opj-b').targetDetails[0].extraInfo.NotAllowedToReplaceNewPod, /is itself the replacement of/)
+  t.notOk(sim.get(podRef(newPod))?.metadata.labels?.[TO_REPLACE_LABEL], 'the replacement is not labelled')
+})
+
+t.test('deadline with partition raised step by step fails exactly the started targets, cancels their replacements; then the TTL deletes the job', async t => {
+  // Replacements never start (a bad image): every started target runs into its deadline.
+  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => { (o.spec as any).replicas = 3 })
+  await kubelet.run(10)
+  const all = pods(sim).map(p => p.metadata.name).sort()
+  t.equal(all.length, 3)
+  sim.apply(replaceJob(all, spec => { spec.partition = 0; spec.activeDeadlineSeconds = 3; spec.TTLSecondsAfterFinished = 5 }))
+  await kubelet.run(5)
+  t.equal(status(sim).progress, 'Pending', 'partition 0: nothing started')
+  for (const partition of [1, 2]) {
+    sim.edit(jobRef(), o => { (o.spec as any).partition = partition })
+    await until(kubelet, sim, () => status(sim).failedPodCount === partition, 30)
+    await kubelet.run(3)
+    t.equal(status(sim).failedPodCount, partition, `partition ${partition}: ${partition} failed`)
+    t.equal(status(sim).progress, 'Processing')
+    for (const d of status(sim).targetDetails.slice(0, partition)) t.match(d, { progress: 'Failed', error: { reason: 'DeadlineExceeded' }, extraInfo: { Released: 'true' } })
+    t.equal(pods(sim).length, 3, 'the cancelled replacements are gone, the origins stay')
+    t.notOk(pods(sim).some(p => p.metadata.labels?.[TO_REPLACE_LABEL] !== undefined), 'no replace request left')
+  }
+  sim.edit(jobRef(), o => { (o.spec as any).partition = 3 })
+  await until(kubelet, sim, () => status(sim).progress === 'Failed', 30)
+  t.equal(status(sim).failedPodCount, 3)
+  const endedAt = sim.secondsAt(status(sim).endTime)
+  await until(kubelet, sim, () => sim.get(jobRef()) === undefined, 30)
+  t.ok(sim.seconds() - endedAt >= 5 && sim.seconds() - endedAt <= 7, `deleted ${sim.seconds() - endedAt}s after it ended (TTL 5s)`)
+  t.same(names(sim), all, 'only the original Pods remain')
+})
+
+t.test('deleting the job mid-replace releases the Pod: the replacement goes, only the origin remains', async t => {
+  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  const [target] = origins as [string]
+  sim.apply(replaceJob([target]))
+  await until(kubelet, sim, () => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+  t.equal(pods(sim).length, 3, 'the replacement is up (not Ready)')
+  sim.delete(jobRef())
+  await until(kubelet, sim, () => sim.get(jobRef()) === undefined && pods(sim).length === 2, 30)
+  t.same(names(sim), origins, 'only the original Pods')
+  t.notOk(sim.get(podRef(target))?.metadata.labels?.[TO_REPLACE_LABEL], 'the replace request is withdrawn')
+})
