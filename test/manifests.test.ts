@@ -836,7 +836,7 @@ t.test('the OperationJob hooks answer for the example, and the status fits the C
       ...p, metadata: { ...p.metadata, namespace: 'default', uid: `uid-${String(p.metadata.name)}` }, status: { phase: 'Running' }
     }))
     t.same(pods.map((p: Json) => p.metadata.name), names, `${file}: the example brings its target Pods (or they are the CollaSet example's)`)
-    const request = { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`default/${String(p.metadata.name)}`, p])) }, finalizing: false }
+    const request = { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map((p: Json) => [`default/${String(p.metadata.name)}`, p])) }, finalizing: false }
     const response = await app.inject({ method: 'POST', url: '/hooks/operationjob/sync', payload: request })
     t.equal(response.statusCode, 200, `${file}: sync answers`)
     const body = response.json()

@@ -5,12 +5,13 @@
 // - The eviction is an effect, owed again on every sync while the target Pod exists: a
 //   PodDisruptionBudget refusal (HTTP 429) shows in the job's EffectsApplied condition and is
 //   retried, it does not fail the target. The deadline still bounds the wait.
-// - "Back" is read from the Pod's controller (its ownerReference with controller: true): when the
-//   action evicts, it remembers how many Pods the controller should have Ready with the target
-//   counted (`ReadyBefore`: the others Ready then, plus one), and succeeds once the controller has
-//   that many Ready Pods other than the evicted one. This holds for workloads that recreate under
-//   the same name (StatefulSet) and under a new one (ReplicaSet, CollaSet); extraInfo.NewPod names
-//   the Pod that came back (the same name when there is one, else the controller's newest Ready Pod).
+// - "Back" is read from the Pod's controller (its ownerReference with controller: true): a Ready
+//   Pod of that controller with the target's name and another UID (StatefulSet, CollaSet), or one
+//   created after every Pod the controller had while the target was still there
+//   (`LatestCreation`, moved forward only when a newer Pod shows up before the eviction, so a
+//   scale-up during a PodDisruptionBudget wait is not taken for the Pod coming back).
+//   extraInfo.NewPod names the Pod that came back. Kubernetes times have whole seconds: a Pod the
+//   workload makes in the very second of another's creation is only seen as back by its name.
 // - A Pod without a controller would never come back: the target fails with NoController before
 //   anything is evicted.
 // - Nothing to undo on release: an eviction cannot be taken back (the lifecycle gives the Pod's
@@ -24,10 +25,10 @@ import { POD_UID, sameTargetPod } from './pods.js'
 import { NEW_POD } from './replace.js'
 
 export const RECREATE_ACTION = 'Recreate'
-/** extraInfo keys: the controller (`<Kind>/<name>`) and its UID, and the Ready count to get back to. */
+/** extraInfo keys: the controller (`<Kind>/<name>`) and its UID, and its newest Pod's creation while the target was there. */
 export const CONTROLLER = 'Controller'
 export const CONTROLLER_UID = 'ControllerUID'
-export const READY_BEFORE = 'ReadyBefore'
+export const LATEST_CREATION = 'LatestCreation'
 
 function controllerOf (pod: KubeObject): { kind: string, name: string, uid: string } | undefined {
   const refs = Array.isArray(pod.metadata.ownerReferences) ? pod.metadata.ownerReferences : []
@@ -51,12 +52,14 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
   if (owner === undefined) {
     return { effects: [], error: { reason: 'NoController', message: `Pod ${pod.metadata.name} has no controller to bring it back: Recreate evicts Pods of workloads only` } }
   }
-  const known = target.detail.extraInfo
+  const creations = [pod, ...siblings(context, owner.uid, pod.metadata.uid)].map(p => p.metadata.creationTimestamp ?? '')
+  const known = target.detail.extraInfo?.[LATEST_CREATION] ?? ''
+  const latest = [known, ...creations].reduce((a, b) => (b > a ? b : a))
   const extraInfo: Record<string, string> = {
     ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}),
     [CONTROLLER]: `${owner.kind}/${owner.name}`,
     [CONTROLLER_UID]: owner.uid,
-    [READY_BEFORE]: known?.[READY_BEFORE] ?? String(siblings(context, owner.uid, pod.metadata.uid).filter(isReady).length + 1)
+    [LATEST_CREATION]: latest
   }
   const ref = refTo(pod)
   if (isTerminating(pod) || ref === undefined) return { effects: [], extraInfo }
@@ -68,15 +71,16 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
   const info = target.detail.extraInfo ?? {}
   if (pod !== undefined) return { progress: 'Processing' }
   const controllerUid = info[CONTROLLER_UID]
-  const wanted = Number(info[READY_BEFORE])
-  if (controllerUid === undefined || !Number.isInteger(wanted)) {
-    // Gone before it was ever evicted: nothing says whose Pod it was.
+  const latest = info[LATEST_CREATION]
+  if (controllerUid === undefined || latest === undefined) {
+    // Gone before it was ever operated: nothing says whose Pod it was.
     return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
   }
   const ready = siblings(context, controllerUid, info[POD_UID]).filter(isReady)
-  if (ready.length < wanted) return { progress: 'Processing' }
-  const back = ready.find(p => p.metadata.name === target.name) ?? [...ready].sort(byCreation).at(-1)
-  return { progress: 'Succeeded', ...(back !== undefined ? { extraInfo: { [NEW_POD]: back.metadata.name } } : {}) }
+  const back = ready.find(p => p.metadata.name === target.name) ??
+    ready.filter(p => (p.metadata.creationTimestamp ?? '') > latest).sort(byCreation)[0]
+  if (back === undefined) return { progress: 'Processing' }
+  return { progress: 'Succeeded', extraInfo: { [NEW_POD]: back.metadata.name } }
 }
 
 export const recreateAction: ActionHandler = {

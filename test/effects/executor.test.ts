@@ -146,6 +146,37 @@ t.test('SetPodCondition patches pods/status with the condition (merged on type) 
   t.equal(api.requests.length, 1, 'without a request')
 })
 
+t.test('SetPodLabels patches the Pod\'s labels (null removes one) with the Pod UID as precondition', async t => {
+  const api = await fakeApi(t)
+  const executor = executorFor(t, api.url)
+  const effect: Effect = { type: 'SetPodLabels', target: pod('foo-752sz', 'uid-77'), labels: { 'jobhooks.io/to-replace': 'true', 'jobhooks.io/ops-lifecycle': null } }
+  t.same(await executor.apply([effect]), [{ effect, result: 'applied' }])
+  const [request] = api.requests
+  t.equal(request?.method, 'PATCH')
+  t.equal(request?.url, '/api/v1/namespaces/team-a/pods/foo-752sz')
+  t.equal(request?.headers['content-type'], 'application/strategic-merge-patch+json')
+  t.same(JSON.parse(request?.body ?? 'null'), { metadata: { uid: 'uid-77', labels: { 'jobhooks.io/to-replace': 'true', 'jobhooks.io/ops-lifecycle': null } } })
+  t.same(EFFECT_PERMISSIONS.SetPodLabels, [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }])
+})
+
+t.test('Evict posts an Eviction with the UID precondition; a PodDisruptionBudget refusal (429) fails with its message, to be retried', async t => {
+  let refuse = true
+  const api = await fakeApi(t, () => refuse
+    ? { status: 429, body: { kind: 'Status', status: 'Failure', reason: 'TooManyRequests', message: 'Cannot evict pod as it would violate the pod\'s disruption budget.', code: 429 } }
+    : { status: 201, body: { kind: 'Status', status: 'Success' } })
+  const executor = executorFor(t, api.url)
+  const effect: Effect = { type: 'Evict', target: pod('web-0', 'uid-w0') }
+  t.same(await executor.apply([effect]), [{ effect, result: 'failed', message: 'HTTP 429: Cannot evict pod as it would violate the pod\'s disruption budget.' }])
+  const [request] = api.requests
+  t.equal(request?.method, 'POST')
+  t.equal(request?.url, '/api/v1/namespaces/team-a/pods/web-0/eviction')
+  t.equal(request?.headers['content-type'], 'application/json')
+  t.same(JSON.parse(request?.body ?? 'null'), { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'web-0', namespace: 'team-a' }, deleteOptions: { preconditions: { uid: 'uid-w0' } } })
+  refuse = false
+  t.same(await executor.apply([effect]), [{ effect, result: 'applied' }])
+  t.same(EFFECT_PERMISSIONS.Evict, [{ apiGroup: '', resource: 'pods/eviction', verbs: ['create'] }])
+})
+
 t.test('Delete sends DeleteOptions with the UID precondition and background propagation', async t => {
   const api = await fakeApi(t, () => ({ status: 200, body: { kind: 'EphemeralJob' } }))
   const executor = executorFor(t, api.url)

@@ -1,0 +1,147 @@
+// Recreate and the PodOpsLifecycle around it, one sync at a time: what each observed state asks
+// for (effects) and what the status says. The job is synced with the service's own registry.
+import t from 'tap'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { defaultActions } from '../../src/actions/index.js'
+import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
+import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../src/controllers/collaset/pods.js'
+import type { SyncAnswer } from '../../src/protocol/hooks.js'
+import { at, job, next, request } from '../helpers/operationjob.js'
+import { context } from '../helpers/fixtures.js'
+
+const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d4f', uid: 'rs-uid', controller: true }
+
+function pod (name: string, options: { uid?: string, created?: string, ready?: boolean, gated?: boolean, serviceReady?: 'True' | 'False', lock?: string, owner?: boolean } = {}): KubeObject {
+  const conditions: Array<Record<string, string>> = [{ type: 'Ready', status: options.ready === false ? 'False' : 'True' }]
+  if (options.serviceReady !== undefined) conditions.push({ type: SERVICE_READY, status: options.serviceReady })
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: options.uid ?? `uid-${name}`,
+      creationTimestamp: options.created ?? '2026-01-02T00:00:00Z',
+      labels: { app: 'web', ...(options.lock !== undefined ? { [OPS_LIFECYCLE_LABEL]: options.lock } : {}) },
+      ...(options.owner === false ? {} : { ownerReferences: [RS] })
+    },
+    spec: { containers: [{ name: 'app', image: 'nginx' }], ...(options.gated === true ? { readinessGates: [{ conditionType: SERVICE_READY }] } : {}) },
+    status: { phase: 'Running', conditions }
+  }
+}
+
+const recreate = (spec: Record<string, unknown> = {}, status?: Record<string, unknown>): KubeObject =>
+  job({ action: 'Recreate', targets: [{ name: 'web-a' }], operationDelaySeconds: 10, ...spec }, status)
+const sync = (parent: KubeObject, pods: KubeObject[], seconds: number): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
+const detailOf = (answer: SyncAnswer): any => (answer.response.status.targetDetails as any[])[0]
+const types = (answer: SyncAnswer): string[] => answer.effects.map(e => e.type === 'SetPodLabels' ? `SetPodLabels ${JSON.stringify(e.labels)}` : e.type === 'SetPodCondition' ? `SetPodCondition ${e.condition.status}` : e.type)
+
+t.test('the lifecycle, sync by sync: lock, traffic off, not Ready, delay, evict, back, give back', async t => {
+  let parent = recreate()
+  // 1. Lock first, nothing else.
+  let answer = sync(parent, [pod('web-a', { gated: true, serviceReady: 'True' }), pod('web-b')], 0)
+  t.same(types(answer), [`SetPodLabels {"${OPS_LIFECYCLE_LABEL}":"ops"}`])
+  t.match(detailOf(answer), { progress: 'Processing', extraInfo: { Lifecycle: 'Preparing' } })
+  t.ok(answer.response.resyncAfterSeconds !== undefined && answer.response.resyncAfterSeconds <= 2, 'looks again soon')
+  // 2. Locked: the gate goes False.
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-a', { gated: true, serviceReady: 'True', lock: 'ops' }), pod('web-b')], 1)
+  t.same(types(answer), ['SetPodCondition False'])
+  // 3. Gate False but still Ready (the kubelet has not caught up): wait.
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-a', { gated: true, serviceReady: 'False', lock: 'ops' }), pod('web-b')], 2)
+  t.same(types(answer), [])
+  t.equal(detailOf(answer).extraInfo.TrafficOffTime, undefined, 'the delay has not started')
+  // 4. Not Ready: the delay starts; resync when it ends.
+  parent = next(parent, answer)
+  const off = [pod('web-a', { gated: true, serviceReady: 'False', lock: 'ops', ready: false }), pod('web-b')]
+  answer = sync(parent, off, 3)
+  t.same(types(answer), [])
+  t.equal(detailOf(answer).extraInfo.TrafficOffTime, '2026-01-02T03:00:03Z')
+  t.equal(answer.response.resyncAfterSeconds, 10, 'resync when operationDelaySeconds is over')
+  parent = next(parent, answer)
+  answer = sync(parent, off, 8)
+  t.same(types(answer), [], 'still in the delay')
+  t.equal(answer.response.resyncAfterSeconds, 5)
+  // 5. Delay over: evict, and remember the controller.
+  parent = next(parent, answer)
+  answer = sync(parent, off, 13)
+  t.same(types(answer), ['Evict'])
+  t.match(detailOf(answer).extraInfo, { Lifecycle: 'Operating', Controller: 'ReplicaSet/web-5d4f', ControllerUID: 'rs-uid', PodUID: 'uid-web-a', LatestCreation: '2026-01-02T00:00:00Z' })
+  t.same(answer.effects[0]?.target, { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-a', uid: 'uid-web-a' })
+  // 6. A refused eviction is owed again while the Pod is there; a scale-up Pod moves LatestCreation.
+  parent = next(parent, answer)
+  answer = sync(parent, [...off, pod('web-c', { created: '2026-01-02T03:00:20Z' })], 20)
+  t.same(types(answer), ['Evict'])
+  t.equal(detailOf(answer).extraInfo.LatestCreation, '2026-01-02T03:00:20Z')
+  // 7. Evicted; only the scale-up Pod and the old sibling are Ready: not back yet.
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-b'), pod('web-c', { created: '2026-01-02T03:00:20Z' })], 30)
+  t.equal(detailOf(answer).progress, 'Processing')
+  t.same(types(answer), [])
+  // 8. The ReplicaSet's new Pod, not Ready: still not back. Ready: back, the job succeeds.
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-b'), pod('web-c', { created: '2026-01-02T03:00:20Z' }), pod('web-d', { created: '2026-01-02T03:00:31Z', ready: false })], 32)
+  t.equal(detailOf(answer).progress, 'Processing')
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-b'), pod('web-c', { created: '2026-01-02T03:00:20Z' }), pod('web-d', { created: '2026-01-02T03:00:31Z' })], 40)
+  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-d', Lifecycle: 'Completing' } })
+  t.equal(answer.response.status.progress, 'Succeeded')
+})
+
+t.test('a Pod of the same name and another UID is the Pod back (StatefulSet); the lifecycle gives nothing back on it', async t => {
+  const parent = recreate({}, {
+    progress: 'Processing',
+    startTime: '2026-01-02T03:00:00Z',
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-old', Controller: 'StatefulSet/web', ControllerUID: 'rs-uid', LatestCreation: '2026-01-02T00:00:00Z' } }]
+  })
+  const answer = sync(parent, [pod('web-a', { uid: 'uid-new', created: '2026-01-02T00:00:00Z' })], 60)
+  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-a' } })
+  t.same(answer.effects, [], 'the lock was on the old Pod')
+})
+
+t.test('a Pod held by another job waits with LifecycleHolder; no effect touches it', async t => {
+  const answer = sync(recreate(), [pod('web-a', { lock: 'other-job' })], 0)
+  t.match(detailOf(answer), { progress: 'Processing', extraInfo: { Lifecycle: 'Preparing', LifecycleHolder: 'other-job' } })
+  t.same(answer.effects, [])
+})
+
+t.test('a Pod without the readiness gate gets the lock and the delay only', async t => {
+  let parent = recreate({ operationDelaySeconds: 0 })
+  let answer = sync(parent, [pod('web-a')], 0)
+  t.same(types(answer), [`SetPodLabels {"${OPS_LIFECYCLE_LABEL}":"ops"}`])
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-a', { lock: 'ops' })], 1)
+  t.same(types(answer), ['Evict'], 'no condition to set, Ready does not matter: straight to the eviction')
+})
+
+t.test('failure gives the Pod back: condition True and the lock removed, then Released', async t => {
+  const status = {
+    progress: 'Processing',
+    startTime: '2026-01-02T03:00:00Z',
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Preparing' } }]
+  }
+  const held = pod('web-a', { gated: true, serviceReady: 'False', lock: 'ops', ready: false })
+  const answer = sync(recreate({ activeDeadlineSeconds: 30 }, status), [held], 31)
+  t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'DeadlineExceeded' } })
+  t.same(types(answer), ['SetPodCondition True', `SetPodLabels {"${OPS_LIFECYCLE_LABEL}":null}`])
+  t.equal(detailOf(answer).extraInfo.Released, undefined, 'not released while effects are owed')
+  const after = sync(next(recreate({ activeDeadlineSeconds: 30 }, status), answer), [pod('web-a', { gated: true, serviceReady: 'True' })], 35)
+  t.equal(detailOf(after).extraInfo.Released, 'true')
+  t.same(after.effects, [])
+})
+
+t.test('a Pod without a controller fails NoController and gives the lock back', async t => {
+  const status = {
+    progress: 'Processing',
+    startTime: '2026-01-02T03:00:00Z',
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Preparing', TrafficOffTime: '2026-01-02T03:00:00Z' } }]
+  }
+  const answer = sync(recreate({ operationDelaySeconds: 0 }, status), [pod('web-a', { owner: false, lock: 'ops' })], 5)
+  t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'NoController' } })
+  t.same(types(answer), [`SetPodLabels {"${OPS_LIFECYCLE_LABEL}":null}`])
+})
+
+t.test('Recreate asks for the Pods of the namespace (the controller\'s Pods, whatever their names)', async t => {
+  t.same(defaultActions.get('Recreate')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: {} }), [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }])
+})
