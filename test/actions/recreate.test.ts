@@ -4,30 +4,16 @@ import t from 'tap'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { defaultActions } from '../../src/actions/index.js'
 import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
-import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../src/controllers/collaset/pods.js'
+import { OPS_LIFECYCLE_LABEL } from '../../src/controllers/collaset/pods.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
-import { at, job, next, request } from '../helpers/operationjob.js'
+import { at, job, next, request, workloadPod, type WorkloadPodOptions } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
 
 const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d4f', uid: 'rs-uid', controller: true }
 
-function pod (name: string, options: { uid?: string, created?: string, ready?: boolean, gated?: boolean, serviceReady?: 'True' | 'False', lock?: string, owner?: boolean } = {}): KubeObject {
-  const conditions: Array<Record<string, string>> = [{ type: 'Ready', status: options.ready === false ? 'False' : 'True' }]
-  if (options.serviceReady !== undefined) conditions.push({ type: SERVICE_READY, status: options.serviceReady })
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: options.uid ?? `uid-${name}`,
-      creationTimestamp: options.created ?? '2026-01-02T00:00:00Z',
-      labels: { app: 'web', ...(options.lock !== undefined ? { [OPS_LIFECYCLE_LABEL]: options.lock } : {}) },
-      ...(options.owner === false ? {} : { ownerReferences: [RS] })
-    },
-    spec: { containers: [{ name: 'app', image: 'nginx' }], ...(options.gated === true ? { readinessGates: [{ conditionType: SERVICE_READY }] } : {}) },
-    status: { phase: 'Running', conditions }
-  }
+function pod (name: string, options: Omit<WorkloadPodOptions, 'owner'> & { lock?: string, owner?: false } = {}): KubeObject {
+  const { lock, owner, ...rest } = options
+  return workloadPod(name, { ...rest, labels: { app: 'web', ...(lock !== undefined ? { [OPS_LIFECYCLE_LABEL]: lock } : {}) }, ...(owner === false ? {} : { owner: RS }) })
 }
 
 const recreate = (spec: Record<string, unknown> = {}, status?: Record<string, unknown>): KubeObject =>

@@ -3,30 +3,24 @@ import t from 'tap'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { defaultActions } from '../../src/actions/index.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
-import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../src/controllers/collaset/pods.js'
+import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/controllers/collaset/pods.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
-import { at, job, request } from '../helpers/operationjob.js'
+import { at, job, request, workloadPod } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
 
 const CLS = { apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'cls-uid', controller: true }
 
 function pod (name: string, options: { ready?: boolean, origin?: string, toReplace?: boolean, owner?: boolean, terminating?: boolean, uid?: string } = {}): KubeObject {
-  const ready = options.ready !== false ? 'True' : 'False'
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: options.uid ?? `uid-${name}`,
-      creationTimestamp: '2026-01-02T00:00:00Z',
-      labels: { app: 'foo', ...(options.origin !== undefined ? { [REPLACE_ORIGIN_LABEL]: options.origin } : {}), ...(options.toReplace === true ? { [TO_REPLACE_LABEL]: 'true' } : {}) },
-      ...(options.owner === false ? {} : { ownerReferences: [CLS] }),
-      ...(options.terminating === true ? { deletionTimestamp: '2026-01-02T03:00:00Z' } : {})
-    },
-    spec: { containers: [{ name: 'foo', image: 'nginx' }], readinessGates: [{ conditionType: SERVICE_READY }] },
-    status: { phase: 'Running', conditions: [{ type: 'Ready', status: ready }, { type: SERVICE_READY, status: ready }] }
-  }
+  const ready = options.ready !== false
+  return workloadPod(name, {
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ready,
+    gated: true,
+    serviceReady: ready ? 'True' : 'False',
+    terminating: options.terminating === true,
+    labels: { app: 'foo', ...(options.origin !== undefined ? { [REPLACE_ORIGIN_LABEL]: options.origin } : {}), ...(options.toReplace === true ? { [TO_REPLACE_LABEL]: 'true' } : {}) },
+    ...(options.owner === false ? {} : { owner: CLS })
+  })
 }
 
 const processing = (extraInfo: Record<string, string> = { PodUID: 'uid-foo-a' }): Record<string, unknown> => ({

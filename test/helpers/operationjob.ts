@@ -1,6 +1,7 @@
 // Building OperationJob hook requests in tests: a job, its Pods, and a test action whose outcome
 // each Pod's annotations script, so that the core's rules can be checked apart from Exec.
-import type { KubeObject } from '../../src/k8s/types.js'
+import type { KubeObject, OwnerReference } from '../../src/k8s/types.js'
+import { SERVICE_READY } from '../../src/controllers/collaset/pods.js'
 import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
 import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
 import { EXEC_ACTION, execAction } from '../../src/actions/exec.js'
@@ -85,4 +86,40 @@ export function next (parent: KubeObject, answer: SyncAnswer, spec: Record<strin
 
 export function progresses (answer: SyncAnswer): string[] {
   return (answer.response.status.targetDetails as Array<{ name: string, progress: string }>).map(d => `${d.name}=${d.progress}`)
+}
+
+export interface WorkloadPodOptions {
+  uid?: string
+  created?: string
+  labels?: Record<string, string>
+  /** The controller's ownerReference; none for a bare Pod. */
+  owner?: OwnerReference
+  /** The Ready condition; default True. */
+  ready?: boolean
+  /** Carries the jobhooks.io/service-ready readiness gate. */
+  gated?: boolean
+  /** The service-ready condition's status, when the Pod has one. */
+  serviceReady?: 'True' | 'False'
+  terminating?: boolean
+}
+
+/** A running Pod of a workload, as Replace and Recreate read them: owner, labels, Ready, the readiness gate. */
+export function workloadPod (name: string, options: WorkloadPodOptions = {}): KubeObject {
+  const conditions: Array<Record<string, string>> = [{ type: 'Ready', status: options.ready === false ? 'False' : 'True' }]
+  if (options.serviceReady !== undefined) conditions.push({ type: SERVICE_READY, status: options.serviceReady })
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'default',
+      uid: options.uid ?? `uid-${name}`,
+      creationTimestamp: options.created ?? '2026-01-02T00:00:00Z',
+      labels: { ...options.labels },
+      ...(options.owner !== undefined ? { ownerReferences: [options.owner] } : {}),
+      ...(options.terminating === true ? { deletionTimestamp: '2026-01-02T03:00:00Z' } : {})
+    },
+    spec: { containers: [{ name: 'app', image: 'nginx' }], ...(options.gated === true ? { readinessGates: [{ conditionType: SERVICE_READY }] } : {}) },
+    status: { phase: 'Running', conditions }
+  }
 }
