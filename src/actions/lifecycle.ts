@@ -19,7 +19,7 @@ import { fitName } from '../k8s/names.js'
 import { timestamp } from '../k8s/time.js'
 import { refTo, type Effect } from '../effects/types.js'
 import { hasServiceGate, isReady, OPS_LIFECYCLE_LABEL, SERVICE_READY, serviceReadyStatus } from '../controllers/collaset/pods.js'
-import { POD_UID } from './pods.js'
+import { POD_UID, sameTargetPod } from './pods.js'
 import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './registry.js'
 
 /** extraInfo key holding the lifecycle stage of a target. */
@@ -46,13 +46,13 @@ function stageOf (target: ActionTarget): LifecycleStage {
 const holderOf = (pod: KubeObject): string | undefined => pod.metadata.labels?.[OPS_LIFECYCLE_LABEL]
 
 /** The effects that give the Pod back: its condition True again, then no lock. None once it is given back. */
-function restore (pod: KubeObject | undefined, job: ActionJob): Effect[] {
+function restore (pod: KubeObject | undefined, job: ActionJob, now: Date): Effect[] {
   if (pod === undefined || holderOf(pod) !== lifecycleHolder(job)) return []
   const ref = refTo(pod)
   if (ref === undefined) return []
   const effects: Effect[] = []
   if (hasServiceGate(pod) && serviceReadyStatus(pod) !== 'True') {
-    effects.push({ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'True', reason: 'OperationFinished', message: `OperationJob ${job.name} gave the Pod back` } })
+    effects.push({ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'True', reason: 'OperationFinished', message: `OperationJob ${job.name} gave the Pod back`, lastTransitionTime: timestamp(now) } })
   }
   effects.push({ type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: null } })
   return effects
@@ -65,8 +65,9 @@ function delaySeconds (job: ActionJob): number {
 
 /** Preparing and Delaying: what is owed before the action may operate the Pod, or the move to Operating. */
 function prepare (target: ActionTarget, context: ActionContext): OperateResult | 'ready' {
-  const pod = target.pod
-  if (pod === undefined) return { effects: [] } // progress fails it: the Pod is gone.
+  // Only the Pod first seen: another of the same name (its workload made it anew) is not ours to lock.
+  const pod = sameTargetPod(target)
+  if (pod === undefined) return { effects: [] } // progress decides: the Pod is gone.
   const ref = refTo(pod)
   if (ref === undefined) return { effects: [], error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
   const { job } = context
@@ -76,7 +77,7 @@ function prepare (target: ActionTarget, context: ActionContext): OperateResult |
     // One lifecycle per Pod: wait for the other job to give it back (the deadline still runs).
     return { effects: [], extraInfo: { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: holder }, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
   }
-  const waiting = { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: '' }
+  const waiting = { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: '', [POD_UID]: ref.uid }
   if (holder === undefined) {
     // Lock first; traffic goes off once the lock is seen, so two jobs never both flip the gate.
     return { effects: [{ type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: ours } }], extraInfo: waiting, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
@@ -84,7 +85,7 @@ function prepare (target: ActionTarget, context: ActionContext): OperateResult |
   if (hasServiceGate(pod)) {
     if (serviceReadyStatus(pod) !== 'False') {
       return {
-        effects: [{ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'False', reason: 'OperationPreparing', message: `OperationJob ${job.name} takes the Pod out of traffic` } }],
+        effects: [{ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'False', reason: 'OperationPreparing', message: `OperationJob ${job.name} takes the Pod out of traffic`, lastTransitionTime: timestamp(context.now) } }],
         extraInfo: waiting,
         resyncAfterSeconds: LIFECYCLE_POLL_SECONDS
       }
@@ -105,11 +106,12 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
   return {
     ...(action.relatedResources !== undefined ? { relatedResources: action.relatedResources } : {}),
     ...(action.validate !== undefined ? { validate: action.validate } : {}),
+    ...(action.observe !== undefined ? { observe: action.observe } : {}),
 
     operate (target, context): OperateResult {
       const stage = stageOf(target)
       if (stage === 'Completing') {
-        const effects = restore(target.pod, context.job)
+        const effects = restore(target.pod, context.job, context.now)
         return { effects, ...(effects.length > 0 ? { resyncAfterSeconds: LIFECYCLE_POLL_SECONDS } : {}) }
       }
       if (stage === 'Preparing') {
@@ -125,25 +127,33 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
     progress (target, context): ProgressResult {
       const stage = stageOf(target)
       if (stage === 'Preparing') {
-        if (target.pod === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
-        return { progress: 'Processing' }
+        if (sameTargetPod(target) !== undefined) return { progress: 'Processing' }
+        if (target.detail.extraInfo?.[POD_UID] === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
+        // The Pod this lifecycle locked is gone. Either it was operated and this status is an older
+        // copy (Metacontroller may hand a hook a stale parent), or it went by other hands: either
+        // way it is the action's to judge now, and the lifecycle never locks its successor.
+        return operating({ ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, [LIFECYCLE_STAGE]: 'Operating' } } }, context)
       }
-      if (stage === 'Operating') {
-        const result = action.progress(target, context)
-        if (result.progress !== 'Succeeded') return result
-        // Done operating: give the Pod back (operate returns the effects) before succeeding.
-        const completing: ActionTarget = { ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing' } } }
-        const back = completed(completing, context)
-        return { ...back, extraInfo: { ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing', ...back.extraInfo } }
-      }
+      if (stage === 'Operating') return operating(target, context)
       return completed(target, context)
     },
 
     release (target, context): ReleaseResult {
-      const effects = restore(target.pod, context.job)
+      const effects = restore(target.pod, context.job, context.now)
       const inner = action.release(target, context)
       return { effects: [...effects, ...inner.effects], ...(inner.extraInfo !== undefined ? { extraInfo: inner.extraInfo } : {}) }
     }
+  }
+
+  /** Operating: the action's progress; its success moves the target on to Completing. */
+  function operating (target: ActionTarget, context: ActionContext): ProgressResult {
+    const result = action.progress(target, context)
+    const stage = { [LIFECYCLE_STAGE]: target.detail.extraInfo?.[LIFECYCLE_STAGE] ?? 'Operating' }
+    if (result.progress !== 'Succeeded') return { ...result, extraInfo: { ...stage, ...result.extraInfo } }
+    // Done operating: give the Pod back (operate returns the effects) before succeeding.
+    const completing: ActionTarget = { ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing' } } }
+    const back = completed(completing, context)
+    return { ...back, extraInfo: { ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing', ...back.extraInfo } }
   }
 }
 

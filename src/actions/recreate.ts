@@ -7,9 +7,10 @@
 //   retried, it does not fail the target. The deadline still bounds the wait.
 // - "Back" is read from the Pod's controller (its ownerReference with controller: true): a Ready
 //   Pod of that controller with the target's name and another UID (StatefulSet, CollaSet), or one
-//   created after every Pod the controller had while the target was still there
-//   (`LatestCreation`, moved forward only when a newer Pod shows up before the eviction, so a
-//   scale-up during a PodDisruptionBudget wait is not taken for the Pod coming back).
+//   created after every Pod the controller had while the target was still there and not yet
+//   terminating (`LatestCreation`, moved forward only when a newer Pod shows up before the
+//   eviction, so a scale-up during a PodDisruptionBudget wait is not taken for the Pod coming
+//   back, and frozen once the Pod terminates, so its replacement is).
 //   extraInfo.NewPod names the Pod that came back. Kubernetes times have whole seconds: a Pod the
 //   workload makes in the very second of another's creation is only seen as back by its name.
 // - A Pod without a controller would never come back: the target fails with NoController before
@@ -45,25 +46,35 @@ function siblings (context: ActionContext, controllerUid: string, evictedUid: st
     controllerOf(p)?.uid === controllerUid)
 }
 
-function operate (target: ActionTarget, context: ActionContext): OperateResult {
+/**
+ * What Recreate remembers from the target's first sync on (so that an older copy of the job's
+ * status still has it): the Pod's UID, its controller, and the newest creation among the
+ * controller's Pods while the target was there and not yet going — a Pod the workload makes after
+ * the eviction is newer than that.
+ */
+function observe (target: ActionTarget, context: ActionContext): Record<string, string> | undefined {
   const pod = sameTargetPod(target)
-  if (pod === undefined) return { effects: [] } // Evicted already, or gone: progress decides.
-  const owner = controllerOf(pod)
-  if (owner === undefined) {
-    return { effects: [], error: { reason: 'NoController', message: `Pod ${pod.metadata.name} has no controller to bring it back: Recreate evicts Pods of workloads only` } }
-  }
+  const owner = pod === undefined ? undefined : controllerOf(pod)
+  if (pod === undefined || owner === undefined || isTerminating(pod)) return undefined
   const creations = [pod, ...siblings(context, owner.uid, pod.metadata.uid)].map(p => p.metadata.creationTimestamp ?? '')
   const known = target.detail.extraInfo?.[LATEST_CREATION] ?? ''
-  const latest = [known, ...creations].reduce((a, b) => (b > a ? b : a))
-  const extraInfo: Record<string, string> = {
+  return {
     ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}),
     [CONTROLLER]: `${owner.kind}/${owner.name}`,
     [CONTROLLER_UID]: owner.uid,
-    [LATEST_CREATION]: latest
+    [LATEST_CREATION]: [known, ...creations].reduce((a, b) => (b > a ? b : a))
+  }
+}
+
+function operate (target: ActionTarget): OperateResult {
+  const pod = sameTargetPod(target)
+  if (pod === undefined) return { effects: [] } // Evicted already, or gone: progress decides.
+  if (controllerOf(pod) === undefined) {
+    return { effects: [], error: { reason: 'NoController', message: `Pod ${pod.metadata.name} has no controller to bring it back: Recreate evicts Pods of workloads only` } }
   }
   const ref = refTo(pod)
-  if (isTerminating(pod) || ref === undefined) return { effects: [], extraInfo }
-  return { effects: [{ type: 'Evict', target: ref }], extraInfo }
+  if (isTerminating(pod) || ref === undefined) return { effects: [] }
+  return { effects: [{ type: 'Evict', target: ref }] }
 }
 
 function progress (target: ActionTarget, context: ActionContext): ProgressResult {
@@ -87,6 +98,7 @@ export const recreateAction: ActionHandler = {
   // Every Pod of the job's namespace: the controller's Pods, whatever their names (a label
   // selector without a namespace selects in the job's namespace; an empty one selects all).
   relatedResources: () => [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }],
+  observe,
   operate,
   progress,
   release: () => ({ effects: [] })

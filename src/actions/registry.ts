@@ -86,6 +86,12 @@ export interface ActionHandler {
   relatedResources?: (job: ActionJob) => RelatedResourceRule[]
   /** What is wrong with the action's part of the spec; an empty list when it is usable. */
   validate?: (job: ActionJob, scripts: ScriptLibrary) => string[]
+  /**
+   * What to remember about a started target whenever it is seen (extraInfo), from its first sync
+   * on and before `progress`: a later sync judging from an older copy of the job's status then
+   * still has what it needs (Metacontroller may hand a hook a stale parent, and writes its answer).
+   */
+  observe?: (target: ActionTarget, context: ActionContext) => Record<string, string> | undefined
   /** Operates a started target. Called when it starts and again on every sync while it is Processing. */
   operate: (target: ActionTarget, context: ActionContext) => OperateResult
   /** Reads the progress of a started, unfinished target. */

@@ -39,6 +39,8 @@ export interface PodConditionValue {
   status: 'True' | 'False' | 'Unknown'
   reason?: string
   message?: string
+  /** When the status last changed: the kubelet sets it for its own conditions; without it the API server stores null. */
+  lastTransitionTime?: string
 }
 
 /**

@@ -131,3 +131,40 @@ t.test('a Pod without a controller fails NoController and gives the lock back', 
 t.test('Recreate asks for the Pods of the namespace (the controller\'s Pods, whatever their names)', async t => {
   t.same(defaultActions.get('Recreate')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: {} }), [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }])
 })
+
+t.test('LatestCreation stops moving once the target terminates: the ReplicaSet\'s replacement, made while the target drains, counts as back', async t => {
+  let parent = recreate({ operationDelaySeconds: 0 }, {
+    progress: 'Processing',
+    startTime: '2026-01-02T03:00:00Z',
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-web-a', Controller: 'ReplicaSet/web-5d4f', ControllerUID: 'rs-uid', LatestCreation: '2026-01-02T00:00:00Z' } }]
+  })
+  // Evicted: the target terminates (grace period) and the ReplicaSet's new Pod is already there.
+  const draining = [pod('web-a', { lock: 'ops', terminating: true, ready: false }), pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z', ready: false })]
+  let answer = sync(parent, draining, 31)
+  t.equal(detailOf(answer).extraInfo.LatestCreation, '2026-01-02T00:00:00Z', 'not moved by the replacement')
+  t.same(types(answer), [], 'no second eviction of a terminating Pod')
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z' })], 40)
+  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-n' } })
+})
+
+t.test('an older copy of the status (back at Preparing) after the eviction: the new Pod of the same name is not locked or evicted, the action judges', async t => {
+  // The status Metacontroller handed over is from before the eviction; the Pod named web-a now is
+  // the workload's new one.
+  const stale = recreate({ operationDelaySeconds: 0 }, {
+    progress: 'Processing',
+    startTime: '2026-01-02T03:00:00Z',
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Preparing', PodUID: 'uid-old', Controller: 'StatefulSet/web', ControllerUID: 'rs-uid', LatestCreation: '2026-01-02T00:00:00Z' } }]
+  })
+  const notReady = sync(stale, [pod('web-a', { uid: 'uid-new', created: '2026-01-02T03:00:40Z', gated: true, serviceReady: 'True', ready: false }), pod('web-b')], 45)
+  t.same(notReady.effects, [], 'nothing touches the new Pod')
+  t.match(detailOf(notReady), { progress: 'Processing', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-old' } })
+  const back = sync(next(stale, notReady), [pod('web-a', { uid: 'uid-new', created: '2026-01-02T03:00:40Z', gated: true, serviceReady: 'True' }), pod('web-b')], 50)
+  t.match(detailOf(back), { progress: 'Succeeded', extraInfo: { NewPod: 'web-a' } })
+  t.same(back.effects, [])
+})
+
+t.test('a Pod that was never seen fails PodNotFound at once', async t => {
+  const answer = sync(recreate(), [pod('web-b')], 0)
+  t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'PodNotFound' } })
+})

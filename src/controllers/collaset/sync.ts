@@ -22,6 +22,7 @@ import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { validityConditions } from '../common/validity.js'
+import { timestamp } from '../../k8s/time.js'
 import type { LabelSelector } from '../ephemeraljob/selector.js'
 import { parseCollaSetSpec } from './spec.js'
 import {
@@ -186,7 +187,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
     effects.push({
       type: 'SetPodCondition',
       target: { apiVersion: 'v1', kind: 'Pod', ...(pod.metadata.namespace !== undefined ? { namespace: pod.metadata.namespace } : {}), name: pod.metadata.name, uid: pod.metadata.uid },
-      condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready' }
+      condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: timestamp(context.now) }
     })
   }
 

@@ -109,6 +109,11 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
       if (d.progress === 'Processing') {
         // A started target always has a start (a status written by hand may lack one).
         if (d.startTime === undefined) details[i] = detail({ ...d, startTime: stamp })
+        const seen = handler.observe?.(targetOf(i), actionContext)
+        if (seen !== undefined) {
+          const current = details[i] as TargetDetail
+          details[i] = detail({ ...current, extraInfo: { ...current.extraInfo, ...seen } })
+        }
         const target = targetOf(i)
         const read = handler.progress(target, actionContext)
         if (read.progress !== 'Processing') {
@@ -135,7 +140,8 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
         details[i] = detail({ ...d, progress: 'Failed', startTime: stamp, endTime: stamp, error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` } })
         return
       }
-      details[i] = detail({ ...d, progress: 'Processing', startTime: stamp })
+      const seen = handler.observe?.({ ...targetOf(i), detail: d }, actionContext)
+      details[i] = detail({ ...d, progress: 'Processing', startTime: stamp, extraInfo: { ...d.extraInfo, ...seen } })
       operate(i, nowMs + spec.activeDeadlineSeconds * 1000)
     })
   }

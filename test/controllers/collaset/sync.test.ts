@@ -105,7 +105,7 @@ t.test('service-ready is set True (an effect) once the containers are ready, onc
   t.same(answer.effects, [{
     type: 'SetPodCondition',
     target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: target.metadata.name, uid: target.metadata.uid },
-    condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready' }
+    condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: '2026-01-02T03:04:05Z' }
   }])
   t.equal(answer.response.status.readyReplicas, 1)
   t.equal(answer.response.status.availableReplicas, 1)
