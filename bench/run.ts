@@ -2,7 +2,8 @@
 // echo route that only parses the same body and serialises it back, in the same process.
 //
 // The hook app is built by buildApp; since it is ready (sealed) when built, the echo route lives
-// on a second fastify instance configured like it (same bodyLimit, body parsing, logging). The
+// on a second fastify instance configured like it (same bodyLimit, JSON parser, logging; it keeps the
+// objects' managedFields, which the hook routes skip unparsed, since it must give the body back). The
 // load comes from autocannon in a worker thread, so that writing the requests and reading the
 // answers does not run on the servers' event loop.
 //
@@ -17,6 +18,7 @@
 // Environment: BENCH_DURATION (seconds per route and size, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 4), BENCH_SIZES (default "10,100,1000"), BENCH_CLIENT=inline to
 // run autocannon on the main thread, BENCH_BREAKDOWN=0 to skip the in-process breakdown.
+// BENCH_KIND_SIZES and BENCH_KINDS choose what bench/kinds.ts times of the other kinds.
 import { performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import autocannon from 'autocannon'
@@ -25,7 +27,7 @@ import { buildApp, createFastify, DEFAULT_BODY_LIMIT } from '../src/app.js'
 import { syncJobFlow } from '../src/controllers/jobflow/sync.js'
 import type { SyncRequest, SyncResponse } from '../src/protocol/hooks.js'
 import { jobFlowRequestBody, type FixtureExpectation } from './fixtures.js'
-import { benchKinds, kindGoals, kindTable } from './kinds.js'
+import { benchKinds, CASES, kindGoals, kindTable, type KindCase } from './kinds.js'
 
 const SAMPLE_MS = 25
 const HOOK_PATH = '/hooks/jobflow/sync'
@@ -34,9 +36,17 @@ const ECHO_PATH = '/bench/echo'
 const duration = positiveNumber('BENCH_DURATION', 5)
 const rounds = Math.round(positiveNumber('BENCH_ROUNDS', 3))
 const connections = Math.round(positiveNumber('BENCH_CONNECTIONS', 4))
-const sizes = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').map(s => Number(s.trim()))
-/** Objects of the other kinds (Nodes, Pods, targets); BENCH_KIND_SIZES= (empty) skips them. */
-const kindSizes = (process.env.BENCH_KIND_SIZES ?? '500,5000').split(',').filter(s => s.trim() !== '').map(s => Number(s.trim()))
+const sizes = (process.env.BENCH_SIZES ?? '10,100,1000').split(',').filter(s => s.trim() !== '').map(s => Number(s.trim()))
+/**
+ * Objects of the other kinds (Nodes, Pods, targets): unset, each kind's own two sizes (bench/kinds.ts);
+ * a list, those sizes for every kind; BENCH_KIND_SIZES= (empty) skips them. BENCH_KINDS (a
+ * comma-separated list of kinds, e.g. "DaemonJob,CollaSet") times only those; BENCH_SIZES= (empty)
+ * skips the JobFlow part.
+ */
+const kindSizes = process.env.BENCH_KIND_SIZES === undefined
+  ? undefined
+  : process.env.BENCH_KIND_SIZES.split(',').filter(s => s.trim() !== '').map(s => Number(s.trim()))
+const kindNames = (process.env.BENCH_KINDS ?? '').split(',').map(s => s.trim().toLowerCase()).filter(s => s !== '')
 const inlineClient = process.env.BENCH_CLIENT === 'inline'
 const breakdown = process.env.BENCH_BREAKDOWN !== '0'
 const slice = duration / rounds
@@ -88,7 +98,7 @@ interface Measure {
 
 /** The service's own fastify setup (createFastify), with one route that echoes the parsed body. */
 async function buildEchoApp (): Promise<FastifyInstance> {
-  const app = createFastify({ bodyLimit: DEFAULT_BODY_LIMIT })
+  const app = createFastify({ bodyLimit: DEFAULT_BODY_LIMIT, keepManagedFields: true })
   // No response schema: fastify serialises the parsed body with JSON.stringify.
   app.post(ECHO_PATH, async (request) => request.body)
   await app.ready()
@@ -376,6 +386,26 @@ function goals (rows: Row[]): string[] {
 }
 
 async function main (): Promise<void> {
+  if (sizes.length > 0) await benchJobFlow()
+  if (kindSizes === undefined || kindSizes.length > 0) {
+    const cases = kindCases()
+    console.log(`\n# ${cases.map(c => c.kind).join(', ')}: one sync at a time over HTTP, about ${duration} s per kind and size\n`)
+    const rows = await benchKinds(kindSizes, duration, cases)
+    console.log(kindTable(rows))
+    console.log('\nGoals:')
+    console.log(kindGoals(rows).join('\n'))
+  }
+}
+
+/** The kinds BENCH_KINDS names (all of them when unset). */
+function kindCases (): readonly KindCase[] {
+  if (kindNames.length === 0) return CASES
+  const unknown = kindNames.filter(name => !CASES.some(c => c.kind.toLowerCase() === name))
+  if (unknown.length > 0) throw new Error(`BENCH_KINDS: no kind ${unknown.join(', ')} (kinds: ${CASES.map(c => c.kind).join(', ')})`)
+  return CASES.filter(c => kindNames.includes(c.kind.toLowerCase()))
+}
+
+async function benchJobFlow (): Promise<void> {
   for (const jobs of sizes) {
     if (!Number.isInteger(jobs) || jobs < 2) throw new Error(`BENCH_SIZES: ${jobs} is not a JobFlow size (an integer ≥ 2)`)
   }
@@ -442,14 +472,6 @@ async function main (): Promise<void> {
     }
   } finally {
     await Promise.all([hookApp.close(), echoApp.close()])
-  }
-
-  if (kindSizes.length > 0) {
-    console.log(`\n# DaemonJob, EphemeralJob, OperationJob and CollaSet: one sync at a time over HTTP, about ${duration} s per kind and size\n`)
-    const rows = await benchKinds(kindSizes, duration)
-    console.log(kindTable(rows))
-    console.log('\nGoals:')
-    console.log(kindGoals(rows).join('\n'))
   }
 }
 

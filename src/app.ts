@@ -1,17 +1,18 @@
 // The fastify application: routes for every kind's hooks plus health and metrics. Building it
 // never listens; server.ts does that.
 import { STATUS_CODES } from 'node:http'
-import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { errorCodes, LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
-  SyncRequestSchema, SyncResponseSchema
+  SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
+import { BodyBuffer, cutManagedFields, readChunks } from './protocol/body.js'
 import type { HookContext, HookName, KindHooks, SyncRequest, CustomizeRequest } from './protocol/hooks.js'
 import type { KubeObject } from './k8s/types.js'
 import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/registry.js'
-import { runSyncHook } from './controllers/run.js'
+import { runSyncHook, type RunResult } from './controllers/run.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
 import { describeEffect, type EffectExecutor } from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
@@ -50,10 +51,11 @@ declare module 'fastify' {
 
 /**
  * A fastify instance configured the way the service runs: the body limit, one log line per hook
- * call instead of fastify's two per request, and any body read as JSON. The benchmark's echo
- * route runs on one of these too, so that both sides pay the same parsing.
+ * call instead of fastify's two per request, and any body read as JSON, without the objects'
+ * managedFields unless `keepManagedFields` (src/protocol/body.ts). The benchmark's echo route
+ * runs on one of these too, keeping managedFields, since it must give the body back whole.
  */
-export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit'> = {}) {
+export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit'> & { keepManagedFields?: boolean } = {}) {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const app = Fastify({
     logger: options.logger ?? false,
@@ -65,7 +67,24 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit'>
   // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON,
   // with fastify's own JSON parser, which refuses __proto__ and constructor keys as it does for
   // application/json.
-  app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, app.getDefaultJsonParser('error', 'error'))
+  const json = app.getDefaultJsonParser('error', 'error')
+  if (options.keepManagedFields === true) {
+    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, json)
+  } else {
+    app.removeContentTypeParser('application/json')
+    const kept = new BodyBuffer()
+    const errors = { tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH() }
+    app.addContentTypeParser(['application/json', '*'], (request, payload, done) => {
+      readChunks(payload, request.headers['content-length'], bodyLimit, errors, (error, chunks, length) => {
+        if (error !== null) {
+          done(error, undefined)
+          return
+        }
+        const body = kept.fill(chunks, length)
+        json(request, body.toString('utf8', 0, cutManagedFields(body)), done)
+      })
+    })
+  }
   return app
 }
 
@@ -120,18 +139,13 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
         schema: { body: SyncRequestSchema, response: { 200: SyncResponseSchema, ...errors } },
         onRequest: startCall(kind.kind, hook)
       }, async (request) => {
-        const body = request.body
-        const syncRequest: SyncRequest = {
-          controller: body.controller,
-          parent: body.parent as KubeObject,
-          children: (body.children ?? {}) as SyncRequest['children'],
-          related: (body.related ?? {}) as SyncRequest['related'],
-          finalizing: body.finalizing ?? hook === 'finalize'
-        }
         const now = context()
-        const result = runSyncHook(kind, hook, syncRequest, now)
         const call = request.hookCall as HookCall
-        call.parent = describe(syncRequest.parent)
+        const result = runHook(kind, hook, request.body, now, call)
+        // The request's objects are garbage now, except what the answer shares with them: let
+        // the collector free them while the answer is serialised (at thousands of objects,
+        // copying them through every young-generation collection costs more than the hook).
+        request.body = undefined as unknown as typeof request.body
         call.outcome = result.outcome
         if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
         const outcomes = await effects.apply(result.effects)
@@ -166,6 +180,23 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
 
   await app.ready()
   return app
+}
+
+/**
+ * Runs a sync or finalize hook on a request body and names its parent on `call`. A function of
+ * its own, so that no variable of the route's (async) handler holds the request's objects.
+ */
+function runHook (kind: KindHooks, hook: 'sync' | 'finalize', body: SyncRequestBody, now: HookContext, call: HookCall): RunResult {
+  const syncRequest: SyncRequest = {
+    controller: body.controller,
+    parent: body.parent as KubeObject,
+    children: (body.children ?? {}) as SyncRequest['children'],
+    related: (body.related ?? {}) as SyncRequest['related'],
+    finalizing: body.finalizing ?? hook === 'finalize'
+  }
+  const result = runSyncHook(kind, hook, syncRequest, now)
+  call.parent = describe(syncRequest.parent)
+  return result
 }
 
 /** The routes of a kind's hooks, for messages and for checking CompositeControllers against them. */

@@ -17,3 +17,14 @@ for (const size of [4, 100, 1000]) {
   })
 }
 t.throws(() => collaSetFixture(2), /at least 4/)
+
+t.test('npm run bench times a CollaSet of 100 and of 1,000 Pods and judges growth from one to the other', async t => {
+  const { CASES, kindGoals, percentile } = await import('../../../bench/kinds.js')
+  t.same(CASES.find(c => c.kind === 'CollaSet')?.sizes, [100, 1000])
+  for (const c of CASES) t.equal(c.sizes[1] / c.sizes[0], 10, `${c.kind}: ten times the objects`)
+  const row = (size: number, p50: number, p99: number) => ({ kind: 'CollaSet', size, unit: 'Pods', bodyBytes: 1, responseBytes: 1, requests: 20, p50, p99 })
+  t.match(kindGoals([row(100, 4, 10), row(1000, 47, 90)]), [/^- PASS: CollaSet p99 .* 1,000 Pods = 90.0 ms/, /^- PASS: CollaSet p50 grows 11.75×/])
+  t.match(kindGoals([row(100, 4, 10), row(1000, 49, 1200)]), [/^- FAIL: CollaSet p99/, /^- FAIL: CollaSet p50 grows 12.25×/])
+  t.equal(percentile([1, 2, 3, 4], 0.5), 2)
+  t.equal(percentile([1, 2, 3, 4], 0.99), 4)
+})
