@@ -223,13 +223,17 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
     ])
     await waitFor('etcd', async () => ((await fetch(`${etcd}/health`)).ok ? true : undefined), 30_000)
 
+    // TaintNodesByCondition gives every new Node the node.kubernetes.io/not-ready:NoSchedule taint,
+    // which only the node lifecycle controller takes off again; that controller would also mark
+    // kwok's Nodes unreachable (they renew no Lease) and evict their pods. Without the plugin a
+    // Ready kwok Node is schedulable, as it is on a real cluster once the controller saw it Ready.
     start('kube-apiserver', bin('kube-apiserver'), [
       '--etcd-servers', etcd, '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1',
       '--secure-port', String(apiPort), '--cert-dir', join(dir, 'pki'), '--service-cluster-ip-range', '10.0.0.0/24',
       '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local',
       '--service-account-key-file', saKey, '--service-account-signing-key-file', saKey,
       '--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode', 'RBAC',
-      '--disable-admission-plugins', 'ServiceAccount', '--allow-privileged=true', '--endpoint-reconciler-type', 'none'
+      '--disable-admission-plugins', 'ServiceAccount,TaintNodesByCondition', '--allow-privileged=true', '--endpoint-reconciler-type', 'none'
     ])
     await waitFor('kube-apiserver /readyz', async () => ((await kubectl(['get', '--raw', '/readyz'])).code === 0 ? true : undefined), 90_000)
 

@@ -47,3 +47,65 @@ export async function startScenarios (t: Tap): Promise<Scenarios> {
     }
   }
 }
+
+/** A Pod's condition of `type`, if it has one. */
+export function podCondition (pod: any, type: string): any {
+  return (pod.status?.conditions ?? []).find((c: any) => c.type === type)
+}
+
+export function isPodReady (pod: any): boolean {
+  return podCondition(pod, 'Ready')?.status === 'True'
+}
+
+/** Not being deleted. */
+export function isLive (pod: any): boolean {
+  return pod.metadata.deletionTimestamp === undefined
+}
+
+export interface ReadySamples {
+  /** The fewest Ready Pods (not being deleted) one sample saw. */
+  fewest: number
+  samples: number
+  /** Every distinct sample, in order: `<n> Ready: <names> (of <names, * when being deleted>)`. */
+  log: string[]
+}
+
+/**
+ * Samples the Ready Pods that `selector` matches in `ns`, about five times a second, until
+ * `stop()`: a poll, so a dip shorter than one round trip could slip between two samples.
+ */
+export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, selector: string): { started: Promise<void>, stop: () => Promise<ReadySamples> } {
+  let running = true
+  let markStarted: () => void = () => {}
+  const started = new Promise<void>(resolve => { markStarted = resolve })
+  let fewest = Number.POSITIVE_INFINITY
+  let samples = 0
+  const log: string[] = []
+  const loop = (async () => {
+    while (running) {
+      try {
+        const list: any[] = (await getJson(['get', 'pods', '-n', ns, '-l', selector])).items
+        const ready = list.filter(p => isLive(p) && isPodReady(p)).map(p => String(p.metadata.name)).sort()
+        samples++
+        fewest = Math.min(fewest, ready.length)
+        const line = `${ready.length} Ready: ${ready.join(' ')} (of ${list.map(p => String(p.metadata.name) + (isLive(p) ? '' : '*')).sort().join(' ')})`
+        if (log[log.length - 1] !== line) log.push(line)
+        markStarted()
+      } catch {
+        // A failed read is no sample.
+      }
+      await new Promise(resolve => setTimeout(resolve, 200))
+    }
+    markStarted()
+  })()
+  let result: Promise<ReadySamples> | undefined
+  return {
+    /** Resolves once the first sample is in (or sampling stopped). */
+    started,
+    async stop () {
+      running = false
+      result ??= loop.then(() => ({ fewest, samples, log }))
+      return await result
+    }
+  }
+}
