@@ -77,23 +77,48 @@ function requirementProblem (r: unknown, operators: Set<string>, field: boolean)
  * the Job will carry it (globals applied), before it is pinned.
  */
 export function ineligibility (node: KubeObject, pod: PodSpec, excluded: ReadonlySet<string>): string | undefined {
-  const name = node.metadata.name
-  const labels = node.metadata.labels ?? {}
-  if (excluded.has(name)) return 'excluded by excludeNodeList'
-  if (typeof pod.nodeName === 'string' && pod.nodeName !== '' && pod.nodeName !== name) return `the pod template names node ${pod.nodeName}`
-  for (const [key, value] of Object.entries(pod.nodeSelector ?? {})) {
-    if (labels[key] !== value) return `does not match nodeSelector ${key}=${value}`
-  }
+  return eligibilityCheck(pod, excluded)(node)
+}
+
+const NO_LABELS: Record<string, string> = Object.freeze({})
+const NO_SPEC: Record<string, unknown> = Object.freeze({})
+const UNSCHEDULABLE: Taint = Object.freeze({ key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule' })
+
+/**
+ * `ineligibility` for many nodes and one pod, answer for answer: what depends on the pod alone is
+ * read once, and a node costs no copies (a DaemonJob checks every Node of the cluster each sync).
+ * Only the fields the checks need are read from a node: its name, labels, `spec.unschedulable`
+ * and `spec.taints`.
+ */
+export function eligibilityCheck (pod: PodSpec, excluded: ReadonlySet<string>): (node: KubeObject) => string | undefined {
+  const nodeName = typeof pod.nodeName === 'string' && pod.nodeName !== '' ? pod.nodeName : undefined
+  const selector = Object.entries(pod.nodeSelector ?? {})
   const terms = requiredTerms(pod)
-  if (terms !== undefined && !terms.some(term => matchesTerm(term, name, labels))) return 'does not match the required node affinity'
   const tolerations = pod.tolerations ?? []
-  const spec = isRecord(node.spec) ? node.spec : {}
-  if (spec.unschedulable === true && !tolerations.some(t => tolerates(t, { key: UNSCHEDULABLE_TAINT, effect: 'NoSchedule' }))) return 'cordoned (spec.unschedulable)'
-  for (const taint of taintsOf(spec.taints)) {
-    if (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute') continue
-    if (!tolerations.some(t => tolerates(t, taint))) return `taint ${taint.key}${taint.value !== undefined && taint.value !== '' ? `=${taint.value}` : ''}:${taint.effect} is not tolerated`
+  // Whether the pod tolerates cordoning: asked on the first cordoned node, then remembered.
+  let cordonTolerated: boolean | undefined
+  return node => {
+    const name = node.metadata.name
+    const labels = node.metadata.labels ?? NO_LABELS
+    if (excluded.has(name)) return 'excluded by excludeNodeList'
+    if (nodeName !== undefined && nodeName !== name) return `the pod template names node ${nodeName}`
+    for (let i = 0; i < selector.length; i++) {
+      const entry = selector[i] as [string, string]
+      const key = entry[0]
+      const value = entry[1]
+      if (labels[key] !== value) return `does not match nodeSelector ${key}=${value}`
+    }
+    if (terms !== undefined && !terms.some(term => matchesTerm(term, name, labels))) return 'does not match the required node affinity'
+    const spec = isRecord(node.spec) ? node.spec : NO_SPEC
+    if (spec.unschedulable === true && !(cordonTolerated ??= tolerations.some(t => tolerates(t, UNSCHEDULABLE)))) return 'cordoned (spec.unschedulable)'
+    const taints = spec.taints
+    if (!Array.isArray(taints)) return undefined
+    for (const taint of taints) {
+      if (!isTaint(taint) || (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute')) continue
+      if (!tolerations.some(t => tolerates(t, taint))) return `taint ${taint.key}${taint.value !== undefined && taint.value !== '' ? `=${taint.value}` : ''}:${taint.effect} is not tolerated`
+    }
+    return undefined
   }
-  return undefined
 }
 
 /** A term matches when all of its requirements do; a term with none matches no node. */
@@ -138,7 +163,6 @@ export function tolerates (toleration: Toleration, taint: Taint): boolean {
   return (toleration.value ?? '') === (taint.value ?? '')
 }
 
-function taintsOf (value: unknown): Taint[] {
-  if (!Array.isArray(value)) return []
-  return value.filter((t): t is Taint => isRecord(t) && typeof t.key === 'string' && typeof t.effect === 'string')
+function isTaint (value: unknown): value is Taint {
+  return isRecord(value) && typeof value.key === 'string' && typeof value.effect === 'string'
 }

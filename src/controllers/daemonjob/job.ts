@@ -2,8 +2,8 @@
 // the node by a required node affinity on the node's name (not `nodeName`, so that the scheduler
 // still checks that the pod fits there).
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
-import type { PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js'
-import type { KubeObject } from '../../k8s/types.js'
+import type { Affinity, PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js'
+import type { KubeObject, ObjectMeta } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
 import { applyGlobalParams } from '../common/global-params.js'
@@ -31,31 +31,76 @@ export function podTemplate (spec: DaemonJobSpec): PodTemplateSpec {
  * such container), which makes the spec invalid.
  */
 export function buildNodeJob (parent: KubeObject, node: string, spec: DaemonJobSpec, scriptsConfigMap: string | undefined): KubeObject | string {
-  const jobSpec: JobSpec = { ...structuredClone(spec.job), template: podTemplate(spec) }
-  const ids = { [DAEMONJOB_LABEL]: fitName(parent.metadata.name), [NODE_LABEL]: fitName(node) }
-  const template = jobSpec.template
-  template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...ids } }
+  return nodeJobBuilder(parent, spec, scriptsConfigMap)(node)
+}
+
+/**
+ * What builds the Jobs of many nodes: `buildNodeJob` for each node, answer for answer. Everything
+ * that does not depend on the node (the JobSpec, the pod template with its globals, restart policy
+ * and script) is copied from the spec once, on the first call, and shared by every Job it
+ * returns: answers are serialised, never changed, and the Jobs of thousands of new nodes would
+ * otherwise make two deep copies of the template each. Each Job gets its own objects on the path
+ * to what differs: its metadata and labels, its template's metadata, its pod spec's top level
+ * and the node affinity that pins it.
+ */
+export function nodeJobBuilder (parent: KubeObject, spec: DaemonJobSpec, scriptsConfigMap: string | undefined): (node: string) => KubeObject | string {
+  const daemonJob = fitName(parent.metadata.name)
+  const namespace = parent.metadata.namespace
+  const annotations = spec.globalParams.annotations
+  const annotated = Object.keys(annotations).length > 0
+  let shared: SharedJobParts | string | undefined
+  return node => {
+    shared ??= sharedJobParts(spec, scriptsConfigMap)
+    if (typeof shared === 'string') return shared
+    const ids = { [DAEMONJOB_LABEL]: daemonJob, [NODE_LABEL]: fitName(node) }
+    const { job, template, pod, affinity } = shared
+    const podSpec: PodSpec = { ...pod }
+    // The key is there already (pinned for a placeholder node), so it keeps its place.
+    podSpec.affinity = pinnedAffinity(affinity, node)
+    const metadata: ObjectMeta = { name: nodeJobName(parent.metadata.name, node) }
+    if (namespace !== undefined) metadata.namespace = namespace
+    metadata.labels = { ...spec.globalParams.labels, ...ids }
+    if (annotated) metadata.annotations = annotations
+    return {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata,
+      spec: { ...job, template: { ...template, metadata: { ...template.metadata, labels: { ...template.metadata?.labels, ...ids } }, spec: podSpec } }
+    }
+  }
+}
+
+/** The parts of every node's Job that do not depend on the node, each copied once. */
+interface SharedJobParts {
+  /** The JobSpec; its `template` is replaced in every Job. */
+  job: JobSpec
+  /** The pod template with the globals, before the Job's labels are added. */
+  template: PodTemplateSpec
+  /** The pod spec as every Job carries it, pinned to a placeholder: `affinity` is replaced. */
+  pod: PodSpec
+  /** The pod's affinity before pinning. */
+  affinity: Affinity | undefined
+}
+
+/**
+ * Builds the pod as `buildNodeJob` always did (globals, restart policy, pin, script, in that
+ * order, so its keys come in the same order) for a node with no name, and keeps what the pin
+ * replaced. A problem with the script is returned instead.
+ */
+function sharedJobParts (spec: DaemonJobSpec, scriptsConfigMap: string | undefined): SharedJobParts | string {
+  const job = structuredClone(spec.job)
+  const template = podTemplate(spec)
   const pod = template.spec as PodSpec
   // Outcomes come from the Job's conditions, so OnFailure works too; Never keeps every failed
   // attempt's pod for its logs.
   pod.restartPolicy ??= 'Never'
-  pinToNode(pod, node)
+  const affinity = pod.affinity
+  pinToNode(pod, '')
   if (spec.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, spec.script)
     if (problem !== undefined) return problem
   }
-  const annotations = spec.globalParams.annotations
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name: nodeJobName(parent.metadata.name, node),
-      ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
-      labels: { ...spec.globalParams.labels, ...ids },
-      ...(Object.keys(annotations).length > 0 ? { annotations } : {})
-    },
-    spec: jobSpec
-  }
+  return { job, template, pod, affinity }
 }
 
 /**
@@ -63,14 +108,19 @@ export function buildNodeJob (parent: KubeObject, node: string, spec: DaemonJobS
  * ORed, so every one must carry it), or a term of its own when the pod has none.
  */
 export function pinToNode (pod: PodSpec, node: string): void {
+  pod.affinity = pinnedAffinity(pod.affinity, node)
+}
+
+/** `affinity` pinned to `node` (see pinToNode), sharing what the pin does not change. */
+function pinnedAffinity (given: Affinity | undefined, node: string): Affinity {
   const pin = { key: NAME_FIELD, operator: 'In', values: [node] }
-  const affinity = pod.affinity ?? {}
+  const affinity = given ?? {}
   const nodeAffinity = affinity.nodeAffinity ?? {}
   const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []
   const pinned = terms.length === 0
     ? [{ matchFields: [pin] }]
     : terms.map(term => ({ ...term, matchFields: [...(term.matchFields ?? []), pin] }))
-  pod.affinity = {
+  return {
     ...affinity,
     nodeAffinity: {
       ...nodeAffinity,

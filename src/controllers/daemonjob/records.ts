@@ -54,14 +54,23 @@ export function readMemory (status: Record<string, unknown>, daemonJob: string):
  * and is gone. A remembered outcome is final; an unfinished Job that is gone has no record.
  */
 export function observeNodes (jobs: KubeObject[], memory: Map<string, NodeRecord>, now: Date): Map<string, NodeRecord> {
-  const records = new Map<string, NodeRecord>()
+  // The records in observation order, then every remembered one (a node with a Job and a memory
+  // has that same remembered record twice), sorted by node name into the one map returned.
+  const observed: NodeRecord[] = []
   for (const job of jobs) {
     const node = nodeOfJob(job) ?? job.metadata.name
-    const remembered = memory.get(node)
-    records.set(node, remembered ?? recordFromJob(node, job, now))
+    observed.push(memory.get(node) ?? recordFromJob(node, job, now))
   }
-  for (const [node, record] of memory) if (!records.has(node)) records.set(node, record)
-  return new Map([...records].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+  for (const record of memory.values()) observed.push(record)
+  // Stable: of two records for one node (two Jobs), the later one is set last and wins.
+  observed.sort(byNodeName)
+  const records = new Map<string, NodeRecord>()
+  for (const record of observed) records.set(record.name, record)
+  return records
+}
+
+function byNodeName (a: NodeRecord, b: NodeRecord): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
 }
 
 function recordFromJob (node: string, job: KubeObject, now: Date): NodeRecord {

@@ -12,8 +12,8 @@ import { validityConditions } from '../common/validity.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { outcomeCondition, runTimes } from '../common/run.js'
 import { parseDaemonJobSpec } from './spec.js'
-import { ineligibility } from './eligibility.js'
-import { buildNodeJob, DAEMONJOB_LABEL, podTemplate } from './job.js'
+import { eligibilityCheck } from './eligibility.js'
+import { DAEMONJOB_LABEL, nodeJobBuilder, podTemplate } from './job.js'
 import { countNodes, memoryStatus, observeNodes, readMemory, type Counts, type NodeRecord } from './records.js'
 
 export type DaemonJobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
@@ -53,24 +53,27 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
   // Every node without a Job or an outcome gets its Job, if it is eligible and we are not done.
   const nodes = relatedNodes(request)
   const toCreate: string[] = []
-  const ineligible: string[] = []
+  // Only the first few ineligible nodes are named in a message; the rest are counted.
+  const ineligible: Ineligible = { named: [], count: 0 }
   if (!finished) {
-    const pod = podTemplate(spec).spec as PodSpec
+    const ineligibility = eligibilityCheck(podTemplate(spec).spec as PodSpec, spec.excluded)
     for (const node of nodes ?? []) {
-      const reason = ineligibility(node, pod, spec.excluded)
-      if (reason !== undefined) ineligible.push(`${node.metadata.name}: ${reason}`)
-      else if (!records.has(node.metadata.name)) toCreate.push(node.metadata.name)
+      const reason = ineligibility(node)
+      if (reason !== undefined) {
+        if (ineligible.count++ < NAMED_IN_MESSAGE) ineligible.named.push(`${node.metadata.name}: ${reason}`)
+      } else if (!records.has(node.metadata.name)) toCreate.push(node.metadata.name)
     }
   }
 
-  const jobs = observedJobs.map(keepAsObserved)
+  const children = observedJobs.map(keepAsObserved)
+  const build = nodeJobBuilder(parent, spec, scripts?.metadata.name)
   for (const node of toCreate) {
-    const job = buildNodeJob(parent, node, spec, scripts?.metadata.name)
+    const job = build(node)
     if (typeof job === 'string') return keepEverything(request, previous, records, finished, [`spec.script: ${job}`], now)
-    jobs.push(job)
+    children.push(job)
   }
-  jobs.sort(byName)
-  const children = [...jobs, ...scriptsConfigMapChildren(observedJobs, scripts, request.children)]
+  children.sort(byName)
+  for (const configMap of scriptsConfigMapChildren(observedJobs, scripts, request.children)) children.push(configMap)
 
   const counts = countNodes(records, toCreate.length)
   const phase = daemonJobPhase(counts, records, finished, nodes !== undefined)
@@ -98,7 +101,14 @@ function daemonJobPhase (counts: Counts, records: Map<string, NodeRecord>, finis
 }
 
 /** Why an unfinished DaemonJob waits, when that is not just its Jobs running. */
-function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes: KubeObject[] | undefined, ineligible: string[]): string | undefined {
+interface Ineligible {
+  /** `<node>: <reason>` for the first NAMED_IN_MESSAGE ineligible nodes, in node order. */
+  named: string[]
+  /** How many nodes are ineligible. */
+  count: number
+}
+
+function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes: KubeObject[] | undefined, ineligible: Ineligible): string | undefined {
   if (nodes === undefined) {
     return 'Metacontroller sent no Nodes (no related Node.v1 group): the DaemonJob controller\'s customize hook must be registered; no new Job is created until Nodes arrive'
   }
@@ -106,12 +116,15 @@ function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes:
     if (nodes.length === 0) {
       return 'no eligible node: Metacontroller sent no Nodes (related Node.v1 is empty; a namespaced DaemonJob receives Nodes only from hooks registered with version v2); waiting for nodes'
     }
-    const named = ineligible.slice(0, NAMED_IN_MESSAGE).join('; ')
-    const more = ineligible.length > NAMED_IN_MESSAGE ? `; and ${ineligible.length - NAMED_IN_MESSAGE} more` : ''
+    const named = ineligible.named.join('; ')
+    const more = ineligible.count > NAMED_IN_MESSAGE ? `; and ${ineligible.count - NAMED_IN_MESSAGE} more` : ''
     return `no eligible node among ${nodes.length}: ${named}${more}; waiting for nodes`
   }
-  const present = new Set(nodes.map(n => n.metadata.name))
-  const lost = [...records.values()].filter(r => r.phase === 'Running' && !present.has(r.name)).map(r => r.name)
+  // Only the nodes of running Jobs matter here: a set of those, not of every Node.
+  const present = new Set<string>()
+  for (const node of nodes) if (records.get(node.metadata.name)?.phase === 'Running') present.add(node.metadata.name)
+  const lost: string[] = []
+  for (const record of records.values()) if (record.phase === 'Running' && !present.has(record.name)) lost.push(record.name)
   if (lost.length > 0) {
     return `Jobs wait on nodes that no longer exist: ${lost.join(', ')}; they end by their activeDeadlineSeconds or when deleted`
   }
