@@ -15,6 +15,8 @@ import { isRecord } from '../k8s/types.js'
 import { fitName } from '../k8s/names.js'
 import { parseInlineScripts, parseScriptRef, resolveScripts, type ScriptRef } from '../scripts/configmap.js'
 import type { ScriptLibrary } from '../scripts/library.js'
+import { refTo } from '../effects/types.js'
+import { POD_UID, sameTargetPod } from './pods.js'
 import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, TargetError } from './registry.js'
 
 export const EXEC_ACTION = 'Exec'
@@ -110,10 +112,8 @@ function targetContainer (target: ActionTarget, pod: KubeObject): string | Targe
 }
 
 function podGone (target: ActionTarget): TargetError | undefined {
-  const pod = target.pod
-  if (pod === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` }
-  const uid = target.detail.extraInfo?.PodUID
-  if (uid !== undefined && pod.metadata.uid !== uid) return { reason: 'PodNotFound', message: `Pod ${target.name} was replaced by another Pod of the same name` }
+  if (target.pod === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` }
+  if (sameTargetPod(target) === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} was replaced by another Pod of the same name` }
   return undefined
 }
 
@@ -124,7 +124,7 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
   const { job } = context
   const name = execContainerName(job.name)
   const existing = podContainers(pod, 'ephemeralContainers').find(c => c.name === name)
-  const extraInfo: Record<string, string> = { ContainerName: name, ...(typeof pod.metadata.uid === 'string' ? { PodUID: pod.metadata.uid } : {}) }
+  const extraInfo: Record<string, string> = { ContainerName: name, ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}) }
   if (existing !== undefined) {
     if (!isOurs(existing, job)) return { effects: [], extraInfo, error: foreign(name) }
     return { effects: [], extraInfo }
@@ -134,7 +134,8 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
   if (Array.isArray(spec)) return { effects: [], extraInfo, error: { reason: 'InvalidSpec', message: spec.join('; ') } }
   const targetName = targetContainer(target, pod)
   if (typeof targetName !== 'string') return { effects: [], extraInfo, error: targetName }
-  if (typeof pod.metadata.uid !== 'string') return { effects: [], extraInfo, error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
+  const ref = refTo(pod)
+  if (ref === undefined) return { effects: [], extraInfo, error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
   const env: EnvVar[] = [{ name: EXEC_JOB_ENV, value: job.name }]
   if (job.uid !== undefined) env.push({ name: EXEC_JOB_UID_ENV, value: job.uid })
   const container: EphemeralContainer = {
@@ -149,7 +150,7 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
   return {
     effects: [{
       type: 'InjectEphemeralContainers',
-      target: { apiVersion: 'v1', kind: 'Pod', ...(pod.metadata.namespace !== undefined ? { namespace: pod.metadata.namespace } : {}), name: pod.metadata.name, uid: pod.metadata.uid },
+      target: ref,
       containers: [container]
     }],
     extraInfo

@@ -45,6 +45,11 @@ function stageOf (target: ActionTarget): LifecycleStage {
 
 const holderOf = (pod: KubeObject): string | undefined => pod.metadata.labels?.[OPS_LIFECYCLE_LABEL]
 
+/** The target as it would stand with `extraInfo` merged into its entry. */
+function withInfo (target: ActionTarget, extraInfo: Record<string, string>): ActionTarget {
+  return { ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...extraInfo } } }
+}
+
 /** The effects that give the Pod back: its condition True again, then no lock. None once it is given back. */
 function restore (pod: KubeObject | undefined, job: ActionJob, now: Date): Effect[] {
   if (pod === undefined || holderOf(pod) !== lifecycleHolder(job)) return []
@@ -63,8 +68,11 @@ function delaySeconds (job: ActionJob): number {
   return typeof value === 'number' && Number.isInteger(value) && value > 0 ? value : 0
 }
 
-/** Preparing and Delaying: what is owed before the action may operate the Pod, or the move to Operating. */
-function prepare (target: ActionTarget, context: ActionContext): OperateResult | 'ready' {
+/**
+ * Preparing and Delaying: what is owed before the action may operate the Pod, or, once it may,
+ * when the Pod went out of traffic.
+ */
+function prepare (target: ActionTarget, context: ActionContext): OperateResult | { trafficOffTime: string } {
   // Only the Pod first seen: another of the same name (its workload made it anew) is not ours to lock.
   const pod = sameTargetPod(target)
   if (pod === undefined) return { effects: [] } // progress decides: the Pod is gone.
@@ -98,7 +106,7 @@ function prepare (target: ActionTarget, context: ActionContext): OperateResult |
   if (nowMs < delayEndsMs) {
     return { effects: [], extraInfo: { ...waiting, [TRAFFIC_OFF_TIME]: offAt }, resyncAfterSeconds: Math.max(1, Math.ceil((delayEndsMs - nowMs) / 1000)) }
   }
-  return 'ready'
+  return { trafficOffTime: offAt }
 }
 
 /** Wraps an action so that it runs inside a PodOpsLifecycle. */
@@ -116,9 +124,9 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
       }
       if (stage === 'Preparing') {
         const prepared = prepare(target, context)
-        if (prepared !== 'ready') return prepared
-        const operating = { [LIFECYCLE_STAGE]: 'Operating', [LIFECYCLE_HOLDER]: '', [TRAFFIC_OFF_TIME]: target.detail.extraInfo?.[TRAFFIC_OFF_TIME] ?? timestamp(context.now) }
-        const result = action.operate({ ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...operating } } }, context)
+        if (!('trafficOffTime' in prepared)) return prepared
+        const operating = { [LIFECYCLE_STAGE]: 'Operating', [LIFECYCLE_HOLDER]: '', [TRAFFIC_OFF_TIME]: prepared.trafficOffTime }
+        const result = action.operate(withInfo(target, operating), context)
         return { ...result, extraInfo: { ...operating, ...result.extraInfo } }
       }
       return action.operate(target, context)
@@ -132,7 +140,7 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
         // The Pod this lifecycle locked is gone. Either it was operated and this status is an older
         // copy (Metacontroller may hand a hook a stale parent), or it went by other hands: either
         // way it is the action's to judge now, and the lifecycle never locks its successor.
-        return operating({ ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, [LIFECYCLE_STAGE]: 'Operating' } } }, context)
+        return operating(withInfo(target, { [LIFECYCLE_STAGE]: 'Operating' }), context)
       }
       if (stage === 'Operating') return operating(target, context)
       return completed(target, context)
@@ -148,12 +156,10 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
   /** Operating: the action's progress; its success moves the target on to Completing. */
   function operating (target: ActionTarget, context: ActionContext): ProgressResult {
     const result = action.progress(target, context)
-    const stage = { [LIFECYCLE_STAGE]: target.detail.extraInfo?.[LIFECYCLE_STAGE] ?? 'Operating' }
-    if (result.progress !== 'Succeeded') return { ...result, extraInfo: { ...stage, ...result.extraInfo } }
+    if (result.progress !== 'Succeeded') return { ...result, extraInfo: { [LIFECYCLE_STAGE]: 'Operating', ...result.extraInfo } }
     // Done operating: give the Pod back (operate returns the effects) before succeeding.
-    const completing: ActionTarget = { ...target, detail: { ...target.detail, extraInfo: { ...target.detail.extraInfo, ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing' } } }
-    const back = completed(completing, context)
-    return { ...back, extraInfo: { ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing', ...back.extraInfo } }
+    const extraInfo = { ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing' }
+    return { ...completed(withInfo(target, extraInfo), context), extraInfo }
   }
 }
 
@@ -166,8 +172,6 @@ function completed (target: ActionTarget, context: ActionContext): ProgressResul
   const pod = target.pod
   if (pod === undefined) return { progress: 'Succeeded' }
   if (holderOf(pod) === lifecycleHolder(context.job)) return { progress: 'Processing' }
-  const podUid = target.detail.extraInfo?.[POD_UID]
-  const samePod = podUid === undefined || pod.metadata.uid === podUid
-  if (samePod && !isReady(pod)) return { progress: 'Processing' }
-  return { progress: 'Succeeded' }
+  const same = sameTargetPod(target)
+  return { progress: same !== undefined && !isReady(same) ? 'Processing' : 'Succeeded' }
 }

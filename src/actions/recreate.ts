@@ -18,7 +18,7 @@
 // - Nothing to undo on release: an eviction cannot be taken back (the lifecycle gives the Pod's
 //   traffic back if the Pod is still there).
 import type { KubeObject } from '../k8s/types.js'
-import { objectsOf } from '../k8s/objects.js'
+import { controllerOf, objectsOf } from '../k8s/objects.js'
 import { refTo } from '../effects/types.js'
 import { byCreation, isReady, isTerminating } from '../controllers/collaset/pods.js'
 import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult } from './registry.js'
@@ -30,12 +30,6 @@ export const RECREATE_ACTION = 'Recreate'
 export const CONTROLLER = 'Controller'
 export const CONTROLLER_UID = 'ControllerUID'
 export const LATEST_CREATION = 'LatestCreation'
-
-function controllerOf (pod: KubeObject): { kind: string, name: string, uid: string } | undefined {
-  const refs = Array.isArray(pod.metadata.ownerReferences) ? pod.metadata.ownerReferences : []
-  const owner = refs.find(r => r.controller === true)
-  return owner === undefined ? undefined : { kind: owner.kind, name: owner.name, uid: owner.uid }
-}
 
 /** The live Pods of the controller `uid` in the job's namespace, other than the evicted one. */
 function siblings (context: ActionContext, controllerUid: string, evictedUid: string | undefined): KubeObject[] {

@@ -14,7 +14,7 @@
 //   drops the replacement unless it is Ready already.
 // Not in a PodOpsLifecycle: the CollaSet keeps capacity by bringing the new Pod up first.
 import type { KubeObject } from '../k8s/types.js'
-import { objectsOf } from '../k8s/objects.js'
+import { controllerOf, objectsOf } from '../k8s/objects.js'
 import { byCreation, isAvailable, isFinished, isTerminating, originOf, REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL, wantsReplace } from '../controllers/collaset/pods.js'
 import { originLabelValue } from '../controllers/collaset/sync.js'
 import { readTargets } from '../controllers/operationjob/spec.js'
@@ -29,11 +29,10 @@ export const NEW_POD = 'NewPod'
 export const NOT_ALLOWED_TO_REPLACE_NEW_POD = 'NotAllowedToReplaceNewPod'
 const COLLASET_API_GROUP = 'jobhooks.io'
 
-/** The CollaSet that controls the Pod, if one does. */
-function owningCollaSet (pod: KubeObject): string | undefined {
-  const refs = Array.isArray(pod.metadata.ownerReferences) ? pod.metadata.ownerReferences : []
-  const owner = refs.find(r => r.controller === true && r.kind === 'CollaSet' && r.apiVersion.split('/')[0] === COLLASET_API_GROUP)
-  return owner?.name
+/** Whether a CollaSet controls the Pod. */
+function isCollaSetPod (pod: KubeObject): boolean {
+  const owner = controllerOf(pod)
+  return owner?.kind === 'CollaSet' && owner.apiVersion.split('/')[0] === COLLASET_API_GROUP
 }
 
 /** The target's replacement among the related Pods: Ready ones first, then the oldest. */
@@ -56,7 +55,7 @@ function operate (target: ActionTarget): OperateResult {
     return { effects: [], extraInfo }
   }
   extraInfo[NOT_ALLOWED_TO_REPLACE_NEW_POD] = ''
-  if (owningCollaSet(pod) === undefined) {
+  if (!isCollaSetPod(pod)) {
     return { effects: [], extraInfo, error: { reason: 'NotCollaSetPod', message: `Pod ${pod.metadata.name} is not controlled by a CollaSet: Replace needs a CollaSet to bring up the new Pod` } }
   }
   const ref = refTo(pod)

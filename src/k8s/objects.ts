@@ -1,5 +1,11 @@
-import type { KubeObject, ObjectMap } from './types.js'
+import type { KubeObject, ObjectMap, OwnerReference } from './types.js'
 import { isRecord } from './types.js'
+
+/** The ownerReference with `controller: true`: the workload that manages the object, if any. */
+export function controllerOf (object: KubeObject): OwnerReference | undefined {
+  const refs = Array.isArray(object.metadata.ownerReferences) ? object.metadata.ownerReferences : []
+  return refs.find(r => r.controller === true)
+}
 
 /** The `"<Kind>.<apiVersion>"` key Metacontroller uses for a group of children or related objects. */
 export function groupKey (kind: string, apiVersion: string): string {

@@ -80,6 +80,12 @@ export class PodKubelet {
     }
   }
 
+  /** Runs the simulation a second at a time until `condition` holds; throws, with the timeline, after `seconds`. */
+  async runUntil (condition: () => boolean, seconds = 120, check: () => void = () => {}): Promise<void> {
+    for (let i = 0; i < seconds && !condition(); i++) await this.run(1, check)
+    if (!condition()) throw new Error(`not reached within ${seconds}s:\n${this.sim.timelineText()}`)
+  }
+
   /** Runs the simulation `seconds` seconds, a second at a time, the kubelet first; `check` after each second. */
   async run (seconds: number, check: () => void = () => {}): Promise<void> {
     for (let i = 0; i < seconds; i++) {
@@ -88,6 +94,30 @@ export class PodKubelet {
       this.tick()
       await this.sim.advance(0)
       check()
+    }
+  }
+}
+
+/** The status of a Pod's condition `type`, if it has one. */
+export function podCondition (pod: KubeObject | undefined, type: string): string | undefined {
+  if (pod === undefined) return undefined
+  const status = conditionsOf(pod).find(c => c.type === type)?.status
+  return typeof status === 'string' ? status : undefined
+}
+
+/** The Pods of `namespace` that are not being deleted. */
+export function livePods (sim: Simulator, namespace = 'default'): KubeObject[] {
+  return sim.list({ apiVersion: 'v1', kind: 'Pod' }, namespace).filter(p => p.metadata.deletionTimestamp === undefined)
+}
+
+/** A check for `PodKubelet.run`: fails the test the first second fewer than `min` live Pods are Ready. */
+export function capacityGuard (t: { fail: (message: string) => void }, sim: Simulator, min: number, namespace = 'default'): () => void {
+  let failed = false
+  return () => {
+    const ready = livePods(sim, namespace).filter(p => podCondition(p, 'Ready') === 'True')
+    if (!failed && ready.length < min) {
+      failed = true
+      t.fail(`t=${sim.seconds()}s: only ${ready.length} Pods Ready (${ready.map(p => p.metadata.name).join(', ')}), want at least ${min}`)
     }
   }
 }

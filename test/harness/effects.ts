@@ -23,6 +23,7 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
 import { withReadiness } from './collaset.js'
+import { isReady } from '../../src/controllers/collaset/pods.js'
 import type { ObjectStore } from './store.js'
 
 export interface EffectHost {
@@ -128,20 +129,14 @@ export class SimulatorExecutor implements EffectExecutor {
       const selector = pdb.spec.selector as Parameters<typeof matchesSelector>[0]
       if (!matchesSelector(selector, pod.metadata.labels)) continue
       const selected = this.host.store.list('v1', 'Pod').filter(p => p.metadata.namespace === pod.metadata.namespace && p.metadata.deletionTimestamp === undefined && matchesSelector(selector, p.metadata.labels))
-      const healthy = selected.filter(isPodReady).length
+      const healthy = selected.filter(isReady).length
       const desired = typeof pdb.spec.minAvailable === 'number'
         ? pdb.spec.minAvailable
         : selected.length - (typeof pdb.spec.maxUnavailable === 'number' ? pdb.spec.maxUnavailable : 0)
-      const left = isPodReady(pod) ? healthy - 1 : healthy
+      const left = isReady(pod) ? healthy - 1 : healthy
       if (left < desired) return `Cannot evict pod as it would violate the pod's disruption budget ${pdb.metadata.name} (healthy ${healthy}, desired ${desired})`
     }
     return undefined
   }
 
-}
-
-function isPodReady (pod: KubeObject): boolean {
-  const status = isRecord(pod.status) ? pod.status : {}
-  const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
-  return conditions.some(c => c.type === 'Ready' && c.status === 'True')
 }

@@ -28,6 +28,7 @@ import type { CustomizeRequest, CustomizeResponse, HookContext, KindHooks, SyncR
 import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule } from '../../src/protocol/schemas.js'
 import type { KubeObject, ObjectMap, OwnerReference } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
+import { controllerOf } from '../../src/k8s/objects.js'
 import { runSyncHook } from '../../src/controllers/run.js'
 import { defaultHooksDir, loadScriptLibrary, type ScriptLibrary } from '../../src/scripts/library.js'
 import {
@@ -494,7 +495,7 @@ export class Simulator {
       const group: Record<string, KubeObject> = {}
       children[`${type.kind}.${type.apiVersion}`] = group
       for (let object of this.store.list(type.apiVersion, type.kind, parentNamespaced ? parent.metadata.namespace : undefined)) {
-        const owner = controllerRef(object)
+        const owner = controllerOf(object)
         const matches = matchesSelector(selector, object.metadata.labels)
         if (owner !== undefined && owner.uid !== parent.metadata.uid) continue
         if (owner === undefined) {
@@ -558,7 +559,7 @@ export class Simulator {
       const ref = refOf(child)
       const observed = this.store.get(ref)
       if (observed !== undefined) {
-        if (controllerRef(observed)?.uid !== parent.metadata.uid) result.conflicts.push(ref)
+        if (controllerOf(observed)?.uid !== parent.metadata.uid) result.conflicts.push(ref)
         else if (!isContainedIn(comparable(child), observed)) result.drift.push(ref)
         continue
       }
@@ -819,10 +820,10 @@ export class Simulator {
       }
       const parents = this.store.list(parentType.apiVersion, parentType.kind)
       if (controller.childTypes.some(t => t.apiVersion === object.apiVersion && t.kind === object.kind)) {
-        const owners = new Set([old, current].map(o => (o === undefined ? undefined : controllerRef(o)?.uid)))
+        const owners = new Set([old, current].map(o => (o === undefined ? undefined : controllerOf(o)?.uid)))
         for (const parent of parents) {
           if (owners.has(parent.metadata.uid)) this.enqueue(refOf(parent))
-          else if (owners.has(undefined) && controllerRef(object) === undefined && this.couldAdopt(controller, parent, object)) this.enqueue(refOf(parent))
+          else if (owners.has(undefined) && controllerOf(object) === undefined && this.couldAdopt(controller, parent, object)) this.enqueue(refOf(parent))
         }
       }
       for (const parent of parents) {
@@ -898,7 +899,7 @@ export class Simulator {
   }
 
   private ownerOf (object: KubeObject): { owner?: ObjectRef } {
-    const ref = controllerRef(object)
+    const ref = controllerOf(object)
     if (ref === undefined) return {}
     const owner: ObjectRef = { apiVersion: ref.apiVersion, kind: ref.kind, name: ref.name }
     if (object.metadata.namespace !== undefined && this.resources.isNamespaced(ref.apiVersion, ref.kind)) owner.namespace = object.metadata.namespace
@@ -934,10 +935,6 @@ export class Simulator {
     }
     return { config, hooks: config.hooks, parentType, childTypes, version, generateSelector, object }
   }
-}
-
-function controllerRef (object: KubeObject): OwnerReference | undefined {
-  return object.metadata.ownerReferences?.find(r => r.controller === true)
 }
 
 function ownerReference (parent: KubeObject): OwnerReference {

@@ -49,19 +49,8 @@ export function job (spec: Record<string, unknown>, status?: Record<string, unkn
 }
 
 export function pod (name: string, options: { outcome?: 'Succeeded' | 'Failed', held?: boolean, uid?: string } = {}): KubeObject {
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name,
-      namespace: 'default',
-      uid: options.uid ?? `uid-${name}`,
-      ...(options.held === true ? { labels: { [HELD]: 'true' } } : {}),
-      ...(options.outcome !== undefined ? { annotations: { [OUTCOME]: options.outcome } } : {})
-    },
-    spec: { containers: [{ name: 'app', image: 'nginx' }] },
-    status: { phase: 'Running' }
-  }
+  const base = workloadPod(name, { ...(options.uid !== undefined ? { uid: options.uid } : {}), ...(options.held === true ? { labels: { [HELD]: 'true' } } : {}) })
+  return options.outcome === undefined ? base : { ...base, metadata: { ...base.metadata, annotations: { [OUTCOME]: options.outcome } } }
 }
 
 export function request (parent: KubeObject, pods: KubeObject[]): SyncRequest {

@@ -9,7 +9,7 @@ import { isRecord } from '../../src/k8s/types.js'
 import { REPLACE_ORIGIN_LABEL, REVISION_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../src/controllers/collaset/pods.js'
 import { Simulator, type HookVersion, type Transport } from '../harness/simulator.js'
 import { JOBHOOKS_API_VERSION } from '../harness/controllers.js'
-import { collasetController, PodKubelet } from '../harness/collaset.js'
+import { capacityGuard, collasetController, podCondition, PodKubelet } from '../harness/collaset.js'
 import { loadManifest } from '../harness/manifest.js'
 import type { ObjectRef } from '../harness/objects.js'
 
@@ -31,28 +31,12 @@ function foo (mutate: (spec: any) => void = () => {}): KubeObject {
   return object
 }
 
-const conditionOf = (pod: KubeObject, type: string): string | undefined => {
-  const list = isRecord(pod.status) && Array.isArray(pod.status.conditions) ? pod.status.conditions.filter(isRecord) : []
-  return list.find(c => c.type === type)?.status as string | undefined
-}
 const pods = (sim: Simulator): KubeObject[] => sim.list({ apiVersion: 'v1', kind: 'Pod' }, 'default')
 const names = (sim: Simulator): string[] => pods(sim).map(p => p.metadata.name).sort()
-const ready = (sim: Simulator): KubeObject[] => pods(sim).filter(p => conditionOf(p, 'Ready') === 'True')
+const ready = (sim: Simulator): KubeObject[] => pods(sim).filter(p => podCondition(p, 'Ready') === 'True')
 const status = (sim: Simulator): Record<string, any> => {
   const object = sim.get(fooRef)
   return isRecord(object?.status) ? object.status : {}
-}
-
-/** Fails the test the first second fewer than `min` Pods are Ready. */
-function capacityGuard (t: { fail: (m: string) => void }, sim: Simulator, min: number): () => void {
-  let failed = false
-  return () => {
-    const count = ready(sim).length
-    if (count < min && !failed) {
-      failed = true
-      t.fail(`t=${sim.seconds()}s: only ${count} Pods Ready (${ready(sim).map(p => p.metadata.name).join(', ')}), want at least ${min}`)
-    }
-  }
 }
 
 async function bringUp (sim: Simulator, kubelet: PodKubelet, seconds = 10): Promise<void> {
@@ -68,8 +52,8 @@ for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'dire
     t.equal(list.length, 2)
     for (const pod of list) {
       t.match(pod.metadata.name, /^foo-[a-z0-9]{5}$/, `${pod.metadata.name}: foo-<5 letters or digits>`)
-      t.equal(conditionOf(pod, SERVICE_READY), 'True', `${pod.metadata.name}: service-ready True`)
-      t.equal(conditionOf(pod, 'Ready'), 'True', `${pod.metadata.name}: Ready`)
+      t.equal(podCondition(pod, SERVICE_READY), 'True', `${pod.metadata.name}: service-ready True`)
+      t.equal(podCondition(pod, 'Ready'), 'True', `${pod.metadata.name}: Ready`)
       t.same((pod.spec as any).readinessGates, [{ conditionType: SERVICE_READY }])
       t.equal(pod.metadata.labels?.[REVISION_LABEL], status(sim).updatedRevision)
     }

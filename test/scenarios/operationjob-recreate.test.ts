@@ -10,7 +10,7 @@ import { isRecord } from '../../src/k8s/types.js'
 import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../src/controllers/collaset/pods.js'
 import { Simulator } from '../harness/simulator.js'
 import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../harness/controllers.js'
-import { collasetController, PodKubelet } from '../harness/collaset.js'
+import { collasetController, livePods, podCondition, PodKubelet } from '../harness/collaset.js'
 import { loadManifest } from '../harness/manifest.js'
 import type { ObjectRef } from '../harness/objects.js'
 
@@ -38,21 +38,12 @@ function pdb (minAvailable: number): KubeObject {
   return { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'foo' }, spec: { minAvailable, selector: { matchLabels: { app: 'foo' } } } }
 }
 
-const live = (sim: Simulator): KubeObject[] => sim.list({ apiVersion: 'v1', kind: 'Pod' }, 'default').filter(p => p.metadata.deletionTimestamp === undefined)
-const conditionOf = (pod: KubeObject | undefined, type: string): string | undefined => {
-  const list = isRecord(pod?.status) && Array.isArray(pod.status.conditions) ? pod.status.conditions.filter(isRecord) : []
-  return list.find(c => c.type === type)?.status as string | undefined
-}
+const live = (sim: Simulator): KubeObject[] => livePods(sim)
 const status = (sim: Simulator, name = 'recreate'): Record<string, any> => {
   const object = sim.get(jobRef(name))
   return isRecord(object?.status) ? object.status : {}
 }
 const conditionMessage = (sim: Simulator, type: string, name?: string): string => (status(sim, name).conditions ?? []).find((c: any) => c.type === type)?.message ?? ''
-
-async function until (kubelet: PodKubelet, sim: Simulator, condition: () => boolean, seconds = 120): Promise<void> {
-  for (let i = 0; i < seconds && !condition(); i++) await kubelet.run(1)
-  if (!condition()) throw new Error(`not reached within ${seconds}s:\n${sim.timelineText()}`)
-}
 
 /** When (simulated seconds) the effects log first shows an effect `type` on Pod `pod` matching `match`. */
 function firstEffect (sim: Simulator, type: string, pod: string, match: (e: any) => boolean = () => true): { seconds: number, result: string, message?: string } | undefined {
@@ -64,7 +55,7 @@ t.test('Recreate takes the Pod out of traffic first, waits operationDelaySeconds
   const [target, other] = origins as [string, string]
   sim.apply(pdb(2))
   sim.apply(recreateJob([target], { activeDeadlineSeconds: 600 }))
-  await until(kubelet, sim, () => firstEffect(sim, 'Evict', target) !== undefined, 60)
+  await kubelet.runUntil(() => firstEffect(sim, 'Evict', target) !== undefined, 60)
 
   // Out of traffic before anything else: the lock, then service-ready False, then not Ready.
   const lock = firstEffect(sim, 'SetPodLabels', target, e => e.labels[OPS_LIFECYCLE_LABEL] === 'recreate')
@@ -74,7 +65,7 @@ t.test('Recreate takes the Pod out of traffic first, waits operationDelaySeconds
   t.ok((lock?.seconds ?? Infinity) <= (off?.seconds ?? -1), 'locked before the gate goes False')
   t.ok((evict?.seconds ?? -1) - (off?.seconds ?? Infinity) >= 5, `evicted ${(evict?.seconds ?? 0) - (off?.seconds ?? 0)}s after traffic went off (operationDelaySeconds 5)`)
   const pod = sim.get(podRef(target))
-  t.equal(conditionOf(pod, 'Ready'), 'False', 'the Pod is not Ready while it waits')
+  t.equal(podCondition(pod, 'Ready'), 'False', 'the Pod is not Ready while it waits')
   t.equal(pod?.metadata.labels?.[OPS_LIFECYCLE_LABEL], 'recreate', 'and carries the lock')
 
   // The budget refuses: wait, not fail.
@@ -84,17 +75,17 @@ t.test('Recreate takes the Pod out of traffic first, waits operationDelaySeconds
   t.equal(status(sim).progress, 'Processing', 'a refusal is waited out, not a failure')
   t.ok(sim.get(podRef(target)) !== undefined, 'the Pod is still there')
   t.match(conditionMessage(sim, 'EffectsApplied'), /evict Pod default\/.*disruption budget/, 'the refusal shows in EffectsApplied')
-  t.equal(conditionOf(sim.get(podRef(other)), 'Ready'), 'True', 'the other Pod serves throughout')
+  t.equal(podCondition(sim.get(podRef(other)), 'Ready'), 'True', 'the other Pod serves throughout')
 
   // More capacity lets the eviction through.
   sim.edit(FOO, o => { (o.spec as any).replicas = 3 })
   const originalUid = sim.get(podRef(target))?.metadata.uid
-  await until(kubelet, sim, () => status(sim).progress === 'Succeeded', 120)
+  await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120)
   const evicted = sim.effects.log.find(e => e.effect.type === 'Evict' && e.result === 'applied')
   t.ok(evicted !== undefined && evicted.seconds > 35, 'evicted once the scale-up Pod is Ready')
   t.notOk(live(sim).some(p => p.metadata.uid === originalUid), 'the target Pod was evicted')
   t.equal(live(sim).length, 3)
-  t.ok(live(sim).every(p => conditionOf(p, 'Ready') === 'True'), 'every Pod Ready again: the job waited for the Pod to come back, not for the scale-up Pod')
+  t.ok(live(sim).every(p => podCondition(p, 'Ready') === 'True'), 'every Pod Ready again: the job waited for the Pod to come back, not for the scale-up Pod')
   const detail = status(sim).targetDetails[0]
   // The CollaSet hands the freed name out again: the Pod is back under its own name.
   t.match(detail, { name: target, progress: 'Succeeded', extraInfo: { Controller: 'CollaSet/foo', Lifecycle: 'Completing', NewPod: target } })
@@ -108,13 +99,13 @@ t.test('the deadline fails a target stuck behind a PodDisruptionBudget and gives
   const [target] = origins as [string]
   sim.apply(pdb(2))
   sim.apply(recreateJob([target], { activeDeadlineSeconds: 20, operationDelaySeconds: 0 }))
-  await until(kubelet, sim, () => status(sim).progress === 'Failed', 60)
+  await kubelet.runUntil(() => status(sim).progress === 'Failed', 60)
   t.match(status(sim).targetDetails[0], { progress: 'Failed', error: { reason: 'DeadlineExceeded' } })
-  await until(kubelet, sim, () => status(sim).targetDetails[0].extraInfo?.Released === 'true', 20)
+  await kubelet.runUntil(() => status(sim).targetDetails[0].extraInfo?.Released === 'true', 20)
   const pod = sim.get(podRef(target))
   t.equal(pod?.metadata.labels?.[OPS_LIFECYCLE_LABEL], undefined, 'the lock is gone')
-  t.equal(conditionOf(pod, SERVICE_READY), 'True', 'service-ready is back')
-  t.equal(conditionOf(pod, 'Ready'), 'True', 'and the Pod serves again')
+  t.equal(podCondition(pod, SERVICE_READY), 'True', 'service-ready is back')
+  t.equal(podCondition(pod, 'Ready'), 'True', 'and the Pod serves again')
 })
 
 t.test('one lifecycle per Pod: a second job waits for the first to give the Pod back', async t => {
@@ -122,31 +113,31 @@ t.test('one lifecycle per Pod: a second job waits for the first to give the Pod 
   const [target] = origins as [string]
   sim.apply(pdb(2))
   sim.apply(recreateJob([target], { activeDeadlineSeconds: 30, operationDelaySeconds: 0 }, 'first'))
-  await until(kubelet, sim, () => sim.get(podRef(target))?.metadata.labels?.[OPS_LIFECYCLE_LABEL] === 'first', 20)
+  await kubelet.runUntil(() => sim.get(podRef(target))?.metadata.labels?.[OPS_LIFECYCLE_LABEL] === 'first', 20)
   sim.apply(recreateJob([target], { activeDeadlineSeconds: 600, operationDelaySeconds: 0 }, 'second'))
   await kubelet.run(5)
   t.match(status(sim, 'second').targetDetails[0], { progress: 'Processing', extraInfo: { Lifecycle: 'Preparing', LifecycleHolder: 'first' } })
   t.equal(sim.get(podRef(target))?.metadata.labels?.[OPS_LIFECYCLE_LABEL], 'first', 'the lock is not taken over')
   // The first runs into its deadline and gives the Pod back; the second takes it, and with the
   // budget lifted it goes through.
-  await until(kubelet, sim, () => status(sim, 'first').progress === 'Failed', 60)
+  await kubelet.runUntil(() => status(sim, 'first').progress === 'Failed', 60)
   sim.delete({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', namespace: 'default', name: 'foo' })
   const originalUid = sim.get(podRef(target))?.metadata.uid
-  await until(kubelet, sim, () => status(sim, 'second').progress === 'Succeeded', 120)
+  await kubelet.runUntil(() => status(sim, 'second').progress === 'Succeeded', 120)
   t.notOk(live(sim).some(p => p.metadata.uid === originalUid), 'evicted')
-  t.equal(live(sim).filter(p => conditionOf(p, 'Ready') === 'True').length, 2)
+  t.equal(live(sim).filter(p => podCondition(p, 'Ready') === 'True').length, 2)
 })
 
 t.test('deleting the job while the Pod is out of traffic gives it back before the job goes', async t => {
   const { sim, kubelet, origins } = await setup(t)
   const [target] = origins as [string]
   sim.apply(recreateJob([target], { operationDelaySeconds: 600 }))
-  await until(kubelet, sim, () => conditionOf(sim.get(podRef(target)), 'Ready') === 'False', 20)
+  await kubelet.runUntil(() => podCondition(sim.get(podRef(target)), 'Ready') === 'False', 20)
   sim.delete(jobRef())
-  await until(kubelet, sim, () => sim.get(jobRef()) === undefined, 30)
+  await kubelet.runUntil(() => sim.get(jobRef()) === undefined, 30)
   const pod = sim.get(podRef(target))
   t.equal(pod?.metadata.labels?.[OPS_LIFECYCLE_LABEL], undefined)
-  t.equal(conditionOf(pod, 'Ready'), 'True', 'back in traffic')
+  t.equal(podCondition(pod, 'Ready'), 'True', 'back in traffic')
   t.notOk(sim.effects.log.some(e => e.effect.type === 'Evict'), 'never evicted')
 })
 
@@ -154,7 +145,7 @@ t.test('a Pod without a controller fails with NoController and is never evicted'
   const { sim, kubelet } = await setup(t)
   sim.apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'bare', labels: { app: 'bare' } }, spec: { containers: [{ name: 'app', image: 'busybox:1.36' }] }, status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] } })
   sim.apply(recreateJob(['bare'], { operationDelaySeconds: 0 }))
-  await until(kubelet, sim, () => status(sim).progress === 'Failed', 30)
+  await kubelet.runUntil(() => status(sim).progress === 'Failed', 30)
   t.match(status(sim).targetDetails[0], { progress: 'Failed', error: { reason: 'NoController' } })
   t.ok(sim.get(podRef('bare')) !== undefined)
   t.notOk(sim.effects.log.some(e => e.effect.type === 'Evict'))

@@ -10,7 +10,7 @@ import { isRecord } from '../../src/k8s/types.js'
 import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/controllers/collaset/pods.js'
 import { Simulator, type HookVersion } from '../harness/simulator.js'
 import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../harness/controllers.js'
-import { collasetController, PodKubelet, type PodKubeletBehaviour } from '../harness/collaset.js'
+import { capacityGuard, collasetController, livePods, podCondition, PodKubelet, type PodKubeletBehaviour } from '../harness/collaset.js'
 import { loadManifest } from '../harness/manifest.js'
 import type { ObjectRef } from '../harness/objects.js'
 
@@ -41,43 +41,21 @@ function replaceJob (targets: string[], mutate: (spec: any) => void = () => {}, 
   return object
 }
 
-const pods = (sim: Simulator): KubeObject[] => sim.list({ apiVersion: 'v1', kind: 'Pod' }, 'default').filter(p => p.metadata.deletionTimestamp === undefined)
+const pods = (sim: Simulator): KubeObject[] => livePods(sim)
 const names = (sim: Simulator): string[] => pods(sim).map(p => p.metadata.name).sort()
-const conditionOf = (pod: KubeObject | undefined, type: string): string | undefined => {
-  const list = isRecord(pod?.status) && Array.isArray(pod.status.conditions) ? pod.status.conditions.filter(isRecord) : []
-  return list.find(c => c.type === type)?.status as string | undefined
-}
-const readyCount = (sim: Simulator): number => pods(sim).filter(p => conditionOf(p, 'Ready') === 'True').length
 const status = (sim: Simulator, name = 'opj-replace'): Record<string, any> => {
   const object = sim.get(jobRef(name))
   return isRecord(object?.status) ? object.status : {}
 }
 const progressOf = (sim: Simulator, name?: string): string[] => (status(sim, name).targetDetails ?? []).map((d: any) => `${d.name as string}=${d.progress as string}`)
 
-/** Runs the kubelet and the simulator a second at a time until `condition` holds (or fails after `seconds`). */
-async function until (kubelet: PodKubelet, sim: Simulator, condition: () => boolean, seconds = 120, check: () => void = () => {}): Promise<void> {
-  for (let i = 0; i < seconds && !condition(); i++) await kubelet.run(1, check)
-  if (!condition()) throw new Error(`not reached within ${seconds}s:\n${sim.timelineText()}`)
-}
-
-/** Fails the test the first second fewer than `min` Pods are Ready. */
-function capacity (t: { fail: (m: string) => void }, sim: Simulator, min: number): () => void {
-  let failed = false
-  return () => {
-    if (!failed && readyCount(sim) < min) {
-      failed = true
-      t.fail(`t=${sim.seconds()}s: only ${readyCount(sim)} Pods Ready, want ${min}`)
-    }
-  }
-}
-
 for (const version of ['v2', 'v1'] as HookVersion[]) {
   t.test(`the walkthrough (${version}): partition 1 replaces the first target, partition 2 the other; Succeeded; never fewer than 2 Pods Ready`, async t => {
     const { sim, kubelet, origins } = await setup(t, { version })
     const [first, second] = origins as [string, string]
-    const guard = capacity(t, sim, 2)
+    const guard = capacityGuard(t, sim, 2)
     sim.apply(replaceJob([first, second], spec => { spec.partition = 1 }))
-    await until(kubelet, sim, () => status(sim).succeededPodCount === 1, 120, guard)
+    await kubelet.runUntil(() => status(sim).succeededPodCount === 1, 120, guard)
     const afterOne = status(sim)
     t.match(afterOne, { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1, failedPodCount: 0 })
     t.same(progressOf(sim), [`${first}=Succeeded`, `${second}=Pending`], 'as the walkthrough shows')
@@ -85,13 +63,13 @@ for (const version of ['v2', 'v1'] as HookVersion[]) {
     t.match(newPod, /^foo-[a-z0-9]{5}$/, 'extraInfo.NewPod names the replacement')
     t.notOk(names(sim).includes(first), 'the origin is gone')
     t.ok(names(sim).includes(newPod), 'the replacement runs')
-    t.equal(conditionOf(sim.get(podRef(newPod)), 'Ready'), 'True')
+    t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
     t.equal(sim.get(podRef(newPod))?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first)
     t.equal(afterOne.targetDetails[1].extraInfo, undefined, 'the pending target is untouched')
     t.notOk(sim.get(podRef(second))?.metadata.labels?.[TO_REPLACE_LABEL], 'and its Pod is not labelled')
 
     sim.edit(jobRef(), o => { (o.spec as any).partition = 2 })
-    await until(kubelet, sim, () => status(sim).progress === 'Succeeded', 120, guard)
+    await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120, guard)
     const done = status(sim)
     t.match(done, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0, endTime: /Z$/ })
     t.equal(done.targetDetails[0].extraInfo.NewPod, newPod, 'the first record is kept')
@@ -106,7 +84,7 @@ t.test('deleting the origin by hand before the replacement is Ready is not succe
   const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => hold && p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
   const [target] = origins as [string]
   sim.apply(replaceJob([target]))
-  await until(kubelet, sim, () => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+  await kubelet.runUntil(() => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
   const newPod = status(sim).targetDetails[0].extraInfo.NewPod as string
   sim.delete(podRef(target))
   await kubelet.run(20)
@@ -115,15 +93,15 @@ t.test('deleting the origin by hand before the replacement is Ready is not succe
   t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
   t.ok(names(sim).includes(newPod), 'the CollaSet keeps the replacement as a regular Pod')
   hold = false
-  await until(kubelet, sim, () => status(sim).progress === 'Succeeded', 60)
+  await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 60)
   t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
-  t.equal(conditionOf(sim.get(podRef(newPod)), 'Ready'), 'True')
+  t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
 })
 
 t.test('a target Pod that does not exist fails with PodNotFound; the job ends Failed', async t => {
   const { sim, kubelet, origins } = await setup(t)
   sim.apply(replaceJob(['non-exist', origins[0] as string], spec => { delete spec.partition }))
-  await until(kubelet, sim, () => status(sim).progress === 'Failed', 120)
+  await kubelet.runUntil(() => status(sim).progress === 'Failed', 120)
   t.match(status(sim), { progress: 'Failed', succeededPodCount: 1, failedPodCount: 1 })
   t.match(status(sim).targetDetails[0], { name: 'non-exist', progress: 'Failed', error: { reason: 'PodNotFound' } })
 })
@@ -133,7 +111,7 @@ t.test('two jobs on the same Pod converge on one replacement; both succeed with 
   const [target] = origins as [string]
   sim.apply(replaceJob([target], () => {}, 'opj-a'))
   sim.apply(replaceJob([target], () => {}, 'opj-b'))
-  await until(kubelet, sim, () => status(sim, 'opj-a').progress === 'Succeeded' && status(sim, 'opj-b').progress === 'Succeeded', 120, capacity(t, sim, 2))
+  await kubelet.runUntil(() => status(sim, 'opj-a').progress === 'Succeeded' && status(sim, 'opj-b').progress === 'Succeeded', 120, capacityGuard(t, sim, 2))
   const a = status(sim, 'opj-a').targetDetails[0].extraInfo.NewPod
   t.equal(status(sim, 'opj-b').targetDetails[0].extraInfo.NewPod, a, 'the same new Pod')
   t.equal(pods(sim).length, 2, 'one replacement, not two')
@@ -144,7 +122,7 @@ t.test('a replacement Pod is not replaced in turn: the target waits with NotAllo
   const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
   const [target] = origins as [string]
   sim.apply(replaceJob([target], () => {}, 'opj-a'))
-  await until(kubelet, sim, () => status(sim, 'opj-a').targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+  await kubelet.runUntil(() => status(sim, 'opj-a').targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
   const newPod = status(sim, 'opj-a').targetDetails[0].extraInfo.NewPod as string
   sim.apply(replaceJob([newPod], () => {}, 'opj-b'))
   await kubelet.run(10)
@@ -165,7 +143,7 @@ t.test('deadline with partition raised step by step fails exactly the started ta
   t.equal(status(sim).progress, 'Pending', 'partition 0: nothing started')
   for (const partition of [1, 2]) {
     sim.edit(jobRef(), o => { (o.spec as any).partition = partition })
-    await until(kubelet, sim, () => status(sim).failedPodCount === partition, 30)
+    await kubelet.runUntil(() => status(sim).failedPodCount === partition, 30)
     await kubelet.run(3)
     t.equal(status(sim).failedPodCount, partition, `partition ${partition}: ${partition} failed`)
     t.equal(status(sim).progress, 'Processing')
@@ -174,10 +152,10 @@ t.test('deadline with partition raised step by step fails exactly the started ta
     t.notOk(pods(sim).some(p => p.metadata.labels?.[TO_REPLACE_LABEL] !== undefined), 'no replace request left')
   }
   sim.edit(jobRef(), o => { (o.spec as any).partition = 3 })
-  await until(kubelet, sim, () => status(sim).progress === 'Failed', 30)
+  await kubelet.runUntil(() => status(sim).progress === 'Failed', 30)
   t.equal(status(sim).failedPodCount, 3)
   const endedAt = sim.secondsAt(status(sim).endTime)
-  await until(kubelet, sim, () => sim.get(jobRef()) === undefined, 30)
+  await kubelet.runUntil(() => sim.get(jobRef()) === undefined, 30)
   t.ok(sim.seconds() - endedAt >= 5 && sim.seconds() - endedAt <= 7, `deleted ${sim.seconds() - endedAt}s after it ended (TTL 5s)`)
   t.same(names(sim), all, 'only the original Pods remain')
 })
@@ -186,10 +164,10 @@ t.test('deleting the job mid-replace releases the Pod: the replacement goes, onl
   const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
   const [target] = origins as [string]
   sim.apply(replaceJob([target]))
-  await until(kubelet, sim, () => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+  await kubelet.runUntil(() => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
   t.equal(pods(sim).length, 3, 'the replacement is up (not Ready)')
   sim.delete(jobRef())
-  await until(kubelet, sim, () => sim.get(jobRef()) === undefined && pods(sim).length === 2, 30)
+  await kubelet.runUntil(() => sim.get(jobRef()) === undefined && pods(sim).length === 2, 30)
   t.same(names(sim), origins, 'only the original Pods')
   t.notOk(sim.get(podRef(target))?.metadata.labels?.[TO_REPLACE_LABEL], 'the replace request is withdrawn')
 })

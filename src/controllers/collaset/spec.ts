@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { selectorMatches, selectorProblems, type LabelSelector } from '../ephemeraljob/selector.js'
+import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 /** The most Pods one CollaSet may ask for: a bound that keeps a typo from flooding a namespace. */
 export const MAX_REPLICAS = 10000
@@ -14,7 +15,6 @@ export interface CollaSetSpec {
   template: { metadata: { labels: Record<string, string>, annotations?: Record<string, string> }, spec: Record<string, unknown> }
 }
 
-export type Parsed<T> = { ok: true, value: T } | { ok: false, problems: string[] }
 
 function stringMap (value: unknown): Record<string, string> | undefined {
   if (!isRecord(value)) return undefined
@@ -25,10 +25,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
   const problems: string[] = []
-  const replicas = spec.replicas ?? 1
-  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0 || replicas > MAX_REPLICAS) {
-    problems.push(`spec.replicas must be an integer from 0 to ${MAX_REPLICAS}, not ${JSON.stringify(replicas)}`)
-  }
+  const replicas = optionalWholeNumber(spec.replicas, 'spec.replicas', 0, MAX_REPLICAS, problems) ?? 1
   const selectorIssues = spec.selector === undefined ? ['spec.selector is required'] : selectorProblems(spec.selector, 'spec.selector')
   problems.push(...selectorIssues)
   const template = spec.template
@@ -63,7 +60,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
   return {
     ok: true,
     value: {
-      replicas: replicas as number,
+      replicas,
       selector: spec.selector as LabelSelector,
       template: { metadata: { labels, ...(annotations !== undefined ? { annotations } : {}) }, spec: podSpec }
     }

@@ -16,7 +16,7 @@
 // - A template change is rolled out one Pod at a time, new Pod first: one rollout pair at most,
 //   its origin chosen not-Ready first, then oldest, then by name.
 import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
-import type { Effect } from '../../effects/types.js'
+import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
@@ -181,12 +181,13 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   // The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod.
   const effects: Effect[] = []
   for (const pod of kept) {
-    if (isTerminating(pod) || isFinished(pod) || typeof pod.metadata.uid !== 'string') continue
+    const ref = refTo(pod)
+    if (isTerminating(pod) || isFinished(pod) || ref === undefined) continue
     if (!hasServiceGate(pod) || !containersReady(pod) || serviceReady(pod)) continue
     if (pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined) continue
     effects.push({
       type: 'SetPodCondition',
-      target: { apiVersion: 'v1', kind: 'Pod', ...(pod.metadata.namespace !== undefined ? { namespace: pod.metadata.namespace } : {}), name: pod.metadata.name, uid: pod.metadata.uid },
+      target: ref,
       condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: timestamp(context.now) }
     })
   }

@@ -6,9 +6,6 @@ import { isRecord } from '../../k8s/types.js'
 import { keepAsObserved, objectsByName } from '../../k8s/objects.js'
 import { mountedScriptsConfigMaps } from '../../scripts/configmap.js'
 
-/** A spec read into its typed form, or every problem that makes it invalid. */
-export type Parsed<T> = { ok: true, value: T } | { ok: false, problems: string[] }
-
 /**
  * Checks a Job spec the way the API server would refuse it, so the problem shows in our status
  * instead of as a Metacontroller sync error that repeats forever.

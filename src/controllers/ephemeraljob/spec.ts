@@ -5,6 +5,7 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { isDnsLabel } from '../../k8s/names.js'
 import { selectorProblems, type LabelSelector } from './selector.js'
+import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 export const DEFAULT_PARALLELISM = 1
 export const MAX_PARALLELISM = 10
@@ -34,7 +35,6 @@ export interface EphemeralJobSpec {
   paused: boolean
 }
 
-export type Parsed<T> = { ok: true, value: T } | { ok: false, problems: string[] }
 
 export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobSpec> {
   const spec = parent.spec
@@ -45,11 +45,11 @@ export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobS
   if (selector === undefined || selector === null) problems.push('spec.selector is required')
   else problems.push(...selectorProblems(selector, 'spec.selector'))
 
-  const replicas = count(spec.replicas, 'spec.replicas', 0, undefined, problems)
-  const parallelism = count(spec.parallelism, 'spec.parallelism', 1, MAX_PARALLELISM, problems) ?? DEFAULT_PARALLELISM
-  const ttlSecondsAfterCreated = count(spec.ttlSecondsAfterCreated, 'spec.ttlSecondsAfterCreated', 0, undefined, problems)
-  const ttlSecondsAfterFinished = count(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
-  const activeDeadlineSeconds = count(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems)
+  const replicas = optionalWholeNumber(spec.replicas, 'spec.replicas', 0, undefined, problems)
+  const parallelism = optionalWholeNumber(spec.parallelism, 'spec.parallelism', 1, MAX_PARALLELISM, problems) ?? DEFAULT_PARALLELISM
+  const ttlSecondsAfterCreated = optionalWholeNumber(spec.ttlSecondsAfterCreated, 'spec.ttlSecondsAfterCreated', 0, undefined, problems)
+  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
+  const activeDeadlineSeconds = optionalWholeNumber(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems)
   let paused = false
   if (spec.paused !== undefined && spec.paused !== null) {
     if (typeof spec.paused === 'boolean') paused = spec.paused
@@ -70,15 +70,6 @@ export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobS
   return { ok: true, value }
 }
 
-/** An optional whole number in [min, max]; anything else is a problem. */
-function count (value: unknown, where: string, min: number, max: number | undefined, problems: string[]): number | undefined {
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-    problems.push(`${where} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`} (got ${JSON.stringify(value)})`)
-    return undefined
-  }
-  return value
-}
 
 function parseContainers (template: unknown, problems: string[]): EphemeralContainer[] {
   const list = isRecord(template) ? template.ephemeralContainers : undefined

@@ -8,7 +8,8 @@ import { isDnsLabel } from '../../k8s/names.js'
 import { parseGlobalParams, objectList, type GlobalParams } from '../common/global-params.js'
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { orderByDependencies } from './dag.js'
-import { jobSpecProblems, type Parsed } from '../common/job-spec.js'
+import { jobSpecProblems } from '../common/job-spec.js'
+import type { Parsed } from '../common/parsed.js'
 
 export { jobSpecProblems }
 

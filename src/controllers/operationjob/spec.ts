@@ -3,7 +3,7 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import type { ScriptLibrary } from '../../scripts/library.js'
-import type { Parsed } from '../common/job-spec.js'
+import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import type { ActionJob, ActionRegistry, RegisteredAction } from '../../actions/registry.js'
 
 /** What the CRD defaults `activeDeadlineSeconds` to (3 h); the hook assumes the same when it is absent. */
@@ -69,16 +69,6 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
   return targets
 }
 
-function optionalInteger (spec: Record<string, unknown>, field: string, min: number, problems: string[]): number | undefined {
-  const value = spec[field]
-  if (value === undefined || value === null) return undefined
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    problems.push(`spec.${field} must be a whole number of at least ${min}`)
-    return undefined
-  }
-  return value
-}
-
 export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegistry, scripts: ScriptLibrary): Parsed<OperationJobSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is required'] }
@@ -91,10 +81,10 @@ export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegis
     if (action === undefined) problems.push(`unknown action ${JSON.stringify(spec.action)}: registered actions are ${registry.names().join(', ') || 'none'}`)
   }
   const targets = readTargets(spec, problems)
-  const partition = optionalInteger(spec, 'partition', 0, problems)
-  const operationDelaySeconds = optionalInteger(spec, 'operationDelaySeconds', 0, problems)
-  const activeDeadlineSeconds = optionalInteger(spec, 'activeDeadlineSeconds', 1, problems) ?? DEFAULT_ACTIVE_DEADLINE_SECONDS
-  const TTLSecondsAfterFinished = optionalInteger(spec, 'TTLSecondsAfterFinished', 1, problems) ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED
+  const partition = optionalWholeNumber(spec.partition, 'spec.partition', 0, undefined, problems)
+  const operationDelaySeconds = optionalWholeNumber(spec.operationDelaySeconds, 'spec.operationDelaySeconds', 0, undefined, problems)
+  const activeDeadlineSeconds = optionalWholeNumber(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems) ?? DEFAULT_ACTIVE_DEADLINE_SECONDS
+  const TTLSecondsAfterFinished = optionalWholeNumber(spec.TTLSecondsAfterFinished, 'spec.TTLSecondsAfterFinished', 1, undefined, problems) ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED
   if (action?.handler.validate !== undefined) problems.push(...action.handler.validate(actionJob(parent), scripts))
   if (problems.length > 0 || action === undefined) return { ok: false, problems }
   return {

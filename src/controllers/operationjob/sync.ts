@@ -97,6 +97,12 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
   }
   const effects: Effect[] = []
   const due: number[] = []
+  /** Merges what an action said into target i's extraInfo. */
+  const remember = (i: number, extraInfo: Record<string, string> | undefined): void => {
+    if (extraInfo === undefined) return
+    const d = details[i] as TargetDetail
+    details[i] = detail({ ...d, extraInfo: { ...d.extraInfo, ...extraInfo } })
+  }
   const finish = (i: number, progress: 'Succeeded' | 'Failed', error?: TargetError, extraInfo?: Record<string, string>): void => {
     const d = details[i] as TargetDetail
     details[i] = detail({ ...d, progress, endTime: d.endTime ?? stamp, extraInfo: { ...d.extraInfo, ...extraInfo }, ...(error !== undefined ? { error } : {}) })
@@ -109,19 +115,13 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
       if (d.progress === 'Processing') {
         // A started target always has a start (a status written by hand may lack one).
         if (d.startTime === undefined) details[i] = detail({ ...d, startTime: stamp })
-        const seen = handler.observe?.(targetOf(i), actionContext)
-        if (seen !== undefined) {
-          const current = details[i] as TargetDetail
-          details[i] = detail({ ...current, extraInfo: { ...current.extraInfo, ...seen } })
-        }
-        const target = targetOf(i)
-        const read = handler.progress(target, actionContext)
+        remember(i, handler.observe?.(targetOf(i), actionContext))
+        const read = handler.progress(targetOf(i), actionContext)
         if (read.progress !== 'Processing') {
           finish(i, read.progress, read.error ?? (read.progress === 'Failed' ? { reason: 'Failed', message: `the ${spec.action.name} action failed` } : undefined), read.extraInfo)
           return
         }
-        const current = details[i] as TargetDetail
-        if (read.extraInfo !== undefined) details[i] = detail({ ...current, extraInfo: { ...current.extraInfo, ...read.extraInfo } })
+        remember(i, read.extraInfo)
         if (finalizing) {
           finish(i, 'Failed', { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' })
           return
@@ -140,20 +140,19 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
         details[i] = detail({ ...d, progress: 'Failed', startTime: stamp, endTime: stamp, error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` } })
         return
       }
-      const seen = handler.observe?.({ ...targetOf(i), detail: d }, actionContext)
-      details[i] = detail({ ...d, progress: 'Processing', startTime: stamp, extraInfo: { ...d.extraInfo, ...seen } })
+      details[i] = detail({ ...d, progress: 'Processing', startTime: stamp })
+      remember(i, handler.observe?.(targetOf(i), actionContext))
       operate(i, nowMs + spec.activeDeadlineSeconds * 1000)
     })
   }
 
   function operate (i: number, deadlineAt: number): void {
     const result = handler.operate(targetOf(i), actionContext)
-    const d = details[i] as TargetDetail
     if (result.error !== undefined) {
       finish(i, 'Failed', result.error, result.extraInfo)
       return
     }
-    details[i] = detail({ ...d, extraInfo: { ...d.extraInfo, ...result.extraInfo } })
+    remember(i, result.extraInfo)
     effects.push(...result.effects)
     due.push(deadlineAt)
     if (result.resyncAfterSeconds !== undefined) due.push(nowMs + Math.max(1, result.resyncAfterSeconds) * 1000)
