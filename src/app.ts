@@ -1,11 +1,11 @@
 // The fastify application: routes for every kind's hooks plus health and metrics. Building it
 // never listens; server.ts does that.
 import { STATUS_CODES } from 'node:http'
-import Fastify, { errorCodes, LogController, type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { errorCodes, LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
-  SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
+  HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
 import { BodyBuffer, cutManagedFields, readChunks } from './protocol/body.js'
 import type { HookContext, HookName, KindHooks, SyncRequest, CustomizeRequest } from './protocol/hooks.js'
@@ -14,9 +14,11 @@ import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/registry.js'
 import { runSyncHook, type RunResult } from './controllers/run.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
-import { describeEffect, type EffectExecutor } from './effects/types.js'
+import { describeEffect, refTo, type EffectExecutor, type ObjectRef } from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
 import { withEffectOutcomes } from './effects/status.js'
+import { showEffects } from './effects/show.js'
+import { RefusalLog, type HookGuard, type Refusal } from './trust/guard.js'
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024
 
@@ -29,6 +31,10 @@ export interface AppOptions {
   /** Applies the hooks' effects; without one, effects are only recorded (dry-run). */
   effects?: EffectExecutor
   kinds?: readonly KindHooks[]
+  /** Who may call the hooks (src/trust/guard.ts); without one, anyone may (local runs, tests). */
+  guard?: HookGuard
+  /** Options for an HTTPS server (src/trust/tls.ts); without them, plain HTTP. */
+  https?: import('node:https').ServerOptions
 }
 
 /** What a hook call leaves on its request for the one log line and the metrics written at the end. */
@@ -55,9 +61,11 @@ declare module 'fastify' {
  * managedFields unless `keepManagedFields` (src/protocol/body.ts). The benchmark's echo route
  * runs on one of these too, keeping managedFields, since it must give the body back whole.
  */
-export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit'> & { keepManagedFields?: boolean } = {}) {
+export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https'> & { keepManagedFields?: boolean } = {}) {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const app = Fastify({
+    // The HTTPS server is a node:https server; fastify's types want the choice at compile time.
+    ...(options.https !== undefined ? { https: options.https } as object : {}),
     logger: options.logger ?? false,
     bodyLimit,
     logController: new LogController({ disableRequestLogging: true }),
@@ -125,42 +133,60 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
     else request.log.warn(line, 'hook call')
   })
 
-  const errors = { 400: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 500: ErrorResponseSchema }
+  const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 500: ErrorResponseSchema }
   const context = (): HookContext => ({ now: clock(), scripts })
   // Set before the body is read, so that a refused body is still counted and logged as a hook call.
   const startCall = (kind: string, hook: HookName) => async (request: { hookCall?: HookCall }) => {
     request.hookCall = { kind, hook, outcome: 'ok' }
+  }
+  const refusalLog = new RefusalLog()
+  // First of all, before the body is read: a call that does not prove it is Metacontroller's
+  // is refused whatever it carries, and the connection closed rather than its body read on.
+  const guardCall = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
+    const refusal = options.guard?.check(request.raw)
+    if (refusal === undefined) return undefined
+    metrics.observeRefusal(refusal)
+    const suppressed = refusalLog.due(request.ip)
+    if (suppressed !== undefined) {
+      // The route, not the URL: a token put in a query string stays out of the log.
+      request.log.warn({ source: request.ip, reason: refusal, route: request.routeOptions.url, refusedSinceLastLine: suppressed }, 'hook call refused: it did not prove it comes from Metacontroller')
+    }
+    return await reply.code(401).header('www-authenticate', 'Bearer realm="jobhooks"').header('connection', 'close')
+      .send({ statusCode: 401, error: 'Unauthorized', message: REFUSAL_MESSAGES[refusal] })
   }
 
   for (const kind of kinds) {
     for (const hook of ['sync', 'finalize'] as const) {
       if (kind[hook] === undefined) continue
       app.post(`/hooks/${kind.kind}/${hook}`, {
-        schema: { body: SyncRequestSchema, response: { 200: SyncResponseSchema, ...errors } },
-        onRequest: startCall(kind.kind, hook)
+        schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...errors } },
+        onRequest: [guardCall, startCall(kind.kind, hook)]
       }, async (request) => {
         const now = context()
         const call = request.hookCall as HookCall
-        const result = runHook(kind, hook, request.body, now, call)
+        const { result, parent } = runHook(kind, hook, request.body, now, call)
         // The request's objects are garbage now, except what the answer shares with them: let
         // the collector free them while the answer is serialised (at thousands of objects,
         // copying them through every young-generation collection costs more than the hook).
         request.body = undefined as unknown as typeof request.body
         call.outcome = result.outcome
         if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
-        const outcomes = await effects.apply(result.effects)
+        const outcomes = await effects.apply(parent, result.effects)
         metrics.observeEffects(outcomes)
-        for (const failure of outcomes.filter(o => o.result === 'failed')) {
-          request.log.warn({ parent: call.parent, effect: describeEffect(failure.effect), reason: failure.message }, 'effect failed; retried on the next sync')
+        for (const failure of outcomes.filter(o => o.result === 'failed' || o.result === 'refused')) {
+          const line = { parent: call.parent, effect: describeEffect(failure.effect), reason: failure.message }
+          if (failure.result === 'failed') request.log.warn(line, 'effect failed; retried on the next sync')
+          else request.log.warn(line, 'effect refused: out of its parent\'s reach, never sent')
         }
-        return withEffectOutcomes(result.response, outcomes, now.now)
+        const answer = withEffectOutcomes(result.response, outcomes, now.now)
+        return request.query.effects === 'show' ? { ...answer, effects: showEffects(outcomes) } : answer
       })
     }
     const customize = kind.customize
     if (customize !== undefined) {
       app.post(`/hooks/${kind.kind}/customize`, {
         schema: { body: CustomizeRequestSchema, response: { 200: CustomizeResponseSchema, ...errors } },
-        onRequest: startCall(kind.kind, 'customize')
+        onRequest: [guardCall, startCall(kind.kind, 'customize')]
       }, async (request) => {
         const parent = request.body.parent as KubeObject
         const call = request.hookCall as HookCall
@@ -186,7 +212,7 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
  * Runs a sync or finalize hook on a request body and names its parent on `call`. A function of
  * its own, so that no variable of the route's (async) handler holds the request's objects.
  */
-function runHook (kind: KindHooks, hook: 'sync' | 'finalize', body: SyncRequestBody, now: HookContext, call: HookCall): RunResult {
+function runHook (kind: KindHooks, hook: 'sync' | 'finalize', body: SyncRequestBody, now: HookContext, call: HookCall): { result: RunResult, parent: ObjectRef | undefined } {
   const syncRequest: SyncRequest = {
     controller: body.controller,
     parent: body.parent as KubeObject,
@@ -196,7 +222,14 @@ function runHook (kind: KindHooks, hook: 'sync' | 'finalize', body: SyncRequestB
   }
   const result = runSyncHook(kind, hook, syncRequest, now)
   call.parent = describe(syncRequest.parent)
-  return result
+  return { result, parent: refTo(syncRequest.parent) }
+}
+
+const REFUSAL_MESSAGES: Readonly<Record<Refusal, string>> = {
+  missing_token: 'hook calls must carry Authorization: Bearer <token>',
+  wrong_scheme: 'hook calls must carry Authorization: Bearer <token>',
+  wrong_token: 'the bearer token is not the one this service accepts',
+  no_client_certificate: 'hook calls must present a client certificate signed by the CA this service trusts'
 }
 
 /** The routes of a kind's hooks, for messages and for checking CompositeControllers against them. */

@@ -14,6 +14,17 @@ export interface Config {
   effectsConcurrency: number
   /** Time the effects of one hook call may take (Metacontroller gives a hook 10 s by default). */
   effectsBudgetMs: number
+  /** `none`: serve hooks without a credential check, on purpose (AUTH=none). */
+  auth: 'required' | 'none'
+  /** The bearer token hook calls must carry (a mounted Secret). */
+  authTokenFile?: string
+  /** HTTPS: certificate and key. */
+  tlsCertFile?: string
+  tlsKeyFile?: string
+  /** Mutual TLS: the CA that signs the callers' client certificates. */
+  tlsClientCaFile?: string
+  /** How often the token and TLS files are read again (a rotated Secret needs no restart). */
+  credentialsReloadMs: number
 }
 
 export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
@@ -25,8 +36,30 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
     hooksDir: env.HOOKS_DIR ?? defaultHooksDir(),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),
     effectsConcurrency: integer(env, 'EFFECTS_CONCURRENCY', 8, 1),
-    effectsBudgetMs: integer(env, 'EFFECTS_BUDGET_MS', 5_000, 1)
+    effectsBudgetMs: integer(env, 'EFFECTS_BUDGET_MS', 5_000, 1),
+    ...trustSettings(env),
+    credentialsReloadMs: integer(env, 'CREDENTIALS_RELOAD_MS', 10_000, 1)
   }
+}
+
+function trustSettings (env: NodeJS.ProcessEnv): Pick<Config, 'auth' | 'authTokenFile' | 'tlsCertFile' | 'tlsKeyFile' | 'tlsClientCaFile'> {
+  const auth = env.AUTH ?? ''
+  if (auth !== '' && auth !== 'none') throw new Error(`AUTH may only be "none" (serve without a credential check), not ${JSON.stringify(auth)}`)
+  const settings = {
+    auth: auth === 'none' ? 'none' as const : 'required' as const,
+    authTokenFile: path(env, 'AUTH_TOKEN_FILE'),
+    tlsCertFile: path(env, 'TLS_CERT_FILE'),
+    tlsKeyFile: path(env, 'TLS_KEY_FILE'),
+    tlsClientCaFile: path(env, 'TLS_CLIENT_CA_FILE')
+  }
+  if ((settings.tlsCertFile === undefined) !== (settings.tlsKeyFile === undefined)) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither')
+  if (settings.tlsClientCaFile !== undefined && settings.tlsCertFile === undefined) throw new Error('TLS_CLIENT_CA_FILE (mutual TLS) needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE too')
+  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ReturnType<typeof trustSettings>
+}
+
+function path (env: NodeJS.ProcessEnv, name: string): string | undefined {
+  const value = env[name]
+  return value === undefined || value === '' ? undefined : value
 }
 
 function integer (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0): number {

@@ -1,10 +1,14 @@
-// The process: read settings, load the shipped scripts, listen, and on SIGTERM stop taking new
-// requests while the hooks in flight finish.
+// The process: read settings, load the shipped scripts, decide who may call the hooks, listen
+// (HTTP or HTTPS), and on SIGTERM stop taking new requests while the hooks in flight finish.
+import type { Server as HttpsServer } from 'node:https'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
 import { readConfig, type Config } from './config.js'
 import { loadScriptLibrary } from './scripts/library.js'
 import { loadCredentials, selectExecutor } from './effects/executor.js'
+import { decideTrust } from './trust/policy.js'
+import { createHookGuard } from './trust/guard.js'
+import { loadTls } from './trust/tls.js'
 
 export interface Running {
   app: FastifyInstance
@@ -18,20 +22,39 @@ export interface SignalSource {
 
 /**
  * Builds the app and listens. `env` says where cluster credentials are (KUBECONFIG, or the
- * service account in a Pod): with them effects are applied, without them only recorded.
+ * service account in a Pod): with them effects are applied, without them only recorded. Logs go
+ * to standard output, or to `logStream` (tests).
  */
-export async function startServer (config: Config, signals: SignalSource = process, env: NodeJS.ProcessEnv = process.env): Promise<Running> {
+export async function startServer (config: Config, signals: SignalSource = process, env: NodeJS.ProcessEnv = process.env, logStream?: NodeJS.WritableStream): Promise<Running> {
   const scripts = loadScriptLibrary(config.hooksDir)
-  const { executor, message, level } = selectExecutor(await loadCredentials(env), { concurrency: config.effectsConcurrency, budgetMs: config.effectsBudgetMs })
-  const app = await buildApp({
-    logger: { level: config.logLevel },
+  const credentials = await loadCredentials(env)
+  // Before anything listens: in a cluster, no hooks that anyone could call.
+  const trust = decideTrust(config, credentials.source !== 'none')
+  const { executor, message, level } = selectExecutor(credentials, { concurrency: config.effectsConcurrency, budgetMs: config.effectsBudgetMs })
+  const tls = config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
+    ? loadTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, ...(config.tlsClientCaFile !== undefined ? { clientCaFile: config.tlsClientCaFile } : {}) })
+    : undefined
+  // The guard logs through the app's logger, which exists only once the app does.
+  const log = { info: (msg: string) => app.log.info(msg), error: (msg: string) => app.log.error(msg) }
+  const guard = trust.guarded
+    ? createHookGuard({ ...(config.authTokenFile !== undefined ? { tokenFile: config.authTokenFile } : {}), clientCertificate: config.tlsClientCaFile !== undefined, reloadMs: config.credentialsReloadMs, log })
+    : undefined
+  const app: FastifyInstance = await buildApp({
+    logger: { level: config.logLevel, ...(logStream !== undefined ? { stream: logStream } : {}) },
     bodyLimit: config.bodyLimit,
     scripts,
-    effects: executor
+    effects: executor,
+    ...(guard !== undefined ? { guard } : {}),
+    ...(tls !== undefined ? { https: tls.options } : {})
   })
   app.log.info({ scripts: [...scripts.keys()], hooksDir: config.hooksDir }, 'shipped scripts loaded')
   app.log[level]({ effects: executor.mode }, message)
+  if (trust.warning !== undefined) app.log.warn(trust.warning)
+  else app.log.info(guard?.description ?? 'hook calls are not authenticated: no cluster credentials, so effects are only recorded')
+  const tlsWatch = tls?.watch(app.server as unknown as HttpsServer, config.credentialsReloadMs, log)
+  app.addHook('onClose', async () => { guard?.close(); tlsWatch?.stop() })
   await app.listen({ port: config.port, host: config.host })
+  app.log.info({ tls: tls === undefined ? 'off' : config.tlsClientCaFile !== undefined ? 'mutual' : 'on' }, `serving ${tls === undefined ? 'HTTP' : 'HTTPS'}`)
 
   const closed = new Promise<void>((resolve, reject) => {
     const shutdown = (signal: string) => () => {

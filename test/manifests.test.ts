@@ -16,7 +16,7 @@ import { parseJobFlowSpec } from '../src/controllers/jobflow/spec.js'
 import { parseEphemeralJobSpec } from '../src/controllers/ephemeraljob/spec.js'
 import { defaultHooksDir, loadScriptLibrary } from '../src/scripts/library.js'
 import type { KubeObject } from '../src/k8s/types.js'
-import { EFFECT_PERMISSIONS } from '../src/effects/executor.js'
+import { EFFECT_PERMISSIONS, PARENT_PERMISSIONS } from '../src/effects/executor.js'
 import { syncCollaSet } from '../src/controllers/collaset/sync.js'
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -559,8 +559,9 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
       }
     }
   }
-  const needed = Object.values(EFFECT_PERMISSIONS).flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
-  t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS, no more, no less')
+  const needed = [...Object.values(EFFECT_PERMISSIONS), PARENT_PERMISSIONS].flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
+  t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS and the parents\' reads, no more, no less')
+  t.same(PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`), ['ephemeraljobs get', 'operationjobs get', 'collasets get'], 'reads of the parents whose hooks have effects, only get')
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
   t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
   t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'], 'every effect type has its permissions listed')
@@ -588,12 +589,44 @@ t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t =
   t.ok(selects(policy?.spec.podSelector.matchLabels), 'the NetworkPolicy selects the pods')
   const ports = (policy?.spec.ingress ?? []).flatMap((rule: Json) => rule.ports ?? [])
   t.ok(ports.length > 0 && ports.every((p: Json) => namesPort(p.port)), 'the NetworkPolicy opens the container port')
+  t.same(policy?.spec.policyTypes, ['Ingress'])
+  t.same((policy?.spec.ingress ?? []).map((rule: Json) => rule.from), [[{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'metacontroller' } } }]],
+    'only Metacontroller\'s namespace is admitted, by default the one its own manifests create')
 
   const namespaces = new Set(ofKind('Namespace', 'deploy/').map(d => d.object.metadata.name))
   const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding'])
   for (const { file, object } of docs.filter(d => d.file.startsWith('deploy/') && !clusterScoped.has(d.object.kind))) {
     t.ok(namespaces.has(object.metadata.namespace), `${file}: in a namespace the manifests create`)
   }
+})
+
+t.test('every hook sends the token of a Secret the Deployment mounts as AUTH_TOKEN_FILE; no token ships in the manifests', async t => {
+  const pod = deployment.spec.template.spec
+  const env = Object.fromEntries((container.env ?? []).map((e: Json) => [e.name, e.value]))
+  const tokenFile = String(env.AUTH_TOKEN_FILE)
+  const mount = (container.volumeMounts ?? []).find((m: Json) => tokenFile.startsWith(`${String(m.mountPath)}/`))
+  t.ok(mount !== undefined, `AUTH_TOKEN_FILE ${tokenFile} is in a mounted volume`)
+  t.equal(mount?.readOnly, true, 'mounted read-only')
+  const volume = (pod.volumes ?? []).find((v: Json) => v.name === mount?.name)
+  const secretName = volume?.secret?.secretName
+  t.ok(typeof secretName === 'string', 'the volume is a Secret')
+  t.not(volume?.secret?.optional, true, 'a missing Secret stops the pod instead of serving without a token')
+  const key = tokenFile.slice(String(mount?.mountPath).length + 1)
+  const mode = volume?.secret?.defaultMode ?? 0o644
+  t.equal(mode & 0o007, 0, 'the token is not world-readable')
+  if ((mode & 0o070) !== 0) t.equal(pod.securityContext?.fsGroup, pod.securityContext?.runAsGroup ?? 1000, 'readable through fsGroup')
+
+  const controllers = ofKind('CompositeController', 'controllers/')
+  for (const { file, object } of controllers) {
+    for (const [hook, config] of Object.entries<Json>(object.spec.hooks ?? {})) {
+      t.same(config.webhook.authorization, {
+        type: 'Bearer',
+        secretRef: { name: secretName, namespace: deployment.metadata.namespace, key }
+      }, `${file}: the ${hook} hook sends the token the service reads`)
+    }
+  }
+  t.same(docs.filter(d => d.object.kind === 'Secret').map(d => d.file), [], 'no Secret in the manifests: every installation makes its own token')
+  t.notMatch(readFileSync(join(ROOT, 'README.md'), 'utf8'), /--from-literal=token=(?!"\$\()/, 'the README never shows a fixed token')
 })
 
 t.test('kustomization.yaml installs crds, controllers and deploy, and only those', async t => {

@@ -1,4 +1,4 @@
-// PodOpsLifecycle (DESIGN.md section 3): for actions registered with it, every target is operated
+// PodOpsLifecycle (README, "OperationJob"): for actions registered with it, every target is operated
 // inside a lifecycle that takes the Pod out of traffic first and puts it back after:
 //
 //   Preparing   lock the Pod (label jobhooks.io/ops-lifecycle=<job>; one lifecycle per Pod, a

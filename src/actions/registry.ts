@@ -1,4 +1,4 @@
-// The OperationJob action plugins (DESIGN.md section 3): what an action is, and the registry that
+// The OperationJob action plugins (README, "Writing an action"): what an action is, and the registry that
 // maps `spec.action` to one. An action is data plus pure functions: it names the related
 // resources it needs, checks its part of the spec, and for one target computes the effects that
 // operate it, reads its progress from the observed Pod, and computes the effects that release it.

@@ -1,5 +1,5 @@
-// The executor that applies effects to the cluster through the Kubernetes API (section 4 of
-// DESIGN.md), and the choice between it and the recording dry-run at start-up.
+// The executor that applies effects to the cluster through the Kubernetes API (README, "Effects
+// and permissions"), and the choice between it and the recording dry-run at start-up.
 //
 // Credentials, TLS settings and the API server's address all come from @kubernetes/client-node's
 // KubeConfig; the requests themselves are plain node:http(s) requests with the options KubeConfig
@@ -12,6 +12,7 @@ import { request as httpsRequest } from 'node:https'
 import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { RecordingExecutor } from './dry-run.js'
+import { withinReach } from './scope.js'
 import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, SetPodCondition, SetPodLabels } from './types.js'
 
 /** One RBAC rule's worth of access, as a ClusterRole spells it. */
@@ -38,11 +39,25 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
   Evict: [{ apiGroup: '', resource: 'pods/eviction', verbs: ['create'] }]
 }
 
-/** The kinds effects act on: kind → API group and plural (the resource in the URL). All namespaced. */
+/**
+ * Before it acts for a sync, the executor reads the sync's parent (one GET) to confirm that the
+ * API server has it, with the request's UID: the parents whose hooks have effects.
+ */
+export const PARENT_PERMISSIONS: readonly Permission[] = [
+  { apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['get'] },
+  { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['get'] },
+  { apiGroup: 'jobhooks.io', resource: 'collasets', verbs: ['get'] }
+]
+
+/**
+ * The kinds effects act on, and the parents they are confirmed against: kind → API group and
+ * plural (the resource in the URL). All namespaced.
+ */
 export const RESOURCES: Readonly<Record<string, { group: string, plural: string }>> = {
   Pod: { group: '', plural: 'pods' },
   EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' },
-  OperationJob: { group: 'jobhooks.io', plural: 'operationjobs' }
+  OperationJob: { group: 'jobhooks.io', plural: 'operationjobs' },
+  CollaSet: { group: 'jobhooks.io', plural: 'collasets' }
 }
 
 export interface ClusterExecutorOptions {
@@ -53,7 +68,7 @@ export interface ClusterExecutorOptions {
 }
 
 interface Request {
-  method: 'PATCH' | 'DELETE' | 'POST'
+  method: 'GET' | 'PATCH' | 'DELETE' | 'POST'
   path: string
   contentType: string
   body: unknown
@@ -198,38 +213,72 @@ export class ClusterExecutor implements EffectExecutor {
     this.server = new URL(cluster.server)
   }
 
-  async apply (effects: Effect[]): Promise<EffectOutcome[]> {
+  async apply (parent: ObjectRef | undefined, effects: Effect[]): Promise<EffectOutcome[]> {
     if (effects.length === 0) return []
-    const { budgetMs } = this.options
-    const late = `not applied within ${budgetMs} ms`
-    const outcomes: Array<EffectOutcome | undefined> = effects.map(() => undefined)
+    const { inReach, refused } = withinReach(parent, effects)
+    const outcomes = new Map<Effect, EffectOutcome>(refused)
+    if (inReach.length > 0 && parent !== undefined) await this.applyWithinBudget(parent, inReach, outcomes)
+    const late = `not applied within ${this.options.budgetMs} ms`
+    return effects.map(effect => outcomes.get(effect) ?? { effect, result: 'failed', message: late })
+  }
+
+  /**
+   * Confirms the parent, then applies `effects`, all within the time budget; each effect's
+   * outcome goes into `outcomes` (none for those the budget left undone).
+   */
+  private async applyWithinBudget (parent: ObjectRef, effects: Effect[], outcomes: Map<Effect, EffectOutcome>): Promise<void> {
     const abort = new AbortController()
     const concurrency = Math.max(1, Math.min(this.options.concurrency, effects.length))
     // Each request in flight listens to the signal.
     setMaxListeners(concurrency + 10, abort.signal)
     let timer: NodeJS.Timeout | undefined
     const budget = new Promise<void>(resolve => {
-      timer = setTimeout(() => { abort.abort(); resolve() }, budgetMs)
+      timer = setTimeout(() => { abort.abort(); resolve() }, this.options.budgetMs)
     })
-    let next = 0
-    const worker = async (): Promise<void> => {
-      while (!abort.signal.aborted && next < effects.length) {
-        const index = next++
-        const effect = effects[index] as Effect
-        const outcome = await this.applyOne(effect, abort.signal)
-        // An answer that lands after the budget is not reported: the caller has moved on.
-        if (!abort.signal.aborted) outcomes[index] = outcome
+    const work = async (): Promise<void> => {
+      const doubt = await this.confirmParent(parent, abort.signal)
+      if (doubt !== undefined) {
+        if (!abort.signal.aborted) for (const effect of effects) outcomes.set(effect, { effect, ...doubt })
+        return
       }
+      let next = 0
+      const worker = async (): Promise<void> => {
+        while (!abort.signal.aborted && next < effects.length) {
+          const effect = effects[next++] as Effect
+          const outcome = await this.applyOne(effect, abort.signal)
+          // An answer that lands after the budget is not reported: the caller has moved on.
+          if (!abort.signal.aborted) outcomes.set(effect, outcome)
+        }
+      }
+      await Promise.all(Array.from({ length: concurrency }, worker))
     }
-    const workers = Array.from({ length: concurrency }, worker)
     try {
       // Whatever a request waits for (a slow credential plugin, say), apply returns at the budget.
-      await Promise.race([Promise.all(workers), budget])
+      await Promise.race([work(), budget])
     } finally {
       clearTimeout(timer)
       abort.abort()
     }
-    return effects.map((effect, index) => outcomes[index] ?? { effect, result: 'failed', message: late })
+  }
+
+  /**
+   * Whether the API server has the parent the request named, with its UID: a request about a
+   * parent that does not exist (made up, or deleted and made again) gets nothing written.
+   * Undefined when confirmed, else the outcome of every effect.
+   */
+  private async confirmParent (parent: ObjectRef, signal: AbortSignal): Promise<Pick<EffectOutcome, 'result' | 'message'> | undefined> {
+    const what = `${parent.kind} ${parent.namespace ?? ''}/${parent.name}`
+    try {
+      const { statusCode, body } = await this.send({ method: 'GET', path: objectPath(parent), contentType: 'application/json', body: undefined }, signal)
+      if (statusCode === 404) return { result: 'refused', message: `the API server has no ${what}: the parent is unknown` }
+      if (statusCode !== 200) return { result: 'failed', message: `cannot confirm the parent ${what}: ${classify(statusCode, body).message ?? `HTTP ${statusCode}`}` }
+      const uid = (parseStatus(body) as { metadata?: { uid?: unknown } } | undefined)?.metadata?.uid
+      if (uid !== parent.uid) return { result: 'refused', message: `the API server's ${what} has UID ${String(uid)}, not ${parent.uid}: the parent is unknown` }
+      return undefined
+    } catch (error) {
+      if (error instanceof Refused) return { result: 'refused', message: error.message }
+      return { result: 'failed', message: signal.aborted ? `not applied within ${this.options.budgetMs} ms` : `cannot confirm the parent ${what}: ${error instanceof Error ? error.message : String(error)}` }
+    }
   }
 
   private async applyOne (effect: Effect, signal: AbortSignal): Promise<EffectOutcome> {
@@ -247,14 +296,13 @@ export class ClusterExecutor implements EffectExecutor {
   }
 
   private async send (request: Request, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
-    const payload = JSON.stringify(request.body)
+    const payload = request.body === undefined ? '' : JSON.stringify(request.body)
     const options: RequestOptions = {
       method: request.method,
       headers: {
         Accept: 'application/json',
-        'Content-Type': request.contentType,
-        'Content-Length': String(Buffer.byteLength(payload)),
-        'User-Agent': 'jobhooks'
+        'User-Agent': 'jobhooks',
+        ...(request.body === undefined ? {} : { 'Content-Type': request.contentType, 'Content-Length': String(Buffer.byteLength(payload)) })
       }
     }
     // Authorization (tokens, token files, exec and auth plugins), client certificates, the CA and

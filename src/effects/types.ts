@@ -1,6 +1,6 @@
 // Effects: what a hook needs done that Metacontroller cannot do for it (write a subresource,
 // delete its own parent after a TTL, change Pods it does not own). Pure hooks return effects as
-// data next to their answer; one executor applies them (section 4 of DESIGN.md).
+// data next to their answer; one executor applies them (README, "Effects and permissions").
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
 
@@ -74,11 +74,13 @@ export interface EvictPod {
 
 export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod
 
-export type EffectResult = 'applied' | 'gone' | 'failed'
+export type EffectResult = 'applied' | 'gone' | 'failed' | 'refused' | 'dry_run'
 
 /**
  * What became of one effect. `gone`: the target no longer exists, or is another object now (its
- * UID changed), so there is nothing left to do — not a failure.
+ * UID changed), so there is nothing left to do — not a failure. `refused`: out of its parent's
+ * reach (another namespace, or a parent the API server does not have), never sent. `dry_run`:
+ * recorded, not applied (no cluster credentials).
  */
 export interface EffectOutcome {
   effect: Effect
@@ -89,8 +91,12 @@ export interface EffectOutcome {
 export interface EffectExecutor {
   /** `cluster` writes through the Kubernetes API; `dry-run` only records (no credentials). */
   readonly mode: 'cluster' | 'dry-run'
-  /** Applies `effects` within the executor's time budget; never throws. */
-  apply: (effects: Effect[]) => Promise<EffectOutcome[]>
+  /**
+   * Applies the effects a sync of `parent` asked for, within the executor's time budget, and
+   * only those within the parent's reach (scope.ts); never throws. `parent` is undefined when
+   * the request's parent has no UID: then nothing is in reach.
+   */
+  apply: (parent: ObjectRef | undefined, effects: Effect[]) => Promise<EffectOutcome[]>
 }
 
 /** A short, stable description of an effect for logs, metrics and status messages. */

@@ -21,12 +21,29 @@ export const SyncRequestSchema = Type.Object({
   finalizing: Type.Optional(Type.Boolean())
 }, { additionalProperties: true })
 
+/** One effect of a sync as `?effects=show` lists it: the API request the executor sends for it. */
+export const ShownEffectSchema = Type.Object({
+  effect: Type.String(),
+  /** What became of it in this call: applied, gone, failed, refused or dry_run. */
+  result: Type.String(),
+  message: Type.Optional(Type.String()),
+  method: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String()),
+  body: Type.Optional(Type.Unknown())
+}, { additionalProperties: false })
+
 export const SyncResponseSchema = Type.Object({
   status: Type.Record(Type.String(), Type.Unknown()),
   children: Type.Array(KubeObjectSchema),
   resyncAfterSeconds: Type.Optional(Type.Number({ minimum: 0 })),
-  finalized: Type.Optional(Type.Boolean())
+  finalized: Type.Optional(Type.Boolean()),
+  /** Only with `?effects=show`, which Metacontroller never sends (its v2 hooks decode strictly). */
+  effects: Type.Optional(Type.Array(ShownEffectSchema))
 }, { additionalProperties: false })
+
+export const HookQuerySchema = Type.Object({
+  effects: Type.Optional(Type.Literal('show'))
+})
 
 export const CustomizeRequestSchema = Type.Object({
   controller: Type.Optional(Type.Unknown()),

@@ -2,12 +2,13 @@ import t from 'tap'
 import { testApp } from '../helpers/app.js'
 import { fixture } from '../helpers/fixtures.js'
 import type { KindHooks } from '../../src/protocol/hooks.js'
-import type { Effect, EffectExecutor, EffectOutcome } from '../../src/effects/types.js'
+import type { Effect, EffectExecutor, EffectOutcome, ObjectRef } from '../../src/effects/types.js'
 import { RecordingExecutor } from '../../src/effects/dry-run.js'
 
+const podRef = (name: string, uid: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name, uid })
 const pod = (name: string, uid: string): Effect => ({
   type: 'InjectEphemeralContainers',
-  target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name, uid },
+  target: podRef(name, uid),
   containers: [{ name: 'debug', image: 'busybox' }]
 })
 
@@ -21,21 +22,46 @@ const injecting: KindHooks = {
 class FailingFor implements EffectExecutor {
   readonly mode = 'cluster' as const
   constructor (private readonly name: string) {}
-  async apply (effects: Effect[]): Promise<EffectOutcome[]> {
+  async apply (_parent: ObjectRef | undefined, effects: Effect[]): Promise<EffectOutcome[]> {
     return effects.map(effect => effect.target.name === this.name
       ? { effect, result: 'failed', message: 'HTTP 422: ephemeral containers are disabled' }
       : { effect, result: 'applied' })
   }
 }
 
-t.test('effects go to the executor; all applied gives EffectsApplied True and no resync', async t => {
+t.test('all applied gives EffectsApplied True and no resync', async t => {
+  const app = await testApp(t, { kinds: [injecting], effects: new FailingFor('none') })
+  const body = (await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: fixture('jobflow/sync-new.v2.json') })).json()
+  t.match(body.status.conditions, [{ type: 'EffectsApplied', status: 'True', reason: 'Applied', message: 'every effect was applied' }])
+  t.notOk('resyncAfterSeconds' in body)
+})
+
+t.test('dry-run: effects are recorded, and the status never says they were applied', async t => {
   const executor = new RecordingExecutor()
   const app = await testApp(t, { kinds: [injecting], effects: executor })
-  const response = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: fixture('jobflow/sync-new.v2.json') })
-  const body = response.json()
+  const body = (await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: fixture('jobflow/sync-new.v2.json') })).json()
   t.same(executor.recorded.map(e => e.target.name), ['a', 'b'])
-  t.match(body.status.conditions, [{ type: 'EffectsApplied', status: 'True', message: 'every effect was applied' }])
-  t.notOk('resyncAfterSeconds' in body)
+  t.same(body.status.conditions.filter((c: any) => c.type === 'EffectsApplied'), [{
+    type: 'EffectsApplied',
+    status: 'False',
+    reason: 'DryRun',
+    message: '2 effects were recorded and not applied: the service has no cluster credentials (dry-run)',
+    lastTransitionTime: '2026-01-02T03:04:05Z'
+  }])
+  t.notOk('resyncAfterSeconds' in body, 'nothing to retry')
+  const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body
+  t.match(metrics, /jobhooks_effects_total\{type="InjectEphemeralContainers",result="dry_run"\} 2/)
+  const one = new RecordingExecutor()
+  t.same((await one.apply({ ...podRef('p', 'u'), kind: 'JobFlow', apiVersion: 'jobhooks.io/v1alpha1' }, [pod('a', 'u1')])).map(o => o.result), ['dry_run'])
+})
+
+t.test('dry-run keeps effects within the parent\'s reach too', async t => {
+  const executor = new RecordingExecutor()
+  const parent: ObjectRef = { apiVersion: 'jobhooks.io/v1alpha1', kind: 'EphemeralJob', namespace: 'team-a', name: 'ej', uid: 'uid-ej' }
+  const outcomes = await executor.apply(parent, [pod('a', 'u1'), { ...pod('b', 'u2'), target: { ...podRef('b', 'u2'), namespace: 'team-a' } }])
+  t.same(outcomes.map(o => [o.effect.target.name, o.result, o.message]), [['a', 'refused', 'outside the parent\'s namespace team-a'], ['b', 'dry_run', undefined]])
+  t.same(executor.recorded.map(e => e.target.name), ['b'])
+  t.same((await executor.apply(undefined, [pod('c', 'u3')])).map(o => o.result), ['refused'], 'no parent UID, nothing in reach')
 })
 
 t.test('a failed effect is named in the status and asks for a short resync', async t => {

@@ -16,9 +16,13 @@
 //   Ready is evicted only while the budget is met without it (the API server's default
 //   `unhealthyPodEvictionPolicy: IfHealthyBudget`). Then the Pod is deleted.
 //
+// As the real executor does, effects act only within their parent's reach (src/effects/scope.ts)
+// and only for a parent the store has with the request's UID.
+//
 // Every call is logged with the simulated time, for scenario assertions.
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
-import type { Effect, EffectExecutor, EffectOutcome } from '../../src/effects/types.js'
+import type { Effect, EffectExecutor, EffectOutcome, ObjectRef as EffectRef } from '../../src/effects/types.js'
+import { withinReach } from '../../src/effects/scope.js'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
@@ -48,14 +52,16 @@ export class SimulatorExecutor implements EffectExecutor {
 
   constructor (private readonly host: EffectHost) {}
 
-  async apply (effects: Effect[]): Promise<EffectOutcome[]> {
-    return this.applyNow(effects)
+  async apply (parent: EffectRef | undefined, effects: Effect[]): Promise<EffectOutcome[]> {
+    return this.applyNow(parent, effects)
   }
 
   /** The same, synchronously: the 'direct' transport calls it in-process. */
-  applyNow (effects: Effect[]): EffectOutcome[] {
+  applyNow (parent: EffectRef | undefined, effects: Effect[]): EffectOutcome[] {
+    const { refused } = withinReach(parent, effects)
+    const unknown = parent !== undefined && this.host.store.get(parent)?.metadata.uid !== parent.uid
     return effects.map(effect => {
-      const outcome = this.applyOne(effect)
+      const outcome = refused.get(effect) ?? (unknown ? { effect, result: 'refused' as const, message: 'the parent is unknown' } : this.applyOne(effect))
       this.log.push({ seconds: this.host.seconds(), effect, result: outcome.result, ...(outcome.message !== undefined ? { message: outcome.message } : {}) })
       return outcome
     })

@@ -1,6 +1,6 @@
 // An in-process Metacontroller, API server, Job controller and garbage collector, for scenario
-// tests and `npm run simulate`. It plays a CompositeController the way Metacontroller does (see
-// ../shared/research/metacontroller.md, sections 1 and 3):
+// tests and `npm run simulate`. It plays a CompositeController the way Metacontroller does (its
+// pkg/controller/composite and pkg/controller/common in the v4.17.2 source):
 //
 // - children are the objects of the declared child types that the parent controls (controller
 //   ownerReference with its uid), claimed with the parent's selector (generateSelector: the
@@ -41,6 +41,7 @@ import { defaultJob, finishedStatus, jobScript, startedStatus, type JobBehaviour
 import { SimulatorExecutor } from './effects.js'
 import { EphemeralKubelet, type EphemeralBehaviour } from './ephemeraljob.js'
 import { withEffectOutcomes } from '../../src/effects/status.js'
+import { refTo } from '../../src/effects/types.js'
 
 export type HookVersion = 'v1' | 'v2'
 export type Transport = 'http' | 'direct'
@@ -763,7 +764,7 @@ export class Simulator {
     } else {
       const context = this.context()
       const result = runSyncHook(controller.hooks, hook, wire(request), context)
-      body = wire(withEffectOutcomes(result.response, this.effects.applyNow(wire(result.effects)), context.now))
+      body = wire(withEffectOutcomes(result.response, this.effects.applyNow(refTo(request.parent), wire(result.effects)), context.now))
     }
     const problem = schemaProblem(SyncResponseSchema, body, controller.version)
     if (problem !== undefined) return { ok: false, error: `sync hook answer refused: ${problem}` }

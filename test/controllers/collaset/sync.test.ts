@@ -266,7 +266,7 @@ t.test('a finished Pod (Failed) is dropped and replaced by a new one', async t =
 
 t.test('the sync route answers with the whole status and applies the SetPodCondition effect', async t => {
   const recorded: string[] = []
-  const app = await testApp(t, { effects: { mode: 'dry-run', apply: async effects => { recorded.push(...effects.map(e => `${e.type} ${e.target.name}`)); return effects.map(effect => ({ effect, result: 'applied' as const })) } } })
+  const app = await testApp(t, { effects: { mode: 'dry-run', apply: async (_parent, effects) => { recorded.push(...effects.map(e => `${e.type} ${e.target.name}`)); return effects.map(effect => ({ effect, result: 'applied' as const })) } } })
   const request = fixture('collaset/sync-containers-ready.v2.json')
   const reply = await app.inject({ method: 'POST', url: '/hooks/collaset/sync', payload: request })
   t.equal(reply.statusCode, 200)

@@ -289,7 +289,7 @@ t.test('more invalid specs', async t => {
 
 t.test('through HTTP: the app hands the effects to the executor and answers only Metacontroller\'s fields', async t => {
   const recorded: any[] = []
-  const app = await testApp(t, { effects: { mode: 'dry-run', apply: async effects => { recorded.push(...effects); return effects.map(effect => ({ effect, result: 'applied' as const })) } } })
+  const app = await testApp(t, { effects: { mode: 'dry-run', apply: async (_parent, effects) => { recorded.push(...effects); return effects.map(effect => ({ effect, result: 'applied' as const })) } } })
   const reply = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/sync', payload: fixture('ephemeraljob/sync-new.v1.json') })
   t.equal(reply.statusCode, 200)
   const body = reply.json()

@@ -26,5 +26,5 @@ t.test('Recreate: out of traffic and the delay over → the eviction is owed (dr
     progress: 'Processing',
     extraInfo: { Lifecycle: 'Operating', Controller: 'ReplicaSet/web-5d4f8b9c7', ControllerUID: 'rs-uid-web', PodUID: 'pod-uid-abcde', TrafficOffTime: '2026-01-02T03:00:05Z' }
   })
-  t.match(status.conditions.find((c: any) => c.type === 'EffectsApplied'), { status: 'True' }, 'the dry-run executor took the Evict effect')
+  t.match(status.conditions.find((c: any) => c.type === 'EffectsApplied'), { status: 'False', reason: 'DryRun', message: /^1 effect was recorded and not applied/ }, 'the dry-run executor recorded the Evict effect, and the status says it was not applied')
 })
