@@ -1,33 +1,52 @@
 #!/usr/bin/env bash
-# Builds the real control plane the end-to-end tier runs against, from Go modules fetched through
-# the Go module proxy, into a cache outside the repository, and reuses it on later runs.
-# Nothing built or downloaded here is ever committed.
+# Builds the real control plane the end-to-end tier runs against into a cache outside the
+# repository, and reuses it on later runs: etcd, Kubernetes and kwok from Go modules fetched
+# through the Go module proxy, Metacontroller v4.17.2 from its source archive (see below).
+# Nothing built, downloaded or extracted here is ever committed.
 #
-#   test/e2e/build-binaries.sh      prints KEY=VALUE lines: BIN, METACONTROLLER, METACONTROLLER_VERSION
+#   test/e2e/build-binaries.sh      prints KEY=VALUE lines: BIN, METACONTROLLER,
+#                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS
 #
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), KUBE_VERSION, ETCD_VERSION,
-# KWOK_VERSION, METACONTROLLER_VERSIONS (tried in order; see below).
+# KWOK_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
 #
-# Metacontroller's module path is the bare `metacontroller`, so it is built through a replace
-# directive pointing at github.com/metacontroller/metacontroller. v4.17.2 is commit 76b818bdc67b
-# (pseudo-version v1.5.21-0.20260813213314-76b818bdc67b). The module proxy this project can
-# reach refuses every v4 pseudo-version (403 "This module version is not available"); it serves
-# v1.5.20, a real but older Metacontroller (no hook `version` field: it calls hooks with v1
-# keying, which our hooks accept). The first version that builds is used, and the run says which.
+# Metacontroller v4.17.2 (tag v4.17.2, commit 76b818bdc67b) comes from, in this order:
+#   1. METACONTROLLER_SRC: a .tar.gz of its source tree (its sha256 is printed, and checked when
+#      METACONTROLLER_SHA256 is set) or a folder holding the unpacked tree (not checked);
+#   2. ../shared/third_party/metacontroller-v4.17.2.tar.gz beside the repository, which must
+#      have the sha256 below;
+#   3. the Go module proxy, as anyone can build it: its module path is the bare `metacontroller`,
+#      so it is required through a replace directive pointing at the pseudo-version of that
+#      commit. Some proxies refuse every v4 version (403 "This module version is not
+#      available"): then use 1. or 2.
+# There is no fallback to another version: the tier runs v4.17.2 or not at all.
 set -euo pipefail
 
 KUBE_VERSION=${KUBE_VERSION:-v1.36.3}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
 KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
-METACONTROLLER_VERSIONS=${METACONTROLLER_VERSIONS:-"v1.5.21-0.20260813213314-76b818bdc67b v1.5.20"}
+METACONTROLLER_VERSION=v4.17.2
+METACONTROLLER_PSEUDO_VERSION=v1.5.21-0.20260813213314-76b818bdc67b
+METACONTROLLER_ARCHIVE_SHA256=a0e15fd8813af99127f00f30853bc05cf72fa6ae4e0ae8d57e2a79c3671ed65f
+REPO=$(cd "$(dirname "$0")/../.." && pwd)
+DEFAULT_ARCHIVE="$(cd "$REPO/.." && pwd)/shared/third_party/metacontroller-$METACONTROLLER_VERSION.tar.gz"
 CACHE=${JOBHOOKS_E2E_CACHE:-$HOME/.cache/jobhooks-e2e}
 BIN="$CACHE/kube-$KUBE_VERSION-etcd-$ETCD_VERSION-kwok-$KWOK_VERSION/bin"
 WORK="$CACHE/work"
 mkdir -p "$BIN" "$WORK"
+# Metacontroller's own source builds with the caller's Go flags; the module builds below resolve
+# their dependencies as they go.
+CALLER_GOFLAGS=${GOFLAGS:-}
 export CGO_ENABLED=0 GOFLAGS=-mod=mod
 
 log() { echo "e2e-build: $*" >&2; }
+die() { log "$*"; exit 1; }
 have() { [ -x "$BIN/$1" ]; }
+
+sha256() {
+  if command -v sha256sum >/dev/null; then sha256sum "$1" | awk '{print $1}'
+  else shasum -a 256 "$1" | awk '{print $1}'; fi
+}
 
 build_kube() {
   have kube-apiserver && have kube-controller-manager && have kube-scheduler && have kubectl && return
@@ -71,42 +90,131 @@ build_kwok() {
   GOBIN="$BIN" go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
 }
 
-# Builds Metacontroller at one module version; fails (returns 1) when the proxy refuses it.
-build_metacontroller() {
-  local version=$1 out="$CACHE/metacontroller-$1/metacontroller"
-  [ -x "$out" ] && { echo "$out"; return 0; }
-  local dir="$WORK/metacontroller-$version" mod
+# The results of the Metacontroller build: the binary and the CRDs of the source it came from.
+mc="" mc_crds="" mc_from=""
+
+# Checks that `$1` is a Metacontroller source tree with what the tier needs.
+check_tree() {
+  [ -f "$1/go.mod" ] && grep -qE '^module metacontroller$' "$1/go.mod" && [ -d "$1/pkg/cmd/metacontroller" ] ||
+    die "$2 is not a Metacontroller source tree (no go.mod of module metacontroller with pkg/cmd/metacontroller)"
+  [ -f "$1/manifests/production/metacontroller-crds-v1.yaml" ] ||
+    die "$2 has no manifests/production/metacontroller-crds-v1.yaml"
+}
+
+# Builds `$1/pkg/cmd/metacontroller` into `$2` (reused when there, unless `$3` is "always": a
+# folder may have changed since; Go's build cache keeps that rebuild short).
+build_tree() {
+  local src=$1 out=$2 when=${3:-once}
+  mc="$out" mc_crds="$src/manifests/production/metacontroller-crds-v1.yaml"
+  [ "$when" != always ] && [ -x "$out" ] && { log "metacontroller $METACONTROLLER_VERSION: reusing $out"; return; }
+  log "building metacontroller $METACONTROLLER_VERSION from $mc_from"
+  mkdir -p "$(dirname "$out")"
+  # Always: straight into place, where Go leaves a binary that is up to date as it is. Once:
+  # through a temporary name, so that an interrupted build leaves nothing to reuse.
+  local target=$out
+  [ "$when" = always ] || target="$out.new"
+  (cd "$src" && GOFLAGS="$CALLER_GOFLAGS" go build -trimpath -o "$target" ./pkg/cmd/metacontroller >&2) ||
+    die "metacontroller $METACONTROLLER_VERSION: go build failed in $src"
+  [ "$target" = "$out" ] || mv -f "$target" "$out"
+}
+
+# Extracts archive `$1` (sha256 `$2`) into the cache once, then builds it.
+build_archive() {
+  local archive=$1 sum=$2 tag=${2:0:12}
+  local src="$CACHE/src/metacontroller-$METACONTROLLER_VERSION-$tag"
+  if [ ! -f "$src/.extracted" ]; then
+    log "extracting $archive into $src"
+    rm -rf "$src" "$src.partial" && mkdir -p "$src.partial"
+    tar -xzf "$archive" -C "$src.partial" || die "could not extract $archive"
+    # An archive may hold the tree itself (git archive) or one folder with it.
+    local top
+    if [ ! -f "$src.partial/go.mod" ] && [ "$(find "$src.partial" -mindepth 1 -maxdepth 1 | wc -l)" -eq 1 ]; then
+      top=$(find "$src.partial" -mindepth 1 -maxdepth 1)
+      mv "$top" "$src" && rmdir "$src.partial"
+    else
+      mv "$src.partial" "$src"
+    fi
+    check_tree "$src" "$archive"
+    echo "$sum" >"$src/.extracted"
+  fi
+  check_tree "$src" "$archive"
+  build_tree "$src" "$CACHE/metacontroller-$METACONTROLLER_VERSION-$tag/metacontroller"
+}
+
+# Builds v4.17.2 through the module proxy; fails with the proxy's answer when it is refused.
+build_from_proxy() {
+  local version=$METACONTROLLER_PSEUDO_VERSION tag=${METACONTROLLER_PSEUDO_VERSION##*-}
+  local out="$CACHE/metacontroller-$METACONTROLLER_VERSION-$tag/metacontroller"
+  local dir="$WORK/metacontroller-$version" info mod moddir
+  mc_from="github.com/metacontroller/metacontroller@$version (commit $tag) through the Go module proxy"
   mkdir -p "$dir" && cd "$dir"
   [ -f go.mod ] || go mod init mcbuild >/dev/null 2>&1
   # The checksum database has no entry for a module whose go.mod names another path.
   export GONOSUMDB=github.com/metacontroller/metacontroller
   go mod edit -require metacontroller@v0.0.0-00010101000000-000000000000 \
     -replace "metacontroller=github.com/metacontroller/metacontroller@$version"
-  mod=$(go mod download -json "github.com/metacontroller/metacontroller@$version" 2>/dev/null | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p') || true
-  if [ -z "$mod" ] || [ ! -f "$mod" ]; then
-    log "metacontroller $version: not available: $(go mod download "github.com/metacontroller/metacontroller@$version" 2>&1 | tr "\n\t" "  ")"
-    return 1
+  info=$(go mod download -json "github.com/metacontroller/metacontroller@$version" 2>/dev/null) || true
+  mod=$(sed -n 's/.*"GoMod": "\(.*\)".*/\1/p' <<<"$info")
+  moddir=$(sed -n 's/.*"Dir": "\(.*\)".*/\1/p' <<<"$info")
+  if [ -z "$mod" ] || [ ! -f "$mod" ] || [ -z "$moddir" ]; then
+    log "Metacontroller $METACONTROLLER_VERSION could not be built: no source archive at $DEFAULT_ARCHIVE, METACONTROLLER_SRC is not set, and the Go module proxy ($(go env GOPROXY)) refuses github.com/metacontroller/metacontroller@$version: $(go mod download "github.com/metacontroller/metacontroller@$version" 2>&1 | tr "\n\t" "  ")"
+    die "set METACONTROLLER_SRC to a .tar.gz or an unpacked folder of its source (github.com/metacontroller/metacontroller, tag $METACONTROLLER_VERSION), or put the archive at $DEFAULT_ARCHIVE"
   fi
+  mc="$out" mc_crds="$moddir/manifests/production/metacontroller-crds-v1.yaml"
+  [ -f "$mc_crds" ] || die "$mc_from has no manifests/production/metacontroller-crds-v1.yaml"
+  [ -x "$out" ] && { log "metacontroller $METACONTROLLER_VERSION: reusing $out"; return; }
   # Replace directives of a dependency do not apply to us: copy Metacontroller's own.
   sed -n '/^replace (/,/^)/p' "$mod" | grep '=>' | while read -r from _ to toversion; do
     go mod edit -replace "$from=$to@$toversion"
   done
-  log "building metacontroller $version"
+  log "building metacontroller $METACONTROLLER_VERSION from $mc_from"
   mkdir -p "$(dirname "$out")"
-  go build -trimpath -o "$out" metacontroller >&2 || return 1
-  echo "$out"
+  go build -trimpath -o "$out.new" metacontroller >&2 || die "metacontroller $METACONTROLLER_VERSION: go build failed in $dir"
+  mv -f "$out.new" "$out"
+}
+
+build_metacontroller() {
+  local src=${METACONTROLLER_SRC:-} sum
+  if [ -n "$src" ]; then
+    if [ -d "$src" ]; then
+      src=$(cd "$src" && pwd)
+      mc_from="the folder $src (METACONTROLLER_SRC; not checked: it must hold $METACONTROLLER_VERSION)"
+      check_tree "$src" "METACONTROLLER_SRC=$src"
+      # Built in place, into a binary named after the folder: a folder may change, so it is
+      # rebuilt every run.
+      build_tree "$src" "$CACHE/metacontroller-$METACONTROLLER_VERSION-dir-$(printf %s "$src" | cksum | awk '{print $1}')/metacontroller" always
+    elif [ -f "$src" ]; then
+      case $src in *.tar.gz | *.tgz) ;; *) die "METACONTROLLER_SRC=$src is neither a folder nor a .tar.gz" ;; esac
+      sum=$(sha256 "$src")
+      log "METACONTROLLER_SRC=$src: sha256 $sum"
+      if [ -n "${METACONTROLLER_SHA256:-}" ] && [ "$sum" != "$METACONTROLLER_SHA256" ]; then
+        die "refusing METACONTROLLER_SRC=$src: its sha256 is $sum, METACONTROLLER_SHA256 says $METACONTROLLER_SHA256"
+      fi
+      mc_from="$src (METACONTROLLER_SRC, sha256 $sum${METACONTROLLER_SHA256:+, as METACONTROLLER_SHA256 says})"
+      build_archive "$src" "$sum"
+    else
+      die "METACONTROLLER_SRC=$src does not exist"
+    fi
+  elif [ -f "$DEFAULT_ARCHIVE" ]; then
+    sum=$(sha256 "$DEFAULT_ARCHIVE")
+    [ "$sum" = "$METACONTROLLER_ARCHIVE_SHA256" ] ||
+      die "refusing $DEFAULT_ARCHIVE: its sha256 is $sum, not $METACONTROLLER_ARCHIVE_SHA256 (the git archive of Metacontroller $METACONTROLLER_VERSION); replace it, or set METACONTROLLER_SRC"
+    mc_from="$DEFAULT_ARCHIVE (sha256 $sum, checked)"
+    build_archive "$DEFAULT_ARCHIVE" "$sum"
+  else
+    log "no source archive at $DEFAULT_ARCHIVE and no METACONTROLLER_SRC: trying the Go module proxy"
+    build_from_proxy
+  fi
 }
 
 start=$(date +%s)
+# Metacontroller first: a wrong archive is refused before the long Kubernetes build.
+build_metacontroller
 build_etcd
 build_kwok
 build_kube
-mc="" mcversion=""
-for version in $METACONTROLLER_VERSIONS; do
-  if mc=$(build_metacontroller "$version"); then mcversion=$version; break; fi
-done
-[ -n "$mc" ] || { log "no Metacontroller version could be built"; exit 1; }
-log "binaries ready in $(( $(date +%s) - start ))s"
+log "binaries ready in $(( $(date +%s) - start ))s; metacontroller $METACONTROLLER_VERSION from $mc_from"
 echo "BIN=$BIN"
 echo "METACONTROLLER=$mc"
-echo "METACONTROLLER_VERSION=$mcversion"
+echo "METACONTROLLER_VERSION=$METACONTROLLER_VERSION"
+echo "METACONTROLLER_CRDS=$mc_crds"

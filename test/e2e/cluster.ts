@@ -1,9 +1,13 @@
 // The real control plane of the end-to-end tier: etcd, kube-apiserver, kube-controller-manager,
-// kube-scheduler, kwok (nodes and pod lifecycles), Metacontroller and our service, all on
+// kube-scheduler, kwok (nodes and pod lifecycles), Metacontroller v4.17.2 and our service, all on
 // 127.0.0.1 with a temporary folder, every process stopped by PID when the run ends however it
 // ends. Or, with E2E_KUBECONFIG, a cluster the user already has.
+//
+// Our CompositeControllers are applied as the manifests have them (hook version v2, the bearer
+// token of Secret jobhooks-system/jobhooks-hook-token as each webhook's authorization), except
+// that their hooks call the service under test at its 127.0.0.1 URL instead of the Service.
 import { spawn, type ChildProcess } from 'node:child_process'
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -23,7 +27,17 @@ export interface Cluster {
   metacontroller: string
   /** A node pods can be pinned to, when the tier made its own. */
   nodeName?: string
+  /** The base URL of the service under test (hooks under /hooks/...), when the tier runs it. */
+  hooksUrl?: string
+  /**
+   * The hook token, when the tier made it: in Secret jobhooks-system/jobhooks-hook-token (key
+   * `token`), which Metacontroller sends as `Authorization: Bearer <token>`, and in the service's
+   * AUTH_TOKEN_FILE.
+   */
+  token?: string
   kubectl: (args: string[], input?: string) => Promise<Result>
+  /** kubectl with `args`, started and left running (a watch): stdout piped, the caller stops it. */
+  spawnKubectl: (args: string[]) => ChildProcess
   /** Where the processes' logs are, to look at after a failure. */
   logDir?: string
   stop: () => Promise<void>
@@ -149,6 +163,7 @@ function existingCluster (kubeconfig: string): Cluster {
   return {
     metacontroller: 'existing cluster',
     kubectl: async (args, input) => await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { input }),
+    spawnKubectl: args => spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
     stop: async () => {}
   }
 }
@@ -192,6 +207,7 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
   const bin = (name: string): string => join(binaries.bin, name)
   const kubeconfig = join(dir, 'kubeconfig')
   const kubectl = async (args: string[], input?: string): Promise<Result> => await run(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { input })
+  const spawnKubectl = (args: string[]): ChildProcess => spawn(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const stop = async (): Promise<void> => {
     for (const p of [...processes].reverse()) await p.stop()
     process.removeListener('exit', killAll)
@@ -252,26 +268,47 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
     // Namespaces get their default ServiceAccount from the controller manager; wait for it.
     await waitFor('the default ServiceAccount', async () => ((await kubectl(['get', 'serviceaccount', 'default'])).code === 0 ? true : undefined))
 
+    // The hook token, made as the README tells users to make it (README, "Install on a cluster"),
+    // and the same token in a file for the service (the Deployment mounts the Secret there).
+    const token = randomBytes(32).toString('hex')
+    const tokenFile = join(dir, 'hook-token')
+    writeFileSync(tokenFile, token, { mode: 0o600 })
+    await kubectlOk(kubectl, ['create', 'namespace', HOOK_TOKEN_SECRET.namespace])
+    await kubectlOk(kubectl, ['-n', HOOK_TOKEN_SECRET.namespace, 'create', 'secret', 'generic', HOOK_TOKEN_SECRET.name, `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`])
+
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
     start('jobhooks', process.execPath, ['--max-semi-space-size=64', join(ROOT, 'dist', 'src', 'server.js')], {
-      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig
+      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile
     })
     await waitFor('jobhooks /readyz', async () => ((await fetch(`${hooksUrl}/readyz`)).ok ? true : undefined), 30_000)
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
     for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
     await kubectlOk(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])
+    // After the Secret: Metacontroller v4.17.2 reads a webhook's authorization when it starts a
+    // CompositeController's controller, and again only when the CompositeController's spec changes.
     for (const file of readdirSync(join(ROOT, 'manifests', 'controllers'))) {
-      const text = readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8')
-      await apply(kubectl, pointHooksAt(text, hooksUrl, binaries.metacontrollerVersion))
+      const controller = parse(pointHooksAt(readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8'), hooksUrl))
+      await apply(kubectl, stringify(controller))
+      // What the API server kept: a field Metacontroller's CRD does not know would be pruned
+      // without a word (an authorization block lost so would mean calls without the token).
+      const stored = parse(await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml']))
+      const lost = missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks')
+      if (lost.length > 0) throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
     }
 
-    const mcArgs = hookVersionsSupported(binaries.metacontrollerVersion)
-      ? ['--kubeconfig', kubeconfig, '--discovery-interval=1s', `--metrics-address=127.0.0.1:${mcPort}`, `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`]
-      : ['--client-config-path', kubeconfig, '--discovery-interval', '1s', '--debug-addr', `127.0.0.1:${mcPort}`]
-    start('metacontroller', binaries.metacontroller, mcArgs, { ...process.env, KUBECONFIG: kubeconfig })
+    // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its
+    // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default.
+    const mc = start('metacontroller', binaries.metacontroller, [
+      '--kubeconfig', kubeconfig, '--discovery-interval=1s',
+      `--metrics-address=127.0.0.1:${mcPort}`, `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`
+    ], { ...process.env, KUBECONFIG: kubeconfig })
+    await waitFor('Metacontroller /readyz', async () => {
+      if (!mc.running) throw new Error('Metacontroller exited')
+      return (await fetch(`http://127.0.0.1:${mcHealthPort}/readyz`)).ok ? true : undefined
+    }, 30_000)
 
-    return { metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`, nodeName, kubectl, logDir: dir, stop }
+    return { metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`, nodeName, hooksUrl, token, kubectl, spawnKubectl, logDir: dir, stop }
   } catch (error) {
     const logs = readdirSync(dir).filter(f => f.endsWith('.log')).map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
     await stop()
@@ -279,22 +316,33 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
   }
 }
 
-/**
- * Metacontroller learned the hook `version` field (v1/v2 keying) in v4.15; the v1.5.20 the module
- * proxy serves here predates it and refuses the field, so it is dropped for that version.
- */
-function hookVersionsSupported (version: string): boolean {
-  return !version.startsWith('v1.5.20') && !version.startsWith('v0.')
-}
+/** The Secret our CompositeControllers' webhooks take their bearer token from (manifests/controllers). */
+export const HOOK_TOKEN_SECRET = { name: 'jobhooks-hook-token', namespace: 'jobhooks-system', key: 'token' } as const
 
-/** Our CompositeController with its hooks at the service under test instead of the in-cluster Service. */
-export function pointHooksAt (manifest: string, baseUrl: string, metacontrollerVersion: string): string {
+/**
+ * Our CompositeController with its hooks at the service under test instead of the in-cluster
+ * Service: each webhook's `service` and `path` become `url` (base URL + path); everything else
+ * (`version`, `timeout`, `authorization`, ...) stays as the manifest has it.
+ */
+export function pointHooksAt (manifest: string, baseUrl: string): string {
   const controller = parse(manifest)
-  for (const hook of Object.values<Record<string, any>>(controller.spec.hooks)) {
-    hook.webhook = { url: `${baseUrl}${String(hook.webhook.path)}`, timeout: hook.webhook.timeout }
-    if (!hookVersionsSupported(metacontrollerVersion)) delete hook.version
+  for (const [name, hook] of Object.entries<Record<string, any>>(controller.spec.hooks)) {
+    const { service, path, ...rest } = hook.webhook ?? {}
+    if (service === undefined || typeof path !== 'string') {
+      throw new Error(`${String(controller.metadata?.name)}: hook ${name} does not reach the service by service and path`)
+    }
+    hook.webhook = { url: `${baseUrl}${path}`, ...rest }
   }
   return stringify(controller)
+}
+
+/** The paths of `expected` whose values `actual` does not have (extra fields in `actual` are fine). */
+function missing (expected: unknown, actual: unknown, at: string): string[] {
+  if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
+    if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [at]
+    return Object.entries(expected).flatMap(([key, value]) => missing(value, (actual as Record<string, unknown>)[key], `${at}.${key}`))
+  }
+  return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [at]
 }
 
 async function kubectlOk (kubectl: Cluster['kubectl'], args: string[], input?: string): Promise<string> {
@@ -303,12 +351,15 @@ async function kubectlOk (kubectl: Cluster['kubectl'], args: string[], input?: s
   return result.stdout
 }
 
-/** A Node that kwok plays the kubelet of (tests/e2e/kwok-stages.yaml makes it Ready), once Ready. */
-export async function addKwokNode (kubectl: Cluster['kubectl'], name: string, spec: Record<string, unknown> = {}): Promise<void> {
+/**
+ * A Node that kwok plays the kubelet of (test/e2e/kwok-stages.yaml makes it Ready), once Ready,
+ * with `spec` (taints, unschedulable) and `labels` besides its own.
+ */
+export async function addKwokNode (kubectl: Cluster['kubectl'], name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}): Promise<void> {
   await apply(kubectl, stringify({
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { 'kubernetes.io/hostname': name, type: 'kwok' } },
+    metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { ...labels, 'kubernetes.io/hostname': name, type: 'kwok' } },
     spec,
     status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' }, capacity: { cpu: '32', memory: '256Gi', pods: '110' } }
   }))

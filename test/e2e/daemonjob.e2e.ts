@@ -1,14 +1,10 @@
 // DaemonJob against the real thing: kwok Nodes (some excluded, cordoned or tainted), the API
 // server with our CRD and its rules, the scheduler placing each Job's pod on its node through
-// the required node affinity, and Metacontroller calling our service. Everything asserted is
-// read back from the API server.
-//
-// Metacontroller v1.5.20 (the only one the module proxy here serves) predates hook versions and
-// calls the hooks with v1 semantics: it lists a related resource in the namespace of a namespaced
-// parent, so a cluster-scoped resource such as Nodes comes back as an empty group. Against that
-// version the scenario checks what it can (the hook says so in the status and creates nothing)
-// and reports it; against a Metacontroller with v2 hooks it checks the whole behaviour.
-import t from 'tap'
+// the required node affinity, and Metacontroller v4.17.2 calling our service with v2 hooks: the
+// customize hook asks for every Node, and Metacontroller sends the cluster-scoped Nodes to the
+// namespaced DaemonJob as related objects, and syncs it again when a Node changes. Everything
+// asserted is read back from the API server.
+import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
@@ -17,89 +13,235 @@ import { startScenarios } from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)
 const ownCluster = cluster.nodeName !== undefined
-const v1Only = /v1\.5\.|v0\./.test(cluster.metacontroller)
 
-/** A kwok Node with the taints and cordon given, deleted at the end. */
-async function addNode (name: string, spec: Record<string, unknown> = {}): Promise<void> {
+const NODE_LABEL = 'jobhooks.io/node'
+const SPOT = { key: 'e2e/spot', value: 'true', effect: 'NoExecute' }
+
+/** A kwok Node with the taints, cordon and labels given, deleted at the end. */
+async function addNode (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}): Promise<void> {
   track('node', name)
-  await addKwokNode(cluster.kubectl, name, spec)
+  await addKwokNode(cluster.kubectl, name, spec, labels)
 }
 
-/** The example of manifests/examples/daemonjob.yaml with short Jobs and the given exclude list. */
-function example (excludeNodeList: string, mutate: (spec: any) => void = () => {}): any {
+/**
+ * The example of manifests/examples/daemonjob.yaml named `name`, with short Jobs, the given
+ * exclude list and a toleration of the e2e/spot taint.
+ */
+function example (excludeNodeList: string, mutate: (spec: any) => void = () => {}, name = 'daemonjob-example'): any {
   const doc = parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', 'daemonjob.yaml'), 'utf8'))
     .map(d => d.toJS()).find(d => d?.kind === 'DaemonJob')
+  doc.metadata.name = name
   doc.spec.excludeNodeList = excludeNodeList
   // kwok finishes Job pods after 3 s; on a real cluster they sleep 3 s.
   doc.spec.template.spec.containers[0].command = ['sh', '-c', 'sleep 3']
+  doc.spec.template.spec.tolerations = [{ key: SPOT.key, operator: 'Exists' }]
   mutate(doc.spec)
   return doc
+}
+
+async function daemonJob (ns: string, name: string): Promise<any> {
+  return await getJson(['get', 'daemonjob', name, '-n', ns])
 }
 
 async function jobsIn (ns: string): Promise<any[]> {
   return (await getJson(['get', 'jobs', '-n', ns])).items
 }
 
-/** Finished, invalid, or waiting because no Node arrived: whatever comes first. */
-async function settled (ns: string, name: string): Promise<any> {
-  return await waitFor(`DaemonJob ${ns}/${name} to finish or to say why it waits`, async () => {
-    const dj = await getJson(['get', 'daemonjob', name, '-n', ns])
-    const phase = dj.status?.phase
-    if (['Succeeded', 'Failed', 'Invalid'].includes(phase)) return dj
-    if (phase === 'Pending' && /sent no Nodes/.test(dj.status?.message ?? '')) return dj
-    return undefined
-  }, 180_000, 1_000)
+/** Waits until the DaemonJob's status passes `check`; a timeout names the last status seen. */
+async function waitForStatus (ns: string, name: string, what: string, check: (status: any) => boolean, timeoutMs = 180_000): Promise<any> {
+  let last: unknown
+  try {
+    return await waitFor(`DaemonJob ${ns}/${name}: ${what}`, async () => {
+      const dj = await daemonJob(ns, name)
+      last = dj.status
+      return dj.status !== undefined && check(dj.status) ? dj : undefined
+    }, timeoutMs, 500)
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; last status: ${JSON.stringify(last)}`)
+  }
+}
+
+const finished = (status: any): boolean => ['Succeeded', 'Failed', 'Invalid'].includes(status.phase)
+
+/** `phase desired/active/succeeded/failed`, the part of a status the samples follow. */
+const counts = (status: any): string => `${String(status?.phase)} ${String(status?.desired)}/${String(status?.active)}/${String(status?.succeeded)}/${String(status?.failed)}`
+
+/**
+ * Samples the DaemonJob's status about four times a second until `stop()`: the distinct
+ * `counts` seen, in order (a poll: a status that lasts less than a round trip can slip by).
+ */
+function sampleStatus (ns: string, name: string): { stop: () => Promise<string[]> } {
+  let running = true
+  const seen: string[] = []
+  const loop = (async () => {
+    while (running) {
+      try {
+        const status = (await daemonJob(ns, name)).status
+        if (status !== undefined && seen[seen.length - 1] !== counts(status)) seen.push(counts(status))
+      } catch {
+        // Not there yet, or a failed read: no sample.
+      }
+      await new Promise(resolve => setTimeout(resolve, 250))
+    }
+  })()
+  return { stop: async () => { running = false; await loop; return seen } }
+}
+
+/** What every sampled status must keep: the counts add up, and the phase only moves forward. */
+function checkSamples (t: Test, seen: string[], end: 'Succeeded' | 'Failed'): void {
+  t.comment(`statuses as sampled (phase desired/active/succeeded/failed):\n${seen.join('\n')}`)
+  const order = ['Pending', 'Running', end]
+  let at = 0
+  for (const sample of seen) {
+    const [phase, numbers] = sample.split(' ') as [string, string]
+    const [desired, active, succeeded, failed] = numbers.split('/').map(Number) as [number, number, number, number]
+    t.equal(desired, active + succeeded + failed, `desired = active + succeeded + failed in "${sample}"`)
+    const index = order.indexOf(phase)
+    t.ok(index >= at, `"${sample}": the phase is one of ${order.slice(at).join(', ')}`)
+    at = Math.max(at, index)
+  }
+  t.ok(seen.some(s => /^Running \d+\/[1-9]/.test(s)), 'the DaemonJob was seen Running with active Jobs')
+}
+
+/** The node a Job is pinned to by its required node affinity (the last matchFields pin). */
+function pinnedNode (job: any): string | undefined {
+  const terms: any[] = job.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []
+  const pins = terms.map(term => (term.matchFields ?? []).filter((r: any) => r.key === 'metadata.name' && r.operator === 'In').at(-1)?.values)
+  return pins.length > 0 && pins.every(values => values?.length === 1 && values[0] === pins[0]?.[0]) ? pins[0]?.[0] : undefined
+}
+
+/** Checks every Job of `ns` against the nodes that should have one, and that each really ran. */
+async function checkJobs (t: Test, ns: string, name: string, expected: string[], outcome: 'SuccessCriteriaMet' | 'Failed'): Promise<void> {
+  const jobs = await jobsIn(ns)
+  t.equal(jobs.length, expected.length, `one Job per eligible node: ${jobs.map(j => String(j.metadata.name)).join(', ')}`)
+  const byNode = new Map(jobs.map((j: any) => [j.metadata.labels[NODE_LABEL], j]))
+  t.same([...byNode.keys()].sort(), expected, 'Jobs exist only for the eligible nodes')
+  for (const [node, job] of byNode) {
+    t.equal(job.metadata.name, `${name}-${String(node)}`, `${String(node)}'s Job is named <daemonjob>-<node>`)
+    t.match(job.metadata.labels, { 'jobhooks.io/daemonjob': name }, `${String(job.metadata.name)} is labelled with its DaemonJob`)
+    t.match(job.metadata.ownerReferences, [{ kind: 'DaemonJob', name, controller: true }], `${String(job.metadata.name)} is owned by the DaemonJob`)
+    t.equal(pinnedNode(job), node, `${String(job.metadata.name)} is pinned to ${String(node)} by required node affinity`)
+    t.notOk(job.spec.template.spec.nodeName, `${String(job.metadata.name)} does not bypass the scheduler with nodeName`)
+    t.match((job.status.conditions ?? []).find((c: any) => c.type === outcome), { status: 'True' }, `${String(node)}'s Job really ran (${outcome})`)
+    const pods = (await getJson(['get', 'pods', '-n', ns, '-l', `job-name=${String(job.metadata.name)}`])).items
+    t.ok(pods.length > 0 && pods.every((p: any) => p.spec.nodeName === node), `the scheduler put ${String(job.metadata.name)}'s pod on ${String(node)}`)
+  }
 }
 
 t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none; Succeeded', async t => {
-  // The tier's node kwok-node-0 is eligible; of these, only kwok-dj-1 is.
+  // The tier's node kwok-node-0 is eligible; of these, kwok-dj-1, kwok-dj-5 (a tolerated taint)
+  // and kwok-dj-6 (PreferNoSchedule does not matter) are too.
   if (ownCluster) {
     await addNode('kwok-dj-1')
     await addNode('kwok-dj-2')
     await addNode('kwok-dj-3', { taints: [{ key: 'e2e/dedicated', value: 'gpu', effect: 'NoSchedule' }] })
     await addNode('kwok-dj-4', { unschedulable: true })
+    await addNode('kwok-dj-5', { taints: [SPOT] })
+    await addNode('kwok-dj-6', { taints: [{ key: 'e2e/prefer', value: 'elsewhere', effect: 'PreferNoSchedule' }] })
   }
   const all = (await getJson(['get', 'nodes'])).items.map((n: any) => n.metadata.name as string).sort()
-  const excluded = ownCluster ? 'kwok-dj-2 , no-such-node' : `${String(all[0])} , no-such-node`
+  const excludedNode = ownCluster ? 'kwok-dj-2' : String(all[0])
   const ns = await namespace('daemonjob')
-  await apply(cluster.kubectl, stringify(example(excluded)), ns)
-  const dj = await settled(ns, 'daemonjob-example')
+  const samples = sampleStatus(ns, 'daemonjob-example')
+  t.teardown(async () => { await samples.stop() })
+  await apply(cluster.kubectl, stringify(example(`${excludedNode} , no-such-node`)), ns)
+  const dj = await waitForStatus(ns, 'daemonjob-example', 'finished', finished)
+  const seen = await samples.stop()
+
+  t.equal(dj.status.phase, 'Succeeded', `phase Succeeded${dj.status.message !== undefined ? ` (message: ${String(dj.status.message)})` : ''}`)
   t.equal(dj.status.observedGeneration, dj.metadata.generation, 'Metacontroller wrote the status')
-  t.match(dj.status.conditions, [{ type: 'Valid', status: 'True' }])
+  t.match(dj.status.conditions, [{ type: 'Valid', status: 'True' }], 'condition Valid')
+  const expected = ownCluster ? ['kwok-dj-1', 'kwok-dj-5', 'kwok-dj-6', String(cluster.nodeName)].sort() : [...dj.status.succeededNodes].sort()
+  t.ok(expected.length > 0, `the Nodes arrived as related objects: ${expected.join(', ')} got a Job`)
+  t.match(dj.status, { desired: expected.length, active: 0, succeeded: expected.length, failed: 0, failedNodes: [] },
+    `status counts ${expected.length} desired, all succeeded`)
+  t.same(dj.status.succeededNodes, expected, 'status.succeededNodes names every eligible node')
+  t.match(dj.status.conditions.find((c: any) => c.type === 'Complete'), { status: 'True', reason: 'AllNodesSucceeded' }, 'condition Complete')
+  t.ok(typeof dj.status.startTime === 'string' && typeof dj.status.completionTime === 'string', 'startTime and completionTime are set')
+  t.notOk(dj.status.message, 'no message once finished')
+  checkSamples(t, seen, 'Succeeded')
+
+  await checkJobs(t, ns, 'daemonjob-example', expected, 'SuccessCriteriaMet')
+  const nodes = new Set((await jobsIn(ns)).map((j: any) => j.metadata.labels[NODE_LABEL]))
+  t.notOk(nodes.has(excludedNode), `the excluded node ${excludedNode} has none`)
+  if (ownCluster) {
+    t.notOk(nodes.has('kwok-dj-3'), 'the node with an untolerated NoSchedule taint has none')
+    t.notOk(nodes.has('kwok-dj-4'), 'the cordoned node has none')
+  }
+
   const table = await cluster.kubectl(['get', 'daemonjobs', '-n', ns])
   t.match(table.stdout, /^NAME\s+STATUS\s+DESIRED\s+SUCCEEDED\s+FAILED\s+AGE\s*\n/, 'kubectl get daemonjobs shows the columns')
-
-  if (dj.status.phase === 'Pending') {
-    // What this Metacontroller sent: the Node group, empty (the hook's message says which case).
-    t.ok(v1Only, `only a Metacontroller without v2 hooks sends no Nodes (this is ${cluster.metacontroller}): ${String(dj.status.message)}`)
-    t.match(dj.status, { desired: 0, active: 0, message: /related Node\.v1 is empty/ })
-    await new Promise(resolve => setTimeout(resolve, 5_000))
-    t.same(await jobsIn(ns), [], 'no Job is created without Nodes')
-    t.comment(`FINDING: ${cluster.metacontroller} calls the DaemonJob hooks without Nodes (related Node.v1 is empty) although ${all.length} nodes exist; status.message: ${String(dj.status.message)}`)
-    return
-  }
-
-  t.equal(dj.status.phase, 'Succeeded')
-  const jobs = await jobsIn(ns)
-  const byNode = new Map(jobs.map((j: any) => [j.metadata.labels['jobhooks.io/node'], j]))
-  const expected = ownCluster ? ['kwok-dj-1', String(cluster.nodeName)].sort() : dj.status.succeededNodes
-  t.same([...byNode.keys()].sort(), expected, 'Jobs exist only for the eligible nodes')
-  t.notOk(byNode.has(ownCluster ? 'kwok-dj-2' : all[0]), 'the excluded node has none')
-  t.match(dj.status, { desired: expected.length, active: 0, succeeded: expected.length, failed: 0, failedNodes: [] })
-  t.same(dj.status.succeededNodes, expected)
-  for (const [node, job] of byNode) {
-    t.equal(job.metadata.name, `daemonjob-example-${String(node)}`)
-    t.match(job.status.conditions, [{ type: 'SuccessCriteriaMet', status: 'True' }], `${String(node)}'s Job really ran`)
-    const pods = (await getJson(['get', 'pods', '-n', ns, '-l', `job-name=${String(job.metadata.name)}`])).items
-    t.ok(pods.length > 0 && pods.every((p: any) => p.spec.nodeName === node), `the scheduler put ${String(job.metadata.name)}'s pod on ${String(node)}`)
-  }
+  t.match(table.stdout, new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+${expected.length}\\s+0\\s`), 'and the DaemonJob\'s values')
 
   if (ownCluster) {
-    await addNode('kwok-dj-5')
+    await addNode('kwok-dj-7')
     await new Promise(resolve => setTimeout(resolve, 5_000))
-    t.notOk((await jobsIn(ns)).some((j: any) => j.metadata.labels['jobhooks.io/node'] === 'kwok-dj-5'), 'a node added after the end gets no Job')
-    t.equal((await getJson(['get', 'daemonjob', 'daemonjob-example', '-n', ns])).status.phase, 'Succeeded')
+    t.notOk((await jobsIn(ns)).some((j: any) => j.metadata.labels[NODE_LABEL] === 'kwok-dj-7'), 'a node added after the end gets no Job')
+    t.match((await daemonJob(ns, 'daemonjob-example')).status, { phase: 'Succeeded', desired: expected.length }, 'the DaemonJob stays Succeeded with the same nodes')
   }
+})
+
+t.test('no eligible node: Pending with the reason for each node, until an uncordoned node gets its Job', { skip: ownCluster ? false : 'needs the tier\'s own kwok nodes' }, async t => {
+  const pool = { 'e2e/pool': 'late' }
+  await addNode('kwok-late-1', { unschedulable: true }, pool)
+  await addNode('kwok-late-2', { taints: [{ key: 'e2e/maintenance', value: 'true', effect: 'NoExecute' }] }, pool)
+  const total = (await getJson(['get', 'nodes'])).items.length
+  const ns = await namespace('dj-late')
+  await apply(cluster.kubectl, stringify(example('', spec => { spec.template.spec.nodeSelector = pool }, 'daemonjob-late')), ns)
+
+  const pending = await waitForStatus(ns, 'daemonjob-late', 'Pending because no node is eligible', s => s.phase === 'Pending' && /no eligible node/.test(s.message ?? ''), 60_000)
+  t.match(pending.status, { phase: 'Pending', desired: 0, active: 0, succeeded: 0, failed: 0 }, 'Pending, nothing desired')
+  const message = String(pending.status.message)
+  t.match(message, new RegExp(`^no eligible node among ${total}: `), `the message counts every Node of the cluster (${total}): Metacontroller sent them all`)
+  t.match(message, 'kwok-late-1: cordoned (spec.unschedulable)', 'the cordoned node is named with its reason')
+  t.match(message, 'kwok-late-2: taint e2e/maintenance=true:NoExecute is not tolerated', 'the tainted node is named with its reason')
+  t.match(message, `${String(cluster.nodeName)}: does not match nodeSelector e2e/pool=late`, 'a node outside the pool is named with its reason')
+  t.match(message, /; waiting for nodes$/, 'the message says it waits')
+  t.same(await jobsIn(ns), [], 'no Job while no node is eligible')
+  t.notOk(pending.status.startTime, 'not started')
+
+  // A Node change reaches the DaemonJob through Metacontroller's Node informer: a new sync.
+  const uncordoned = await cluster.kubectl(['uncordon', 'kwok-late-1'])
+  t.equal(uncordoned.code, 0, `kubectl uncordon kwok-late-1: ${uncordoned.stderr}`)
+  const dj = await waitForStatus(ns, 'daemonjob-late', 'finished after kwok-late-1 was uncordoned', finished, 120_000)
+  t.match(dj.status, { phase: 'Succeeded', desired: 1, active: 0, succeeded: 1, failed: 0, succeededNodes: ['kwok-late-1'], failedNodes: [] }, 'Succeeded on kwok-late-1 alone')
+  t.notOk(dj.status.message, 'no message once finished')
+  await checkJobs(t, ns, 'daemonjob-late', ['kwok-late-1'], 'SuccessCriteriaMet')
+})
+
+t.test('Jobs that fail: Failed, with each node\'s failure remembered', { skip: ownCluster ? false : 'needs the tier\'s own kwok nodes' }, async t => {
+  const pool = { 'e2e/pool': 'fail' }
+  await addNode('kwok-fail-1', {}, pool)
+  await addNode('kwok-fail-2', {}, pool)
+  const ns = await namespace('dj-fail')
+  const samples = sampleStatus(ns, 'daemonjob-fail')
+  t.teardown(async () => { await samples.stop() })
+  await apply(cluster.kubectl, stringify(example('', spec => {
+    spec.backoffLimit = 0
+    spec.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
+    spec.template.spec.restartPolicy = 'Never'
+    spec.template.spec.nodeSelector = pool
+    spec.template.spec.containers[0].command = ['sh', '-c', 'exit 1']
+  }, 'daemonjob-fail')), ns)
+  const dj = await waitForStatus(ns, 'daemonjob-fail', 'finished', finished)
+  const seen = await samples.stop()
+
+  t.match(dj.status, { phase: 'Failed', desired: 2, active: 0, succeeded: 0, failed: 2, succeededNodes: [] }, 'Failed, both nodes counted as failed')
+  t.match(dj.status.failedNodes, [
+    { name: 'kwok-fail-1', jobName: 'daemonjob-fail-kwok-fail-1', message: /BackoffLimitExceeded/, completionTime: /./ },
+    { name: 'kwok-fail-2', jobName: 'daemonjob-fail-kwok-fail-2', message: /BackoffLimitExceeded/, completionTime: /./ }
+  ], 'status.failedNodes names each node, its Job and the Job\'s failure')
+  t.equal(dj.status.failedNodes.length, 2, 'two failed nodes, no more')
+  t.match(dj.status.conditions.find((c: any) => c.type === 'Failed'), { status: 'True', reason: 'NodeJobFailed', message: /^the Jobs of 2 of 2 nodes failed: / }, 'condition Failed')
+  checkSamples(t, seen, 'Failed')
+  await checkJobs(t, ns, 'daemonjob-fail', ['kwok-fail-1', 'kwok-fail-2'], 'Failed')
+
+  // A finished Job that disappears is not run again: its failure is remembered.
+  const deleted = await cluster.kubectl(['delete', 'job', 'daemonjob-fail-kwok-fail-1', '-n', ns, '--wait=true'])
+  t.equal(deleted.code, 0, `kubectl delete job daemonjob-fail-kwok-fail-1: ${deleted.stderr}`)
+  await new Promise(resolve => setTimeout(resolve, 5_000))
+  t.same((await jobsIn(ns)).map((j: any) => j.metadata.name), ['daemonjob-fail-kwok-fail-2'], 'the deleted Job is not created again')
+  t.match((await daemonJob(ns, 'daemonjob-fail')).status, { phase: 'Failed', desired: 2, failed: 2, failedNodes: [{ name: 'kwok-fail-1' }, { name: 'kwok-fail-2' }] }, 'the status still counts and names both failures')
 })
 
 t.test('the CRD refuses invalid DaemonJobs at kubectl apply time', async t => {

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
-import { isLive, isPodReady, podCondition, sampleReadyPods, startScenarios } from './scenario.js'
+import { isLive, isPodReady, podCondition, sampleReadyPods, startScenarios, watchObjects } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -245,27 +245,16 @@ t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gat
   const [target, other] = await collaSetFoo(ns) as [string, string]
   const targetUid = (await pod(ns, target)).metadata.uid
 
-  // Everything the target Pod goes through until it is gone, and every Pod of foo seen meanwhile.
-  const states: string[] = []
-  const uids = new Map<string, string>()
-  let sampling = true
-  const sampler = (async () => {
-    while (sampling) {
-      try {
-        const list = await pods(ns, 'app=foo')
-        for (const p of list) uids.set(p.metadata.uid, p.metadata.name)
-        const current = list.find(p => p.metadata.uid === targetUid)
-        const state = current === undefined
-          ? 'gone'
-          : `lock=${String(current.metadata.labels?.[LOCK] ?? '-')} gate=${String(podCondition(current, GATE)?.status ?? '-')} ready=${String(podCondition(current, 'Ready')?.status ?? '-')}${isLive(current) ? '' : ' deleting'}`
-        if (states[states.length - 1] !== state) states.push(state)
-      } catch {
-        // A failed read is no sample.
-      }
-      await new Promise(resolve => setTimeout(resolve, 150))
-    }
-  })()
-  t.teardown(async () => { sampling = false; await sampler })
+  // Everything the target Pod goes through until it is gone, and every Pod of foo seen meanwhile,
+  // from a watch, not a poll: the service evicts on the first sync that shows it the Pod not
+  // Ready, and Metacontroller syncs the job as soon as the Pod changes, so the Pod may be not
+  // Ready for less than a poll's round trip (a 150 ms poll once saw it go from Ready to gone).
+  const watch = watchObjects(cluster, ['pods', '-n', ns, '-l', 'app=foo'], [
+    '.metadata.uid', '.metadata.name', `.metadata.labels.${LOCK.replaceAll('.', '\\.')}`,
+    `.status.conditions[?(@.type=="${GATE}")].status`, '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp'
+  ])
+  t.teardown(async () => { await watch.stop() })
+  await watch.started
 
   await apply(cluster.kubectl, stringify({
     apiVersion: 'jobhooks.io/v1alpha1',
@@ -275,11 +264,18 @@ t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gat
   }), ns)
   const done = await waitForJob(ns, 'opj-lifecycle', 'finished', s => s.progress === 'Succeeded' || s.progress === 'Failed')
   showStatus(t, done, 'Succeeded')
-  // A few more samples: a second eviction after the job finished would show too.
+  // A little longer: a second eviction after the job finished would show too.
   await new Promise(resolve => setTimeout(resolve, 3_000))
-  sampling = false
-  await sampler
-  t.comment(`${target} went through:\n${states.join('\n')}`)
+  const events = await watch.stop()
+  const states: string[] = []
+  const uids = new Map<string, string>()
+  for (const { type, fields: [uid = '', name = '', lock, gate, ready, deleting] } of events) {
+    uids.set(uid, name)
+    if (uid !== targetUid) continue
+    const state = type === 'DELETED' ? 'gone' : `lock=${lock || '-'} gate=${gate || '-'} ready=${ready || '-'}${deleting ? ' deleting' : ''}`
+    if (states[states.length - 1] !== state) states.push(state)
+  }
+  t.comment(`${target} went through (every change the API server made, from a watch):\n${states.join('\n')}`)
   t.match(done.status, { progress: 'Succeeded', succeededPodCount: 1, failedPodCount: 0 }, 'the job Succeeded')
 
   const outOfTraffic = states.findIndex(s => s.startsWith('lock=opj-lifecycle gate=False ready=False'))

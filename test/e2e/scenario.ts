@@ -109,3 +109,60 @@ export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, sele
     }
   }
 }
+
+/** One change the API server made to a watched object: the watch event's type and the fields asked for. */
+export interface WatchEvent {
+  /** ADDED (also every object there when the watch starts), MODIFIED or DELETED. */
+  type: string
+  fields: string[]
+}
+
+/**
+ * Every change to the objects that `kubectl get <args>` selects, in the API server's order, from
+ * a watch: unlike a poll, no version of an object slips by between two samples, however short it
+ * lasted. `fields` are JSONPath expressions into the object (`.metadata.uid`), empty when absent;
+ * their values must not contain "|".
+ */
+export function watchObjects (cluster: Cluster, args: string[], fields: string[]): { started: Promise<void>, stop: () => Promise<WatchEvent[]> } {
+  // kubectl aligns tabs into spaces: the fields are separated by "|" (no value asked for has one).
+  const template = `{.type}${fields.map(f => `{"|"}{.object${f}}`).join('')}{"\\n"}`
+  const child = cluster.spawnKubectl(['get', ...args, '--watch', '--output-watch-events', '-o', `jsonpath=${template}`])
+  const events: WatchEvent[] = []
+  let buffered = ''
+  let stderr = ''
+  let markStarted: () => void = () => {}
+  let failStart: (error: Error) => void = () => {}
+  const started = new Promise<void>((resolve, reject) => { markStarted = resolve; failStart = reject })
+  child.stdout?.on('data', chunk => {
+    buffered += String(chunk)
+    const lines = buffered.split('\n')
+    buffered = lines.pop() ?? ''
+    for (const line of lines) {
+      const [type, ...values] = line.split('|')
+      if (type !== undefined && type !== '') events.push({ type, fields: values })
+    }
+    if (events.length > 0) markStarted()
+  })
+  child.stderr?.on('data', chunk => { stderr += String(chunk) })
+  const closed = new Promise<void>(resolve => child.once('close', () => resolve()))
+  void closed.then(() => failStart(new Error(`kubectl get ${args.join(' ')} --watch ended before any event: ${stderr}`)))
+  const timer = setTimeout(() => failStart(new Error(`kubectl get ${args.join(' ')} --watch sent no event in 30 s: ${stderr}`)), 30_000)
+  void started.finally(() => clearTimeout(timer)).catch(() => {})
+  let result: Promise<WatchEvent[]> | undefined
+  return {
+    /** Resolves once the objects there when the watch started came in (it must select some). */
+    started,
+    /** Ends the watch: every event seen; throws when the watch had ended by itself (events may be missing). */
+    async stop () {
+      result ??= (async () => {
+        clearTimeout(timer)
+        const running = child.exitCode === null && child.signalCode === null
+        if (running) child.kill('SIGTERM')
+        await closed
+        if (!running) throw new Error(`kubectl get ${args.join(' ')} --watch ended by itself (exit ${String(child.exitCode)}), events may be missing: ${stderr}`)
+        return events
+      })()
+      return await result
+    }
+  }
+}
