@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { addKwokNode, apply, ROOT, waitFor } from './cluster.js'
-import { startScenarios } from './scenario.js'
+import { startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)
 const ownCluster = cluster.nodeName !== undefined
@@ -49,16 +49,7 @@ async function jobsIn (ns: string): Promise<any[]> {
 
 /** Waits until the DaemonJob's status passes `check`; a timeout names the last status seen. */
 async function waitForStatus (ns: string, name: string, what: string, check: (status: any) => boolean, timeoutMs = 180_000): Promise<any> {
-  let last: unknown
-  try {
-    return await waitFor(`DaemonJob ${ns}/${name}: ${what}`, async () => {
-      const dj = await daemonJob(ns, name)
-      last = dj.status
-      return dj.status !== undefined && check(dj.status) ? dj : undefined
-    }, timeoutMs, 500)
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; last status: ${JSON.stringify(last)}`)
-  }
+  return await waitForStatusOf(getJson, 'daemonjob', ns, name, what, check, timeoutMs)
 }
 
 const finished = (status: any): boolean => ['Succeeded', 'Failed', 'Invalid'].includes(status.phase)

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
-import { isLive, isPodReady, podCondition, sampleReadyPods, startScenarios, watchObjects } from './scenario.js'
+import { isLive, isPodReady, podCondition, sampleReadyPods, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -44,16 +44,7 @@ async function opj (ns: string, name: string): Promise<any> {
 
 /** Waits until the job's status passes `check`; a timeout names the last status seen. */
 async function waitForJob (ns: string, name: string, what: string, check: (status: any) => boolean, timeoutMs = 90_000): Promise<any> {
-  let last: unknown
-  try {
-    return await waitFor(`OperationJob ${ns}/${name}: ${what}`, async () => {
-      const job = await opj(ns, name)
-      last = job.status
-      return job.status !== undefined && check(job.status) ? job : undefined
-    }, timeoutMs, 500)
-  } catch (error) {
-    throw new Error(`${error instanceof Error ? error.message : String(error)}; last status: ${JSON.stringify(last)}`)
-  }
+  return await waitForStatusOf(getJson, 'operationjob', ns, name, what, check, timeoutMs)
 }
 
 /** The job's status in full, as a comment, when it is not what the test expected. */

@@ -2,7 +2,7 @@
 // own per scenario, JSON reads through kubectl, and a teardown that deletes what the scenarios
 // made (a user's cluster stays clean) before it stops the processes.
 import { stringify } from 'yaml'
-import { apply, clusterFromEnv, type Cluster } from './cluster.js'
+import { apply, clusterFromEnv, waitFor, type Cluster } from './cluster.js'
 
 interface Tap {
   comment: (message: string) => void
@@ -45,6 +45,23 @@ export async function startScenarios (t: Tap): Promise<Scenarios> {
       if (result.code !== 0) throw new Error(result.stderr)
       return JSON.parse(result.stdout)
     }
+  }
+}
+
+/**
+ * Waits until the status of `resource` ns/name (a kubectl resource name: `daemonjob`, say)
+ * passes `check`, and returns the object; a timeout names the last status seen.
+ */
+export async function waitForStatusOf (getJson: Scenarios['getJson'], resource: string, ns: string, name: string, what: string, check: (status: any) => boolean, timeoutMs: number): Promise<any> {
+  let last: unknown
+  try {
+    return await waitFor(`${resource} ${ns}/${name}: ${what}`, async () => {
+      const object = await getJson(['get', resource, name, '-n', ns])
+      last = object.status
+      return object.status !== undefined && check(object.status) ? object : undefined
+    }, timeoutMs, 500)
+  } catch (error) {
+    throw new Error(`${error instanceof Error ? error.message : String(error)}; last status: ${JSON.stringify(last)}`)
   }
 }
 
