@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto'
 import { k8sTime, seededUid } from './fixtures.js'
 import type { KubeObject } from '../src/k8s/types.js'
-import { PodNamer, REPLACE_ORIGIN_LABEL, REVISION_LABEL, SERVICE_READY, TO_REPLACE_LABEL, templateRevision } from '../src/controllers/collaset/pods.js'
+import { PodNamer, REVISION_LABEL, templateRevision } from '../src/controllers/collaset/pods.js'
+import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../src/k8s/labels.js'
 
 export const COLLASET_NAME = 'web'
 const NAMESPACE = 'default'

@@ -16,7 +16,7 @@ import { runSyncHook, type RunResult } from './controllers/run.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
 import { describeEffect, refTo, type EffectExecutor, type ObjectRef } from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
-import { withEffectOutcomes } from './effects/status.js'
+import { withEffectOutcomes } from './protocol/effects-applied.js'
 import { showEffects } from './effects/show.js'
 import { RefusalLog, type HookGuard, type Refusal } from './trust/guard.js'
 

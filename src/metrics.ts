@@ -2,8 +2,9 @@
 // effects by type and result.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { EffectOutcome } from './effects/types.js'
+import type { Outcome } from './protocol/hooks.js'
 
-export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request'
+export type { Outcome } from './protocol/hooks.js'
 
 export interface Metrics {
   registry: Registry

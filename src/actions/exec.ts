@@ -13,17 +13,19 @@ import type { EnvVar, EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { fitName } from '../k8s/names.js'
+import { markedBy } from '../k8s/pods.js'
 import { parseInlineScripts, parseScriptRef, resolveScripts, type ScriptRef } from '../scripts/configmap.js'
 import type { ScriptLibrary } from '../scripts/library.js'
 import { refTo } from '../effects/types.js'
 import { POD_UID, sameTargetPod } from './pods.js'
-import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, TargetError } from './registry.js'
+import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, TargetError } from './types.js'
 
 export const EXEC_ACTION = 'Exec'
 /** The env var every Exec container carries, valued with the OperationJob's name. */
 export const EXEC_JOB_ENV = 'OPERATIONJOB'
 /** The env var with the OperationJob's UID: tells this job's containers from a same-named earlier job's. */
 export const EXEC_JOB_UID_ENV = 'OPERATIONJOB_UID'
+const EXEC_MARKS = { name: EXEC_JOB_ENV, uid: EXEC_JOB_UID_ENV }
 
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never']
 /** Waiting reasons after which an ephemeral container never starts (it is not restarted). */
@@ -91,15 +93,9 @@ function podContainers (pod: KubeObject, field: 'containers' | 'ephemeralContain
   return Array.isArray(list) ? list.filter(isRecord) : []
 }
 
-function envValue (container: Record<string, unknown>, name: string): string | undefined {
-  const env = Array.isArray(container.env) ? container.env : []
-  const found = env.find((e): e is EnvVar => isRecord(e) && e.name === name)
-  return typeof found?.value === 'string' ? found.value : undefined
-}
-
+/** Whether an ephemeral container was put into the Pod by this job (its name and UID in the env). */
 function isOurs (container: Record<string, unknown>, job: ActionJob): boolean {
-  if (envValue(container, EXEC_JOB_ENV) !== job.name) return false
-  return job.uid === undefined || envValue(container, EXEC_JOB_UID_ENV) === job.uid
+  return markedBy(container, EXEC_MARKS, job)
 }
 
 /** The container of the Pod the ephemeral container targets: the target's first, else the Pod's first. */

@@ -18,9 +18,10 @@ import type { KubeObject } from '../k8s/types.js'
 import { fitName } from '../k8s/names.js'
 import { timestamp } from '../k8s/time.js'
 import { refTo, type Effect } from '../effects/types.js'
-import { hasServiceGate, isReady, OPS_LIFECYCLE_LABEL, SERVICE_READY, serviceReadyStatus } from '../controllers/collaset/pods.js'
+import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../k8s/labels.js'
+import { hasServiceGate, isReady, serviceReadyStatus } from '../k8s/pods.js'
 import { POD_UID, sameTargetPod } from './pods.js'
-import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './registry.js'
+import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './types.js'
 
 /** extraInfo key holding the lifecycle stage of a target. */
 export const LIFECYCLE_STAGE = 'Lifecycle'

@@ -1,7 +1,9 @@
 // What actions share about their target Pods.
 import type { KubeObject } from '../k8s/types.js'
-import type { ActionTarget } from './registry.js'
+import type { ActionTarget } from './types.js'
 
+/** extraInfo key: the Pod that replaced the target (Replace), or that its workload brought back (Recreate). */
+export const NEW_POD = 'NewPod'
 /** extraInfo key: the UID of the target Pod when it was first operated. */
 export const POD_UID = 'PodUID'
 

@@ -20,10 +20,9 @@
 import type { KubeObject } from '../k8s/types.js'
 import { controllerOf, objectsOf } from '../k8s/objects.js'
 import { refTo } from '../effects/types.js'
-import { byCreation, isReady, isTerminating } from '../controllers/collaset/pods.js'
-import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult } from './registry.js'
-import { POD_UID, sameTargetPod } from './pods.js'
-import { NEW_POD } from './replace.js'
+import { byCreation, isReady, isTerminating } from '../k8s/pods.js'
+import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult } from './types.js'
+import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 
 export const RECREATE_ACTION = 'Recreate'
 /** extraInfo keys: the controller (`<Kind>/<name>`) and its UID, and its newest Pod's creation while the target was there. */

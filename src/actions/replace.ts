@@ -15,16 +15,15 @@
 // Not in a PodOpsLifecycle: the CollaSet keeps capacity by bringing the new Pod up first.
 import type { KubeObject } from '../k8s/types.js'
 import { controllerOf, objectsOf } from '../k8s/objects.js'
-import { byCreation, isAvailable, isFinished, isTerminating, originOf, REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL, wantsReplace } from '../controllers/collaset/pods.js'
-import { originLabelValue } from '../controllers/collaset/sync.js'
-import { readTargets } from '../controllers/operationjob/spec.js'
-import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './registry.js'
+import { originOf, REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL, wantsReplace } from '../k8s/labels.js'
+import { byCreation, isAvailable, isFinished, isTerminating } from '../k8s/pods.js'
+import { originLabelValue } from '../k8s/labels.js'
+import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './types.js'
 import { refTo } from '../effects/types.js'
-import { POD_UID, sameTargetPod } from './pods.js'
+import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 
 export const REPLACE_ACTION = 'Replace'
 /** extraInfo key: the replacement Pod's name. */
-export const NEW_POD = 'NewPod'
 /** extraInfo key set while the target is itself a replacement Pod (and so is not replaced). */
 export const NOT_ALLOWED_TO_REPLACE_NEW_POD = 'NotAllowedToReplaceNewPod'
 const COLLASET_API_GROUP = 'jobhooks.io'
@@ -90,7 +89,7 @@ export const replaceAction: ActionHandler = {
   // The replacements: Pods whose replace-origin label names a target. A label selector without a
   // namespace selects in the job's namespace.
   relatedResources: job => {
-    const values = [...new Set(readTargets(job.spec).map(t => originLabelValue(t.name)))].sort()
+    const values = [...new Set(job.targets.map(originLabelValue))].sort()
     if (values.length === 0) return []
     return [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values }] } }]
   },

@@ -1,7 +1,6 @@
 // Running a kind's sync or finalize hook with the safety net of law 2: an error in our own code
 // answers with every observed child kept and the problem in status, never with a deletion.
-import type { HookContext, KindHooks, SyncRequest, SyncResponse } from '../protocol/hooks.js'
-import type { Outcome } from '../metrics.js'
+import type { HookContext, KindHooks, Outcome, SyncRequest, SyncResponse } from '../protocol/hooks.js'
 import type { Effect } from '../effects/types.js'
 import { isRecord } from '../k8s/types.js'
 import { findCondition } from '../k8s/conditions.js'

@@ -1,6 +1,6 @@
 // Label selectors as the API server reads them: what makes one invalid (reported, never acted
 // on), and whether one matches a set of labels.
-import { isRecord } from '../../k8s/types.js'
+import { isRecord } from './types.js'
 
 export interface LabelSelectorRequirement {
   key: string

@@ -52,3 +52,6 @@ export interface KindHooks {
   finalize?: (request: SyncRequest, context: HookContext) => SyncAnswer
   customize?: (request: CustomizeRequest, context: HookContext) => CustomizeResponse
 }
+
+/** How a hook call ended, for its log line and metrics: `invalid` is a spec the hook refused (law 2). */
+export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request'

@@ -1,6 +1,5 @@
 // Safe by default: where the service could act on a cluster, it does not serve hooks that anyone
 // can call, unless told so on purpose.
-import type { Config } from '../config.js'
 
 export interface TrustDecision {
   /** Ask hook calls for credentials (token, client certificate, or both). */
@@ -14,7 +13,14 @@ export interface TrustDecision {
  * Metacontroller's: AUTH_TOKEN_FILE or TLS_CLIENT_CA_FILE, or AUTH=none said on purpose. Without
  * credentials (a local run) effects are only recorded, and the service serves as it is.
  */
-export function decideTrust (config: Pick<Config, 'auth' | 'authTokenFile' | 'tlsClientCaFile'>, clusterCredentials: boolean): TrustDecision {
+/** The settings (src/config.ts) the decision reads. */
+export interface TrustSettings {
+  auth: 'required' | 'none'
+  authTokenFile?: string
+  tlsClientCaFile?: string
+}
+
+export function decideTrust (config: TrustSettings, clusterCredentials: boolean): TrustDecision {
   const checked = config.authTokenFile !== undefined || config.tlsClientCaFile !== undefined
   if (config.auth === 'none') {
     if (checked) throw new Error('AUTH=none turns the credential check off, but AUTH_TOKEN_FILE or TLS_CLIENT_CA_FILE asks for one: set one or the other')

@@ -4,7 +4,7 @@ import type { ActionContext, ActionJob, ActionTarget } from '../../src/actions/r
 import { EXEC_JOB_ENV, EXEC_JOB_UID_ENV, execAction, execContainerName, parseExecSpec } from '../../src/actions/exec.js'
 import { SHIPPED_SCRIPTS } from '../helpers/fixtures.js'
 
-const job = (exec: unknown, scripts?: unknown): ActionJob => ({ name: 'check', namespace: 'default', uid: 'job-uid', spec: { action: 'Exec', exec, ...(scripts !== undefined ? { scripts } : {}) } })
+const job = (exec: unknown, scripts?: unknown): ActionJob => ({ name: 'check', namespace: 'default', uid: 'job-uid', spec: { action: 'Exec', exec, ...(scripts !== undefined ? { scripts } : {}) }, targets: [] })
 const ctx = (j: ActionJob = job({ image: 'busybox', command: ['true'] })): ActionContext => ({ job: j, related: {}, now: new Date('2026-01-02T03:00:00Z'), scripts: SHIPPED_SCRIPTS })
 
 function pod (options: { containers?: string[], ephemeral?: Record<string, unknown>, state?: Record<string, unknown>, phase?: string, uid?: string } = {}): KubeObject {

@@ -4,7 +4,7 @@ import t from 'tap'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { defaultActions } from '../../src/actions/index.js'
 import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
-import { OPS_LIFECYCLE_LABEL } from '../../src/controllers/collaset/pods.js'
+import { OPS_LIFECYCLE_LABEL } from '../../src/k8s/labels.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
 import { at, job, next, request, workloadPod, type WorkloadPodOptions } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
@@ -129,7 +129,7 @@ t.test('a Pod without a controller fails NoController and gives the lock back', 
 })
 
 t.test('Recreate asks for the Pods of the namespace (the controller\'s Pods, whatever their names)', async t => {
-  t.same(defaultActions.get('Recreate')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: {} }), [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }])
+  t.same(defaultActions.get('Recreate')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: {}, targets: [] }), [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }])
 })
 
 t.test('LatestCreation stops moving once the target terminates: the ReplicaSet\'s replacement, made while the target drains, counts as back', async t => {

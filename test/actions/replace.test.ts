@@ -3,7 +3,7 @@ import t from 'tap'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { defaultActions } from '../../src/actions/index.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
-import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/controllers/collaset/pods.js'
+import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/k8s/labels.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
 import { at, job, request, workloadPod } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
@@ -93,6 +93,6 @@ t.test('deleting the job releases the Pod: the label goes, then the job may go',
 })
 
 t.test('Replace asks for the replacements of its targets by label', async t => {
-  t.same(defaultActions.get('Replace')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: { targets: [{ name: 'foo-b' }, { name: 'foo-a' }] } }),
+  t.same(defaultActions.get('Replace')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: { targets: [{ name: 'foo-b' }, { name: 'foo-a' }] }, targets: ['foo-b', 'foo-a'] }),
     [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values: ['foo-a', 'foo-b'] }] } }])
 })

@@ -27,7 +27,7 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
 import { withReadiness } from './collaset.js'
-import { isReady } from '../../src/controllers/collaset/pods.js'
+import { isReady } from '../../src/k8s/pods.js'
 import type { ObjectStore } from './store.js'
 
 export interface EffectHost {

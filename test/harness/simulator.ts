@@ -40,7 +40,7 @@ import { ResourceTable, type ResourceType, type TypeName } from './resources.js'
 import { defaultJob, finishedStatus, jobScript, startedStatus, type JobBehaviour, type JobScript, type JobResult } from './jobs.js'
 import { SimulatorExecutor } from './effects.js'
 import { EphemeralKubelet, type EphemeralBehaviour } from './ephemeraljob.js'
-import { withEffectOutcomes } from '../../src/effects/status.js'
+import { withEffectOutcomes } from '../../src/protocol/effects-applied.js'
 import { refTo } from '../../src/effects/types.js'
 
 export type HookVersion = 'v1' | 'v2'

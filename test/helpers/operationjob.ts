@@ -1,7 +1,7 @@
 // Building OperationJob hook requests in tests: a job, its Pods, and a test action whose outcome
 // each Pod's annotations script, so that the core's rules can be checked apart from Exec.
 import type { KubeObject, OwnerReference } from '../../src/k8s/types.js'
-import { SERVICE_READY } from '../../src/controllers/collaset/pods.js'
+import { SERVICE_READY } from '../../src/k8s/labels.js'
 import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
 import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
 import { EXEC_ACTION, execAction } from '../../src/actions/exec.js'

@@ -1,24 +1,14 @@
-// CollaSet Pods: their names, the template revision, and what a Pod's labels and conditions say.
+// CollaSet Pods: their names, the template revision, and new Pods from the template. What a Pod's
+// labels and conditions say is the shared Pod contract (src/k8s/pods.ts, src/k8s/labels.ts).
 import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { findCondition } from '../../k8s/conditions.js'
+import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../k8s/labels.js'
 import { fitName, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
 import type { CollaSetSpec } from './spec.js'
 
-/** The readiness gate every CollaSet Pod carries; the service sets it True once the containers are ready. */
-export const SERVICE_READY = 'jobhooks.io/service-ready'
 /** A hash of the template the Pod was made from. */
 export const REVISION_LABEL = 'jobhooks.io/revision'
-/** Set to `true` (by OperationJob's Replace, or by hand) to ask for a replacement Pod. */
-export const TO_REPLACE_LABEL = 'jobhooks.io/to-replace'
-/** On a replacement Pod: the name of the Pod it replaces. */
-export const REPLACE_ORIGIN_LABEL = 'jobhooks.io/replace-origin'
-/**
- * Present while a PodOpsLifecycle holds the Pod (OperationJob's lock; the value names the job):
- * the lifecycle owns the readiness gate then, and the CollaSet leaves the condition alone.
- */
-export const OPS_LIFECYCLE_LABEL = 'jobhooks.io/ops-lifecycle'
 
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 export const SUFFIX_LENGTH = 5
@@ -71,66 +61,8 @@ export class PodNamer {
   }
 }
 
-function conditions (pod: KubeObject): unknown {
-  return isRecord(pod.status) ? pod.status.conditions : undefined
-}
-
-export function isTerminating (pod: KubeObject): boolean {
-  return typeof pod.metadata.deletionTimestamp === 'string'
-}
-
-/** A Pod that has finished for good (evicted, or its containers exited with restartPolicy Never/OnFailure). */
-export function isFinished (pod: KubeObject): boolean {
-  const phase = isRecord(pod.status) ? pod.status.phase : undefined
-  return phase === 'Succeeded' || phase === 'Failed'
-}
-
-export function isReady (pod: KubeObject): boolean {
-  return findCondition(conditions(pod), 'Ready')?.status === 'True'
-}
-
-export function containersReady (pod: KubeObject): boolean {
-  return findCondition(conditions(pod), 'ContainersReady')?.status === 'True'
-}
-
-export function serviceReady (pod: KubeObject): boolean {
-  return serviceReadyStatus(pod) === 'True'
-}
-
-/** The status of the Pod's service-ready condition, if it has one. */
-export function serviceReadyStatus (pod: KubeObject): string | undefined {
-  const status = findCondition(conditions(pod), SERVICE_READY)?.status
-  return typeof status === 'string' ? status : undefined
-}
-
-/** Ready and serving: Ready (which needs every readiness gate) and the service-ready condition True. */
-export function isAvailable (pod: KubeObject): boolean {
-  return isReady(pod) && serviceReady(pod)
-}
-
-export function hasServiceGate (pod: KubeObject): boolean {
-  const spec = isRecord(pod.spec) ? pod.spec : {}
-  return Array.isArray(spec.readinessGates) && spec.readinessGates.some(g => isRecord(g) && g.conditionType === SERVICE_READY)
-}
-
 export function revisionOf (pod: KubeObject): string | undefined {
   return pod.metadata.labels?.[REVISION_LABEL]
-}
-
-export function wantsReplace (pod: KubeObject): boolean {
-  return pod.metadata.labels?.[TO_REPLACE_LABEL] === 'true'
-}
-
-export function originOf (pod: KubeObject): string | undefined {
-  return pod.metadata.labels?.[REPLACE_ORIGIN_LABEL]
-}
-
-/** Oldest first, then by name. */
-export function byCreation (a: KubeObject, b: KubeObject): number {
-  const at = a.metadata.creationTimestamp ?? ''
-  const bt = b.metadata.creationTimestamp ?? ''
-  if (at !== bt) return at < bt ? -1 : 1
-  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0
 }
 
 /** A new Pod from the template: its labels plus the revision (and the origin it replaces), and the readiness gate. */

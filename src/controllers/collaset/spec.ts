@@ -2,7 +2,7 @@
 // hook then keeps every Pod as it is and reports the problems in status (law 2).
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { selectorMatches, selectorProblems, type LabelSelector } from '../ephemeraljob/selector.js'
+import { selectorMatches, selectorProblems, type LabelSelector } from '../../k8s/selectors.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 /** The most Pods one CollaSet may ask for: a bound that keeps a typo from flooding a namespace. */

@@ -19,16 +19,14 @@ import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.
 import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { fitName } from '../../k8s/names.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { validityConditions } from '../common/validity.js'
 import { timestamp } from '../../k8s/time.js'
-import type { LabelSelector } from '../ephemeraljob/selector.js'
+import type { LabelSelector } from '../../k8s/selectors.js'
 import { parseCollaSetSpec } from './spec.js'
-import {
-  byCreation, containersReady, hasServiceGate, isAvailable, isFinished, isReady, isTerminating, newPod, originOf,
-  OPS_LIFECYCLE_LABEL, PodNamer, revisionOf, SERVICE_READY, serviceReady, templateRevision, wantsReplace
-} from './pods.js'
+import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
+import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
+import { byCreation, containersReady, hasServiceGate, isAvailable, isFinished, isReady, isTerminating, serviceReady } from '../../k8s/pods.js'
 
 export interface CollaSetStatus {
   replicas: number
@@ -42,11 +40,6 @@ export interface CollaSetStatus {
   selector?: string
   conditions: unknown[]
   [key: string]: unknown
-}
-
-/** The label value that names an origin Pod (names can be longer than a label value). */
-export function originLabelValue (name: string): string {
-  return fitName(name)
 }
 
 /** A selector as `kubectl get -l` spells it: what the scale subresource reports. */

@@ -1,6 +1,6 @@
 import type { CustomizeRequest, CustomizeResponse } from '../../protocol/hooks.js'
 import { isRecord } from '../../k8s/types.js'
-import { plainSelector, selectorProblems, type LabelSelector } from './selector.js'
+import { plainSelector, selectorProblems, type LabelSelector } from '../../k8s/selectors.js'
 
 /**
  * Asks Metacontroller for the Pods the selector matches. The rule carries no `namespace`:

@@ -1,8 +1,9 @@
 // Reading Pods for an EphemeralJob: which ephemeral containers are ours, what state each is in,
 // what a Pod's outcome is, and which Pods may receive containers.
-import type { EnvVar, EphemeralContainer } from 'kubernetes-types/core/v1.js'
+import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
+import { markedBy, isTerminating, podPhaseOf } from '../../k8s/pods.js'
 import { JOB_NAME_ENV, JOB_UID_ENV } from './spec.js'
 
 export type PodPhase = 'Waiting' | 'Running' | 'Succeeded' | 'Failed'
@@ -35,16 +36,10 @@ function specContainers (pod: KubeObject): Record<string, unknown>[] {
   return Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers.filter(isRecord) : []
 }
 
-function envValue (container: Record<string, unknown>, name: string): string | undefined {
-  const env = Array.isArray(container.env) ? container.env : []
-  const found = env.find((e): e is EnvVar => isRecord(e) && e.name === name)
-  return typeof found?.value === 'string' ? found.value : undefined
-}
 
 /** Whether an ephemeral container of a Pod was injected by this job (same name, same UID). */
 export function isOurs (container: Record<string, unknown>, job: JobIdentity): boolean {
-  if (envValue(container, JOB_NAME_ENV) !== job.name) return false
-  return job.uid === undefined || envValue(container, JOB_UID_ENV) === job.uid
+  return markedBy(container, { name: JOB_NAME_ENV, uid: JOB_UID_ENV }, job)
 }
 
 /** The state of each template container in `pod`. */
@@ -87,13 +82,7 @@ export function podPhase (views: ContainerView[]): PodPhase {
   return views.some(v => v.state === 'Running') ? 'Running' : 'Waiting'
 }
 
-export function podPhaseOf (pod: KubeObject): string | undefined {
-  return isRecord(pod.status) && typeof pod.status.phase === 'string' ? pod.status.phase : undefined
-}
 
-export function isTerminating (pod: KubeObject): boolean {
-  return typeof pod.metadata.deletionTimestamp === 'string'
-}
 
 /** The names of the Pod's regular containers, which `targetContainerName` must name. */
 function regularContainers (pod: KubeObject): Set<string> {
@@ -120,13 +109,6 @@ export function ineligibility (pod: KubeObject, template: EphemeralContainer[]):
   return undefined
 }
 
-/** Pods in the order they are chosen: oldest first, then by name. */
-export function byCreation (a: KubeObject, b: KubeObject): number {
-  const at = a.metadata.creationTimestamp ?? ''
-  const bt = b.metadata.creationTimestamp ?? ''
-  if (at !== bt) return at < bt ? -1 : 1
-  return a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0
-}
 
 /** A template container as injected into a Pod: the template plus the env that marks it as this job's. */
 export function injectedContainer (container: EphemeralContainer, job: JobIdentity): EphemeralContainer {

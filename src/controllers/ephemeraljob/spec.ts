@@ -4,7 +4,7 @@ import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { isDnsLabel } from '../../k8s/names.js'
-import { selectorProblems, type LabelSelector } from './selector.js'
+import { selectorProblems, type LabelSelector } from '../../k8s/selectors.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 export const DEFAULT_PARALLELISM = 1

@@ -4,7 +4,7 @@
 // `pods/ephemeralcontainers` subresource, so injection is an effect. Pure: no I/O; the clock
 // only stamps times that are then carried forward.
 import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
-import type { Effect } from '../../effects/types.js'
+import { refTo, type Effect } from '../../effects/types.js'
 import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
@@ -12,11 +12,9 @@ import { timestamp } from '../../k8s/time.js'
 import { validityConditions } from '../common/validity.js'
 import { outcomeCondition } from '../common/run.js'
 import { parseEphemeralJobSpec, type EphemeralJobSpec } from './spec.js'
-import { selectorMatches } from './selector.js'
-import {
-  byCreation, containerViews, ineligibility, injectedContainer, isTerminating, podPhase, podPhaseOf,
-  type ContainerView, type JobIdentity, type PodPhase
-} from './pods.js'
+import { selectorMatches } from '../../k8s/selectors.js'
+import { containerViews, ineligibility, injectedContainer, podPhase, type ContainerView, type JobIdentity, type PodPhase } from './pods.js'
+import { byCreation, isTerminating, podPhaseOf } from '../../k8s/pods.js'
 
 export type EphemeralJobPhase = 'Waiting' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Paused'
 
@@ -196,9 +194,10 @@ export function syncEphemeralJob (request: SyncRequest, context: HookContext): S
   if (spec.ttlSecondsAfterCreated !== undefined && !Number.isNaN(created)) due.push(created + spec.ttlSecondsAfterCreated * 1000)
   if (spec.ttlSecondsAfterFinished !== undefined && completionTime !== undefined) due.push(Date.parse(completionTime) + spec.ttlSecondsAfterFinished * 1000)
   const expired = due.some(at => at <= now.getTime())
-  if (expired && !deleting && job.uid !== undefined) {
+  const self = refTo(parent)
+  if (expired && !deleting && self !== undefined) {
     // Deleting the job is all that is left to do: nothing more is injected.
-    effects.push({ type: 'Delete', target: { apiVersion: parent.apiVersion, kind: parent.kind, ...(namespace !== undefined ? { namespace } : {}), name: parent.metadata.name, uid: job.uid } })
+    effects.push({ type: 'Delete', target: self })
   } else if (mayInject && !finished) {
     for (const record of records) {
       const entry = owed.get(record.uid)

@@ -32,7 +32,8 @@ export function actionJob (parent: KubeObject): ActionJob {
     name: parent.metadata.name,
     ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
     ...(typeof parent.metadata.uid === 'string' ? { uid: parent.metadata.uid } : {}),
-    spec: isRecord(parent.spec) ? parent.spec : {}
+    spec: isRecord(parent.spec) ? parent.spec : {},
+    targets: readTargets(parent.spec).map(t => t.name)
   }
 }
 

@@ -4,7 +4,7 @@
 // and so is the job's own deletion after its TTL. Pure: the clock only stamps times that are then
 // carried forward (law 3).
 import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
-import type { Effect } from '../../effects/types.js'
+import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
@@ -201,9 +201,8 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
   if (endTime !== undefined && isFinished(progress)) {
     const ttlAt = Date.parse(endTime) + spec.TTLSecondsAfterFinished * 1000
     if (nowMs >= ttlAt) {
-      if (typeof parent.metadata.uid === 'string' && typeof parent.metadata.deletionTimestamp !== 'string') {
-        effects.push({ type: 'Delete', target: { apiVersion: parent.apiVersion, kind: parent.kind, ...(namespace !== undefined ? { namespace } : {}), name: parent.metadata.name, uid: parent.metadata.uid } })
-      }
+      const self = refTo(parent)
+      if (self !== undefined && typeof parent.metadata.deletionTimestamp !== 'string') effects.push({ type: 'Delete', target: self })
     } else {
       due.push(ttlAt)
     }

@@ -3,9 +3,8 @@
 // replace protocol, the rollout, invalid specs, and determinism.
 import t from 'tap'
 import { syncCollaSet } from '../../../src/controllers/collaset/sync.js'
-import {
-  REPLACE_ORIGIN_LABEL, REVISION_LABEL, SERVICE_READY, TO_REPLACE_LABEL, OPS_LIFECYCLE_LABEL, templateRevision
-} from '../../../src/controllers/collaset/pods.js'
+import { REVISION_LABEL, templateRevision } from '../../../src/controllers/collaset/pods.js'
+import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL, OPS_LIFECYCLE_LABEL } from '../../../src/k8s/labels.js'
 import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { SetPodCondition } from '../../../src/effects/types.js'
 import type { KubeObject } from '../../../src/k8s/types.js'

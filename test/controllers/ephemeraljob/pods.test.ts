@@ -1,6 +1,6 @@
 import t from 'tap'
 import { syncEphemeralJob } from '../../../src/controllers/ephemeraljob/sync.js'
-import { selectorMatches, selectorProblems } from '../../../src/controllers/ephemeraljob/selector.js'
+import { selectorMatches, selectorProblems } from '../../../src/k8s/selectors.js'
 import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { InjectEphemeralContainers } from '../../../src/effects/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'

@@ -1,7 +1,7 @@
 // Folding what became of the effects into the answer Metacontroller receives.
-import type { SyncResponse } from '../protocol/hooks.js'
+import type { SyncResponse } from './hooks.js'
 import { setCondition } from '../k8s/conditions.js'
-import { describeEffect, type EffectOutcome } from './types.js'
+import { describeEffect, type EffectOutcome } from '../effects/types.js'
 
 export const EFFECTS_APPLIED = 'EffectsApplied'
 /** How soon to try again when effects are still owed. */
