@@ -8,11 +8,12 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { REVISION_LABEL } from '../../src/controllers/collaset/pods.js'
 import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../src/k8s/labels.js'
-import { Simulator, type HookVersion, type Transport } from '../harness/simulator.js'
-import { JOBHOOKS_API_VERSION } from '../harness/controllers.js'
-import { capacityGuard, collasetController, podCondition, PodKubelet } from '../harness/collaset.js'
-import { loadManifest } from '../harness/manifest.js'
-import type { ObjectRef } from '../harness/objects.js'
+import { Simulator, type HookVersion, type Transport } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
+import { capacityGuard, podCondition } from '../helpers/scenarios.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }

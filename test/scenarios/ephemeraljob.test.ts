@@ -5,11 +5,11 @@ import t from 'tap'
 import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
-import { Simulator, type HookVersion, type SimulatorOptions, type Transport } from '../harness/simulator.js'
-import { JOBHOOKS_API_VERSION } from '../harness/controllers.js'
-import { ephemeraljobController, jobContainers, runningPod, type EphemeralBehaviour } from '../harness/ephemeraljob.js'
-import { loadManifest } from '../harness/manifest.js'
-import type { ObjectRef } from '../harness/objects.js'
+import { Simulator, type HookVersion, type SimulatorOptions, type Transport } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import { ephemeraljobController, jobContainers, runningPod, type EphemeralBehaviour } from '../../src/simulator/ephemeraljob.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
 
 const BATCH_MANIFEST = fileURLToPath(new URL('../../manifests/examples/ephemeraljob-batch.yaml', import.meta.url))
 const DEBUG_MANIFEST = fileURLToPath(new URL('../../manifests/examples/ephemeraljob-debug.yaml', import.meta.url))

@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../src/k8s/labels.js'
-import { Simulator } from '../harness/simulator.js'
-import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../harness/controllers.js'
-import { collasetController, livePods, podCondition, PodKubelet } from '../harness/collaset.js'
-import { loadManifest } from '../harness/manifest.js'
-import type { ObjectRef } from '../harness/objects.js'
+import { Simulator } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../../src/simulator/controllers.js'
+import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
+import { livePods, podCondition } from '../helpers/scenarios.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
 
 const COLLASET = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const FOO: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }

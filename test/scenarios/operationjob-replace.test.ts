@@ -8,11 +8,12 @@ import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/k8s/labels.js'
-import { Simulator, type HookVersion } from '../harness/simulator.js'
-import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../harness/controllers.js'
-import { capacityGuard, collasetController, livePods, podCondition, PodKubelet, type PodKubeletBehaviour } from '../harness/collaset.js'
-import { loadManifest } from '../harness/manifest.js'
-import type { ObjectRef } from '../harness/objects.js'
+import { Simulator, type HookVersion } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../../src/simulator/controllers.js'
+import { collasetController, PodKubelet, type PodKubeletBehaviour } from '../../src/simulator/collaset.js'
+import { capacityGuard, livePods, podCondition } from '../helpers/scenarios.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
 
 const COLLASET = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const WALKTHROUGH = fileURLToPath(new URL('../../manifests/examples/operationjob-replace.yaml', import.meta.url))

@@ -4,10 +4,10 @@
 import t from 'tap'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
-import { Simulator, type HookVersion, type Transport } from '../harness/simulator.js'
-import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../harness/controllers.js'
-import { runningPod } from '../harness/ephemeraljob.js'
-import type { ObjectRef } from '../harness/objects.js'
+import { Simulator, type HookVersion, type Transport } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../../src/simulator/controllers.js'
+import { runningPod } from '../../src/simulator/ephemeraljob.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
 
 const REF: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'OperationJob', namespace: 'default', name: 'check' }
 const PODS = ['web-0', 'web-1', 'web-2']

@@ -2,8 +2,8 @@
 // the step after it is created (startTime, active 1) and then succeeds, fails, or runs forever
 // as its script says. Terminal states are written the way the Job controller of Kubernetes
 // ≥ 1.31 writes them: first SuccessCriteriaMet / FailureTarget, then Complete / Failed.
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
 import { kubeTime } from './objects.js'
 
 export type JobResult = 'succeed' | 'fail' | 'hang'

@@ -1,8 +1,8 @@
 // Small pure helpers of the simulator: object references, deep equality the way Go's
 // reflect.DeepEqual sees decoded JSON (map order does not matter), the paths where two values
 // differ, and label selectors.
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
 
 /** Which object: what Kubernetes keys an object by. `namespace` is absent for cluster-scoped ones. */
 export interface ObjectRef {

@@ -2,10 +2,10 @@
 // its Pods. The kubelet moves a Pod from Pending to Running with its containers ready a fixed
 // delay after the Pod was created, and computes Ready as the real kubelet does: containers ready
 // AND every readiness gate's condition True. The readiness gate itself is set by the service's
-// SetPodCondition effect (test/harness/effects.ts), after which Ready follows at once.
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
-import { REVISION_LABEL } from '../../src/controllers/collaset/pods.js'
+// SetPodCondition effect (src/simulator/effects.ts), after which Ready follows at once.
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { REVISION_LABEL } from '../controllers/collaset/pods.js'
 import { kubeTime, refOf } from './objects.js'
 import type { ControllerConfig, HookVersion, Simulator } from './simulator.js'
 import { controllerFromManifest } from './controllers.js'
@@ -16,7 +16,7 @@ export function collasetController (hookVersion?: HookVersion): ControllerConfig
 
 type Conditions = Array<Record<string, unknown>>
 
-function conditionsOf (pod: KubeObject): Conditions {
+export function conditionsOf (pod: KubeObject): Conditions {
   const status = isRecord(pod.status) ? pod.status : {}
   return Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
 }
@@ -94,30 +94,6 @@ export class PodKubelet {
       this.tick()
       await this.sim.advance(0)
       check()
-    }
-  }
-}
-
-/** The status of a Pod's condition `type`, if it has one. */
-export function podCondition (pod: KubeObject | undefined, type: string): string | undefined {
-  if (pod === undefined) return undefined
-  const status = conditionsOf(pod).find(c => c.type === type)?.status
-  return typeof status === 'string' ? status : undefined
-}
-
-/** The Pods of `namespace` that are not being deleted. */
-export function livePods (sim: Simulator, namespace = 'default'): KubeObject[] {
-  return sim.list({ apiVersion: 'v1', kind: 'Pod' }, namespace).filter(p => p.metadata.deletionTimestamp === undefined)
-}
-
-/** A check for `PodKubelet.run`: fails the test the first second fewer than `min` live Pods are Ready. */
-export function capacityGuard (t: { fail: (message: string) => void }, sim: Simulator, min: number, namespace = 'default'): () => void {
-  let failed = false
-  return () => {
-    const ready = livePods(sim, namespace).filter(p => podCondition(p, 'Ready') === 'True')
-    if (!failed && ready.length < min) {
-      failed = true
-      t.fail(`t=${sim.seconds()}s: only ${ready.length} Pods Ready (${ready.map(p => p.metadata.name).join(', ')}), want at least ${min}`)
     }
   }
 }

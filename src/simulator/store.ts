@@ -2,8 +2,8 @@
 // the bookkeeping the API server does (uid, creationTimestamp, resourceVersion, generation).
 // Deterministic: uids and resource versions come from counters, times from the simulated clock.
 // Every write reports (old, new) to a listener, as a watch would.
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
 import { deepEqual, describeRef, kubeTime, refKey, refOf, wire, type ObjectRef } from './objects.js'
 
 export type ChangeListener = (old: KubeObject | undefined, current: KubeObject | undefined) => void

@@ -3,9 +3,9 @@
 // through waiting → running → terminated in simulated time, with the exit code a scenario gives
 // each Pod (or each container of a Pod).
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
-import { JOB_NAME_ENV } from '../../src/controllers/ephemeraljob/spec.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { JOB_NAME_ENV } from '../controllers/ephemeraljob/spec.js'
 import { kubeTime, refOf, type ObjectRef } from './objects.js'
 import type { ObjectStore } from './store.js'
 import type { ControllerConfig, HookVersion } from './simulator.js'

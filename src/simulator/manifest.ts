@@ -1,8 +1,8 @@
 // Reading Kubernetes manifests (multi-document YAML) for the simulator.
 import { readFileSync } from 'node:fs'
 import { parseAllDocuments } from 'yaml'
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
 
 export class ManifestError extends Error {}
 

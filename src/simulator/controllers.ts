@@ -3,8 +3,8 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { ALL_KINDS } from '../../src/controllers/registry.js'
-import { packageRoot } from '../../src/scripts/library.js'
+import { ALL_KINDS } from '../controllers/registry.js'
+import { packageRoot } from '../scripts/library.js'
 import type { ControllerConfig, HookVersion } from './simulator.js'
 
 export const JOBHOOKS_API_VERSION = 'jobhooks.io/v1alpha1'

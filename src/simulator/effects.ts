@@ -21,13 +21,13 @@
 //
 // Every call is logged with the simulated time, for scenario assertions.
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
-import type { Effect, EffectExecutor, EffectOutcome, ObjectRef as EffectRef } from '../../src/effects/types.js'
-import { withinReach } from '../../src/effects/scope.js'
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
+import type { Effect, EffectExecutor, EffectOutcome, ObjectRef as EffectRef } from '../effects/types.js'
+import { withinReach } from '../effects/scope.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
 import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
 import { withReadiness } from './collaset.js'
-import { isReady } from '../../src/k8s/pods.js'
+import { isReady } from '../k8s/pods.js'
 import type { ObjectStore } from './store.js'
 
 export interface EffectHost {

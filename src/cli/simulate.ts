@@ -6,12 +6,12 @@
 // cluster. Exit 0 when the simulation ran (whatever the JobFlows' outcome), 1 when it could not
 // (no such file, no JobFlow, a simulation that never settles), 2 for bad arguments.
 import { pathToFileURL } from 'node:url'
-import type { KubeObject } from '../src/k8s/types.js'
-import { isRecord } from '../src/k8s/types.js'
-import { Simulator, type HookVersion, type TimelineEvent } from '../test/harness/simulator.js'
-import { jobflowController, JOBHOOKS_API_VERSION } from '../test/harness/controllers.js'
-import { loadManifest, ManifestError } from '../test/harness/manifest.js'
-import { namespacedName, type ObjectRef } from '../test/harness/objects.js'
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { Simulator, type HookVersion, type TimelineEvent } from '../simulator/simulator.js'
+import { jobflowController, JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import { loadManifest, ManifestError } from '../simulator/manifest.js'
+import { namespacedName, type ObjectRef } from '../simulator/objects.js'
 
 export type Write = (line: string) => void
 

@@ -4,8 +4,8 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
-import { main } from '../../scripts/simulate.js'
-import { exampleJobFlow } from '../harness/examples.js'
+import { main } from '../../src/cli/simulate.js'
+import { exampleJobFlow } from '../helpers/examples.js'
 
 const MANIFEST = fileURLToPath(new URL('../../manifests/examples/jobflow.yaml', import.meta.url))
 

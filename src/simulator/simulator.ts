@@ -23,14 +23,14 @@
 // generated uid and resourceVersion comes from a counter, so runs are deterministic.
 import type { FastifyInstance } from 'fastify'
 import { Value } from '@sinclair/typebox/value'
-import { buildApp } from '../../src/app.js'
-import type { CustomizeRequest, CustomizeResponse, HookContext, KindHooks, SyncRequest, SyncResponse } from '../../src/protocol/hooks.js'
-import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule } from '../../src/protocol/schemas.js'
-import type { KubeObject, ObjectMap, OwnerReference } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
-import { controllerOf } from '../../src/k8s/objects.js'
-import { runSyncHook } from '../../src/controllers/run.js'
-import { defaultHooksDir, loadScriptLibrary, type ScriptLibrary } from '../../src/scripts/library.js'
+import { buildApp } from '../app.js'
+import type { CustomizeRequest, CustomizeResponse, HookContext, KindHooks, SyncRequest, SyncResponse } from '../protocol/hooks.js'
+import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule } from '../protocol/schemas.js'
+import type { KubeObject, ObjectMap, OwnerReference } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { controllerOf } from '../k8s/objects.js'
+import { runSyncHook } from '../controllers/run.js'
+import { defaultHooksDir, loadScriptLibrary, type ScriptLibrary } from '../scripts/library.js'
 import {
   deepEqual, describeRef, diffPaths, isContainedIn, matchesSelector, namespacedName, refKey, refOf, wire,
   type LabelSelector, type ObjectRef
@@ -40,8 +40,8 @@ import { ResourceTable, type ResourceType, type TypeName } from './resources.js'
 import { defaultJob, finishedStatus, jobScript, startedStatus, type JobBehaviour, type JobScript, type JobResult } from './jobs.js'
 import { SimulatorExecutor } from './effects.js'
 import { EphemeralKubelet, type EphemeralBehaviour } from './ephemeraljob.js'
-import { withEffectOutcomes } from '../../src/protocol/effects-applied.js'
-import { refTo } from '../../src/effects/types.js'
+import { withEffectOutcomes } from '../protocol/effects-applied.js'
+import { refTo } from '../effects/types.js'
 
 export type HookVersion = 'v1' | 'v2'
 export type Transport = 'http' | 'direct'

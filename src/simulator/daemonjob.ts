@@ -1,6 +1,6 @@
 // DaemonJob in the simulator: its CompositeController as manifests/controllers/daemonjob.yaml
 // declares it, and Nodes as the simulated API server stores them (cluster-scoped).
-import type { KubeObject } from '../../src/k8s/types.js'
+import type { KubeObject } from '../k8s/types.js'
 import type { ControllerConfig, HookVersion } from './simulator.js'
 import { controllerFromManifest } from './controllers.js'
 

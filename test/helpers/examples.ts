@@ -1,7 +1,7 @@
 // The example JobFlow of the docs, built in code: what manifests/examples/jobflow.yaml holds.
 // Scenarios use the manifest when it exists and this otherwise.
 import type { KubeObject } from '../../src/k8s/types.js'
-import { JOBHOOKS_API_VERSION } from './controllers.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 
 /** A Job spec with one busybox container that prints the global env. */
 export function busyboxJobSpec (message: string): Record<string, unknown> {
