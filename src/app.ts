@@ -7,12 +7,12 @@ import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
   HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
-import { BodyBuffer, cutManagedFields, readChunks } from './protocol/body.js'
+import { BodyBuffer, cutManagedFields, readChunks } from './protocol/body-reader.js'
 import type { HookContext, HookName, KindHooks, SyncRequest, CustomizeRequest } from './protocol/hooks.js'
 import type { KubeObject } from './k8s/types.js'
 import type { ScriptLibrary } from './scripts/library.js'
-import { ALL_KINDS } from './controllers/registry.js'
-import { runSyncHook, type RunResult } from './controllers/run.js'
+import { ALL_KINDS } from './controllers/kinds.js'
+import { runSyncHook, type RunResult } from './controllers/hook-runner.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
 import { describeEffect, refTo, type EffectExecutor, type ObjectRef } from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
@@ -58,7 +58,7 @@ declare module 'fastify' {
 /**
  * A fastify instance configured the way the service runs: the body limit, one log line per hook
  * call instead of fastify's two per request, and any body read as JSON, without the objects'
- * managedFields unless `keepManagedFields` (src/protocol/body.ts). The benchmark's echo route
+ * managedFields unless `keepManagedFields` (src/protocol/body-reader.ts). The benchmark's echo route
  * runs on one of these too, keeping managedFields, since it must give the body back whole.
  */
 export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https'> & { keepManagedFields?: boolean } = {}) {

@@ -3,7 +3,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
-import { ALL_KINDS } from '../controllers/registry.js'
+import { ALL_KINDS } from '../controllers/kinds.js'
 import { packageRoot } from '../scripts/library.js'
 import type { ControllerConfig, HookVersion } from './simulator.js'
 

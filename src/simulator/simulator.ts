@@ -29,7 +29,7 @@ import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule }
 import type { KubeObject, ObjectMap, OwnerReference } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { controllerOf } from '../k8s/objects.js'
-import { runSyncHook } from '../controllers/run.js'
+import { runSyncHook } from '../controllers/hook-runner.js'
 import { defaultHooksDir, loadScriptLibrary, type ScriptLibrary } from '../scripts/library.js'
 import {
   deepEqual, describeRef, diffPaths, isContainedIn, matchesSelector, namespacedName, refKey, refOf, wire,

@@ -10,7 +10,7 @@ import { byName, groupKey, keepAllObserved, keepAsObserved, objectsOf } from '..
 import { resolveScripts, runScriptInPod, scriptsConfigMap } from '../../scripts/configmap.js'
 import { validityConditions } from '../common/validity.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
-import { outcomeCondition, runTimes } from '../common/run.js'
+import { outcomeCondition, runTimes } from '../common/completion.js'
 import { parseDaemonJobSpec } from './spec.js'
 import { eligibilityCheck } from './eligibility.js'
 import { DAEMONJOB_LABEL, nodeJobBuilder, podTemplate } from './job.js'

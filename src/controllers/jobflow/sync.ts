@@ -10,7 +10,7 @@ import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/object
 import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { validityConditions } from '../common/validity.js'
-import { outcomeCondition, runTimes } from '../common/run.js'
+import { outcomeCondition, runTimes } from '../common/completion.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'

@@ -2,7 +2,7 @@
 // untouched; bodies read into a kept buffer with fastify's limits and errors.
 import t from 'tap'
 import { PassThrough } from 'node:stream'
-import { BodyBuffer, cutManagedFields, keptRanges, readChunks, withoutManagedFields } from '../../src/protocol/body.js'
+import { BodyBuffer, cutManagedFields, keptRanges, readChunks, withoutManagedFields } from '../../src/protocol/body-reader.js'
 import { daemonJobFixture } from '../../bench/daemonjob.js'
 import { collaSetFixture } from '../../bench/collaset.js'
 import { testApp } from '../helpers/app.js'
