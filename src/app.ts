@@ -1,7 +1,7 @@
 // The fastify application: routes for every kind's hooks plus health and metrics. Building it
 // never listens; server.ts does that.
 import { STATUS_CODES } from 'node:http'
-import Fastify, { errorCodes, LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
@@ -14,7 +14,7 @@ import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/kinds.js'
 import { runSyncHook, type RunResult } from './controllers/hook-runner.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
-import { describeEffect, refTo, type EffectExecutor, type ObjectRef } from './effects/types.js'
+import { describeEffect, refTo, type EffectExecutor, type EffectOutcome, type ObjectRef } from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
 import { withEffectOutcomes } from './protocol/effects-applied.js'
 import { showEffects } from './effects/show.js'
@@ -101,12 +101,33 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   const metrics = createMetrics()
   app.decorate('metrics', metrics)
   app.decorateRequest('hookCall', undefined)
-  const scripts = options.scripts ?? new Map<string, string>()
-  const clock = options.clock ?? (() => new Date())
   const kinds = options.kinds ?? ALL_KINDS
   const effects = options.effects ?? new RecordingExecutor()
   app.decorate('effects', effects)
+  const scripts = options.scripts ?? new Map<string, string>()
+  const clock = options.clock ?? (() => new Date())
+  const routes: HookRoutes = { context: () => ({ now: clock(), scripts }), effects, metrics, guard: guardCalls(options.guard, metrics) }
 
+  answerErrors(app, kinds)
+  logHookCalls(app, metrics)
+  for (const kind of kinds) addHookRoutes(app, kind, routes)
+  addServiceRoutes(app, metrics)
+  await app.ready()
+  return app
+}
+
+/** What every hook route needs: the hooks' context, the executor, the metrics, the credential check. */
+interface HookRoutes {
+  context: () => HookContext
+  effects: EffectExecutor
+  metrics: Metrics
+  guard: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
+}
+
+const ERRORS = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 500: ErrorResponseSchema }
+
+/** 4xx answers say what was wrong; anything else is a 500 that says nothing more (law 2: never a 500 for garbage). */
+function answerErrors (app: FastifyInstance, kinds: readonly KindHooks[]): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const statusCode = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
     if (request.hookCall !== undefined) request.hookCall.outcome = statusCode < 500 ? 'bad_request' : 'error'
@@ -116,34 +137,34 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
       : error.validation !== undefined ? `not a hook request: ${error.message}` : error.message
     return reply.code(statusCode).send({ statusCode, error: STATUS_CODES[statusCode] ?? 'Error', message })
   })
-
   app.setNotFoundHandler((request, reply) => reply.code(404).send({
     statusCode: 404,
     error: 'Not Found',
     message: `no route ${request.method} ${request.url}; hooks are ${kinds.map(k => hookPaths(k).join(', ')).join(', ')}`
   }))
+}
 
+/** One log line and the metrics per hook call, when its answer has gone. */
+function logHookCalls (app: FastifyInstance, metrics: Metrics): void {
   app.addHook('onResponse', async (request, reply) => {
     const call = request.hookCall
     if (call === undefined) return
-    const seconds = reply.elapsedTime / 1000
-    metrics.observeHook(call.kind, call.hook, call.outcome, seconds)
+    metrics.observeHook(call.kind, call.hook, call.outcome, reply.elapsedTime / 1000)
     const line = { kind: call.kind, hook: call.hook, parent: call.parent, outcome: call.outcome, statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 }
     if (call.outcome === 'ok') request.log.info(line, 'hook call')
     else request.log.warn(line, 'hook call')
   })
+}
 
-  const errors = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 500: ErrorResponseSchema }
-  const context = (): HookContext => ({ now: clock(), scripts })
-  // Set before the body is read, so that a refused body is still counted and logged as a hook call.
-  const startCall = (kind: string, hook: HookName) => async (request: { hookCall?: HookCall }) => {
-    request.hookCall = { kind, hook, outcome: 'ok' }
-  }
+/**
+ * The first step of every hook route, before the body is read: a call that does not prove it is
+ * Metacontroller's is refused whatever it carries, and the connection closed rather than its body
+ * read on. Refusals are counted, and logged once per source per minute.
+ */
+function guardCalls (guard: HookGuard | undefined, metrics: Metrics): HookRoutes['guard'] {
   const refusalLog = new RefusalLog()
-  // First of all, before the body is read: a call that does not prove it is Metacontroller's
-  // is refused whatever it carries, and the connection closed rather than its body read on.
-  const guardCall = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> => {
-    const refusal = options.guard?.check(request.raw)
+  return async (request, reply) => {
+    const refusal = guard?.check(request.raw)
     if (refusal === undefined) return undefined
     metrics.observeRefusal(refusal)
     const suppressed = refusalLog.due(request.ip)
@@ -154,48 +175,63 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
     return await reply.code(401).header('www-authenticate', 'Bearer realm="jobhooks"').header('connection', 'close')
       .send({ statusCode: 401, error: 'Unauthorized', message: REFUSAL_MESSAGES[refusal] })
   }
+}
 
-  for (const kind of kinds) {
-    for (const hook of ['sync', 'finalize'] as const) {
-      if (kind[hook] === undefined) continue
-      app.post(`/hooks/${kind.kind}/${hook}`, {
-        schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...errors } },
-        onRequest: [guardCall, startCall(kind.kind, hook)]
-      }, async (request) => {
-        const now = context()
-        const call = request.hookCall as HookCall
-        const { result, parent } = runHook(kind, hook, request.body, now, call)
-        // The request's objects are garbage now, except what the answer shares with them: let
-        // the collector free them while the answer is serialised (at thousands of objects,
-        // copying them through every young-generation collection costs more than the hook).
-        request.body = undefined as unknown as typeof request.body
-        call.outcome = result.outcome
-        if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
-        const outcomes = await effects.apply(parent, result.effects)
-        metrics.observeEffects(outcomes)
-        for (const failure of outcomes.filter(o => o.result === 'failed' || o.result === 'refused')) {
-          const line = { parent: call.parent, effect: describeEffect(failure.effect), reason: failure.message }
-          if (failure.result === 'failed') request.log.warn(line, 'effect failed; retried on the next sync')
-          else request.log.warn(line, 'effect refused: out of its parent\'s reach, never sent')
-        }
-        const answer = withEffectOutcomes(result.response, outcomes, now.now)
-        return request.query.effects === 'show' ? { ...answer, effects: showEffects(outcomes) } : answer
-      })
-    }
-    const customize = kind.customize
-    if (customize !== undefined) {
-      app.post(`/hooks/${kind.kind}/customize`, {
-        schema: { body: CustomizeRequestSchema, response: { 200: CustomizeResponseSchema, ...errors } },
-        onRequest: [guardCall, startCall(kind.kind, 'customize')]
-      }, async (request) => {
-        const parent = request.body.parent as KubeObject
-        const call = request.hookCall as HookCall
-        call.parent = describe(parent)
-        return customize({ controller: request.body.controller, parent } satisfies CustomizeRequest, context())
-      })
-    }
+/** Set before the body is read, so that a refused body is still counted and logged as a hook call. */
+function startCall (kind: string, hook: HookName) {
+  return async (request: { hookCall?: HookCall }) => {
+    request.hookCall = { kind, hook, outcome: 'ok' }
   }
+}
 
+/** The sync, finalize and customize routes of a kind, for the hooks it has. */
+function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoutes): void {
+  for (const hook of ['sync', 'finalize'] as const) {
+    if (kind[hook] === undefined) continue
+    app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/${hook}`, {
+      schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...ERRORS } },
+      onRequest: [routes.guard, startCall(kind.kind, hook)]
+    }, async (request) => {
+      const now = routes.context()
+      const call = request.hookCall as HookCall
+      const { result, parent } = runHook(kind, hook, request.body, now, call)
+      // The request's objects are garbage now, except what the answer shares with them: let
+      // the collector free them while the answer is serialised (at thousands of objects,
+      // copying them through every young-generation collection costs more than the hook).
+      request.body = undefined as unknown as typeof request.body
+      call.outcome = result.outcome
+      if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
+      const outcomes = await routes.effects.apply(parent, result.effects)
+      routes.metrics.observeEffects(outcomes)
+      logUnapplied(request.log, call, outcomes)
+      const answer = withEffectOutcomes(result.response, outcomes, now.now)
+      return request.query.effects === 'show' ? { ...answer, effects: showEffects(outcomes) } : answer
+    })
+  }
+  const customize = kind.customize
+  if (customize === undefined) return
+  app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/customize`, {
+    schema: { body: CustomizeRequestSchema, response: { 200: CustomizeResponseSchema, ...ERRORS } },
+    onRequest: [routes.guard, startCall(kind.kind, 'customize')]
+  }, async (request) => {
+    const parent = request.body.parent as KubeObject
+    const call = request.hookCall as HookCall
+    call.parent = describe(parent)
+    return customize({ controller: request.body.controller, parent } satisfies CustomizeRequest, routes.context())
+  })
+}
+
+/** A warning per effect that was not applied: failed (retried on the next sync) or refused (never sent). */
+function logUnapplied (log: FastifyBaseLogger, call: HookCall, outcomes: readonly EffectOutcome[]): void {
+  for (const outcome of outcomes.filter(o => o.result === 'failed' || o.result === 'refused')) {
+    const line = { parent: call.parent, effect: describeEffect(outcome.effect), reason: outcome.message }
+    if (outcome.result === 'failed') log.warn(line, 'effect failed; retried on the next sync')
+    else log.warn(line, 'effect refused: out of its parent\'s reach, never sent')
+  }
+}
+
+/** Health, readiness and metrics: open to the kubelet and Prometheus. */
+function addServiceRoutes (app: FastifyInstance, metrics: Metrics): void {
   app.get('/healthz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ok' }))
   // While the server closes, fastify answers 503 here (and everywhere), so endpoints drain first.
   app.get('/readyz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ready' }))
@@ -203,9 +239,6 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
     reply.type(metrics.registry.contentType)
     return await metrics.registry.metrics()
   })
-
-  await app.ready()
-  return app
 }
 
 /**
