@@ -23,7 +23,7 @@ import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/ob
 import { validityConditions } from '../common/validity.js'
 import { timestamp } from '../../k8s/time.js'
 import type { LabelSelector } from '../../k8s/selectors.js'
-import { parseCollaSetSpec } from './spec.js'
+import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
 import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
 import { byCreation, containersReady, hasServiceGate, isAvailable, isFinished, isReady, isTerminating, serviceReady } from '../../k8s/pods.js'
@@ -71,74 +71,107 @@ function rolloutOrder (a: KubeObject, b: KubeObject): number {
   return byCreation(a, b)
 }
 
+/**
+ * What one sync decides about the observed Pods, step by step: which go (`drop`), which origin is
+ * being replaced by which Pod (`pairOf`, with the replacements in `inPair`), and the Pods that
+ * count against `replicas` (`logical`).
+ */
+interface PodPlan {
+  drop: Set<KubeObject>
+  pairOf: Map<KubeObject, KubeObject>
+  inPair: Set<KubeObject>
+  logical: KubeObject[]
+}
+
+/** observe → pair → settle → scale → create → render. */
 export function syncCollaSet (request: SyncRequest, context: HookContext): SyncAnswer {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
   const parsed = parseCollaSetSpec(parent)
-  const pods = objectsOf(request.children, 'Pod', 'v1')
   if (!parsed.ok) {
     // Law 2: every Pod stays as it is; the problem goes to the Valid condition.
     const status = { ...previous, conditions: validityConditions(previous.conditions, parsed.problems, context.now) }
     return { response: { status, children: keepAllObserved(request.children) }, effects: [] }
   }
   const spec = parsed.value
-  const name = parent.metadata.name
-  const namespace = parent.metadata.namespace
-  const updated = templateRevision(name, spec.template)
+  const updated = templateRevision(parent.metadata.name, spec.template)
+  const pods = objectsOf(request.children, 'Pod', 'v1')
+  const plan = pairReplacements(pods, updated)
+  settleReadyPairs(pods, plan)
+  scaleDown(plan, spec.replicas)
+  const created = createPods(parent, spec, updated, pods, plan)
+  const kept = pods.filter(p => !plan.drop.has(p))
+  const children = [...kept.map(keepAsObserved), ...created].sort(byName)
+  const status = renderStatus(kept, spec, updated, previous, context.now)
+  return { response: { status, children }, effects: gateEffects(kept, context.now) }
+}
 
-  const members = pods.filter(p => !isTerminating(p) && !isFinished(p))
+/** A member takes part in the set: neither terminating nor finished. */
+function isMember (pod: KubeObject): boolean {
+  return !isTerminating(pod) && !isFinished(pod)
+}
+
+/**
+ * Replacement pairs: origin → its replacement; the first candidate (Ready first, then oldest)
+ * wins. Finished Pods go, and so do replacements no longer wanted that are not Ready yet.
+ */
+function pairReplacements (pods: KubeObject[], updated: string): PodPlan {
+  const members = pods.filter(isMember)
   const memberByOrigin = new Map(members.map(p => [originLabelValue(p.metadata.name), p]))
-  const drop = new Set<KubeObject>(pods.filter(p => !isTerminating(p) && isFinished(p)))
-
-  // Replacement pairs: origin → its replacement. The first candidate (Ready first, then oldest) wins.
-  const pairOf = new Map<KubeObject, KubeObject>()
-  const inPair = new Set<KubeObject>()
+  const plan: PodPlan = { drop: new Set(pods.filter(p => !isTerminating(p) && isFinished(p))), pairOf: new Map(), inPair: new Set(), logical: [] }
   const candidates = members.filter(p => originOf(p) !== undefined)
     .sort((a, b) => (isReady(a) === isReady(b) ? byCreation(a, b) : isReady(a) ? -1 : 1))
   for (const replacement of candidates) {
     const origin = memberByOrigin.get(originOf(replacement) as string)
     if (origin === undefined || origin === replacement) continue // The origin is gone: a regular member now.
     // A replacement of a replacement still coming up is no pair: cancelled like a withdrawn one.
-    const active = !inPair.has(origin) && (wantsReplace(origin) || (revisionOf(origin) !== updated && revisionOf(replacement) === updated))
-    if (active && !pairOf.has(origin)) {
-      pairOf.set(origin, replacement)
-      inPair.add(replacement)
+    const active = !plan.inPair.has(origin) && (wantsReplace(origin) || (revisionOf(origin) !== updated && revisionOf(replacement) === updated))
+    if (active && !plan.pairOf.has(origin)) {
+      plan.pairOf.set(origin, replacement)
+      plan.inPair.add(replacement)
     } else if (!isReady(replacement)) {
-      drop.add(replacement) // Cancelled (or a second one): not Ready yet, so nothing is lost.
+      plan.drop.add(replacement) // Cancelled (or a second one): not Ready yet, so nothing is lost.
     }
   }
+  return plan
+}
 
-  // Pairs whose replacement is Ready are done: the origin goes, the replacement takes its place.
-  let logical: KubeObject[] = []
-  const replacements = new Set(inPair)
-  for (const pod of members) {
-    if (replacements.has(pod) || drop.has(pod)) continue
-    const replacement = pairOf.get(pod)
+/** Pairs whose replacement is Ready are done: the origin goes, the replacement takes its place. */
+function settleReadyPairs (pods: KubeObject[], plan: PodPlan): void {
+  const replacements = new Set(plan.inPair)
+  for (const pod of pods.filter(isMember)) {
+    if (replacements.has(pod) || plan.drop.has(pod)) continue
+    const replacement = plan.pairOf.get(pod)
     if (replacement !== undefined && isReady(replacement)) {
-      drop.add(pod)
-      pairOf.delete(pod)
-      inPair.delete(replacement)
-      logical.push(replacement)
+      plan.drop.add(pod)
+      plan.pairOf.delete(pod)
+      plan.inPair.delete(replacement)
+      plan.logical.push(replacement)
     } else {
-      logical.push(pod)
+      plan.logical.push(pod)
     }
   }
+}
 
-  // Scale down.
-  if (logical.length > spec.replicas) {
-    const removed = [...logical].sort(removalOrder).slice(0, logical.length - spec.replicas)
-    for (const pod of removed) {
-      drop.add(pod)
-      const replacement = pairOf.get(pod)
-      if (replacement !== undefined) {
-        drop.add(replacement)
-        pairOf.delete(pod)
-        inPair.delete(replacement)
-      }
+/** Down to `replicas`: an origin removed takes its pending replacement with it. */
+function scaleDown (plan: PodPlan, replicas: number): void {
+  if (plan.logical.length <= replicas) return
+  const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
+  for (const pod of removed) {
+    plan.drop.add(pod)
+    const replacement = plan.pairOf.get(pod)
+    if (replacement !== undefined) {
+      plan.drop.add(replacement)
+      plan.pairOf.delete(pod)
+      plan.inPair.delete(replacement)
     }
-    logical = logical.filter(p => !drop.has(p))
   }
+  plan.logical = plan.logical.filter(p => !plan.drop.has(p))
+}
 
+/** New Pods: up to `replicas`, a replacement per replace request, and one rollout Pod at a time. */
+function createPods (parent: KubeObject, spec: CollaSetSpec, updated: string, pods: KubeObject[], plan: PodPlan): KubeObject[] {
+  const { name, namespace } = parent.metadata
   const used = new Set<string>()
   for (const pod of pods) {
     used.add(pod.metadata.name)
@@ -147,47 +180,44 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   }
   const namer = new PodNamer(`${namespace ?? ''}/${name}/${parent.metadata.uid ?? ''}`, name, used)
   const created: KubeObject[] = []
-
-  // Scale up.
-  for (let i = logical.length; i < spec.replicas; i++) created.push(newPod(namer.next(), namespace, spec, updated))
-
-  // Replace requests.
-  for (const pod of [...logical].sort(byCreation)) {
-    if (wantsReplace(pod) && !pairOf.has(pod)) {
+  for (let i = plan.logical.length; i < spec.replicas; i++) created.push(newPod(namer.next(), namespace, spec, updated))
+  for (const pod of [...plan.logical].sort(byCreation)) {
+    if (wantsReplace(pod) && !plan.pairOf.has(pod)) {
       const replacement = newPod(namer.next(), namespace, spec, updated, originLabelValue(pod.metadata.name))
       created.push(replacement)
-      pairOf.set(pod, replacement)
+      plan.pairOf.set(pod, replacement)
     }
   }
-
   // Rollout: one old-revision Pod at a time, new Pod first.
-  const rolling = [...pairOf.keys()].some(origin => !wantsReplace(origin))
+  const rolling = [...plan.pairOf.keys()].some(origin => !wantsReplace(origin))
   if (!rolling) {
-    const stale = logical.filter(p => revisionOf(p) !== updated && !pairOf.has(p)).sort(rolloutOrder)[0]
+    const stale = plan.logical.filter(p => revisionOf(p) !== updated && !plan.pairOf.has(p)).sort(rolloutOrder)[0]
     if (stale !== undefined) created.push(newPod(namer.next(), namespace, spec, updated, originLabelValue(stale.metadata.name)))
   }
+  return created
+}
 
-  const kept = pods.filter(p => !drop.has(p))
-  const children = [...kept.map(keepAsObserved), ...created]
-    .sort(byName)
-
-  // The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod.
+/** The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod. */
+function gateEffects (kept: KubeObject[], now: Date): Effect[] {
   const effects: Effect[] = []
   for (const pod of kept) {
     const ref = refTo(pod)
-    if (isTerminating(pod) || isFinished(pod) || ref === undefined) continue
+    if (!isMember(pod) || ref === undefined) continue
     if (!hasServiceGate(pod) || !containersReady(pod) || serviceReady(pod)) continue
     if (pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined) continue
     effects.push({
       type: 'SetPodCondition',
       target: ref,
-      condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: timestamp(context.now) }
+      condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: timestamp(now) }
     })
   }
+  return effects
+}
 
-  const live = kept.filter(p => !isTerminating(p) && !isFinished(p))
+function renderStatus (kept: KubeObject[], spec: CollaSetSpec, updated: string, previous: Record<string, unknown>, now: Date): CollaSetStatus {
+  const live = kept.filter(isMember)
   const fresh = live.filter(p => revisionOf(p) === updated)
-  const status: CollaSetStatus = {
+  return {
     replicas: live.length,
     readyReplicas: live.filter(isReady).length,
     availableReplicas: live.filter(isAvailable).length,
@@ -197,9 +227,8 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
     currentRevision: currentRevision(live, updated),
     updatedRevision: updated,
     selector: selectorString(spec.selector),
-    conditions: validityConditions(previous.conditions, [], context.now)
+    conditions: validityConditions(previous.conditions, [], now)
   }
-  return { response: { status, children }, effects }
 }
 
 /**
