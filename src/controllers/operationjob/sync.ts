@@ -10,12 +10,12 @@ import { isRecord } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
 import { validityConditions } from '../common/validity.js'
-import type { ActionContext, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
-import { actionJob, parseOperationJobSpec, type OperationJobSpec } from './spec.js'
+import type { ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
+import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
+import { detail, isFinished, PROGRESS, readDetails } from './records.js'
 
 export type JobProgress = 'Pending' | 'Processing' | 'Failed' | 'Succeeded'
 
-const PROGRESS = new Set<string>(['Pending', 'Processing', 'Failed', 'Succeeded'])
 export const DEADLINE_EXCEEDED = 'DeadlineExceeded'
 export const POD_NOT_FOUND = 'PodNotFound'
 export const CANCELLED = 'Cancelled'
@@ -23,43 +23,6 @@ export const CANCELLED = 'Cancelled'
 export const RELEASED = 'Released'
 /** How soon finalize is called again while releases are still owed. */
 export const RELEASE_RETRY_SECONDS = 5
-
-const isFinished = (p: string | undefined): boolean => p === 'Succeeded' || p === 'Failed'
-
-/** The previous `status.targetDetails` by target name; malformed entries are ignored. */
-export function readDetails (value: unknown): Map<string, TargetDetail> {
-  const details = new Map<string, TargetDetail>()
-  if (!Array.isArray(value)) return details
-  for (const entry of value) {
-    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.progress !== 'string' || !PROGRESS.has(entry.progress) || details.has(entry.name)) continue
-    const extraInfo = isRecord(entry.extraInfo)
-      ? Object.fromEntries(Object.entries(entry.extraInfo).filter((kv): kv is [string, string] => typeof kv[1] === 'string'))
-      : undefined
-    const error = isRecord(entry.error) && typeof entry.error.reason === 'string'
-      ? { reason: entry.error.reason, message: typeof entry.error.message === 'string' ? entry.error.message : '' }
-      : undefined
-    details.set(entry.name, detail({
-      name: entry.name,
-      progress: entry.progress as TargetProgress,
-      ...(typeof entry.startTime === 'string' ? { startTime: entry.startTime } : {}),
-      ...(typeof entry.endTime === 'string' ? { endTime: entry.endTime } : {}),
-      ...(extraInfo !== undefined ? { extraInfo } : {}),
-      ...(error !== undefined ? { error } : {})
-    }))
-  }
-  return details
-}
-
-/** A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key): identical input, identical bytes. */
-function detail (d: TargetDetail): TargetDetail {
-  const out: TargetDetail = { name: d.name, progress: d.progress }
-  if (d.startTime !== undefined) out.startTime = d.startTime
-  if (d.endTime !== undefined) out.endTime = d.endTime
-  const keys = Object.keys(d.extraInfo ?? {}).filter(k => d.extraInfo?.[k] !== '').sort()
-  if (keys.length > 0) out.extraInfo = Object.fromEntries(keys.map(k => [k, (d.extraInfo as Record<string, string>)[k] as string]))
-  if (d.error !== undefined && d.progress !== 'Succeeded') out.error = { reason: d.error.reason, message: d.error.message }
-  return out
-}
 
 export function syncOperationJob (request: SyncRequest, context: HookContext, registry: ActionRegistry): SyncAnswer {
   return reconcile(request, context, registry, request.finalizing === true)
@@ -69,107 +32,171 @@ export function finalizeOperationJob (request: SyncRequest, context: HookContext
   return reconcile(request, context, registry, true)
 }
 
+/** observe → advance the targets → release the failed ones → render. */
 function reconcile (request: SyncRequest, context: HookContext, registry: ActionRegistry, finalizing: boolean): SyncAnswer {
   const { parent } = request
-  const now = context.now
-  const nowMs = now.getTime()
   const previous = isRecord(parent.status) ? parent.status : {}
   const memory = readDetails(previous.targetDetails)
   const parsed = parseOperationJobSpec(parent, registry, context.scripts)
-  if (!parsed.ok) return refuse(parent, previous, memory, parsed.problems, now, finalizing)
-  const spec = parsed.value
-  const job = actionJob(parent)
-  const namespace = parent.metadata.namespace
-  const pods = new Map<string, KubeObject>()
-  for (const pod of objectsOf(request.related, 'Pod', 'v1')) {
-    if (namespace === undefined || pod.metadata.namespace === namespace) pods.set(pod.metadata.name, pod)
-  }
-  const actionContext: ActionContext = { job, related: request.related ?? {}, now, scripts: context.scripts }
-  const { handler } = spec.action
-  const stamp = timestamp(now)
+  if (!parsed.ok) return refuse(parent, previous, memory, parsed.problems, context.now, finalizing)
+  const sync = new TargetsSync(request, context, parsed.value, memory)
   const wasFinished = isFinished(previous.progress as string | undefined)
-
-  const details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' as TargetProgress })
-  const targetOf = (i: number): ActionTarget => {
-    const t = spec.targets[i] as OperationJobTarget
-    const pod = pods.get(t.name)
-    return { name: t.name, containers: t.containers, ...(pod !== undefined ? { pod } : {}), detail: details[i] as TargetDetail }
+  if (!wasFinished) sync.advance(finalizing)
+  const owed = sync.releaseFailed()
+  const status = renderStatus(parent, previous, sync.details, wasFinished, context.now)
+  const response: SyncResponse = { status, children: [] }
+  if (finalizing) {
+    response.finalized = owed === 0
+    if (owed > 0) response.resyncAfterSeconds = RELEASE_RETRY_SECONDS
+    return { response, effects: sync.effects }
   }
-  const effects: Effect[] = []
-  const due: number[] = []
+  sync.dueAfterTtl(parent, status, parsed.value)
+  const nowMs = context.now.getTime()
+  const next = sync.due.filter(at => at > nowMs)
+  if (next.length > 0) response.resyncAfterSeconds = Math.max(1, Math.ceil((Math.min(...next) - nowMs) / 1000))
+  return { response, effects: sync.effects }
+}
+
+/**
+ * One sync of an OperationJob's targets: their details as this sync changes them, the effects
+ * their action owes, and the times something changes by the clock alone.
+ */
+class TargetsSync {
+  readonly details: TargetDetail[]
+  readonly effects: Effect[] = []
+  readonly due: number[] = []
+  private readonly pods = new Map<string, KubeObject>()
+  private readonly action: ActionContext
+  private readonly stamp: string
+  private readonly nowMs: number
+
+  constructor (request: SyncRequest, context: HookContext, private readonly spec: OperationJobSpec, memory: Map<string, TargetDetail>) {
+    const { parent } = request
+    const namespace = parent.metadata.namespace
+    for (const pod of objectsOf(request.related, 'Pod', 'v1')) {
+      if (namespace === undefined || pod.metadata.namespace === namespace) this.pods.set(pod.metadata.name, pod)
+    }
+    this.action = { job: actionJob(parent), related: request.related ?? {}, now: context.now, scripts: context.scripts }
+    this.stamp = timestamp(context.now)
+    this.nowMs = context.now.getTime()
+    this.details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' as TargetProgress })
+  }
+
+  private get handler (): ActionHandler {
+    return this.spec.action.handler
+  }
+
+  /** Target i as its action sees it: the spec's target, its Pod when there is one, its detail. */
+  private target (i: number): ActionTarget {
+    const t = this.spec.targets[i] as OperationTarget
+    const pod = this.pods.get(t.name)
+    return { name: t.name, containers: t.containers, ...(pod !== undefined ? { pod } : {}), detail: this.details[i] as TargetDetail }
+  }
+
+  private set (i: number, d: TargetDetail): void {
+    this.details[i] = detail(d)
+  }
+
   /** Merges what an action said into target i's extraInfo. */
-  const remember = (i: number, extraInfo: Record<string, string> | undefined): void => {
+  private remember (i: number, extraInfo: Record<string, string> | undefined): void {
     if (extraInfo === undefined) return
-    const d = details[i] as TargetDetail
-    details[i] = detail({ ...d, extraInfo: { ...d.extraInfo, ...extraInfo } })
-  }
-  const finish = (i: number, progress: 'Succeeded' | 'Failed', error?: TargetError, extraInfo?: Record<string, string>): void => {
-    const d = details[i] as TargetDetail
-    details[i] = detail({ ...d, progress, endTime: d.endTime ?? stamp, extraInfo: { ...d.extraInfo, ...extraInfo }, ...(error !== undefined ? { error } : {}) })
+    const d = this.details[i] as TargetDetail
+    this.set(i, { ...d, extraInfo: { ...d.extraInfo, ...extraInfo } })
   }
 
-  if (!wasFinished) {
-    const selected = selection(details, spec)
-    details.forEach((d, i) => {
+  private finish (i: number, progress: 'Succeeded' | 'Failed', error?: TargetError, extraInfo?: Record<string, string>): void {
+    const d = this.details[i] as TargetDetail
+    this.set(i, { ...d, progress, endTime: d.endTime ?? this.stamp, extraInfo: { ...d.extraInfo, ...extraInfo }, ...(error !== undefined ? { error } : {}) })
+  }
+
+  /** Every unfinished target one step on: started ones read and operated, pending ones started as the partition allows. */
+  advance (finalizing: boolean): void {
+    const selected = selection(this.details, this.spec)
+    this.details.forEach((d, i) => {
       if (isFinished(d.progress)) return
-      if (d.progress === 'Processing') {
-        // A started target always has a start (a status written by hand may lack one).
-        if (d.startTime === undefined) details[i] = detail({ ...d, startTime: stamp })
-        remember(i, handler.observe?.(targetOf(i), actionContext))
-        const read = handler.progress(targetOf(i), actionContext)
-        if (read.progress !== 'Processing') {
-          finish(i, read.progress, read.error ?? (read.progress === 'Failed' ? { reason: 'Failed', message: `the ${spec.action.name} action failed` } : undefined), read.extraInfo)
-          return
-        }
-        remember(i, read.extraInfo)
-        if (finalizing) {
-          finish(i, 'Failed', { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' })
-          return
-        }
-        const deadlineAt = Date.parse((details[i] as TargetDetail).startTime ?? stamp) + spec.activeDeadlineSeconds * 1000
-        if (nowMs >= deadlineAt) {
-          finish(i, 'Failed', { reason: DEADLINE_EXCEEDED, message: `the target did not finish within activeDeadlineSeconds (${spec.activeDeadlineSeconds}s) of its start` })
-          return
-        }
-        operate(i, deadlineAt)
-        return
-      }
-      // Pending: start it when the partition has room for it.
-      if (finalizing || !selected.has(i)) return
-      if (!pods.has(d.name)) {
-        details[i] = detail({ ...d, progress: 'Failed', startTime: stamp, endTime: stamp, error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` } })
-        return
-      }
-      details[i] = detail({ ...d, progress: 'Processing', startTime: stamp })
-      remember(i, handler.observe?.(targetOf(i), actionContext))
-      operate(i, nowMs + spec.activeDeadlineSeconds * 1000)
+      if (d.progress === 'Processing') this.continueTarget(i, finalizing)
+      else if (!finalizing && selected.has(i)) this.startTarget(i)
     })
   }
 
-  function operate (i: number, deadlineAt: number): void {
-    const result = handler.operate(targetOf(i), actionContext)
-    if (result.error !== undefined) {
-      finish(i, 'Failed', result.error, result.extraInfo)
+  /** A started target: done, failed, cancelled, past its deadline, or operated once more. */
+  private continueTarget (i: number, finalizing: boolean): void {
+    const d = this.details[i] as TargetDetail
+    // A started target always has a start (a status written by hand may lack one).
+    if (d.startTime === undefined) this.set(i, { ...d, startTime: this.stamp })
+    this.remember(i, this.handler.observe?.(this.target(i), this.action))
+    const read = this.handler.progress(this.target(i), this.action)
+    if (read.progress !== 'Processing') {
+      this.finish(i, read.progress, read.error ?? (read.progress === 'Failed' ? { reason: 'Failed', message: `the ${this.spec.action.name} action failed` } : undefined), read.extraInfo)
       return
     }
-    remember(i, result.extraInfo)
-    effects.push(...result.effects)
-    due.push(deadlineAt)
-    if (result.resyncAfterSeconds !== undefined) due.push(nowMs + Math.max(1, result.resyncAfterSeconds) * 1000)
+    this.remember(i, read.extraInfo)
+    if (finalizing) {
+      this.finish(i, 'Failed', { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' })
+      return
+    }
+    const deadlineAt = Date.parse((this.details[i] as TargetDetail).startTime ?? this.stamp) + this.spec.activeDeadlineSeconds * 1000
+    if (this.nowMs >= deadlineAt) {
+      this.finish(i, 'Failed', { reason: DEADLINE_EXCEEDED, message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of its start` })
+      return
+    }
+    this.operate(i, deadlineAt)
   }
 
-  // Failed targets are released until their action owes nothing more for them.
-  let owed = 0
-  details.forEach((d, i) => {
-    if (d.progress !== 'Failed' || d.extraInfo?.[RELEASED] === 'true') return
-    const result = handler.release(targetOf(i), actionContext)
-    const extraInfo = { ...d.extraInfo, ...result.extraInfo }
-    if (result.effects.length === 0) extraInfo[RELEASED] = 'true'
-    else owed++
-    effects.push(...result.effects)
-    details[i] = detail({ ...d, extraInfo })
-  })
+  /** A pending target the partition has room for: failed at once when its Pod does not exist. */
+  private startTarget (i: number): void {
+    const d = this.details[i] as TargetDetail
+    if (!this.pods.has(d.name)) {
+      this.set(i, { ...d, progress: 'Failed', startTime: this.stamp, endTime: this.stamp, error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` } })
+      return
+    }
+    this.set(i, { ...d, progress: 'Processing', startTime: this.stamp })
+    this.remember(i, this.handler.observe?.(this.target(i), this.action))
+    this.operate(i, this.nowMs + this.spec.activeDeadlineSeconds * 1000)
+  }
 
+  private operate (i: number, deadlineAt: number): void {
+    const result = this.handler.operate(this.target(i), this.action)
+    if (result.error !== undefined) {
+      this.finish(i, 'Failed', result.error, result.extraInfo)
+      return
+    }
+    this.remember(i, result.extraInfo)
+    this.effects.push(...result.effects)
+    this.due.push(deadlineAt)
+    if (result.resyncAfterSeconds !== undefined) this.due.push(this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000)
+  }
+
+  /** Failed targets are released until their action owes nothing more for them; returns how many still owe. */
+  releaseFailed (): number {
+    let owed = 0
+    this.details.forEach((d, i) => {
+      if (d.progress !== 'Failed' || d.extraInfo?.[RELEASED] === 'true') return
+      const result = this.handler.release(this.target(i), this.action)
+      const extraInfo = { ...d.extraInfo, ...result.extraInfo }
+      if (result.effects.length === 0) extraInfo[RELEASED] = 'true'
+      else owed++
+      this.effects.push(...result.effects)
+      this.set(i, { ...d, extraInfo })
+    })
+    return owed
+  }
+
+  /** A finished job deletes itself `TTLSecondsAfterFinished` after its end, or resyncs then. */
+  dueAfterTtl (parent: KubeObject, status: Record<string, unknown>, spec: OperationJobSpec): void {
+    if (typeof status.endTime !== 'string' || !isFinished(status.progress as string)) return
+    const ttlAt = Date.parse(status.endTime) + spec.TTLSecondsAfterFinished * 1000
+    if (this.nowMs < ttlAt) {
+      this.due.push(ttlAt)
+      return
+    }
+    const self = refTo(parent)
+    if (self !== undefined && typeof parent.metadata.deletionTimestamp !== 'string') this.effects.push({ type: 'Delete', target: self })
+  }
+}
+
+function renderStatus (parent: KubeObject, previous: Record<string, unknown>, details: TargetDetail[], wasFinished: boolean, now: Date): Record<string, unknown> {
+  const stamp = timestamp(now)
   const succeeded = details.filter(d => d.progress === 'Succeeded').length
   const failed = details.filter(d => d.progress === 'Failed').length
   let progress: JobProgress
@@ -179,8 +206,7 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
   else progress = 'Processing'
   const startTime = typeof previous.startTime === 'string' ? previous.startTime : stamp
   const endTime = typeof previous.endTime === 'string' ? previous.endTime : (isFinished(progress) ? stamp : undefined)
-
-  const status: Record<string, unknown> = {
+  return {
     ...(typeof parent.metadata.generation === 'number' ? { observedGeneration: parent.metadata.generation } : {}),
     progress,
     startTime,
@@ -191,28 +217,7 @@ function reconcile (request: SyncRequest, context: HookContext, registry: Action
     targetDetails: details.map(detail),
     conditions: validityConditions(previous.conditions, [], now)
   }
-
-  const response: SyncResponse = { status, children: [] }
-  if (finalizing) {
-    response.finalized = owed === 0
-    if (owed > 0) response.resyncAfterSeconds = RELEASE_RETRY_SECONDS
-    return { response, effects }
-  }
-  if (endTime !== undefined && isFinished(progress)) {
-    const ttlAt = Date.parse(endTime) + spec.TTLSecondsAfterFinished * 1000
-    if (nowMs >= ttlAt) {
-      const self = refTo(parent)
-      if (self !== undefined && typeof parent.metadata.deletionTimestamp !== 'string') effects.push({ type: 'Delete', target: self })
-    } else {
-      due.push(ttlAt)
-    }
-  }
-  const next = due.filter(at => at > nowMs)
-  if (next.length > 0) response.resyncAfterSeconds = Math.max(1, Math.ceil((Math.min(...next) - nowMs) / 1000))
-  return { response, effects }
 }
-
-type OperationJobTarget = OperationJobSpec['targets'][number]
 
 /**
  * The targets that may be started: all when `partition` is unset; else at most `partition`,
