@@ -24,6 +24,7 @@ interface Plan {
   scripts?: KubeObject
 }
 
+/** observe the Jobs → resolve what is still to start → start flows → render. */
 export function syncJobFlow (request: SyncRequest, context: HookContext): SyncResponse {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
@@ -33,19 +34,7 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
   const parsed = parseJobFlowSpec(parent)
   if (!parsed.ok) return keepEverything(request, previous, memory, observedJobs, parsed.problems, context.now)
   const spec = parsed.value
-
-  // Pass 1: what each flow's Job says, or what we remember of a Job that is gone.
-  const records = new Map<string, JobRecord>()
-  const ids = new Map<string, JobIdentity>()
-  for (const flow of spec.flows) {
-    const id = jobIdentity(parent, flow)
-    ids.set(flow.name, id)
-    const remembered = memory.get(flow.name)
-    const mine = remembered?.jobName === id.name ? remembered : undefined
-    const job = observedJobs.get(id.name)
-    if (job !== undefined) records.set(flow.name, recordFromJob(flow.name, job, mine, context.now))
-    else if (isSettled(mine)) records.set(flow.name, mine)
-  }
+  const { records, ids } = observeJobs(parent, spec, memory, observedJobs, context.now)
 
   // Only flows that still have to start need their JobTemplate and script: a template deleted
   // after its Job ran stops nothing.
@@ -60,8 +49,35 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
     return response
   }
 
-  // Pass 2: flows without a Job start once every dependency succeeded, unless something failed
-  // (no new Job starts after a failure) or the flow as a whole has already finished.
+  const toCreate = startFlows(spec, records, ids, memory, finished)
+  const children = desiredChildren(plan.value, spec, ids, observedJobs, toCreate, request)
+  if (typeof children === 'string') return keepEverything(request, previous, memory, observedJobs, [children], context.now)
+  const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
+  return { status: renderStatus(previous, jobs, finished, toCreate.size > 0, context.now), children }
+}
+
+/** What each flow's Job says, or what we remember of a Job that is gone; and each flow's Job identity. */
+function observeJobs (parent: KubeObject, spec: JobFlowSpec, memory: Map<string, JobRecord>, observedJobs: Map<string, KubeObject>, now: Date): { records: Map<string, JobRecord>, ids: Map<string, JobIdentity> } {
+  const records = new Map<string, JobRecord>()
+  const ids = new Map<string, JobIdentity>()
+  for (const flow of spec.flows) {
+    const id = jobIdentity(parent, flow)
+    ids.set(flow.name, id)
+    const remembered = memory.get(flow.name)
+    const mine = remembered?.jobName === id.name ? remembered : undefined
+    const job = observedJobs.get(id.name)
+    if (job !== undefined) records.set(flow.name, recordFromJob(flow.name, job, mine, now))
+    else if (isSettled(mine)) records.set(flow.name, mine)
+  }
+  return { records, ids }
+}
+
+/**
+ * Flows without a Job start once every dependency succeeded, unless something failed (no new Job
+ * starts after a failure) or the flow as a whole has already finished. Adds a record for each to
+ * `records`; returns the flows whose Job is created now.
+ */
+function startFlows (spec: JobFlowSpec, records: Map<string, JobRecord>, ids: Map<string, JobIdentity>, memory: Map<string, JobRecord>, finished: boolean): Set<string> {
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
   for (const flow of spec.flows) {
@@ -84,22 +100,20 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
       }))
     }
   }
+  return toCreate
+}
 
-  const children = desiredChildren(plan.value, spec, ids, observedJobs, toCreate, request)
-  if (typeof children === 'string') return keepEverything(request, previous, memory, observedJobs, [children], context.now)
-
-  const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
-  const phase = flowPhase(jobs, finished, toCreate.size > 0)
-  const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || toCreate.size > 0
-  const status: Record<string, unknown> = {
+function renderStatus (previous: Record<string, unknown>, jobs: JobRecord[], finished: boolean, creating: boolean, now: Date): Record<string, unknown> {
+  const phase = flowPhase(jobs, finished, creating)
+  const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || creating
+  return {
     phase,
-    ...runTimes(previous, started, phase === 'Succeeded' || phase === 'Failed', context.now),
+    ...runTimes(previous, started, phase === 'Succeeded' || phase === 'Failed', now),
     jobs,
-    conditions: outcomeCondition(validityConditions(previous.conditions, [], context.now), phase, succeeded => succeeded
+    conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, succeeded => succeeded
       ? { reason: 'AllJobsSucceeded', message: `${jobs.length} of ${jobs.length} jobs succeeded` }
-      : { reason: 'JobFailed', message: jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ') }, context.now)
+      : { reason: 'JobFailed', message: jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ') }, now)
   }
-  return { status, children }
 }
 
 /** Less than Metacontroller's 20-minute cache of customize answers. */
