@@ -669,7 +669,7 @@ t.test('the EphemeralJob CRD: columns, required fields, ranges, and only replica
   const version = storageVersion(crd)
   t.ok(crd.spec.names.shortNames.includes('ejob'), 'short name ejob')
   t.same(version.additionalPrinterColumns.map((c: Json) => c.name), ['STATUS', 'MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE'])
-  t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, ['Waiting', 'Running', 'Succeeded', 'Failed', 'Error', 'Paused', 'Invalid'])
+  t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, ['Waiting', 'Running', 'Succeeded', 'Failed', 'Paused', 'Invalid'])
   const root = version.schema.openAPIV3Schema
   const story = (): Json => clone(examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')?.object)
   const openApi = (o: Json): string[] => openApiErrors(crd, o)

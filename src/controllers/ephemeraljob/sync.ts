@@ -17,7 +17,7 @@ import { ineligibility, injectedContainer, type JobIdentity } from './pods.js'
 import { byCreation, isTerminating, podPhaseOf } from '../../k8s/pods.js'
 import { countPhases, isSettled, readRecords, rememberChosen, type Chosen, type Counts, type PodRecord } from './records.js'
 
-export type EphemeralJobPhase = 'Waiting' | 'Running' | 'Succeeded' | 'Failed' | 'Error' | 'Paused'
+export type EphemeralJobPhase = 'Waiting' | 'Running' | 'Succeeded' | 'Failed' | 'Paused' | 'Invalid'
 
 export const DEADLINE_EXCEEDED = 'DeadlineExceeded'
 
@@ -197,14 +197,14 @@ function injections (sync: EphemeralSync, chosen: Chosen): Effect[] {
 
 /**
  * The answer to a spec we cannot act on: no effects, the previous status and memory with the
- * problems in `Valid` and phase `Error` (this kind's phase for "cannot proceed"; a job that
- * finished keeps its phase).
+ * problems in `Valid` and phase `Invalid`, as on every kind with a phase (a job that finished
+ * keeps its phase).
  */
 function refuse (previous: Record<string, unknown>, memory: PodRecord[], problems: string[], now: Date): SyncAnswer {
   const finished = typeof previous.completionTime === 'string' && (previous.phase === 'Succeeded' || previous.phase === 'Failed')
   const status: Record<string, unknown> = {
     ...previous,
-    phase: finished ? previous.phase : 'Error',
+    phase: finished ? previous.phase : 'Invalid',
     pods: memory,
     conditions: validityConditions(previous.conditions, problems, now)
   }

@@ -250,10 +250,10 @@ t.test('ttlSecondsAfterCreated: a Delete effect once due, whatever the phase, an
   t.same(sync(request, new Date('2026-01-02T03:30:01Z')).effects, [], 'nothing while it is being deleted')
 })
 
-t.test('an invalid spec injects nothing, says why in Valid, and reports phase Error', async t => {
+t.test('an invalid spec injects nothing, says why in Valid, and reports phase Invalid, as every kind with a phase does', async t => {
   const answer = sync(fixture('ephemeraljob/sync-invalid.v2.json'))
   t.same(answer.effects, [])
-  t.equal(answer.response.status.phase, 'Error')
+  t.equal(answer.response.status.phase, 'Invalid')
   const valid = condition(answer, 'Valid')
   t.match(valid, { status: 'False', reason: 'InvalidSpec' })
   t.match(valid.message, /spec.selector is empty/)
