@@ -478,24 +478,64 @@ export class Simulator {
     return result
   }
 
+  /**
+   * One reconcile of a parent, as Metacontroller's does it: finalizer, claim the children, ask for
+   * related objects, call the hook, check every desired child, delete the undesired, create the
+   * missing, write the status, then release the parent after finalize or schedule the resync.
+   */
   private async syncParent (controller: Controller, parent: KubeObject, result: ReconcileResult): Promise<void> {
-    const parentNamespaced = controller.parentType.namespaced
-    // With a finalize hook, Metacontroller puts its finalizer on the parent before anything else,
-    // and calls finalize instead of sync once the parent is being deleted.
     const finalizer = `metacontroller.io/compositecontroller-${controller.object.metadata.name}`
-    const finalizers = (parent.metadata.finalizers as string[] | undefined) ?? []
     const finalizing = controller.hooks.finalize !== undefined && parent.metadata.deletionTimestamp !== undefined
-    if (controller.hooks.finalize !== undefined && !finalizing && !finalizers.includes(finalizer)) {
-      parent = this.store.update({ ...parent, metadata: { ...parent.metadata, finalizers: [...finalizers, finalizer] } })
-    }
+    parent = this.ensureFinalizer(controller, parent, finalizer, finalizing)
     const selector = this.parentSelector(controller, parent)
+    const children = this.claimChildren(controller, parent, selector, result)
+    const related = await this.relatedObjects(controller, parent)
+    if (typeof related === 'string') {
+      result.error = related
+      return
+    }
+    const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing }
+    result.request = wire(request)
+    const answer = await this.callSync(controller, request, finalizing ? 'finalize' : 'sync')
+    if (!answer.ok) {
+      result.error = answer.error
+      return
+    }
+    const response = answer.value
+    result.response = wire(response)
+    const desired = this.checkDesiredChildren(controller, parent, selector, response)
+    if (typeof desired === 'string') {
+      result.error = desired
+      return
+    }
+    this.deleteUndesired(parent, children, desired, result)
+    this.createMissing(parent, desired, result)
+    this.writeStatus(controller, parent, response, result)
+    if (finalizing && response.finalized === true) {
+      this.releaseFinalized(parent, finalizer)
+      return
+    }
+    const resync = response.resyncAfterSeconds
+    if (typeof resync === 'number' && resync > 0) {
+      result.resyncAfterSeconds = resync
+      this.scheduleResync(parent, resync, false)
+    }
+  }
 
-    // Claim: owned children that still match, orphans that match (adopted); release the rest.
+  /** With a finalize hook, Metacontroller puts its finalizer on the parent before anything else. */
+  private ensureFinalizer (controller: Controller, parent: KubeObject, finalizer: string, finalizing: boolean): KubeObject {
+    const finalizers = (parent.metadata.finalizers as string[] | undefined) ?? []
+    if (controller.hooks.finalize === undefined || finalizing || finalizers.includes(finalizer)) return parent
+    return this.store.update({ ...parent, metadata: { ...parent.metadata, finalizers: [...finalizers, finalizer] } })
+  }
+
+  /** Claim: owned children that still match, orphans that match (adopted); release the rest. */
+  private claimChildren (controller: Controller, parent: KubeObject, selector: LabelSelector, result: ReconcileResult): ObjectMap {
     const children: ObjectMap = {}
     for (const type of controller.childTypes) {
       const group: Record<string, KubeObject> = {}
       children[`${type.kind}.${type.apiVersion}`] = group
-      for (let object of this.store.list(type.apiVersion, type.kind, parentNamespaced ? parent.metadata.namespace : undefined)) {
+      for (let object of this.store.list(type.apiVersion, type.kind, controller.parentType.namespaced ? parent.metadata.namespace : undefined)) {
         const owner = controllerOf(object)
         const matches = matchesSelector(selector, object.metadata.labels)
         if (owner !== undefined && owner.uid !== parent.metadata.uid) continue
@@ -515,35 +555,22 @@ export class Simulator {
         group[this.objectKey(controller, parent, object)] = object
       }
     }
+    return children
+  }
 
-    const related = await this.relatedObjects(controller, parent)
-    if (typeof related === 'string') {
-      result.error = related
-      return
-    }
-
-    const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing }
-    result.request = wire(request)
-    const answer = await this.callSync(controller, request, finalizing ? 'finalize' : 'sync')
-    if (!answer.ok) {
-      result.error = answer.error
-      return
-    }
-    const response = answer.value
-    result.response = wire(response)
-
-    // Check every desired child before changing anything: one bad child fails the whole sync.
+  /** Every desired child checked before anything changes: one bad child fails the whole sync. */
+  private checkDesiredChildren (controller: Controller, parent: KubeObject, selector: LabelSelector, response: SyncResponse): Map<string, KubeObject> | string {
     const desired = new Map<string, KubeObject>()
     for (const raw of response.children ?? []) {
       const child = this.checkDesiredChild(controller, parent, selector, raw)
-      if (typeof child === 'string') {
-        result.error = child
-        return
-      }
+      if (typeof child === 'string') return child
       desired.set(refKey(refOf(child)), child)
     }
+    return desired
+  }
 
-    // Delete the observed children that are not desired.
+  /** Deletes the observed children that are not desired, then collects their garbage. */
+  private deleteUndesired (parent: KubeObject, children: ObjectMap, desired: Map<string, KubeObject>, result: ReconcileResult): void {
     for (const group of Object.values(children)) {
       for (const observed of Object.values(group)) {
         const ref = refOf(observed)
@@ -554,8 +581,10 @@ export class Simulator {
       }
     }
     if (result.deleted.length > 0) this.collectGarbage()
+  }
 
-    // Create what is missing; leave what exists (OnDelete).
+  /** Creates what is missing; leaves what exists (OnDelete), noting conflicts and drift. */
+  private createMissing (parent: KubeObject, desired: Map<string, KubeObject>, result: ReconcileResult): void {
     for (const child of desired.values()) {
       const ref = refOf(child)
       const observed = this.store.get(ref)
@@ -582,53 +611,43 @@ export class Simulator {
       result.created.push(ref)
       this.record({ type: 'created', object: ref, owner: refOf(parent) })
     }
+  }
 
-    // Replace the status, with observedGeneration, if it changed.
+  /** Replaces the status, with observedGeneration, if it changed; a new phase goes on the timeline. */
+  private writeStatus (controller: Controller, parent: KubeObject, response: SyncResponse, result: ReconcileResult): void {
     const live = this.store.get(refOf(parent))
-    if (live !== undefined && live.metadata.uid === parent.metadata.uid) {
-      const status: Record<string, unknown> = { ...(isRecord(response.status) ? wire(response.status) : {}), observedGeneration: parent.metadata.generation }
-      if (!deepEqual(live.status, status)) {
-        result.statusChanged = true
-        result.statusDiff = diffPaths(live.status, status, 'status')
-        this.store.updateStatus(refOf(parent), status)
-        const name = namespacedName(refOf(parent))
-        this.statusWrites.set(name, (this.statusWrites.get(name) ?? 0) + 1)
-        const field = controller.hooks.phaseField
-        const before = isRecord(live.status) ? live.status[field] : undefined
-        const after = status[field]
-        if (before !== after && typeof after === 'string') {
-          const invalid = invalidMessage(status)
-          this.record({
-            type: 'phase',
-            object: refOf(parent),
-            phase: after,
-            ...(typeof before === 'string' ? { previousPhase: before } : {}),
-            ...(invalid !== undefined ? { message: invalid } : {})
-          })
-        }
-      }
-    }
+    if (live === undefined || live.metadata.uid !== parent.metadata.uid) return
+    const status: Record<string, unknown> = { ...(isRecord(response.status) ? wire(response.status) : {}), observedGeneration: parent.metadata.generation }
+    if (deepEqual(live.status, status)) return
+    result.statusChanged = true
+    result.statusDiff = diffPaths(live.status, status, 'status')
+    this.store.updateStatus(refOf(parent), status)
+    const name = namespacedName(refOf(parent))
+    this.statusWrites.set(name, (this.statusWrites.get(name) ?? 0) + 1)
+    const field = controller.hooks.phaseField
+    const before = isRecord(live.status) ? live.status[field] : undefined
+    const after = status[field]
+    if (before === after || typeof after !== 'string') return
+    const invalid = invalidMessage(status)
+    this.record({
+      type: 'phase',
+      object: refOf(parent),
+      phase: after,
+      ...(typeof before === 'string' ? { previousPhase: before } : {}),
+      ...(invalid !== undefined ? { message: invalid } : {})
+    })
+  }
 
-    if (finalizing && response.finalized === true) {
-      // Done: the finalizer goes, and with the last one the parent.
-      const current = this.store.get(refOf(parent))
-      if (current !== undefined && current.metadata.uid === parent.metadata.uid) {
-        const left = ((current.metadata.finalizers as string[] | undefined) ?? []).filter(f => f !== finalizer)
-        this.store.update({ ...current, metadata: { ...current.metadata, finalizers: left } })
-        if (left.length === 0) {
-          this.store.delete(refOf(parent))
-          this.record({ type: 'deleted', object: refOf(parent), cause: 'finalized' })
-          this.collectGarbage()
-        }
-      }
-      return
-    }
-
-    const resync = response.resyncAfterSeconds
-    if (typeof resync === 'number' && resync > 0) {
-      result.resyncAfterSeconds = resync
-      this.scheduleResync(parent, resync, false)
-    }
+  /** Finalize said done: the finalizer goes, and with the last one the parent. */
+  private releaseFinalized (parent: KubeObject, finalizer: string): void {
+    const current = this.store.get(refOf(parent))
+    if (current === undefined || current.metadata.uid !== parent.metadata.uid) return
+    const left = ((current.metadata.finalizers as string[] | undefined) ?? []).filter(f => f !== finalizer)
+    this.store.update({ ...current, metadata: { ...current.metadata, finalizers: left } })
+    if (left.length > 0) return
+    this.store.delete(refOf(parent))
+    this.record({ type: 'deleted', object: refOf(parent), cause: 'finalized' })
+    this.collectGarbage()
   }
 
   private parentSelector (controller: Controller, parent: KubeObject): LabelSelector {
