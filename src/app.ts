@@ -14,7 +14,7 @@ import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/kinds.js'
 import { runSyncHook, type RunResult } from './controllers/hook-runner.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
-import { describeEffect, refTo, type EffectExecutor, type EffectOutcome, type ObjectRef } from './effects/types.js'
+import { describeEffect, isUnapplied, refTo, type EffectExecutor, type EffectOutcome, type ObjectRef } from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
 import { withEffectOutcomes } from './protocol/effects-applied.js'
 import { showEffects } from './effects/show.js'
@@ -223,7 +223,7 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
 
 /** A warning per effect that was not applied: failed (retried on the next sync) or refused (never sent). */
 function logUnapplied (log: FastifyBaseLogger, call: HookCall, outcomes: readonly EffectOutcome[]): void {
-  for (const outcome of outcomes.filter(o => o.result === 'failed' || o.result === 'refused')) {
+  for (const outcome of outcomes.filter(isUnapplied)) {
     const line = { parent: call.parent, effect: describeEffect(outcome.effect), reason: outcome.message }
     if (outcome.result === 'failed') log.warn(line, 'effect failed; retried on the next sync')
     else log.warn(line, 'effect refused: out of its parent\'s reach, never sent')

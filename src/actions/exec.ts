@@ -13,7 +13,7 @@ import type { EnvVar, EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { fitName } from '../k8s/names.js'
-import { markedBy } from '../k8s/pods.js'
+import { isFinished, isTerminating, markedBy } from '../k8s/pods.js'
 import { parseInlineScripts, parseScriptRef, resolveScripts, type ScriptRef } from '../scripts/configmap.js'
 import type { ScriptLibrary } from '../scripts/library.js'
 import { refTo } from '../effects/types.js'
@@ -125,7 +125,7 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
     if (!isOurs(existing, job)) return { effects: [], extraInfo, error: foreign(name) }
     return { effects: [], extraInfo }
   }
-  if (typeof pod.metadata.deletionTimestamp === 'string') return { effects: [], extraInfo, error: { reason: 'PodTerminating', message: `Pod ${pod.metadata.name} is terminating` } }
+  if (isTerminating(pod)) return { effects: [], extraInfo, error: { reason: 'PodTerminating', message: `Pod ${pod.metadata.name} is terminating` } }
   const spec = parseExecSpec(job, context.scripts)
   if (Array.isArray(spec)) return { effects: [], extraInfo, error: { reason: 'InvalidSpec', message: spec.join('; ') } }
   const targetName = targetContainer(target, pod)
@@ -163,8 +163,7 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
   const pod = target.pod as KubeObject
   const name = execContainerName(context.job.name)
   const container = podContainers(pod, 'ephemeralContainers').find(c => c.name === name)
-  const phase = isRecord(pod.status) ? pod.status.phase : undefined
-  const stopped = phase === 'Succeeded' || phase === 'Failed' || typeof pod.metadata.deletionTimestamp === 'string'
+  const stopped = isFinished(pod) || isTerminating(pod)
   if (container === undefined) {
     // Not injected yet: operate injects it (again) unless the Pod stopped.
     return stopped ? { progress: 'Failed', error: { reason: 'PodStopped', message: `Pod ${pod.metadata.name} stopped before the container was injected` } } : { progress: 'Processing' }

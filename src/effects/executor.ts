@@ -213,13 +213,17 @@ export class ClusterExecutor implements EffectExecutor {
     this.server = new URL(cluster.server)
   }
 
+  /** What an effect the time budget left undone fails with. */
+  private get late (): string {
+    return `not applied within ${this.options.budgetMs} ms`
+  }
+
   async apply (parent: ObjectRef | undefined, effects: Effect[]): Promise<EffectOutcome[]> {
     if (effects.length === 0) return []
     const { inReach, refused } = withinReach(parent, effects)
     const outcomes = new Map<Effect, EffectOutcome>(refused)
     if (inReach.length > 0 && parent !== undefined) await this.applyWithinBudget(parent, inReach, outcomes)
-    const late = `not applied within ${this.options.budgetMs} ms`
-    return effects.map(effect => outcomes.get(effect) ?? { effect, result: 'failed', message: late })
+    return effects.map(effect => outcomes.get(effect) ?? { effect, result: 'failed', message: this.late })
   }
 
   /**
@@ -277,7 +281,7 @@ export class ClusterExecutor implements EffectExecutor {
       return undefined
     } catch (error) {
       if (error instanceof Refused) return { result: 'refused', message: error.message }
-      return { result: 'failed', message: signal.aborted ? `not applied within ${this.options.budgetMs} ms` : `cannot confirm the parent ${what}: ${error instanceof Error ? error.message : String(error)}` }
+      return { result: 'failed', message: signal.aborted ? this.late : `cannot confirm the parent ${what}: ${error instanceof Error ? error.message : String(error)}` }
     }
   }
 
@@ -289,7 +293,7 @@ export class ClusterExecutor implements EffectExecutor {
     } catch (error) {
       if (error instanceof Refused) return { effect, result: 'failed', message: error.message }
       const message = signal.aborted
-        ? `not applied within ${this.options.budgetMs} ms`
+        ? this.late
         : `request failed: ${error instanceof Error ? error.message : String(error)}`
       return { effect, result: 'failed', message }
     }

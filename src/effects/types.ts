@@ -88,6 +88,11 @@ export interface EffectOutcome {
   message?: string
 }
 
+/** Failed (retried on the next sync) or refused (never sent): what the answer and the log name. */
+export function isUnapplied (outcome: EffectOutcome): boolean {
+  return outcome.result === 'failed' || outcome.result === 'refused'
+}
+
 export interface EffectExecutor {
   /** `cluster` writes through the Kubernetes API; `dry-run` only records (no credentials). */
   readonly mode: 'cluster' | 'dry-run'

@@ -1,7 +1,7 @@
 // Folding what became of the effects into the answer Metacontroller receives.
 import type { SyncResponse } from './hooks.js'
 import { setCondition } from '../k8s/conditions.js'
-import { describeEffect, type EffectOutcome } from '../effects/types.js'
+import { describeEffect, isUnapplied, type EffectOutcome } from '../effects/types.js'
 
 export const EFFECTS_APPLIED = 'EffectsApplied'
 /** How soon to try again when effects are still owed. */
@@ -22,7 +22,7 @@ export function withEffectOutcomes (response: SyncResponse, outcomes: EffectOutc
 }
 
 function effectsCondition (outcomes: EffectOutcome[]): { type: string, status: 'True' | 'False', reason: string, message: string } {
-  const unapplied = outcomes.filter(o => o.result === 'failed' || o.result === 'refused')
+  const unapplied = outcomes.filter(isUnapplied)
   if (unapplied.length > 0) {
     return {
       type: EFFECTS_APPLIED,

@@ -77,6 +77,8 @@ function rolloutOrder (a: KubeObject, b: KubeObject): number {
  * count against `replicas` (`logical`).
  */
 interface PodPlan {
+  /** The Pods that take part in the set: neither terminating nor finished. */
+  members: KubeObject[]
   drop: Set<KubeObject>
   pairOf: Map<KubeObject, KubeObject>
   inPair: Set<KubeObject>
@@ -97,7 +99,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const updated = templateRevision(parent.metadata.name, spec.template)
   const pods = objectsOf(request.children, 'Pod', 'v1')
   const plan = pairReplacements(pods, updated)
-  settleReadyPairs(pods, plan)
+  settleReadyPairs(plan)
   scaleDown(plan, spec.replicas)
   const created = createPods(parent, spec, updated, pods, plan)
   const kept = pods.filter(p => !plan.drop.has(p))
@@ -118,7 +120,7 @@ function isMember (pod: KubeObject): boolean {
 function pairReplacements (pods: KubeObject[], updated: string): PodPlan {
   const members = pods.filter(isMember)
   const memberByOrigin = new Map(members.map(p => [originLabelValue(p.metadata.name), p]))
-  const plan: PodPlan = { drop: new Set(pods.filter(p => !isTerminating(p) && isFinished(p))), pairOf: new Map(), inPair: new Set(), logical: [] }
+  const plan: PodPlan = { members, drop: new Set(pods.filter(p => !isTerminating(p) && isFinished(p))), pairOf: new Map(), inPair: new Set(), logical: [] }
   const candidates = members.filter(p => originOf(p) !== undefined)
     .sort((a, b) => (isReady(a) === isReady(b) ? byCreation(a, b) : isReady(a) ? -1 : 1))
   for (const replacement of candidates) {
@@ -137,9 +139,9 @@ function pairReplacements (pods: KubeObject[], updated: string): PodPlan {
 }
 
 /** Pairs whose replacement is Ready are done: the origin goes, the replacement takes its place. */
-function settleReadyPairs (pods: KubeObject[], plan: PodPlan): void {
+function settleReadyPairs (plan: PodPlan): void {
   const replacements = new Set(plan.inPair)
-  for (const pod of pods.filter(isMember)) {
+  for (const pod of plan.members) {
     if (replacements.has(pod) || plan.drop.has(pod)) continue
     const replacement = plan.pairOf.get(pod)
     if (replacement !== undefined && isReady(replacement)) {

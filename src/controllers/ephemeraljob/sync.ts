@@ -57,8 +57,9 @@ export function syncEphemeralJob (request: SyncRequest, context: HookContext): S
     containers: sync.spec.containers, job: sync.job, now: sync.now, stoppedInjecting: sync.previouslyFinished || sync.deadlinePassed
   })
   const choice = chooseNewPods(sync, chosen)
-  const { phase, reason } = decidePhase(sync, chosen.records, choice)
-  const status = renderStatus(sync, chosen.records, phase, reason)
+  const counts = countPhases(chosen.records)
+  const { phase, reason } = decidePhase(sync, chosen.records, counts, choice)
+  const status = renderStatus(sync, chosen.records, counts, phase, reason)
   return answer(sync, chosen, status)
 }
 
@@ -115,8 +116,7 @@ function chooseNewPods (sync: EphemeralSync, chosen: Chosen): Choice {
  * none left to inject, and none still starting (Pending) that could be. Mixed outcomes end Failed,
  * never stuck; a finished job keeps its phase.
  */
-function decidePhase (sync: EphemeralSync, records: PodRecord[], choice: Choice): { phase: EphemeralJobPhase, reason?: string } {
-  const counts = countPhases(records)
+function decidePhase (sync: EphemeralSync, records: PodRecord[], counts: Counts, choice: Choice): { phase: EphemeralJobPhase, reason?: string } {
   const { previous } = sync
   if (sync.previouslyFinished) {
     return { phase: previous.phase === 'Succeeded' || previous.phase === 'Failed' ? previous.phase : (counts.failed > 0 ? 'Failed' : 'Succeeded') }
@@ -134,9 +134,8 @@ function decidePhase (sync: EphemeralSync, records: PodRecord[], choice: Choice)
   return { phase: 'Waiting' }
 }
 
-function renderStatus (sync: EphemeralSync, records: PodRecord[], phase: EphemeralJobPhase, reason: string | undefined): Record<string, unknown> {
+function renderStatus (sync: EphemeralSync, records: PodRecord[], counts: Counts, phase: EphemeralJobPhase, reason: string | undefined): Record<string, unknown> {
   const { previous, now } = sync
-  const counts = countPhases(records)
   const finished = phase === 'Succeeded' || phase === 'Failed'
   const completionTime = stringOrUndefined(previous.completionTime) ?? (finished ? timestamp(now) : undefined)
   let conditions: Condition[] = validityConditions(previous.conditions, [], now)

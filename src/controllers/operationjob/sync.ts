@@ -9,6 +9,7 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
+import { isTerminating } from '../../k8s/pods.js'
 import { validityConditions } from '../common/validity.js'
 import type { ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
 import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
@@ -191,7 +192,7 @@ class TargetsSync {
       return
     }
     const self = refTo(parent)
-    if (self !== undefined && typeof parent.metadata.deletionTimestamp !== 'string') this.effects.push({ type: 'Delete', target: self })
+    if (self !== undefined && !isTerminating(parent)) this.effects.push({ type: 'Delete', target: self })
   }
 }
 
