@@ -852,6 +852,31 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
   }
 })
 
+t.test('the OperationJob CRD holds each action\'s own field: the Label example fits, and what Label refuses, the CRD refuses', async t => {
+  const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
+  const root = storageVersion(crd).schema.openAPIV3Schema
+  const example = (): Json => clone(examples.find(d => d.file === 'examples/operationjob-label.yaml' && d.object.kind === 'OperationJob')?.object)
+  const errors = (o: Json): string[] => [...openApiErrors(crd, o), ...celErrors(root, o, '')]
+  t.same(errors(example()), [], 'the example is valid')
+  const refused: Array<[string, (o: Json) => void]> = [
+    ['an action nobody registered', o => { o.spec.action = 'Relabel' }],
+    ['Label without spec.label', o => { delete o.spec.label }],
+    ['no labels', o => { o.spec.label.labels = {} }],
+    ['a value that is not a label value', o => { o.spec.label.labels.track = 'not ok' }],
+    ['a label of the service\'s own protocol', o => { o.spec.label.labels['jobhooks.io/to-replace'] = 'true' }],
+    ['overwrite as text', o => { o.spec.label.overwrite = 'yes' }]
+  ]
+  for (const [what, mutate] of refused) {
+    const o = example()
+    mutate(o)
+    t.not(errors(o).length, 0, `the CRD refuses ${what}`)
+  }
+  const allowed = example()
+  allowed.spec.label.overwrite = true
+  allowed.spec.label.labels['example.com/team'] = 'payments'
+  t.same(errors(allowed), [], 'overwrite and a prefixed key are fine')
+})
+
 t.test('the OperationJob hooks answer for the example, and the status fits the CRD', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
   for (const { file, object } of examples.filter(d => d.object.kind === 'OperationJob')) {
@@ -861,7 +886,7 @@ t.test('the OperationJob hooks answer for the example, and the status fits the C
     const names = object.spec.targets.map((x: Json) => x.name)
     t.same(customize.json().relatedResources[0], { apiVersion: 'v1', resource: 'pods', namespace: 'default', names }, `${file}: customize asks for the target Pods by name`)
     // The example's own Pods; a Replace example's targets are Pods of the CollaSet example.
-    const own = examples.filter(d => d.file === file && d.object.kind === 'Pod').map(d => clone(d.object))
+    const own = examples.filter(d => d.file === file && d.object.kind === 'Pod' && names.includes(d.object.metadata.name)).map(d => clone(d.object))
     const collaSetPods = names.map((name: string) => ({
       apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'foo' }, ownerReferences: [{ apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'uid-foo', controller: true }] }
     }))

@@ -15,12 +15,12 @@ import { isRecord } from '../k8s/types.js'
 import { fitName } from '../k8s/names.js'
 import { isFinished, isTerminating, markedBy } from '../k8s/pods.js'
 import { parseInlineScripts, parseScriptRef, resolveScripts, type ScriptRef } from '../scripts/configmap.js'
-import type { ScriptLibrary } from '../scripts/library.js'
+import { MAX_SCRIPT_NAME, SCRIPT_NAME_PATTERN, type ScriptLibrary } from '../scripts/library.js'
+import type { StructuralSchema } from '../k8s/openapi.js'
 import { refTo } from '../effects/types.js'
-import { POD_UID, sameTargetPod } from './pods.js'
-import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, TargetError } from './types.js'
+import { POD_UID, targetGone } from './pods.js'
+import type { ActionContext, ActionJob, ActionPlugin, ActionTarget, OperateResult, ProgressResult, TargetError } from './types.js'
 
-export const EXEC_ACTION = 'Exec'
 /** The env var every Exec container carries, valued with the OperationJob's name. */
 export const EXEC_JOB_ENV = 'OPERATIONJOB'
 /** The env var with the OperationJob's UID: tells this job's containers from a same-named earlier job's. */
@@ -107,14 +107,8 @@ function targetContainer (target: ActionTarget, pod: KubeObject): string | Targe
   return wanted
 }
 
-function podGone (target: ActionTarget): TargetError | undefined {
-  if (target.pod === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` }
-  if (sameTargetPod(target) === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} was replaced by another Pod of the same name` }
-  return undefined
-}
-
 function operate (target: ActionTarget, context: ActionContext): OperateResult {
-  const gone = podGone(target)
+  const gone = targetGone(target)
   if (gone !== undefined) return { effects: [], error: gone }
   const pod = target.pod as KubeObject
   const { job } = context
@@ -158,7 +152,7 @@ function foreign (name: string): TargetError {
 }
 
 function progress (target: ActionTarget, context: ActionContext): ProgressResult {
-  const gone = podGone(target)
+  const gone = targetGone(target)
   if (gone !== undefined) return { progress: 'Failed', error: gone }
   const pod = target.pod as KubeObject
   const name = execContainerName(context.job.name)
@@ -184,14 +178,40 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
   return { progress: 'Processing' }
 }
 
-export const execAction: ActionHandler = {
-  validate: (job, scripts) => {
-    const spec = parseExecSpec(job, scripts)
-    return Array.isArray(spec) ? spec : []
-  },
-  operate,
-  progress,
-  // An ephemeral container cannot be removed from a Pod: nothing to undo. The hooks mark the
-  // target released.
-  release: () => ({ effects: [] })
+/** `spec.exec`, as the CRD and the hook check it; what the schema cannot say, parseExecSpec adds. */
+const EXEC_SCHEMA: StructuralSchema = {
+  type: 'object',
+  description: 'What the Exec action runs in an ephemeral container of each target Pod.',
+  required: ['image'],
+  'x-kubernetes-validations': [{ rule: 'has(self.command) != has(self.script)', message: 'set exactly one of exec.command and exec.script' }],
+  properties: {
+    image: { type: 'string', minLength: 1 },
+    imagePullPolicy: { type: 'string', enum: PULL_POLICIES },
+    command: { type: 'array', minItems: 1, items: { type: 'string' } },
+    script: {
+      type: 'object',
+      required: ['name'],
+      description: 'A script shipped with the service (hooks/) or in spec.scripts, run inline with sh -c.',
+      properties: {
+        name: { type: 'string', maxLength: MAX_SCRIPT_NAME, pattern: SCRIPT_NAME_PATTERN },
+        args: { type: 'array', items: { type: 'string' } }
+      }
+    }
+  }
+}
+
+export const execAction: ActionPlugin = {
+  name: 'Exec',
+  specField: { name: 'exec', required: true, schema: EXEC_SCHEMA },
+  handler: {
+    validate: (job, scripts) => {
+      const spec = parseExecSpec(job, scripts)
+      return Array.isArray(spec) ? spec : []
+    },
+    operate,
+    progress,
+    // An ephemeral container cannot be removed from a Pod: nothing to undo. The hooks mark the
+    // target released.
+    release: () => ({ effects: [] })
+  }
 }

@@ -1,6 +1,6 @@
 // What actions share about their target Pods.
 import type { KubeObject } from '../k8s/types.js'
-import type { ActionTarget } from './types.js'
+import type { ActionTarget, TargetError } from './types.js'
 
 /** extraInfo key: the Pod that replaced the target (Replace), or that its workload brought back (Recreate). */
 export const NEW_POD = 'NewPod'
@@ -15,4 +15,11 @@ export function sameTargetPod (target: ActionTarget): KubeObject | undefined {
   const uid = target.detail.extraInfo?.[POD_UID]
   if (target.pod === undefined) return undefined
   return uid === undefined || target.pod.metadata.uid === uid ? target.pod : undefined
+}
+
+/** Why the target's Pod is not there to be operated (missing, or another Pod of the same name), or undefined. */
+export function targetGone (target: ActionTarget): TargetError | undefined {
+  if (target.pod === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` }
+  if (sameTargetPod(target) === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} was replaced by another Pod of the same name` }
+  return undefined
 }

@@ -21,10 +21,9 @@ import type { KubeObject } from '../k8s/types.js'
 import { controllerOf, objectsOf } from '../k8s/objects.js'
 import { refTo } from '../effects/types.js'
 import { byCreation, isReady, isTerminating } from '../k8s/pods.js'
-import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult } from './types.js'
+import type { ActionContext, ActionPlugin, ActionTarget, OperateResult, ProgressResult } from './types.js'
 import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 
-export const RECREATE_ACTION = 'Recreate'
 /** extraInfo keys: the controller (`<Kind>/<name>`) and its UID, and its newest Pod's creation while the target was there. */
 export const CONTROLLER = 'Controller'
 export const CONTROLLER_UID = 'ControllerUID'
@@ -87,12 +86,17 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
   return { progress: 'Succeeded', extraInfo: { [NEW_POD]: back.metadata.name } }
 }
 
-export const recreateAction: ActionHandler = {
-  // Every Pod of the job's namespace: the controller's Pods, whatever their names (a label
-  // selector without a namespace selects in the job's namespace; an empty one selects all).
-  relatedResources: () => [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }],
-  observe,
-  operate,
-  progress,
-  release: () => ({ effects: [] })
+export const recreateAction: ActionPlugin = {
+  name: 'Recreate',
+  // The Pod goes away: its traffic goes first.
+  podOpsLifecycle: true,
+  handler: {
+    // Every Pod of the job's namespace: the controller's Pods, whatever their names (a label
+    // selector without a namespace selects in the job's namespace; an empty one selects all).
+    relatedResources: () => [{ apiVersion: 'v1', resource: 'pods', labelSelector: {} }],
+    observe,
+    operate,
+    progress,
+    release: () => ({ effects: [] })
+  }
 }

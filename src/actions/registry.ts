@@ -1,23 +1,56 @@
 // The registry that maps an OperationJob's `spec.action` to an action (types.ts says what one is).
+// It is built from a list of plugins and checks them whole, when the service starts: a bad name,
+// a missing function or two actions claiming one spec field stop the start, not a sync.
 import { withPodOpsLifecycle } from './lifecycle.js'
-import type { ActionHandler, ActionOptions, RegisteredAction } from './types.js'
+import type { ActionPlugin, RegisteredAction } from './types.js'
 
 export type * from './types.js'
 
 const ACTION_NAME = /^[A-Za-z][A-Za-z0-9]*$/
+const FIELD_NAME = /^[a-z][A-Za-z0-9]*$/
 
-/** A registry of actions. The service uses one (`defaultActions`); tests may build their own. */
+/** The OperationJob's own spec fields: no action may claim one for itself. */
+export const OPERATIONJOB_SPEC_FIELDS: readonly string[] = ['action', 'targets', 'partition', 'operationDelaySeconds', 'activeDeadlineSeconds', 'TTLSecondsAfterFinished', 'scripts']
+
+/** Why `plugin` cannot be registered, or undefined. */
+function pluginProblem (plugin: ActionPlugin): string | undefined {
+  const { name, handler, specField } = plugin
+  if (!ACTION_NAME.test(name)) return `action name ${JSON.stringify(name)}: letters and digits, starting with a letter (it is what spec.action says)`
+  for (const fn of ['operate', 'progress', 'release'] as const) {
+    if (typeof handler?.[fn] !== 'function') return `action ${name}: the handler has no ${fn} function`
+  }
+  if (specField === undefined) return undefined
+  if (!FIELD_NAME.test(specField.name)) return `action ${name}: spec field ${JSON.stringify(specField.name)} must be a lower camel case name`
+  if (OPERATIONJOB_SPEC_FIELDS.includes(specField.name)) return `action ${name}: spec.${specField.name} is the OperationJob's own field`
+  if (specField.schema?.type !== 'object') return `action ${name}: the schema of spec.${specField.name} must be an object schema`
+  return undefined
+}
+
+/** The actions the OperationJob hooks know. The service builds one from src/actions/index.ts; tests build their own. */
 export class ActionRegistry {
   private readonly actions = new Map<string, RegisteredAction>()
 
-  register (name: string, handler: ActionHandler, options: ActionOptions = {}): void {
-    if (!ACTION_NAME.test(name)) throw new Error(`action name ${JSON.stringify(name)}: letters and digits, starting with a letter (it is what spec.action says)`)
-    if (this.actions.has(name)) throw new Error(`action ${name} is already registered`)
-    for (const fn of ['operate', 'progress', 'release'] as const) {
-      if (typeof handler[fn] !== 'function') throw new Error(`action ${name}: the handler has no ${fn} function`)
+  /** Throws on the first plugin that cannot be registered, or a name or spec field used twice. */
+  constructor (plugins: readonly ActionPlugin[]) {
+    const fields = new Map<string, string>()
+    for (const plugin of plugins) {
+      const problem = pluginProblem(plugin)
+      if (problem !== undefined) throw new Error(problem)
+      if (this.actions.has(plugin.name)) throw new Error(`action ${plugin.name} is listed twice`)
+      const field = plugin.specField?.name
+      if (field !== undefined) {
+        const owner = fields.get(field)
+        if (owner !== undefined) throw new Error(`actions ${owner} and ${plugin.name} both claim spec.${field}`)
+        fields.set(field, plugin.name)
+      }
+      const podOpsLifecycle = plugin.podOpsLifecycle === true
+      this.actions.set(plugin.name, {
+        name: plugin.name,
+        handler: podOpsLifecycle ? withPodOpsLifecycle(plugin.handler) : plugin.handler,
+        podOpsLifecycle,
+        ...(plugin.specField !== undefined ? { specField: plugin.specField } : {})
+      })
     }
-    const podOpsLifecycle = options.podOpsLifecycle === true
-    this.actions.set(name, { name, handler: podOpsLifecycle ? withPodOpsLifecycle(handler) : handler, podOpsLifecycle })
   }
 
   get (name: string): RegisteredAction | undefined {
@@ -28,15 +61,9 @@ export class ActionRegistry {
   names (): string[] {
     return [...this.actions.keys()].sort()
   }
-}
 
-/** The registry the OperationJob hooks read `spec.action` from. */
-export const defaultActions = new ActionRegistry()
-
-/**
- * Registers an action plugin in the service's registry, before the server starts. `name` is what
- * `spec.action` says. Throws on a duplicate name.
- */
-export function registerAction (name: string, handler: ActionHandler, options: ActionOptions = {}): void {
-  defaultActions.register(name, handler, options)
+  /** The registered actions, by name. */
+  list (): RegisteredAction[] {
+    return this.names().map(name => this.actions.get(name) as RegisteredAction)
+  }
 }

@@ -18,11 +18,10 @@ import { controllerOf, objectsOf } from '../k8s/objects.js'
 import { originOf, REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL, wantsReplace } from '../k8s/labels.js'
 import { byCreation, isAvailable, isFinished, isTerminating } from '../k8s/pods.js'
 import { originLabelValue } from '../k8s/labels.js'
-import type { ActionContext, ActionHandler, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './types.js'
+import type { ActionContext, ActionPlugin, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './types.js'
 import { refTo } from '../effects/types.js'
 import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 
-export const REPLACE_ACTION = 'Replace'
 /** extraInfo key: the replacement Pod's name. */
 /** extraInfo key set while the target is itself a replacement Pod (and so is not replaced). */
 export const NOT_ALLOWED_TO_REPLACE_NEW_POD = 'NotAllowedToReplaceNewPod'
@@ -85,15 +84,18 @@ function release (target: ActionTarget): ReleaseResult {
   return { effects: [{ type: 'SetPodLabels', target: ref, labels: { [TO_REPLACE_LABEL]: null } }] }
 }
 
-export const replaceAction: ActionHandler = {
-  // The replacements: Pods whose replace-origin label names a target. A label selector without a
-  // namespace selects in the job's namespace.
-  relatedResources: job => {
-    const values = [...new Set(job.targets.map(originLabelValue))].sort()
-    if (values.length === 0) return []
-    return [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values }] } }]
-  },
-  operate,
-  progress,
-  release
+export const replaceAction: ActionPlugin = {
+  name: 'Replace',
+  handler: {
+    // The replacements: Pods whose replace-origin label names a target. A label selector without a
+    // namespace selects in the job's namespace.
+    relatedResources: job => {
+      const values = [...new Set(job.targets.map(originLabelValue))].sort()
+      if (values.length === 0) return []
+      return [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values }] } }]
+    },
+    operate,
+    progress,
+    release
+  }
 }

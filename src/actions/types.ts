@@ -1,12 +1,13 @@
 // What an OperationJob action is (README, "Writing an action"): data plus pure functions. An action
-// names the related resources it needs, checks its part of the spec, and for one target computes
-// the effects that operate it, reads its progress from the observed Pod, and computes the effects
-// that release it. The OperationJob hooks own everything else: partition, deadlines, TTL, status,
-// finalize. Types only: the registry (registry.ts) and every action import them from here.
+// names the related resources it needs, declares and checks its own spec field, and for one target
+// computes the effects that operate it, reads its progress from the observed Pod, and computes the
+// effects that release it. The OperationJob hooks own everything else: partition, deadlines, TTL,
+// status, finalize. Types only: the registry (registry.ts) and every action import them from here.
 import type { KubeObject, ObjectMap } from '../k8s/types.js'
 import type { Effect } from '../effects/types.js'
 import type { RelatedResourceRule } from '../protocol/schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
+import type { StructuralSchema } from '../k8s/openapi.js'
 
 export type TargetProgress = 'Pending' | 'Processing' | 'Succeeded' | 'Failed'
 
@@ -101,16 +102,40 @@ export interface ActionHandler {
   release: (target: ActionTarget, context: ActionContext) => ReleaseResult
 }
 
-export interface ActionOptions {
+/** The action's own field of the OperationJob spec (`spec.exec` for Exec), with its schema. */
+export interface ActionSpecField {
+  /** The field's name under `spec`: lower camel case, not one of the OperationJob's own fields. */
+  name: string
+  /** Whether a job with this action must set the field (the CRD then says so in a rule). */
+  required: boolean
+  /**
+   * The field's structural schema. It goes into the OperationJob CRD as it is (`npm run crds`),
+   * and the hook checks the field against it before `validate` runs.
+   */
+  schema: StructuralSchema
+}
+
+/**
+ * An action, whole: everything the service needs to know about it, in the one object its file
+ * exports. `src/actions/index.ts` lists the actions the service runs.
+ */
+export interface ActionPlugin {
+  /** What `spec.action` says: letters and digits, starting with a letter. */
+  name: string
+  handler: ActionHandler
   /**
    * Operate targets inside a PodOpsLifecycle (src/actions/lifecycle.ts): lock the Pod, take it
    * out of traffic, wait `operationDelaySeconds`, operate, put it back and wait for Ready.
    */
   podOpsLifecycle?: boolean
+  /** The action's own spec field, if it has one. */
+  specField?: ActionSpecField
 }
 
+/** An action as the registry holds it: the handler wrapped in the lifecycle when it asked for one. */
 export interface RegisteredAction {
   name: string
   handler: ActionHandler
   podOpsLifecycle: boolean
+  specField?: ActionSpecField
 }

@@ -36,3 +36,18 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/
 export function isDnsLabel (value: string): boolean {
   return value.length <= MAX_LABEL_VALUE && DNS_LABEL.test(value)
 }
+
+/** A label value: empty, or up to 63 letters, digits, '-', '_' and '.', alphanumeric at both ends. */
+export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$'
+const LABEL_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/
+
+/** A label key, as the API server reads one: `[prefix/]name`, the prefix a DNS subdomain. */
+export function isLabelKey (key: string): boolean {
+  const parts = key.split('/')
+  if (parts.length > 2) return false
+  const name = parts[parts.length - 1] as string
+  const prefix = parts.length === 2 ? parts[0] as string : undefined
+  if (prefix !== undefined && (prefix.length > MAX_OBJECT_NAME || !DNS_SUBDOMAIN.test(prefix))) return false
+  return name.length <= MAX_LABEL_VALUE && LABEL_NAME.test(name)
+}

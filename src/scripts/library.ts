@@ -7,8 +7,10 @@ import { fileURLToPath } from 'node:url'
 /** Script name → content. */
 export type ScriptLibrary = ReadonlyMap<string, string>
 
-const SCRIPT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/
-const MAX_SCRIPT_NAME = 253
+/** What a script name looks like, as a pattern a schema can carry too. */
+export const SCRIPT_NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$'
+export const MAX_SCRIPT_NAME = 253
+const SCRIPT_NAME = new RegExp(SCRIPT_NAME_PATTERN)
 
 /**
  * A script name is a plain file name: it becomes a ConfigMap key and a path under /scripts, so

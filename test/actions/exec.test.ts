@@ -42,7 +42,7 @@ t.test('spec.exec: a command, or a shipped or inline script run through sh -c', 
     t.ok(Array.isArray(problems), JSON.stringify(exec))
     t.match((problems as string[]).join('; '), message)
   }
-  t.same(execAction.validate?.(job({ image: 'b' }), SHIPPED_SCRIPTS).length, 1)
+  t.same(execAction.handler.validate?.(job({ image: 'b' }), SHIPPED_SCRIPTS).length, 1)
 })
 
 t.test('the container name is a DNS label made from the job name', async t => {
@@ -53,7 +53,7 @@ t.test('the container name is a DNS label made from the job name', async t => {
 })
 
 t.test('operate injects one container marked with the job\'s name and UID, into the named or the first container', async t => {
-  const first = execAction.operate(target(pod()), ctx())
+  const first = execAction.handler.operate(target(pod()), ctx())
   t.same(first, {
     effects: [{
       type: 'InjectEphemeralContainers',
@@ -62,31 +62,31 @@ t.test('operate injects one container marked with the job\'s name and UID, into 
     }],
     extraInfo: { ContainerName: 'opj-check', PodUID: 'pod-uid' }
   })
-  const named = execAction.operate(target(pod(), ['sidecar']), ctx())
+  const named = execAction.handler.operate(target(pod(), ['sidecar']), ctx())
   t.equal((named.effects[0] as any).containers[0].targetContainerName, 'sidecar')
-  t.same(execAction.operate(target(pod({ ephemeral: ours })), ctx()).effects, [], 'already injected: nothing more (idempotent)')
-  t.match(execAction.operate(target(pod(), ['db']), ctx()), { effects: [], error: { reason: 'ContainerNotFound' } })
-  t.match(execAction.operate(target(undefined), ctx()), { effects: [], error: { reason: 'PodNotFound' } })
-  t.match(execAction.operate(target(pod({ ephemeral: { name: 'opj-check', env: [] } })), ctx()), { error: { reason: 'ContainerConflict' } })
-  t.match(execAction.operate(target(pod({ uid: 'new' }), [], { PodUID: 'pod-uid' }), ctx()), { error: { reason: 'PodNotFound', message: /replaced by another Pod/ } })
+  t.same(execAction.handler.operate(target(pod({ ephemeral: ours })), ctx()).effects, [], 'already injected: nothing more (idempotent)')
+  t.match(execAction.handler.operate(target(pod(), ['db']), ctx()), { effects: [], error: { reason: 'ContainerNotFound' } })
+  t.match(execAction.handler.operate(target(undefined), ctx()), { effects: [], error: { reason: 'PodNotFound' } })
+  t.match(execAction.handler.operate(target(pod({ ephemeral: { name: 'opj-check', env: [] } })), ctx()), { error: { reason: 'ContainerConflict' } })
+  t.match(execAction.handler.operate(target(pod({ uid: 'new' }), [], { PodUID: 'pod-uid' }), ctx()), { error: { reason: 'PodNotFound', message: /replaced by another Pod/ } })
 })
 
 t.test('progress: exit code 0 succeeds, any other fails with the code in the message', async t => {
-  const exit = (code: number, reason = 'Error'): any => execAction.progress(target(pod({ ephemeral: ours, state: { terminated: { exitCode: code, reason } } })), ctx())
+  const exit = (code: number, reason = 'Error'): any => execAction.handler.progress(target(pod({ ephemeral: ours, state: { terminated: { exitCode: code, reason } } })), ctx())
   t.same(exit(0, 'Completed'), { progress: 'Succeeded' })
   t.same(exit(1), { progress: 'Failed', error: { reason: 'ExitCode', message: 'opj-check exited with code 1 (Error)' } })
   t.match(exit(137, 'OOMKilled'), { progress: 'Failed', error: { message: /code 137 \(OOMKilled\)/ } })
-  t.same(execAction.progress(target(pod({ ephemeral: ours, state: { running: {} } })), ctx()), { progress: 'Processing' })
-  t.same(execAction.progress(target(pod({ ephemeral: ours, state: { waiting: { reason: 'ContainerCreating' } } })), ctx()), { progress: 'Processing' })
-  t.match(execAction.progress(target(pod({ ephemeral: ours, state: { waiting: { reason: 'CreateContainerError', message: 'no shell' } } })), ctx()), { progress: 'Failed', error: { reason: 'CreateContainerError' } })
-  t.same(execAction.progress(target(pod()), ctx()), { progress: 'Processing' }, 'not injected yet: operate will')
-  t.match(execAction.progress(target(pod({ phase: 'Succeeded' })), ctx()), { progress: 'Failed', error: { reason: 'PodStopped' } })
-  t.match(execAction.progress(target(pod({ ephemeral: ours, state: { running: {} }, phase: 'Failed' })), ctx()), { progress: 'Failed', error: { reason: 'PodStopped' } })
-  t.match(execAction.progress(target(undefined), ctx()), { progress: 'Failed', error: { reason: 'PodNotFound' } })
+  t.same(execAction.handler.progress(target(pod({ ephemeral: ours, state: { running: {} } })), ctx()), { progress: 'Processing' })
+  t.same(execAction.handler.progress(target(pod({ ephemeral: ours, state: { waiting: { reason: 'ContainerCreating' } } })), ctx()), { progress: 'Processing' })
+  t.match(execAction.handler.progress(target(pod({ ephemeral: ours, state: { waiting: { reason: 'CreateContainerError', message: 'no shell' } } })), ctx()), { progress: 'Failed', error: { reason: 'CreateContainerError' } })
+  t.same(execAction.handler.progress(target(pod()), ctx()), { progress: 'Processing' }, 'not injected yet: operate will')
+  t.match(execAction.handler.progress(target(pod({ phase: 'Succeeded' })), ctx()), { progress: 'Failed', error: { reason: 'PodStopped' } })
+  t.match(execAction.handler.progress(target(pod({ ephemeral: ours, state: { running: {} }, phase: 'Failed' })), ctx()), { progress: 'Failed', error: { reason: 'PodStopped' } })
+  t.match(execAction.handler.progress(target(undefined), ctx()), { progress: 'Failed', error: { reason: 'PodNotFound' } })
   const otherJob = { ...ours, env: [{ name: EXEC_JOB_ENV, value: 'check' }, { name: EXEC_JOB_UID_ENV, value: 'earlier-uid' }] }
-  t.match(execAction.progress(target(pod({ ephemeral: otherJob, state: { terminated: { exitCode: 0 } } })), ctx()), { progress: 'Failed', error: { reason: 'ContainerConflict' } }, 'a same-named earlier job\'s container is not ours')
+  t.match(execAction.handler.progress(target(pod({ ephemeral: otherJob, state: { terminated: { exitCode: 0 } } })), ctx()), { progress: 'Failed', error: { reason: 'ContainerConflict' } }, 'a same-named earlier job\'s container is not ours')
 })
 
 t.test('release has nothing to undo: ephemeral containers cannot be removed', async t => {
-  t.same(execAction.release(target(pod({ ephemeral: ours })), ctx()), { effects: [] })
+  t.same(execAction.handler.release(target(pod({ ephemeral: ours })), ctx()), { effects: [] })
 })

@@ -1,48 +1,50 @@
 import t from 'tap'
-import { ActionRegistry, defaultActions, registerAction, type ActionHandler } from '../../src/actions/index.js'
+import { ACTIONS, ActionRegistry, defaultActions, type ActionHandler, type ActionPlugin } from '../../src/actions/index.js'
 import { execAction } from '../../src/actions/exec.js'
+import { labelAction } from '../../src/actions/label.js'
 
 const noop: ActionHandler = {
   operate: () => ({ effects: [] }),
   progress: () => ({ progress: 'Succeeded' }),
   release: () => ({ effects: [] })
 }
+const plugin = (name: string, extra: Partial<ActionPlugin> = {}): ActionPlugin => ({ name, handler: noop, ...extra })
 
-t.test('the service\'s registry has Exec built in', async t => {
-  t.equal(defaultActions.get('Exec')?.handler, execAction)
-  t.equal(defaultActions.get('Exec')?.podOpsLifecycle, false)
-  t.ok(defaultActions.names().includes('Exec'))
+t.test('the service runs the actions of the one list, and no others', async t => {
+  t.same(defaultActions.names(), ['Exec', 'Label', 'Recreate', 'Replace'])
+  t.same(ACTIONS.map(a => a.name).sort(), defaultActions.names())
+  t.equal(defaultActions.get('Exec')?.handler, execAction.handler)
+  t.equal(defaultActions.get('Exec')?.specField?.name, 'exec')
+  t.equal(defaultActions.get('Label')?.specField?.name, 'label')
+  t.equal(defaultActions.get('Label')?.handler, labelAction.handler)
 })
 
-t.test('registerAction adds an action spec.action can name; names are unique', async t => {
-  registerAction('RegistryTestNoop', noop)
-  t.equal(defaultActions.get('RegistryTestNoop')?.handler, noop)
-  t.throws(() => registerAction('RegistryTestNoop', noop), /already registered/)
-  t.throws(() => registerAction('Exec', noop), /already registered/, 'a built-in cannot be replaced silently')
+t.test('the built-ins: Exec, Label and Replace without a lifecycle, Recreate with one', async t => {
+  t.same(defaultActions.list().map(a => [a.name, a.podOpsLifecycle]), [['Exec', false], ['Label', false], ['Recreate', true], ['Replace', false]])
 })
 
-t.test('podOpsLifecycle: true wraps the handler in the lifecycle; false leaves it as given', async t => {
-  const registry = new ActionRegistry()
-  registry.register('Drain', noop, { podOpsLifecycle: true })
+t.test('podOpsLifecycle: true wraps the handler in the lifecycle; otherwise the handler is used as given', async t => {
+  const registry = new ActionRegistry([plugin('Drain', { podOpsLifecycle: true }), plugin('Plain')])
   t.equal(registry.get('Drain')?.podOpsLifecycle, true)
   t.not(registry.get('Drain')?.handler, noop, 'wrapped: the lifecycle runs around operate/progress/release')
-  registry.register('Plain', noop, { podOpsLifecycle: false })
   t.equal(registry.get('Plain')?.podOpsLifecycle, false)
   t.equal(registry.get('Plain')?.handler, noop)
 })
 
-t.test('the built-ins: Exec and Replace without a lifecycle, Recreate with one', async t => {
-  t.equal(defaultActions.get('Replace')?.podOpsLifecycle, false)
-  t.equal(defaultActions.get('Recreate')?.podOpsLifecycle, true)
-  t.same(defaultActions.names().filter(n => ['Exec', 'Recreate', 'Replace'].includes(n)), ['Exec', 'Recreate', 'Replace'])
+t.test('a list that cannot be registered stops the start, with the reason', async t => {
+  for (const name of ['', 'has space', '9lives', 'a/b']) t.throws(() => new ActionRegistry([plugin(name)]), /action name/, JSON.stringify(name))
+  t.throws(() => new ActionRegistry([{ name: 'Half', handler: { operate: noop.operate, progress: noop.progress } as unknown as ActionHandler }]), /no release function/)
+  t.throws(() => new ActionRegistry([plugin('A'), plugin('A')]), /action A is listed twice/)
+  const field = (name: string, schema: any = { type: 'object' }): Partial<ActionPlugin> => ({ specField: { name, required: false, schema } })
+  t.throws(() => new ActionRegistry([plugin('A', field('partition'))]), /spec.partition is the OperationJob's own field/)
+  t.throws(() => new ActionRegistry([plugin('A', field('Bad-Name'))]), /lower camel case/)
+  t.throws(() => new ActionRegistry([plugin('A', field('a', { type: 'string' }))]), /must be an object schema/)
+  t.throws(() => new ActionRegistry([plugin('A', field('shared')), plugin('B', field('shared'))]), /actions A and B both claim spec.shared/)
+  t.throws(() => new ActionRegistry([...ACTIONS, plugin('Exec')]), /listed twice/, 'a built-in cannot be replaced silently')
 })
 
-t.test('bad names and incomplete handlers are refused at registration', async t => {
-  const registry = new ActionRegistry()
-  for (const name of ['', 'has space', '9lives', 'a/b']) t.throws(() => registry.register(name, noop), /action name/, JSON.stringify(name))
-  t.throws(() => registry.register('Half', { operate: noop.operate, progress: noop.progress } as unknown as ActionHandler), /no release function/)
-  t.same(registry.names(), [])
-  registry.register('B', noop)
-  registry.register('A', noop)
-  t.same(registry.names(), ['A', 'B'], 'sorted')
+t.test('names are listed sorted', async t => {
+  const registry = new ActionRegistry([plugin('B'), plugin('A')])
+  t.same(registry.names(), ['A', 'B'])
+  t.same(new ActionRegistry([]).names(), [])
 })

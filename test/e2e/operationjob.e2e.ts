@@ -287,3 +287,32 @@ t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gat
   t.equal(podCondition(back, GATE)?.status, 'True', 'with its gate True')
   t.equal(back?.metadata.labels?.[LOCK], undefined, 'and no lock')
 })
+
+t.test('the Label example as a user applies it: web-0 labelled, then web-1 once the partition grows; the CRD refuses what Label refuses', async t => {
+  const ns = await namespace('opj-label')
+  const file = join(ROOT, 'manifests', 'examples', 'operationjob-label.yaml')
+  await kubectlOk(t, ['apply', '-n', ns, '-f', file])
+  const one = await waitForJob(ns, 'web-canary', 'web-0 labelled', s => s.targetDetails?.[0]?.progress === 'Succeeded')
+  t.match(one.status, { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1 }, 'Processing, 1 of 2')
+  t.equal((await pod(ns, 'web-0'))?.metadata.labels?.track, 'canary', 'web-0 carries track=canary')
+  t.equal((await pod(ns, 'web-1'))?.metadata.labels?.track, undefined, 'web-1 waits behind the partition')
+
+  await kubectlOk(t, ['patch', 'opj', 'web-canary', '-n', ns, '--type', 'merge', '-p', '{"spec":{"partition":2}}'])
+  const done = await waitForJob(ns, 'web-canary', 'Succeeded', s => s.progress === 'Succeeded' || s.progress === 'Failed')
+  showStatus(t, done, 'Succeeded')
+  t.match(done.status, { progress: 'Succeeded', succeededPodCount: 2, failedPodCount: 0 })
+  t.same((await pods(ns, 'track=canary')).map(p => p.metadata.name).sort(), ['web-0', 'web-1'], 'kubectl get pods -l track=canary: the two targets')
+  t.not(jobCondition(done, 'EffectsApplied')?.status, 'False', 'no effect failed')
+
+  const refused = async (what: string, edit: (job: any) => void, message: RegExp): Promise<void> => {
+    const job = exampleDoc('operationjob-label.yaml', 'OperationJob')
+    job.metadata.name = 'refused'
+    edit(job)
+    const result = await cluster.kubectl(['apply', '-n', ns, '-f', '-'], stringify(job))
+    t.not(result.code, 0, `kubectl apply refuses ${what}`)
+    t.match(result.stderr, message, what)
+  }
+  await refused('a label under jobhooks.io/', job => { job.spec.label.labels['jobhooks.io/to-replace'] = 'true' }, /belong to the jobhooks service/)
+  await refused('Label without spec.label', job => { delete job.spec.label }, /action Label needs spec.label/)
+  await refused('an action nobody registered', job => { job.spec.action = 'Relabel' }, /Unsupported value: "Relabel"/)
+})

@@ -4,7 +4,7 @@ import type { KubeObject, OwnerReference } from '../../src/k8s/types.js'
 import { SERVICE_READY } from '../../src/k8s/labels.js'
 import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
 import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
-import { EXEC_ACTION, execAction } from '../../src/actions/exec.js'
+import { execAction } from '../../src/actions/exec.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { context } from './fixtures.js'
 
@@ -30,10 +30,7 @@ export const probeAction: ActionHandler = {
 }
 
 export function testRegistry (): ActionRegistry {
-  const registry = new ActionRegistry()
-  registry.register(EXEC_ACTION, execAction)
-  registry.register('Probe', probeAction)
-  return registry
+  return new ActionRegistry([execAction, { name: 'Probe', handler: probeAction }])
 }
 
 export const REGISTRY = testRegistry()

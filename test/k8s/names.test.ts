@@ -1,5 +1,5 @@
 import t from 'tap'
-import { childName, fitName, isDnsLabel, shortHash } from '../../src/k8s/names.js'
+import { childName, fitName, isDnsLabel, shortHash, isLabelKey } from '../../src/k8s/names.js'
 
 t.test('names that fit are kept; longer ones end in a hash of the whole', async t => {
   t.equal(fitName('short'), 'short')
@@ -16,4 +16,9 @@ t.test('names that fit are kept; longer ones end in a hash of the whole', async 
 t.test('flow names must be RFC 1123 labels', async t => {
   for (const ok of ['a', 'job-1', '0x', 'a'.repeat(63)]) t.ok(isDnsLabel(ok), ok)
   for (const bad of ['', 'A', 'a_b', '-a', 'a-', 'a.b', 'a'.repeat(64)]) t.notOk(isDnsLabel(bad), bad)
+})
+
+t.test('isLabelKey: [prefix/]name, as the API server reads a label key', async t => {
+  for (const key of ['app', 'track', 'app.kubernetes.io/name', 'example.com/a_b-c.d', 'A9', 'x'.repeat(63)]) t.ok(isLabelKey(key), key)
+  for (const key of ['', '/name', 'a/b/c', 'Example.com/name', '-app', 'app-', 'x'.repeat(64), 'example.com/', 'a b', `${'a'.repeat(254)}/n`]) t.notOk(isLabelKey(key), JSON.stringify(key))
 })

@@ -2,6 +2,7 @@
 // hook reports it in status and operates nothing (law 2). An unknown action is such a problem.
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
+import { schemaProblems } from '../../k8s/openapi.js'
 import type { ScriptLibrary } from '../../scripts/library.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import type { ActionJob, ActionRegistry, RegisteredAction } from '../../actions/registry.js'
@@ -70,6 +71,24 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
   return targets
 }
 
+/**
+ * What is wrong with the action's part of the spec: its own field against the schema it declared,
+ * then, when that holds, whatever the action's `validate` finds.
+ */
+function actionProblems (action: RegisteredAction, parent: KubeObject, scripts: ScriptLibrary): string[] {
+  const job = actionJob(parent)
+  const field = action.specField
+  if (field !== undefined) {
+    const value = job.spec[field.name]
+    const where = `spec.${field.name}`
+    const problems = value === undefined || value === null
+      ? (field.required ? [`${where} is required for action ${action.name}`] : [])
+      : schemaProblems(value, field.schema, where)
+    if (problems.length > 0) return problems
+  }
+  return action.handler.validate?.(job, scripts) ?? []
+}
+
 export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegistry, scripts: ScriptLibrary): Parsed<OperationJobSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is required'] }
@@ -86,7 +105,7 @@ export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegis
   const operationDelaySeconds = optionalWholeNumber(spec.operationDelaySeconds, 'spec.operationDelaySeconds', 0, undefined, problems)
   const activeDeadlineSeconds = optionalWholeNumber(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems) ?? DEFAULT_ACTIVE_DEADLINE_SECONDS
   const TTLSecondsAfterFinished = optionalWholeNumber(spec.TTLSecondsAfterFinished, 'spec.TTLSecondsAfterFinished', 1, undefined, problems) ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED
-  if (action?.handler.validate !== undefined) problems.push(...action.handler.validate(actionJob(parent), scripts))
+  if (action !== undefined) problems.push(...actionProblems(action, parent, scripts))
   if (problems.length > 0 || action === undefined) return { ok: false, problems }
   return {
     ok: true,

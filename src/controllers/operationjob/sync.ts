@@ -13,7 +13,7 @@ import { isTerminating } from '../../k8s/pods.js'
 import { validityConditions } from '../common/validity.js'
 import type { ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
 import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
-import { detail, isFinished, PROGRESS, readDetails } from './records.js'
+import { detail, isFinished, readDetails } from './records.js'
 
 export type JobProgress = 'Pending' | 'Processing' | 'Failed' | 'Succeeded'
 
@@ -234,14 +234,16 @@ export function selection (details: TargetDetail[], spec: Pick<OperationJobSpec,
 
 /**
  * The answer to a spec we cannot act on (an unknown action, say): no effects, the previous status
- * and target memory with the problems in `Valid`. Progress stays what it was (Pending for a new
- * job). Finalize lets the job go: without a usable spec there is nothing we could release.
+ * and target memory with the problems in `Valid`, and progress `Invalid`, as every kind with a
+ * phase says it, unless the job had finished (terminal progress is sticky). Once the spec is
+ * fixed, progress is computed from the targets again. Finalize lets the job go: without a usable
+ * spec there is nothing we could release.
  */
 function refuse (parent: KubeObject, previous: Record<string, unknown>, memory: Map<string, TargetDetail>, problems: string[], now: Date, finalizing: boolean): SyncAnswer {
   const status: Record<string, unknown> = {
     ...previous,
     ...(typeof parent.metadata.generation === 'number' ? { observedGeneration: parent.metadata.generation } : {}),
-    progress: typeof previous.progress === 'string' && PROGRESS.has(previous.progress) ? previous.progress : 'Pending',
+    progress: isFinished(previous.progress as string | undefined) ? previous.progress : 'Invalid',
     ...(memory.size > 0 ? { targetDetails: [...memory.values()] } : {}),
     conditions: validityConditions(previous.conditions, problems, now)
   }

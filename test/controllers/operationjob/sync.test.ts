@@ -114,9 +114,9 @@ t.test('a missing target Pod fails that target with PodNotFound; the others star
   t.equal(gone.response.status.progress, 'Failed')
 })
 
-t.test('an unknown action is an invalid spec: Valid False, progress unchanged, nothing done, no crash', async t => {
+t.test('an unknown action is an invalid spec: Valid False, progress Invalid, nothing done, no crash', async t => {
   const answer = syncOperationJob(fixture('operationjob/sync-unknown-action.v2.json'), context(), REGISTRY)
-  t.equal(answer.response.status.progress, 'Pending')
+  t.equal(answer.response.status.progress, 'Invalid')
   t.match(valid(answer.response.status), { status: 'False', reason: 'InvalidSpec', message: /unknown action "Reboot": registered actions are Exec, Probe/ })
   t.same(answer.effects, [])
   t.same(answer.response.children, [])
@@ -124,15 +124,20 @@ t.test('an unknown action is an invalid spec: Valid False, progress unchanged, n
 
   const previous = { progress: 'Processing', startTime: '2026-01-02T03:00:00Z', targetDetails: [{ name: 'a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z' }] }
   const kept = sync(job({ action: 'Reboot', targets: [{ name: 'a' }] }, previous), [pod('a')], T0)
-  t.equal(kept.response.status.progress, 'Processing', 'a started job keeps its progress')
-  t.same(kept.response.status.targetDetails, previous.targetDetails, 'and its memory')
+  t.equal(kept.response.status.progress, 'Invalid', 'a started job says Invalid too')
+  t.same(kept.response.status.targetDetails, previous.targetDetails, 'and keeps its memory')
+  t.equal(kept.response.status.startTime, previous.startTime)
+  const fixed = sync(job({ targets: [{ name: 'a' }] }, kept.response.status), [pod('a')], at(1))
+  t.equal(fixed.response.status.progress, 'Processing', 'the spec fixed: progress from the targets again')
+  const done = { ...previous, progress: 'Succeeded', targetDetails: [{ name: 'a', progress: 'Succeeded' }] }
+  t.equal(sync(job({ action: 'Reboot', targets: [{ name: 'a' }] }, done), [pod('a')], T0).response.status.progress, 'Succeeded', 'a finished job stays finished')
   const finalized = finalize(job({ action: 'Reboot', targets: [{ name: 'a' }] }, previous), [pod('a')], T0)
   t.equal(finalized.response.finalized, true, 'finalize lets it go: no action could release anything')
 
   const app = await testApp(t)
   const reply = await app.inject({ method: 'POST', url: '/hooks/operationjob/sync', payload: fixture('operationjob/sync-unknown-action.v2.json') })
   t.equal(reply.statusCode, 200, 'the route answers 200')
-  t.equal(reply.json().status.progress, 'Pending')
+  t.equal(reply.json().status.progress, 'Invalid')
 })
 
 t.test('other invalid specs are refused with every problem named', async t => {
@@ -143,7 +148,11 @@ t.test('other invalid specs are refused with every problem named', async t => {
     ['a zero deadline', { targets: [{ name: 'a' }], activeDeadlineSeconds: 0 }, /activeDeadlineSeconds/],
     ['a zero TTL', { targets: [{ name: 'a' }], TTLSecondsAfterFinished: 0 }, /TTLSecondsAfterFinished/],
     ['Exec without exec', { action: 'Exec', targets: [{ name: 'a' }] }, /spec.exec is required/],
-    ['Exec with an unknown script', { action: 'Exec', targets: [{ name: 'a' }], exec: { image: 'busybox', script: { name: 'nope.sh' } } }, /unknown script "nope.sh"/]
+    ['Exec with an unknown script', { action: 'Exec', targets: [{ name: 'a' }], exec: { image: 'busybox', script: { name: 'nope.sh' } } }, /unknown script "nope.sh"/],
+    // The action's own field against the schema it declared, as the CRD would have refused it.
+    ['Exec with a numeric image', { action: 'Exec', targets: [{ name: 'a' }], exec: { image: 7, command: ['true'] } }, /^spec.exec.image must be a string$/],
+    ['Exec with an empty command', { action: 'Exec', targets: [{ name: 'a' }], exec: { image: 'b', command: [] } }, /^spec.exec.command must have at least 1 items$/],
+    ['Exec with exec a string', { action: 'Exec', targets: [{ name: 'a' }], exec: 'busybox' }, /^spec.exec must be an object$/]
   ]
   for (const [what, spec, message] of cases) {
     const answer = sync(job(spec), [pod('a')], T0)
