@@ -8,6 +8,7 @@ import {
   HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
 import { BodyBuffer, cutManagedFields, readChunks } from './protocol/body-reader.js'
+import { chargeOf, defaultInflightBudget, InflightBudget, SHED_RETRY_AFTER_SECONDS } from './protocol/inflight.js'
 import type { HookContext, HookName, KindHooks, SyncRequest, CustomizeRequest } from './protocol/hooks.js'
 import type { KubeObject } from './k8s/types.js'
 import type { ScriptLibrary } from './scripts/library.js'
@@ -35,6 +36,8 @@ export interface AppOptions {
   guard?: HookGuard
   /** Options for an HTTPS server (src/trust/tls.ts); without them, plain HTTP. */
   https?: import('node:https').ServerOptions
+  /** Bytes of sync and finalize requests in flight at most (src/protocol/inflight.ts); default: half the heap limit. */
+  inflightBudget?: number
 }
 
 /** What a hook call leaves on its request for the one log line and the metrics written at the end. */
@@ -43,6 +46,8 @@ interface HookCall {
   hook: HookName
   parent?: string
   outcome: Outcome
+  /** The bytes the call took from the in-flight budget, until it is answered. */
+  charged?: number
 }
 
 declare module 'fastify' {
@@ -106,10 +111,18 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   app.decorate('effects', effects)
   const scripts = options.scripts ?? new Map<string, string>()
   const clock = options.clock ?? (() => new Date())
-  const routes: HookRoutes = { context: () => ({ now: clock(), scripts }), effects, metrics, guard: guardCalls(options.guard, metrics) }
+  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget())
+  metrics.watchInflight(() => budget.inflight, budget.budget)
+  const routes: HookRoutes = {
+    context: () => ({ now: clock(), scripts }),
+    effects,
+    metrics,
+    guard: guardCalls(options.guard, metrics),
+    admit: admitCalls(budget, options.bodyLimit ?? DEFAULT_BODY_LIMIT)
+  }
 
   answerErrors(app, kinds)
-  logHookCalls(app, metrics)
+  logHookCalls(app, metrics, budget)
   for (const kind of kinds) addHookRoutes(app, kind, routes)
   addServiceRoutes(app, metrics)
   await app.ready()
@@ -122,9 +135,10 @@ interface HookRoutes {
   effects: EffectExecutor
   metrics: Metrics
   guard: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
+  admit: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
 }
 
-const ERRORS = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 500: ErrorResponseSchema }
+const ERRORS = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 429: ErrorResponseSchema, 500: ErrorResponseSchema }
 
 /** 4xx answers say what was wrong; anything else is a 500 that says nothing more (law 2: never a 500 for garbage). */
 function answerErrors (app: FastifyInstance, kinds: readonly KindHooks[]): void {
@@ -144,16 +158,50 @@ function answerErrors (app: FastifyInstance, kinds: readonly KindHooks[]): void 
   }))
 }
 
-/** One log line and the metrics per hook call, when its answer has gone. */
-function logHookCalls (app: FastifyInstance, metrics: Metrics): void {
+/**
+ * One log line and the metrics per hook call, when its answer has gone; and the call's bytes back
+ * to the in-flight budget then, or when its caller went away first.
+ */
+function logHookCalls (app: FastifyInstance, metrics: Metrics, budget: InflightBudget): void {
+  const release = (call: HookCall | undefined): void => {
+    if (call?.charged === undefined) return
+    budget.release(call.charged)
+    delete call.charged
+  }
+  app.addHook('onRequestAbort', async request => { release(request.hookCall) })
   app.addHook('onResponse', async (request, reply) => {
     const call = request.hookCall
     if (call === undefined) return
+    release(call)
     metrics.observeHook(call.kind, call.hook, call.outcome, reply.elapsedTime / 1000)
     const line = { kind: call.kind, hook: call.hook, parent: call.parent, outcome: call.outcome, statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 }
+    // A burst sheds many calls, each retried: the metrics count them, the log stays quiet.
     if (call.outcome === 'ok') request.log.info(line, 'hook call')
+    else if (call.outcome === 'shed') request.log.debug(line, 'hook call')
     else request.log.warn(line, 'hook call')
   })
+}
+
+/**
+ * The second step of a sync or finalize route, before the body is read: a call whose bytes would
+ * take the requests in flight past the budget is shed with 429 and Retry-After, and the
+ * connection closed rather than its body read (src/protocol/inflight.ts).
+ */
+function admitCalls (budget: InflightBudget, bodyLimit: number): HookRoutes['admit'] {
+  return async (request, reply) => {
+    const call = request.hookCall as HookCall
+    const bytes = chargeOf(request.headers['content-length'], bodyLimit)
+    if (budget.admit(bytes)) {
+      call.charged = bytes
+      return undefined
+    }
+    call.outcome = 'shed'
+    return await reply.code(429).header('retry-after', String(SHED_RETRY_AFTER_SECONDS)).header('connection', 'close').send({
+      statusCode: 429,
+      error: 'Too Many Requests',
+      message: `${Math.ceil(budget.inflight / 0x100000)} MiB of hook requests are being answered (budget ${Math.ceil(budget.budget / 0x100000)} MiB): come back in ${SHED_RETRY_AFTER_SECONDS} s`
+    })
+  }
 }
 
 /**
@@ -190,7 +238,7 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
     if (kind[hook] === undefined) continue
     app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/${hook}`, {
       schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...ERRORS } },
-      onRequest: [routes.guard, startCall(kind.kind, hook)]
+      onRequest: [routes.guard, startCall(kind.kind, hook), routes.admit]
     }, async (request) => {
       const now = routes.context()
       const call = request.hookCall as HookCall

@@ -7,6 +7,8 @@ export interface Config {
   logLevel: string
   /** Largest hook request accepted, in bytes: requests carry every child whole. */
   bodyLimit: number
+  /** Bytes of sync and finalize requests in flight at most; beyond, calls are shed with 429. Undefined: half the heap limit. */
+  inflightBudget?: number
   hooksDir: string
   /** How long SIGTERM waits for in-flight hooks before the process exits anyway. */
   shutdownGraceMs: number
@@ -33,6 +35,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST ?? '0.0.0.0',
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 64 * 1024 * 1024),
+    ...(present(env, 'INFLIGHT_BUDGET_BYTES') ? { inflightBudget: integer(env, 'INFLIGHT_BUDGET_BYTES', 0, 1) } : {}),
     hooksDir: env.HOOKS_DIR ?? defaultHooksDir(),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),
     effectsConcurrency: integer(env, 'EFFECTS_CONCURRENCY', 8, 1),
@@ -55,6 +58,10 @@ function trustSettings (env: NodeJS.ProcessEnv): Pick<Config, 'auth' | 'authToke
   if ((settings.tlsCertFile === undefined) !== (settings.tlsKeyFile === undefined)) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither')
   if (settings.tlsClientCaFile !== undefined && settings.tlsCertFile === undefined) throw new Error('TLS_CLIENT_CA_FILE (mutual TLS) needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE too')
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ReturnType<typeof trustSettings>
+}
+
+function present (env: NodeJS.ProcessEnv, name: string): boolean {
+  return env[name] !== undefined && env[name] !== ''
 }
 
 function path (env: NodeJS.ProcessEnv, name: string): string | undefined {

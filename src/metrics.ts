@@ -1,6 +1,7 @@
-// Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome;
-// effects by type and result.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+// Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome
+// (`shed`: answered 429 to keep the bytes in flight under budget); effects by type and result;
+// the bytes of requests in flight and their budget.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { EffectOutcome } from './effects/types.js'
 import type { Outcome } from './protocol/hooks.js'
 
@@ -13,6 +14,8 @@ export interface Metrics {
   observeEffects: (outcomes: readonly EffectOutcome[]) => void
   /** Counts a hook call refused for its credentials. */
   observeRefusal: (reason: string) => void
+  /** Reports the bytes of hook requests in flight (read at each scrape) and their budget. */
+  watchInflight: (inflight: () => number, budget: number) => void
 }
 
 /** A registry of its own per app, so that apps built side by side (tests) do not share counts. */
@@ -31,8 +34,15 @@ export function createMetrics (): Metrics {
   })
   const effects = new Counter({ name: 'jobhooks_effects_total', help: 'Effects by type and result (applied, gone, failed, refused, dry_run)', labelNames: ['type', 'result'] as const, registers: [registry] })
   const refusals = new Counter({ name: 'jobhooks_hook_refusals_total', help: 'Hook calls refused (401) for their credentials, by reason', labelNames: ['reason'] as const, registers: [registry] })
+  let readInflight = (): number => 0
+  new Gauge({ name: 'jobhooks_inflight_request_bytes', help: 'Bytes of sync and finalize requests being answered', registers: [registry], collect () { this.set(readInflight()) } })
+  const budgetGauge = new Gauge({ name: 'jobhooks_inflight_budget_bytes', help: 'Bytes of requests in flight beyond which calls are shed with 429 (outcome="shed")', registers: [registry] })
   return {
     registry,
+    watchInflight (inflight, budget) {
+      readInflight = inflight
+      budgetGauge.set(budget)
+    },
     observeRefusal (reason) {
       refusals.inc({ reason })
     },

@@ -42,6 +42,7 @@ export async function startServer (config: Config, signals: SignalSource = proce
   const app: FastifyInstance = await buildApp({
     logger: { level: config.logLevel, ...(logStream !== undefined ? { stream: logStream } : {}) },
     bodyLimit: config.bodyLimit,
+    ...(config.inflightBudget !== undefined ? { inflightBudget: config.inflightBudget } : {}),
     scripts,
     effects: executor,
     ...(guard !== undefined ? { guard } : {}),

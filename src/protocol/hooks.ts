@@ -54,4 +54,4 @@ export interface KindHooks {
 }
 
 /** How a hook call ended, for its log line and metrics: `invalid` is a spec the hook refused (law 2). */
-export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request'
+export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request' | 'shed'

@@ -1,0 +1,55 @@
+// Bytes of hook requests in flight, kept under a budget. A request carries every child and related
+// object whole: at 5,000 Nodes a DaemonJob sync is tens of MiB, and Metacontroller runs several
+// workers per controller, so a burst of them, read side by side, is what takes the process past
+// its memory limit. A call that would pass the budget is not read at all: the route answers 429
+// with Retry-After, which Metacontroller (v4.17) takes as "come back later" — it requeues the
+// parent after that many seconds, with no error event and no backoff.
+//
+// Charged by Content-Length (Metacontroller always sends one); a body without one is charged the
+// body limit, its worst case. A call alone is always admitted, whatever its size: otherwise a
+// request larger than the budget would never be served. The body limit bounds it.
+import { getHeapStatistics } from 'node:v8'
+
+/** What a shed call is told: come back in this many seconds. */
+export const SHED_RETRY_AFTER_SECONDS = 2
+
+/**
+ * The default budget: half of the heap the process may grow to. The bytes of a request are held
+ * outside the heap while it is read; parsed, they become objects in the heap, one request at a
+ * time (the hooks are synchronous). Half leaves the other half for that.
+ */
+export function defaultInflightBudget (): number {
+  return Math.floor(getHeapStatistics().heap_size_limit / 2)
+}
+
+export class InflightBudget {
+  private bytes = 0
+  private calls = 0
+
+  constructor (readonly budget: number) {}
+
+  /** Takes `bytes` from the budget unless that would pass it (a call alone always passes). */
+  admit (bytes: number): boolean {
+    if (this.calls > 0 && this.bytes + bytes > this.budget) return false
+    this.bytes += bytes
+    this.calls++
+    return true
+  }
+
+  /** Gives back what `admit` took, once the call is answered or abandoned. */
+  release (bytes: number): void {
+    this.bytes = Math.max(0, this.bytes - bytes)
+    this.calls = Math.max(0, this.calls - 1)
+  }
+
+  /** Bytes of the calls admitted and not yet released. */
+  get inflight (): number {
+    return this.bytes
+  }
+}
+
+/** The bytes a call is charged: its Content-Length, or `bodyLimit` when it has none. */
+export function chargeOf (contentLength: string | undefined, bodyLimit: number): number {
+  const length = Number(contentLength)
+  return contentLength !== undefined && contentLength !== '' && Number.isSafeInteger(length) && length >= 0 ? Math.min(length, bodyLimit) : bodyLimit
+}
