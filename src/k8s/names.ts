@@ -51,3 +51,10 @@ export function isLabelKey (key: string): boolean {
   if (prefix !== undefined && (prefix.length > MAX_OBJECT_NAME || !DNS_SUBDOMAIN.test(prefix))) return false
   return name.length <= MAX_LABEL_VALUE && LABEL_NAME.test(name)
 }
+
+const LABEL_VALUE = new RegExp(LABEL_VALUE_PATTERN)
+
+/** A label value, as the API server reads one. */
+export function isLabelValue (value: string): boolean {
+  return value.length <= MAX_LABEL_VALUE && LABEL_VALUE.test(value)
+}

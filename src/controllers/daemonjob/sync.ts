@@ -55,8 +55,9 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
   const toCreate: string[] = []
   // Only the first few ineligible nodes are named in a message; the rest are counted.
   const ineligible: Ineligible = { named: [], count: 0 }
+  const pod = podTemplate(spec).spec as PodSpec
   if (!finished) {
-    const ineligibility = eligibilityCheck(podTemplate(spec).spec as PodSpec, spec.excluded)
+    const ineligibility = eligibilityCheck(pod, spec.excluded)
     for (const node of nodes ?? []) {
       const reason = ineligibility(node)
       if (reason !== undefined) {
@@ -77,7 +78,7 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
 
   const counts = countNodes(records, toCreate.length)
   const phase = daemonJobPhase(counts, records, finished, nodes !== undefined)
-  const message = finished ? undefined : statusMessage(counts, records, nodes, ineligible)
+  const message = finished ? undefined : statusMessage(counts, records, nodes, ineligible, selectorWords(pod))
   const status: Record<string, unknown> = {
     phase,
     ...(message !== undefined ? { message } : {}),
@@ -108,13 +109,24 @@ interface Ineligible {
   count: number
 }
 
-function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes: KubeObject[] | undefined, ineligible: Ineligible): string | undefined {
+/**
+ * The pod's nodeSelector as `k=v, …`, or undefined without one. Customize asks Metacontroller
+ * only for the Nodes with those labels, so the others are never seen here.
+ */
+function selectorWords (pod: PodSpec): string | undefined {
+  const entries = Object.entries(pod.nodeSelector ?? {})
+  return entries.length === 0 ? undefined : entries.map(([key, value]) => `${key}=${value}`).join(', ')
+}
+
+function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes: KubeObject[] | undefined, ineligible: Ineligible, selector: string | undefined): string | undefined {
   if (nodes === undefined) {
     return 'Metacontroller sent no Nodes (no related Node.v1 group): the DaemonJob controller\'s customize hook must be registered; no new Job is created until Nodes arrive'
   }
   if (counts.desired === 0) {
     if (nodes.length === 0) {
-      return 'no eligible node: Metacontroller sent no Nodes (related Node.v1 is empty; a namespaced DaemonJob receives Nodes only from hooks registered with version v2); waiting for nodes'
+      return selector !== undefined
+        ? `no eligible node: no Node has the labels of the nodeSelector (${selector}); waiting for nodes`
+        : 'no eligible node: Metacontroller sent no Nodes (related Node.v1 is empty; a namespaced DaemonJob receives Nodes only from hooks registered with version v2); waiting for nodes'
     }
     const named = ineligible.named.join('; ')
     const more = ineligible.count > NAMED_IN_MESSAGE ? `; and ${ineligible.count - NAMED_IN_MESSAGE} more` : ''
@@ -126,7 +138,8 @@ function statusMessage (counts: Counts, records: Map<string, NodeRecord>, nodes:
   const lost: string[] = []
   for (const record of records.values()) if (record.phase === 'Running' && !present.has(record.name)) lost.push(record.name)
   if (lost.length > 0) {
-    return `Jobs wait on nodes that no longer exist: ${lost.join(', ')}; they end by their activeDeadlineSeconds or when deleted`
+    const where = selector !== undefined ? `nodes that no longer exist or no longer have the labels of the nodeSelector (${selector})` : 'nodes that no longer exist'
+    return `Jobs wait on ${where}: ${lost.join(', ')}; they end by their activeDeadlineSeconds or when deleted`
   }
   return undefined
 }

@@ -362,6 +362,33 @@ t.test('long node names give Job names and label values that fit, stably', async
   t.same([...jobsOf(sync(request)).keys()], names, 'stable')
 })
 
-t.test('customize asks for every Node', async t => {
-  t.same(customizeDaemonJob(fixture('daemonjob/customize.json')), { relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }] })
+t.test('customize asks for every Node, or only those with the labels of the pod\'s nodeSelector', async t => {
+  const request = fixture('daemonjob/customize.json')
+  const nodes = (): unknown => customizeDaemonJob(request).relatedResources?.[0]?.labelSelector
+  t.same(customizeDaemonJob(request), { relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }] }, 'no nodeSelector: every Node')
+  const pod = (request.parent.spec as any).template.spec
+  pod.nodeSelector = { 'node.kubernetes.io/pool': 'batch', disk: 'ssd' }
+  t.same(nodes(), { matchLabels: { disk: 'ssd', 'node.kubernetes.io/pool': 'batch' } }, 'a nodeSelector: only its Nodes')
+  for (const bad of [{ 'bad key': 'x' }, { disk: 'not a value' }, { disk: 3 }]) {
+    pod.nodeSelector = bad
+    t.same(nodes(), {}, `${JSON.stringify(bad)}: a selector the API server would refuse is not asked for; every Node, and the sync says what is wrong`)
+  }
+  pod.nodeSelector = {}
+  t.same(nodes(), {}, 'an empty nodeSelector: every Node')
+  const invalid = fixture('daemonjob/customize.json')
+  delete (invalid.parent.spec as any).template
+  t.same(customizeDaemonJob(invalid).relatedResources, [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }], 'an invalid spec: every Node')
+})
+
+t.test('with a nodeSelector, the messages speak of the Nodes that have its labels (the only ones Metacontroller sends)', async t => {
+  const none = fixture('daemonjob/sync-new.v2.json')
+  ;(none.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
+  none.related['Node.v1'] = {}
+  t.match(sync(none).status, { phase: 'Pending', message: 'no eligible node: no Node has the labels of the nodeSelector (pool=late); waiting for nodes' })
+
+  const running = fixture('daemonjob/sync-running.v2.json')
+  ;(running.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
+  for (const node of Object.values(running.related['Node.v1'] ?? {})) (node as any).metadata.labels.pool = 'late'
+  delete running.related['Node.v1']?.['node-3']
+  t.match(sync(running).status, { phase: 'Running', message: 'Jobs wait on nodes that no longer exist or no longer have the labels of the nodeSelector (pool=late): node-3; they end by their activeDeadlineSeconds or when deleted' })
 })
