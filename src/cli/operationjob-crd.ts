@@ -38,18 +38,19 @@ function clearActions (doc: Document): void {
   if (!isMap(properties)) throw new Error('the OperationJob CRD has no spec.properties')
   properties.items = properties.items.filter(pair => OPERATIONJOB_SPEC_FIELDS.includes(String(pair.key)))
   const rules = doc.getIn([...SPEC, 'x-kubernetes-validations'])
-  if (isSeq(rules)) rules.items = rules.items.filter(rule => !GENERATED_RULE.test(String((rule as { get?: (k: string) => unknown }).get?.('rule'))))
+  if (isSeq(rules)) rules.items = rules.items.filter(rule => !(isMap(rule) && GENERATED_RULE.test(String(rule.get('rule')))))
 }
 
 /** The CRD text `text` with `actions` written in. Rendering twice gives the same text. */
 export function renderOperationJobCrd (text: string, actions: readonly RegisteredAction[]): string {
   const doc = parseDocument(text)
   clearActions(doc)
-  const names = actions.map(a => a.name).sort()
+  const sorted = [...actions].sort((a, b) => (a.name < b.name ? -1 : 1))
+  const names = sorted.map(a => a.name)
   doc.setIn([...SPEC, 'properties', 'action', 'enum'], doc.createNode(names, { flow: true }))
   doc.setIn([...SPEC, 'properties', 'action', 'description'], `The action to run: ${names.join(', ')}.`)
   const properties = doc.getIn([...SPEC, 'properties'])
-  for (const action of [...actions].sort((a, b) => a.name.localeCompare(b.name))) {
+  for (const action of sorted) {
     const field = action.specField
     if (field === undefined) continue
     doc.setIn([...SPEC, 'properties', field.name], schemaNode(doc, field.schema))
