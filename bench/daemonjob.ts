@@ -94,6 +94,17 @@ function daemonJobSpec (excluded: string[]): Record<string, unknown> {
   }
 }
 
+/**
+ * What else a busy kubelet lists in `status.images` (it reports up to 50, `--node-status-max-images`):
+ * 37 more application images, each by digest and by tag. With them a Node is about 11 KiB of JSON,
+ * as Nodes of a busy cluster are.
+ */
+const BUSY_IMAGES = Array.from({ length: 37 }, (_, k) => {
+  const repository = `registry.example.com/team-${String(k % 9).padStart(2, '0')}/service-${String(k).padStart(2, '0')}`
+  const digest = Array.from({ length: 4 }, (_, part) => fixtureUid(`image/${k}/${part}`).replace(/-/g, '')).join('').slice(0, 64)
+  return { names: [`${repository}@sha256:${digest}`, `${repository}:v2.${k % 13}.${k % 7}`], sizeBytes: 20_000_000 + k * 1_234_567 }
+})
+
 function node (name: string, i: number, state: NodeState): KubeObject {
   const created = k8sTime(T0 - 86_400_000 - i * 1000)
   const heartbeat = k8sTime(T0 + 3_000_000)
@@ -138,7 +149,8 @@ function node (name: string, i: number, state: NodeState): KubeObject {
       images: [
         { names: ['registry.example.com/sre/node-audit@sha256:' + fixtureUid(`img/${name}`).replace(/-/g, '').padEnd(64, '0'), 'registry.example.com/sre/node-audit:3.2.1'], sizeBytes: 48_213_551 },
         { names: ['602401143452.dkr.ecr.eu-west-1.amazonaws.com/amazon-k8s-cni:v1.19.2'], sizeBytes: 65_412_808 },
-        { names: ['602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/kube-proxy:v1.34.2-minimal-eksbuild.2'], sizeBytes: 37_100_417 }
+        { names: ['602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/kube-proxy:v1.34.2-minimal-eksbuild.2'], sizeBytes: 37_100_417 },
+        ...BUSY_IMAGES
       ]
     }
   }

@@ -217,8 +217,8 @@ export function jobFlowController (): Record<string, unknown> {
     generateSelector: true,
     parentResource: { apiVersion: JOBFLOW_API_VERSION, resource: 'jobflows' },
     childResources: [
-      { apiVersion: 'batch/v1', resource: 'jobs', updateStrategy: { method: 'InPlace' } },
-      { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'InPlace' } }
+      { apiVersion: 'batch/v1', resource: 'jobs', updateStrategy: { method: 'OnDelete' } },
+      { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'OnDelete' } }
     ],
     hooks: {
       sync: { version: 'v2', webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/sync', timeout: '10s' } },

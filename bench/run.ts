@@ -98,7 +98,7 @@ interface Measure {
 
 /** The service's own fastify setup (createFastify), with one route that echoes the parsed body. */
 async function buildEchoApp (): Promise<FastifyInstance> {
-  const app = createFastify({ bodyLimit: DEFAULT_BODY_LIMIT, keepManagedFields: true })
+  const app = createFastify({ bodyLimit: DEFAULT_BODY_LIMIT, keepWhole: true })
   // No response schema: fastify serialises the parsed body with JSON.stringify.
   app.post(ECHO_PATH, async (request) => request.body)
   await app.ready()

@@ -7,9 +7,12 @@ import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
   HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
-import { BodyBuffer, cutManagedFields, readChunks } from './protocol/body-reader.js'
+import { DEFAULT_BODY_LIMIT, readBody } from './protocol/body-reader.js'
+import { project } from './protocol/projection.js'
+import { updateStrategyProblem } from './protocol/update-strategy.js'
 import { chargeOf, defaultInflightBudget, InflightBudget, SHED_RETRY_AFTER_SECONDS } from './protocol/inflight.js'
-import type { HookContext, HookName, KindHooks, SyncRequest, CustomizeRequest } from './protocol/hooks.js'
+import { syncRequestShape, WHOLE_REQUEST, type HookContext, type HookName, type KindHooks, type SyncRequest, type CustomizeRequest } from './protocol/hooks.js'
+import type { Shape } from './k8s/reads.js'
 import type { KubeObject } from './k8s/types.js'
 import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/kinds.js'
@@ -21,7 +24,7 @@ import { withEffectOutcomes } from './protocol/effects-applied.js'
 import { showEffects } from './effects/show.js'
 import { RefusalLog, type HookGuard, type Refusal } from './trust/guard.js'
 
-export const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024
+export { DEFAULT_BODY_LIMIT }
 
 export interface AppOptions {
   logger?: FastifyServerOptions['logger']
@@ -38,6 +41,8 @@ export interface AppOptions {
   https?: import('node:https').ServerOptions
   /** Bytes of sync and finalize requests in flight at most (src/protocol/inflight.ts); default: half the heap limit. */
   inflightBudget?: number
+  /** Build request bodies whole instead of only what the hooks read: tests compare the two. */
+  keepWhole?: boolean
 }
 
 /** What a hook call leaves on its request for the one log line and the metrics written at the end. */
@@ -62,11 +67,11 @@ declare module 'fastify' {
 
 /**
  * A fastify instance configured the way the service runs: the body limit, one log line per hook
- * call instead of fastify's two per request, and any body read as JSON, without the objects'
- * managedFields unless `keepManagedFields` (src/protocol/body-reader.ts). The benchmark's echo route
- * runs on one of these too, keeping managedFields, since it must give the body back whole.
+ * call instead of fastify's two per request, and any body read as JSON, built only as far as the
+ * route's `reads` shape says (src/protocol/projection.ts) unless `keepWhole`. The benchmark's echo
+ * route runs on one of these too, keeping the body whole, since it must give it back.
  */
-export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https'> & { keepManagedFields?: boolean } = {}) {
+export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https' | 'keepWhole'> = {}) {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const app = Fastify({
     // The HTTPS server is a node:https server; fastify's types want the choice at compile time.
@@ -79,26 +84,38 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
   }).withTypeProvider<TypeBoxTypeProvider>()
   // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON,
   // with fastify's own JSON parser, which refuses __proto__ and constructor keys as it does for
-  // application/json.
+  // application/json, wherever the projection does not build it.
   const json = app.getDefaultJsonParser('error', 'error')
-  if (options.keepManagedFields === true) {
+  if (options.keepWhole === true) {
     app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, json)
   } else {
     app.removeContentTypeParser('application/json')
-    const kept = new BodyBuffer()
     const errors = { tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH() }
     app.addContentTypeParser(['application/json', '*'], (request, payload, done) => {
-      readChunks(payload, request.headers['content-length'], bodyLimit, errors, (error, chunks, length) => {
+      readBody(payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
         if (error !== null) {
           done(error, undefined)
           return
         }
-        const body = kept.fill(chunks, length)
-        json(request, body.toString('utf8', 0, cutManagedFields(body)), done)
+        const reads = (request.routeOptions.config as RouteReads).reads ?? WHOLE_REQUEST
+        let built: unknown
+        try {
+          built = project(body, reads)
+        } catch {
+          // Not a body the projection accepts: the strict parser says why, or builds it whole.
+          json(request, body.toString('utf8'), done)
+          return
+        }
+        done(null, built)
       })
     })
   }
   return app
+}
+
+/** The shape a hook route builds its request body to (src/k8s/reads.ts). */
+interface RouteReads {
+  reads?: Shape
 }
 
 export async function buildApp (options: AppOptions = {}): Promise<FastifyInstance> {
@@ -234,14 +251,21 @@ function startCall (kind: string, hook: HookName) {
 
 /** The sync, finalize and customize routes of a kind, for the hooks it has. */
 function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoutes): void {
+  const reads: RouteReads = { reads: syncRequestShape(kind.reads) }
   for (const hook of ['sync', 'finalize'] as const) {
     if (kind[hook] === undefined) continue
     app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/${hook}`, {
+      config: reads,
       schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...ERRORS } },
       onRequest: [routes.guard, startCall(kind.kind, hook), routes.admit]
-    }, async (request) => {
+    }, async (request, reply) => {
       const now = routes.context()
       const call = request.hookCall as HookCall
+      const refused = updateStrategyProblem(request.body.controller)
+      if (refused !== undefined) {
+        call.outcome = 'bad_request'
+        return await reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: refused })
+      }
       const { result, parent } = runHook(kind, hook, request.body, now, call)
       // The request's objects are garbage now, except what the answer shares with them: let
       // the collector free them while the answer is serialised (at thousands of objects,

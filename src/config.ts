@@ -1,5 +1,6 @@
 // Settings come from the environment, read once at start-up. The README lists every one.
 import { defaultHooksDir } from './scripts/library.js'
+import { DEFAULT_BODY_LIMIT } from './protocol/body-reader.js'
 
 export interface Config {
   port: number
@@ -34,7 +35,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
     port: integer(env, 'PORT', 8080),
     host: env.HOST ?? '0.0.0.0',
     logLevel: env.LOG_LEVEL ?? 'info',
-    bodyLimit: integer(env, 'BODY_LIMIT_BYTES', 64 * 1024 * 1024),
+    bodyLimit: integer(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT),
     ...(present(env, 'INFLIGHT_BUDGET_BYTES') ? { inflightBudget: integer(env, 'INFLIGHT_BUDGET_BYTES', 0, 1) } : {}),
     hooksDir: env.HOOKS_DIR ?? defaultHooksDir(),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),

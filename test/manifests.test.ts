@@ -425,7 +425,8 @@ t.test('every CompositeController calls routes the app serves, through the Servi
     t.ok(parentCrd?.spec.versions.some((v: Json) => v.name === version && v.served === true), `${file}: parent version ${String(version)} is served`)
     t.ok(storageVersion(parentCrd ?? { spec: { versions: [] } })?.subresources?.status !== undefined, `${file}: the parent has a status subresource`)
     for (const child of spec.childResources ?? []) {
-      t.ok(['OnDelete', 'Recreate', 'InPlace', 'RollingRecreate', 'RollingInPlace'].includes(child.updateStrategy?.method ?? 'OnDelete'), `${file}: ${String(child.resource)} update strategy`)
+      // The hooks return existing children by identity only (src/protocol/update-strategy.ts).
+      t.equal(child.updateStrategy?.method, 'OnDelete', `${file}: ${String(child.resource)} update strategy`)
     }
     t.ok(spec.hooks?.sync !== undefined, `${file}: has a sync hook`)
     for (const [hook, config] of Object.entries<Json>(spec.hooks ?? {})) {

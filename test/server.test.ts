@@ -55,7 +55,7 @@ t.test('settings come from the environment', async t => {
   t.throws(() => readConfig({ EFFECTS_CONCURRENCY: '0' }), /EFFECTS_CONCURRENCY must be at least 1/)
   t.throws(() => readConfig({ PORT: 'eighty' }), /PORT must be a whole number/)
   t.equal(readConfig({}).port, 8080)
-  t.equal(readConfig({}).bodyLimit, 64 * 1024 * 1024)
+  t.equal(readConfig({}).bodyLimit, 256 * 1024 * 1024)
 })
 
 /** A folder of its own (t.testdir is one per test, and reset by each call). */

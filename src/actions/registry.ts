@@ -3,6 +3,7 @@
 // a missing function or two actions claiming one spec field stop the start, not a sync.
 import { withPodOpsLifecycle } from './lifecycle.js'
 import type { ActionPlugin, RegisteredAction } from './types.js'
+import { mergeShapes, POD_READS, type Shape } from '../k8s/reads.js'
 
 export type * from './types.js'
 
@@ -48,7 +49,8 @@ export class ActionRegistry {
         name: plugin.name,
         handler: podOpsLifecycle ? withPodOpsLifecycle(plugin.handler) : plugin.handler,
         podOpsLifecycle,
-        ...(plugin.specField !== undefined ? { specField: plugin.specField } : {})
+        ...(plugin.specField !== undefined ? { specField: plugin.specField } : {}),
+        ...(plugin.podReads !== undefined ? { podReads: plugin.podReads } : {})
       })
     }
   }
@@ -65,5 +67,10 @@ export class ActionRegistry {
   /** The registered actions, by name. */
   list (): RegisteredAction[] {
     return this.names().map(name => this.actions.get(name) as RegisteredAction)
+  }
+
+  /** What the OperationJob hooks build of a related Pod: what they read, and what every action reads. */
+  podReads (): Shape {
+    return this.list().reduce<Shape>((shape, action) => mergeShapes(shape, action.podReads ?? false), POD_READS)
   }
 }

@@ -8,6 +8,7 @@ import type { Effect } from '../effects/types.js'
 import type { RelatedResourceRule } from '../protocol/schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
 import type { StructuralSchema } from '../k8s/openapi.js'
+import type { Shape } from '../k8s/reads.js'
 
 export type TargetProgress = 'Pending' | 'Processing' | 'Succeeded' | 'Failed'
 
@@ -130,6 +131,11 @@ export interface ActionPlugin {
   podOpsLifecycle?: boolean
   /** The action's own spec field, if it has one. */
   specField?: ActionSpecField
+  /**
+   * What the action reads of a Pod beyond what the OperationJob hooks build of every Pod
+   * (`POD_READS` in src/k8s/reads.ts): a field left out of both is never built, and reads as absent.
+   */
+  podReads?: Shape
 }
 
 /** An action as the registry holds it: the handler wrapped in the lifecycle when it asked for one. */
@@ -138,4 +144,5 @@ export interface RegisteredAction {
   handler: ActionHandler
   podOpsLifecycle: boolean
   specField?: ActionSpecField
+  podReads?: Shape
 }

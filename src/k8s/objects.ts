@@ -80,49 +80,18 @@ function joinedCodeUnit (first: string, second: string, i: number): number {
   return second.charCodeAt(i - first.length - 1)
 }
 
-/** Annotations Metacontroller and kubectl write to remember what they applied. */
-const APPLY_BOOKKEEPING = ['metacontroller.k8s.io/last-applied-configuration', 'kubectl.kubernetes.io/last-applied-configuration']
-
 /**
- * An observed child as a desired child: the same spec and identity, without what the API server
- * and Metacontroller add (status, uid, managedFields, last-applied bookkeeping). Returning a child
- * this way keeps it exactly as it is, whatever update strategy the controller uses.
+ * An observed child as the answer keeps it: its identity, nothing more. Every child resource of our
+ * CompositeControllers has the update strategy OnDelete, under which Metacontroller never updates
+ * a child that exists (pkg/controller/common/manage_children.go in v4.17.2): it only matches the
+ * answer's children to the observed ones by name to know which to keep, which to create and which
+ * to delete. So the hooks need not build, nor send back, the spec of a child they keep; the hook
+ * routes refuse a controller with another strategy (src/protocol/update-strategy.ts).
  */
 export function keepAsObserved (observed: KubeObject): KubeObject {
   const meta = observed.metadata
-  const kept: KubeObject = {
-    apiVersion: observed.apiVersion,
-    kind: observed.kind,
-    metadata: { name: meta.name }
-  }
+  const kept: KubeObject = { apiVersion: observed.apiVersion, kind: observed.kind, metadata: { name: meta.name } }
   if (meta.namespace !== undefined) kept.metadata.namespace = meta.namespace
-  if (meta.labels !== undefined) kept.metadata.labels = meta.labels
-  if (isRecord(meta.annotations)) {
-    const annotations = withoutBookkeeping(meta.annotations)
-    if (annotations !== undefined) kept.metadata.annotations = annotations
-  } else if (meta.annotations !== undefined) {
-    // Not a map (not from an API server): as before, whatever Object.entries makes of it.
-    const annotations = Object.fromEntries(Object.entries(meta.annotations as Record<string, string>).filter(([k]) => !APPLY_BOOKKEEPING.includes(k)))
-    if (Object.keys(annotations).length > 0) kept.metadata.annotations = annotations
-  }
-  // Own keys in their order, as Object.entries would give them, without an array per object.
-  for (const key in observed) {
-    if (!Object.hasOwn(observed, key)) continue
-    if (key !== 'apiVersion' && key !== 'kind' && key !== 'metadata' && key !== 'status') kept[key] = observed[key]
-  }
-  return kept
-}
-
-/** A copy of `annotations` without the apply bookkeeping, in the same order; undefined when empty. */
-function withoutBookkeeping (annotations: Record<string, string>): Record<string, string> | undefined {
-  let kept: Record<string, string> | undefined
-  for (const key in annotations) {
-    if (!Object.hasOwn(annotations, key) || APPLY_BOOKKEEPING.includes(key)) continue
-    kept ??= {}
-    // Defined, not assigned, as Object.fromEntries does: `__proto__` stays a plain key.
-    if (key === '__proto__') Object.defineProperty(kept, key, { value: annotations[key], writable: true, enumerable: true, configurable: true })
-    else kept[key] = annotations[key] as string
-  }
   return kept
 }
 

@@ -3,6 +3,7 @@ import type { KubeObject, ObjectMap } from '../k8s/types.js'
 import type { RelatedResourceRule } from './schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
 import type { Effect } from '../effects/types.js'
+import { WHOLE_OBJECT, type Shape } from '../k8s/reads.js'
 
 export const HOOK_NAMES = ['sync', 'finalize', 'customize'] as const
 export type HookName = typeof HOOK_NAMES[number]
@@ -51,7 +52,34 @@ export interface KindHooks {
   sync: (request: SyncRequest, context: HookContext) => SyncAnswer
   finalize?: (request: SyncRequest, context: HookContext) => SyncAnswer
   customize?: (request: CustomizeRequest, context: HookContext) => CustomizeResponse
+  /** What the sync and finalize hooks read of the children and related objects. */
+  reads?: KindReads
 }
+
+/**
+ * The shapes (src/k8s/reads.ts) a kind reads its children and related objects to, by group
+ * (`"<Kind>.<apiVersion>"`). A group not named is read whole, without managedFields.
+ */
+export interface KindReads {
+  children?: Readonly<Record<string, Shape>>
+  related?: Readonly<Record<string, Shape>>
+}
+
+/**
+ * The shape of a sync or finalize request whose hooks read `reads`: the controller and the parent
+ * whole (without managedFields), each child and related object to its group's shape.
+ */
+export function syncRequestShape (reads: KindReads = {}): Shape {
+  const groups = (shapes: Readonly<Record<string, Shape>> = {}): Shape => {
+    const byGroup: Record<string, Shape> = { '*': { '*': WHOLE_OBJECT } }
+    for (const [group, shape] of Object.entries(shapes)) byGroup[group] = { '*': shape }
+    return byGroup
+  }
+  return { '*': true, controller: WHOLE_OBJECT, parent: WHOLE_OBJECT, children: groups(reads.children), related: groups(reads.related) }
+}
+
+/** A request built whole but for managedFields: customize requests, and kinds that declare no reads. */
+export const WHOLE_REQUEST = syncRequestShape()
 
 /** How a hook call ended, for its log line and metrics: `invalid` is a spec the hook refused (law 2). */
 export type Outcome = 'ok' | 'invalid' | 'error' | 'bad_request' | 'shed'

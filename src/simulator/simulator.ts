@@ -24,7 +24,8 @@
 import type { FastifyInstance } from 'fastify'
 import { Value } from '@sinclair/typebox/value'
 import { buildApp } from '../app.js'
-import type { CustomizeRequest, CustomizeResponse, HookContext, KindHooks, SyncRequest, SyncResponse } from '../protocol/hooks.js'
+import { syncRequestShape, type CustomizeRequest, type CustomizeResponse, type HookContext, type KindHooks, type SyncRequest, type SyncResponse } from '../protocol/hooks.js'
+import { project } from '../protocol/projection.js'
 import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule } from '../protocol/schemas.js'
 import type { KubeObject, ObjectMap, OwnerReference } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
@@ -74,6 +75,12 @@ export interface SimulatorOptions {
   customizeCacheSeconds?: number
   /** What injected ephemeral containers do (the kubelet's part); see ephemeraljob.ts. */
   ephemeral?: EphemeralBehaviour
+  /**
+   * Also run every sync on the whole request, in process, and throw when its answer or effects
+   * differ from those of the request built only as far as the kind's `reads` say (default true):
+   * a hook that reads a field its kind does not declare fails every scenario that reaches it.
+   */
+  checkReads?: boolean
 }
 
 export type TimelineType =
@@ -184,6 +191,7 @@ export class Simulator {
   private nowMs: number
   private readonly controllers: Controller[]
   private readonly transport: Transport
+  private readonly checkReads: boolean
   private readonly scripts: ScriptLibrary
   private readonly jobs: JobBehaviour
   private readonly customizeCacheMs: number
@@ -203,6 +211,7 @@ export class Simulator {
     this.startMs = Date.parse(typeof options.start === 'string' ? options.start : (options.start ?? new Date(DEFAULT_START)).toISOString())
     this.nowMs = this.startMs
     this.transport = options.transport ?? 'http'
+    this.checkReads = options.checkReads ?? true
     this.scripts = options.scripts ?? loadScriptLibrary(defaultHooksDir())
     this.jobs = { ...options.jobs, outcomes: { ...options.jobs?.outcomes } }
     this.customizeCacheMs = (options.customizeCacheSeconds ?? 1200) * 1000
@@ -773,6 +782,7 @@ export class Simulator {
     let body: unknown
     if (this.transport === 'http') {
       const app = await this.httpApp()
+      if (this.checkReads) this.compareReads(controller.hooks, hook, request)
       const reply = await app.inject({ method: 'POST', url: `/hooks/${controller.hooks.kind}/${hook}`, payload: wire(request) as object })
       if (reply.statusCode !== 200) return { ok: false, error: `sync hook answered HTTP ${reply.statusCode}: ${reply.body.slice(0, 500)}` }
       try {
@@ -788,6 +798,20 @@ export class Simulator {
     const problem = schemaProblem(SyncResponseSchema, body, controller.version)
     if (problem !== undefined) return { ok: false, error: `sync hook answer refused: ${problem}` }
     return { ok: true, value: body as SyncResponse }
+  }
+
+  /** Throws when the hook answers the whole request otherwise than the one built to its kind's reads. */
+  private compareReads (hooks: KindHooks, hook: 'sync' | 'finalize', request: SyncRequest): void {
+    const bytes = Buffer.from(JSON.stringify(request))
+    const answer = (built: SyncRequest): string => {
+      const { response, effects } = runSyncHook(hooks, hook, built, this.context())
+      return JSON.stringify({ response, effects })
+    }
+    const whole = answer(JSON.parse(bytes.toString()) as SyncRequest)
+    const read = answer(project(bytes, syncRequestShape(hooks.reads)) as SyncRequest)
+    if (whole !== read) {
+      throw new Error(`the ${hooks.kind} ${hook} hook answers differently when it gets only what its reads declare (src/k8s/reads.ts):\nwhole: ${whole.slice(0, 2000)}\nread:  ${read.slice(0, 2000)}`)
+    }
   }
 
   private async callCustomize (controller: Controller, request: CustomizeRequest): Promise<HookAnswer<CustomizeResponse>> {

@@ -2,6 +2,8 @@ import t from 'tap'
 import { ACTIONS, ActionRegistry, defaultActions, type ActionHandler, type ActionPlugin } from '../../src/actions/index.js'
 import { execAction } from '../../src/actions/exec.js'
 import { labelAction } from '../../src/actions/label.js'
+import { mergeShapes, POD_READS } from '../../src/k8s/reads.js'
+import { operationJobHooks } from '../../src/controllers/operationjob/index.js'
 
 const noop: ActionHandler = {
   operate: () => ({ effects: [] }),
@@ -47,4 +49,13 @@ t.test('names are listed sorted', async t => {
   const registry = new ActionRegistry([plugin('B'), plugin('A')])
   t.same(registry.names(), ['A', 'B'])
   t.same(new ActionRegistry([]).names(), [])
+})
+
+t.test('what the actions read of a Pod is built besides what the OperationJob hooks read', async t => {
+  t.same(new ActionRegistry([plugin('A')]).podReads(), POD_READS, 'nothing more by default')
+  const reads = new ActionRegistry([plugin('A', { podReads: { spec: { nodeName: true } } }), plugin('B', { podReads: { status: { hostIP: true } } })]).podReads() as any
+  t.equal(reads.spec.nodeName, true)
+  t.equal(reads.status.hostIP, true)
+  t.same(reads.spec.containers, { name: true }, 'and what the hooks read still')
+  t.same(operationJobHooks(new ActionRegistry([plugin('A', { podReads: { spec: { nodeName: true } } })])).reads?.related?.['Pod.v1'], mergeShapes(POD_READS, { spec: { nodeName: true } }), 'the OperationJob routes build it')
 })

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
-import { startScenarios } from './scenario.js'
+import { startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -136,4 +136,38 @@ t.test('the CRD refuses invalid JobFlows at kubectl apply time', async t => {
   }
   const none = await cluster.kubectl(['get', 'jobflows', '-n', ns, '-o', 'name'])
   t.equal(none.stdout.trim(), '', 'none of them was stored')
+})
+
+t.test('a Job the flow keeps is never written by Metacontroller: its spec, labels and annotations stay as they are', async t => {
+  // The hooks return a kept child by its identity only (the rest of it is never even built from
+  // the request); under OnDelete that must change nothing. job2 is suspended, so it stays while
+  // job1 and job4 finish and the JobFlow is synced again and again around it.
+  const ns = await namespace('ondelete')
+  await apply(cluster.kubectl, stringify(example(spec => {
+    spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
+  })), ns)
+  await waitFor('job2 to be created', async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined), 120_000, 1_000)
+  // Someone else's label and annotation on the Job, which a merge of an identity would drop.
+  await cluster.kubectl(['label', 'job', 'jobflow-example-job2', '-n', ns, 'e2e/owner=someone-else'])
+  await cluster.kubectl(['annotate', 'job', 'jobflow-example-job2', '-n', ns, 'e2e/note=kept'])
+  const job2 = async (): Promise<any> => await getJson(['get', 'job', 'jobflow-example-job2', '-n', ns, '--show-managed-fields'])
+  const before = await job2()
+  // Who wrote what, but for the Job controller's status writes: Metacontroller (its creation) and
+  // the label and annotation above.
+  const writers = (job: any): any[] => (job.metadata.managedFields ?? []).filter((f: any) => f.manager !== 'kube-controller-manager')
+  t.ok(writers(before).some(f => JSON.stringify(f.fieldsV1 ?? {}).includes('"f:spec"')), `its creator is on record (${writers(before).map(f => String(f.manager)).join(', ')})`)
+
+  // More syncs: job4 finishing, and edits of the JobFlow's own metadata.
+  for (let i = 0; i < 3; i++) await cluster.kubectl(['annotate', '--overwrite', 'jobflow', 'jobflow-example', '-n', ns, `e2e/poke=${i}`])
+  await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'job1 and job4 to succeed', status =>
+    (status.jobs ?? []).filter((j: any) => ['job1', 'job4'].includes(j.name) && j.phase === 'Succeeded').length === 2, 120_000)
+  await new Promise(resolve => setTimeout(resolve, 5_000))
+
+  const after = await job2()
+  t.equal(after.metadata.uid, before.metadata.uid, 'the same Job, never recreated')
+  t.equal(after.metadata.generation, before.metadata.generation, 'its spec never updated')
+  t.same(after.spec, before.spec)
+  t.same(after.metadata.labels, before.metadata.labels, 'every label kept, ours and someone else\'s')
+  t.same(after.metadata.annotations, before.metadata.annotations, 'every annotation kept, Metacontroller\'s last-applied one too')
+  t.same(writers(after), writers(before), 'nobody wrote anything more to it but the Job controller')
 })

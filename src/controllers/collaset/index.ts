@@ -1,10 +1,12 @@
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncCollaSet } from './sync.js'
+import { POD_READS } from '../../k8s/reads.js'
 
 export const collasetHooks: KindHooks = {
   kind: 'collaset',
   // No phase column; an internal error still reports `phase: Invalid` next to the Valid condition.
   phaseField: 'phase',
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
-  sync: syncCollaSet
+  sync: syncCollaSet,
+  reads: { children: { 'Pod.v1': POD_READS } }
 }

@@ -1,11 +1,13 @@
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncDaemonJob } from './sync.js'
 import { customizeDaemonJob } from './customize.js'
+import { JOB_READS, NODE_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
 
 export const daemonjobHooks: KindHooks = {
   kind: 'daemonjob',
   phaseField: 'phase',
   // DaemonJob needs nothing that Metacontroller cannot do: no effects.
   sync: (request, context) => ({ response: syncDaemonJob(request, context), effects: [] }),
-  customize: customizeDaemonJob
+  customize: customizeDaemonJob,
+  reads: { children: { 'Job.batch/v1': JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY }, related: { 'Node.v1': NODE_READS } }
 }

@@ -1,6 +1,7 @@
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncEphemeralJob } from './sync.js'
 import { customizeEphemeralJob } from './customize.js'
+import { POD_READS } from '../../k8s/reads.js'
 
 export const ephemeraljobHooks: KindHooks = {
   kind: 'ephemeraljob',
@@ -8,5 +9,6 @@ export const ephemeraljobHooks: KindHooks = {
   // No finalize hook: ephemeral containers cannot be removed from a Pod, so there is nothing to
   // undo when the job goes.
   sync: syncEphemeralJob,
-  customize: customizeEphemeralJob
+  customize: customizeEphemeralJob,
+  reads: { related: { 'Pod.v1': POD_READS } }
 }

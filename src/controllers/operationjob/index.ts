@@ -11,7 +11,8 @@ export function operationJobHooks (registry: ActionRegistry = defaultActions): K
     sync: (request, context) => syncOperationJob(request, context, registry),
     // Releases every unfinished target before answering finalized: true.
     finalize: (request, context) => finalizeOperationJob(request, context, registry),
-    customize: request => customizeOperationJob(request, registry)
+    customize: request => customizeOperationJob(request, registry),
+    reads: { related: { 'Pod.v1': registry.podReads() } }
   }
 }
 

@@ -1,0 +1,85 @@
+// What the hooks read of the objects Metacontroller sends them, as shapes the hook routes build a
+// request from (src/protocol/projection.ts): a member the shape leaves out is never built. A
+// 15,000-Node cluster is a 171 MiB request, most of it images, conditions and managedFields that
+// no hook reads; what they read of a Node is a few hundred bytes.
+//
+// A shape is `true` (build the value whole), `false` (skip it), or an object naming the members
+// to build, each with its own shape; `'*'` is the shape of every member not named (without one,
+// members not named are skipped). An object shape met by an array applies to each element, and
+// met by anything else (a string where an object was expected) builds that value as it is.
+//
+// Each kind declares the shapes of its children and related objects (`reads` in its index.ts),
+// from the blocks here. A test runs every hook with and without its shapes and fails when the
+// answers differ: a field a hook starts reading has to be added here.
+
+export type Shape = boolean | { readonly [member: string]: Shape }
+
+/** Every member but managedFields: the parent, and objects a kind reads whole. */
+export const WHOLE_OBJECT: Shape = { '*': true, metadata: { '*': true, managedFields: false } }
+
+/**
+ * What any hook reads of an object's metadata: who it is, whom it belongs to, its labels, and
+ * when it came and is going. Not its annotations (Metacontroller's last-applied copy of the whole
+ * object is one) nor managedFields.
+ */
+const METADATA: Shape = {
+  name: true,
+  namespace: true,
+  uid: true,
+  generation: true,
+  labels: true,
+  ownerReferences: true,
+  creationTimestamp: true,
+  deletionTimestamp: true
+}
+
+/** An object's identity and metadata, nothing of its spec or status: ConfigMaps of scripts. */
+export const OBJECT_IDENTITY: Shape = { apiVersion: true, kind: true, metadata: METADATA }
+
+/**
+ * A Pod: its containers' names, its ephemeral containers and their statuses (EphemeralJob, Exec),
+ * its readiness gates, phase and conditions (readiness, the PodOpsLifecycle gate).
+ */
+export const POD_READS: Shape = {
+  apiVersion: true,
+  kind: true,
+  metadata: METADATA,
+  spec: { containers: { name: true }, ephemeralContainers: true, readinessGates: true },
+  status: { phase: true, conditions: true, ephemeralContainerStatuses: true }
+}
+
+/**
+ * A Job: its status (outcome and times), and of its Pod template the volumes (the scripts
+ * ConfigMap it mounts) and the affinity (the Node a DaemonJob's Job is pinned to).
+ */
+export const JOB_READS: Shape = {
+  apiVersion: true,
+  kind: true,
+  metadata: METADATA,
+  spec: { template: { spec: { volumes: true, affinity: true } } },
+  status: true
+}
+
+/** A Node: its name and labels, taints and `unschedulable`, which decide where a DaemonJob runs. */
+export const NODE_READS: Shape = {
+  apiVersion: true,
+  kind: true,
+  metadata: METADATA,
+  spec: { taints: true, unschedulable: true }
+}
+
+/** The member shape `shape` gives `member`: its own, else `'*'`'s, else skipped. */
+function memberShape (shape: { readonly [member: string]: Shape }, member: string): Shape {
+  if (Object.hasOwn(shape, member)) return shape[member] as Shape
+  return Object.hasOwn(shape, '*') ? shape['*'] as Shape : false
+}
+
+/** A shape that builds everything either shape builds. */
+export function mergeShapes (a: Shape, b: Shape): Shape {
+  if (a === true || b === true) return true
+  if (a === false) return b
+  if (b === false) return a
+  const merged: Record<string, Shape> = {}
+  for (const member of new Set([...Object.keys(a), ...Object.keys(b)])) merged[member] = mergeShapes(memberShape(a, member), memberShape(b, member))
+  return merged
+}

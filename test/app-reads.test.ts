@@ -1,0 +1,86 @@
+// The hook routes build a request only as far as each kind's reads say (src/k8s/reads.ts,
+// src/protocol/projection.ts). The proof that nothing a hook reads is left out: every fixture, and
+// every benchmark request at a small size, gets byte for byte the answer the whole request gets.
+// And a controller whose children Metacontroller would update gets a 400, not an answer.
+import t from 'tap'
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import { testApp } from './helpers/app.js'
+import { FIXTURES } from './helpers/fixtures.js'
+import { project } from '../src/protocol/projection.js'
+import { syncRequestShape, WHOLE_REQUEST } from '../src/protocol/hooks.js'
+import { ALL_KINDS } from '../src/controllers/kinds.js'
+import { CASES } from '../bench/kinds.js'
+import { jobFlowFixture } from '../bench/fixtures.js'
+
+async function answers (read: FastifyInstance, whole: FastifyInstance, url: string, payload: Buffer | string): Promise<[string, string, number]> {
+  const headers = { 'content-type': 'application/json' }
+  const a = await read.inject({ method: 'POST', url, payload, headers })
+  const b = await whole.inject({ method: 'POST', url, payload, headers })
+  return [a.body, b.body, a.statusCode]
+}
+
+t.test('every fixture gets the answer its whole request gets, and is read by the projection', async t => {
+  const read = await testApp(t)
+  const whole = await testApp(t, { keepWhole: true })
+  let count = 0
+  for (const dir of readdirSync(FIXTURES)) {
+    const kind = ALL_KINDS.find(k => k.kind === dir)
+    if (kind === undefined) continue
+    for (const file of readdirSync(join(FIXTURES, dir))) {
+      const hook = file.startsWith('customize') ? 'customize' : file.startsWith('finalize') ? 'finalize' : 'sync'
+      const body = readFileSync(join(FIXTURES, dir, file))
+      t.doesNotThrow(() => project(body, hook === 'customize' ? WHOLE_REQUEST : syncRequestShape(kind.reads)), `${dir}/${file} projects`)
+      const [a, b, status] = await answers(read, whole, `/hooks/${dir}/${hook}?effects=show`, body)
+      t.equal(status, 200, `${dir}/${file}`)
+      t.equal(a, b, `${dir}/${file}: byte-identical`)
+      count++
+    }
+  }
+  t.ok(count >= 40, `${count} fixtures`)
+})
+
+t.test('every benchmark request, at a small size, gets the answer its whole request gets', async t => {
+  const read = await testApp(t)
+  const whole = await testApp(t, { keepWhole: true })
+  const requests = [
+    ...CASES.map(c => ({ name: c.kind, path: c.path, ...c.build(c.sizes[0] / 5) })),
+    { name: 'JobFlow', path: '/hooks/jobflow/sync', ...jobFlowFixture(60) }
+  ]
+  for (const { name, path, request, now } of requests) {
+    const clocked = await testApp(t, { clock: () => now })
+    const wholeClocked = await testApp(t, { clock: () => now, keepWhole: true })
+    const [a, b, status] = await answers(clocked, wholeClocked, `${path}?effects=show`, JSON.stringify(request))
+    t.equal(status, 200, name)
+    t.equal(a, b, `${name}: byte-identical`)
+  }
+  t.ok(read !== whole)
+})
+
+t.test('garbage gets the strict parser\'s 400 through either', async t => {
+  const read = await testApp(t)
+  const whole = await testApp(t, { keepWhole: true })
+  for (const payload of ['{"parent":', 'not json', '[1,2]', '{"parent":{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}},"__proto__":{"x":1}}', '{"parent":{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}},"related":{"Node.v1":{"n":{"status":[1,}}}}']) {
+    const [a, b, status] = await answers(read, whole, '/hooks/daemonjob/sync', payload)
+    t.equal(status, 400, payload)
+    t.equal(a, b, `${payload}: the same message`)
+  }
+})
+
+t.test('a controller that would update its children gets a 400 that says why', async t => {
+  const app = await testApp(t)
+  const request = JSON.parse(readFileSync(join(FIXTURES, 'jobflow', 'sync-new.v2.json'), 'utf8'))
+  for (const method of ['InPlace', 'Recreate', 'RollingRecreate', 'RollingInPlace']) {
+    request.controller.spec.childResources[0].updateStrategy = { method }
+    const reply = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })
+    t.equal(reply.statusCode, 400, method)
+    t.match(reply.json().message, new RegExp(`must give every child resource the update strategy OnDelete.*jobs\\.batch/v1 \\(${method}\\)`), method)
+  }
+  for (const updateStrategy of [undefined, {}, { method: 'OnDelete' }]) {
+    request.controller.spec.childResources[0].updateStrategy = updateStrategy
+    t.equal((await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode, 200, JSON.stringify(updateStrategy))
+  }
+  delete request.controller
+  t.equal((await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode, 200, 'no controller (a curl of a fixture): answered')
+})
