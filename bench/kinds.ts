@@ -52,6 +52,12 @@ export const CASES: readonly KindCase[] = [
 
 /** The goal: one sync answers within a second at the largest size. */
 const P99_GOAL_MS = 1000
+/**
+ * The goal: at the largest size a whole sync over HTTP (reading the body, building what the hook
+ * reads, the hook, the answer) takes at most half the time of a plain JSON.parse of the body.
+ */
+const PARSE_RATIO_GOAL = 2
+const PARSE_RUNS = 5
 /** Time may grow as the input does, with a margin for noise: 10× the objects, at most 12× the time. */
 const GROWTH_SLACK = 1.2
 const MIN_SAMPLES = 20
@@ -69,6 +75,8 @@ export interface KindRow {
   requests: number
   p50: number
   p99: number
+  /** The median time of a plain JSON.parse of the request body's text, in this process. */
+  parseMs: number
 }
 
 /** The `q` quantile (0–1) of sorted samples, nearest rank. */
@@ -115,6 +123,7 @@ function poster (url: URL, agent: http.Agent) {
 interface Target {
   size: number
   body: Buffer
+  parseMs: number
   answer: Buffer
   post: ReturnType<typeof poster>
   samples: number[]
@@ -140,11 +149,23 @@ async function target (c: KindCase, size: number): Promise<Target> {
     const post = poster(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${c.path}`), agent)
     const answer = await post(body)
     fixture.verify(JSON.parse(answer.toString('utf8')))
-    return { size, body, answer, post, samples: [], close }
+    return { size, body, parseMs: parseTime(body), answer, post, samples: [], close }
   } catch (error) {
     await close()
     throw new Error(`${c.kind} at ${size} ${c.unit}: ${error instanceof Error ? error.message : String(error)}`)
   }
+}
+
+/** The median time of JSON.parse on the text of `body`: what building the whole request costs. */
+function parseTime (body: Buffer): number {
+  const text = body.toString('utf8')
+  const times: number[] = []
+  for (let i = 0; i < PARSE_RUNS; i++) {
+    const start = performance.now()
+    JSON.parse(text)
+    times.push(performance.now() - start)
+  }
+  return percentile(times.sort((a, b) => a - b), 0.5)
 }
 
 /** One sync, timed; its answer must be the checked one, byte for byte. */
@@ -183,7 +204,7 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
     }
     return targets.map(t => {
       const sorted = [...t.samples].sort((a, b) => a - b)
-      return { kind: c.kind, size: t.size, unit: c.unit, bodyBytes: t.body.length, responseBytes: t.answer.length, requests: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) }
+      return { kind: c.kind, size: t.size, unit: c.unit, bodyBytes: t.body.length, responseBytes: t.answer.length, requests: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), parseMs: t.parseMs }
     })
   } finally {
     for (const t of targets) await t.close()
@@ -202,9 +223,9 @@ function mib (bytes: number): string {
 }
 
 export function kindTable (rows: readonly KindRow[]): string {
-  const lines = ['| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: |']
+  const lines = ['| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | JSON.parse ms | ÷ sync p50 |', '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |']
   for (const r of rows) {
-    lines.push(`| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} |`)
+    lines.push(`| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} |`)
   }
   return lines.join('\n')
 }
@@ -217,6 +238,8 @@ export function kindGoals (rows: readonly KindRow[]): string[] {
     const large = mine.at(-1)
     if (small === undefined || large === undefined) continue
     lines.push(`- ${large.p99 < P99_GOAL_MS ? 'PASS' : 'FAIL'}: ${kind} p99 of one sync at ${large.size.toLocaleString('en')} ${large.unit} = ${large.p99.toFixed(1)} ms (goal < ${P99_GOAL_MS} ms)`)
+    const ratio = large.parseMs / large.p50
+    lines.push(`- ${ratio >= PARSE_RATIO_GOAL ? 'PASS' : 'FAIL'}: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a whole sync is ${ratio.toFixed(2)}× as fast as JSON.parse of its body (${large.p50.toFixed(1)} ms against ${large.parseMs.toFixed(1)} ms; goal ≥ ${PARSE_RATIO_GOAL}×)`)
     if (small !== large) {
       const inputs = large.size / small.size
       const growth = large.p50 / small.p50

@@ -18,7 +18,8 @@
 // Environment: BENCH_DURATION (seconds per route and size, default 5), BENCH_ROUNDS (default 3),
 // BENCH_CONNECTIONS (default 4), BENCH_SIZES (default "10,100,1000"), BENCH_CLIENT=inline to
 // run autocannon on the main thread, BENCH_BREAKDOWN=0 to skip the in-process breakdown.
-// BENCH_KIND_SIZES and BENCH_KINDS choose what bench/kinds.ts times of the other kinds.
+// BENCH_KIND_SIZES and BENCH_KINDS choose what bench/kinds.ts times of the other kinds;
+// BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts).
 import { performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import autocannon from 'autocannon'
@@ -28,6 +29,7 @@ import { syncJobFlow } from '../src/controllers/jobflow/sync.js'
 import type { SyncRequest, SyncResponse } from '../src/protocol/hooks.js'
 import { jobFlowRequestBody, type FixtureExpectation } from './fixtures.js'
 import { benchKinds, CASES, kindGoals, kindTable, type KindCase } from './kinds.js'
+import { benchScale, BURST_CALLS, BURST_NODES, LARGEST_NODES, scaleReport } from './scale.js'
 
 const SAMPLE_MS = 25
 const HOOK_PATH = '/hooks/jobflow/sync'
@@ -48,6 +50,8 @@ const kindSizes = process.env.BENCH_KIND_SIZES === undefined
   : process.env.BENCH_KIND_SIZES.split(',').filter(s => s.trim() !== '').map(s => Number(s.trim()))
 const kindNames = (process.env.BENCH_KINDS ?? '').split(',').map(s => s.trim().toLowerCase()).filter(s => s !== '')
 const inlineClient = process.env.BENCH_CLIENT === 'inline'
+/** BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts). */
+const scale = process.env.BENCH_SCALE !== '0'
 const breakdown = process.env.BENCH_BREAKDOWN !== '0'
 const slice = duration / rounds
 const warmup = Math.max(0.5, Math.min(2, duration / 4))
@@ -394,6 +398,10 @@ async function main (): Promise<void> {
     console.log(kindTable(rows))
     console.log('\nGoals:')
     console.log(kindGoals(rows).join('\n'))
+  }
+  if (scale) {
+    console.log(`\n# The largest cluster and a burst: DaemonJob at ${LARGEST_NODES.toLocaleString('en')} Nodes, and ${BURST_CALLS} syncs of ${BURST_NODES.toLocaleString('en')} Nodes at once, against the service as the Deployment runs it\n`)
+    console.log(scaleReport(await benchScale()))
   }
 }
 

@@ -39,7 +39,7 @@ export interface AppOptions {
   guard?: HookGuard
   /** Options for an HTTPS server (src/trust/tls.ts); without them, plain HTTP. */
   https?: import('node:https').ServerOptions
-  /** Bytes of sync and finalize requests in flight at most (src/protocol/inflight.ts); default: half the heap limit. */
+  /** Bytes of sync and finalize requests in flight at most (src/protocol/inflight.ts); default: three quarters of the heap limit. */
   inflightBudget?: number
   /** Build request bodies whole instead of only what the hooks read: tests compare the two. */
   keepWhole?: boolean
@@ -201,8 +201,11 @@ function logHookCalls (app: FastifyInstance, metrics: Metrics, budget: InflightB
 
 /**
  * The second step of a sync or finalize route, before the body is read: a call whose bytes would
- * take the requests in flight past the budget is shed with 429 and Retry-After, and the
- * connection closed rather than its body read (src/protocol/inflight.ts).
+ * take the requests in flight past the budget is shed with 429 and Retry-After at once
+ * (src/protocol/inflight.ts). The connection stays open and Node reads the rest of the body and
+ * throws it away, a chunk at a time: a client still writing a large body (Metacontroller's Go
+ * client writes while it waits) would otherwise meet a reset, which can reach it before the 429
+ * does and count as a failed call.
  */
 function admitCalls (budget: InflightBudget, bodyLimit: number): HookRoutes['admit'] {
   return async (request, reply) => {
@@ -213,7 +216,7 @@ function admitCalls (budget: InflightBudget, bodyLimit: number): HookRoutes['adm
       return undefined
     }
     call.outcome = 'shed'
-    return await reply.code(429).header('retry-after', String(SHED_RETRY_AFTER_SECONDS)).header('connection', 'close').send({
+    return await reply.code(429).header('retry-after', String(SHED_RETRY_AFTER_SECONDS)).send({
       statusCode: 429,
       error: 'Too Many Requests',
       message: `${Math.ceil(budget.inflight / 0x100000)} MiB of hook requests are being answered (budget ${Math.ceil(budget.budget / 0x100000)} MiB): come back in ${SHED_RETRY_AFTER_SECONDS} s`

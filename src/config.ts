@@ -8,7 +8,7 @@ export interface Config {
   logLevel: string
   /** Largest hook request accepted, in bytes: requests carry every child whole. */
   bodyLimit: number
-  /** Bytes of sync and finalize requests in flight at most; beyond, calls are shed with 429. Undefined: half the heap limit. */
+  /** Bytes of sync and finalize requests in flight at most; beyond, calls are shed with 429. Undefined: three quarters of the heap limit. */
   inflightBudget?: number
   hooksDir: string
   /** How long SIGTERM waits for in-flight hooks before the process exits anyway. */

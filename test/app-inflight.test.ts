@@ -47,7 +47,7 @@ t.test('a call past the budget gets 429 with Retry-After and a JSON message; onc
   const shed = await app.inject(post())
   t.equal(shed.statusCode, 429)
   t.equal(shed.headers['retry-after'], '2', 'Metacontroller comes back in 2 s')
-  t.equal(shed.headers.connection, 'close', 'the body is not read on')
+  t.not(shed.headers.connection, 'close', 'the connection stays open, so the client reads the 429 rather than a reset')
   t.match(shed.json(), { statusCode: 429, error: 'Too Many Requests', message: /MiB of hook requests are being answered \(budget \d+ MiB\): come back in 2 s/ })
   const finalize = await app.inject(post('/hooks/operationjob/finalize'))
   t.equal(finalize.statusCode, 429, 'finalize calls are charged too')
@@ -99,6 +99,8 @@ t.test('over a real socket: the 429 comes while the body is still unsent, and th
     const second = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/hooks/daemonjob/sync', headers: { 'content-type': 'application/json', 'content-length': String(50 * 1024 * 1024) } }, response => {
       response.resume()
       resolve({ status: response.statusCode ?? 0, retryAfter: response.headers['retry-after'] })
+      // The service would read the 50 MiB and throw them away; this client gives up instead.
+      second.destroy()
     })
     second.on('error', reject)
     second.flushHeaders() // headers only: not one byte of the 50 MiB body is ever sent
@@ -107,5 +109,32 @@ t.test('over a real socket: the 429 comes while the body is still unsent, and th
   held.destroy()
   await new Promise(resolve => setTimeout(resolve, 100))
   t.match(await metric(app, 'jobhooks_inflight_request_bytes'), / 0$/, 'the abandoned call gave its bytes back')
+  effects.open()
+})
+
+t.test('over a real socket: a client that writes its whole body still reads the 429, never a reset', async t => {
+  // Metacontroller's Go client writes the body while it waits for the answer; had the service
+  // closed the connection on unread bytes, the client could see the reset before the 429.
+  const { app, effects } = await heldApp(t, 1000)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const { port } = app.server.address() as AddressInfo
+  const held = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/hooks/daemonjob/sync', headers: { 'content-type': 'application/json', 'content-length': '900' } })
+  held.on('error', () => {})
+  held.write('{"parent":')
+  await new Promise(resolve => setTimeout(resolve, 50))
+  const large = Buffer.alloc(32 * 1024 * 1024, 0x20)
+  const answer = await new Promise<{ status: number, written: boolean }>((resolve, reject) => {
+    const call = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/hooks/daemonjob/sync', agent: false, headers: { 'content-type': 'application/json', 'content-length': String(large.length) } }, response => {
+      response.resume()
+      response.on('end', () => {
+        if (call.writableFinished) resolve({ status: response.statusCode ?? 0, written: true })
+        else call.on('finish', () => resolve({ status: response.statusCode ?? 0, written: true }))
+      })
+    })
+    call.on('error', reject)
+    call.end(large)
+  })
+  t.same(answer, { status: 429, written: true }, 'the whole body went out and the 429 came back')
+  held.destroy()
   effects.open()
 })

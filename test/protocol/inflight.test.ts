@@ -29,5 +29,5 @@ t.test('a call is charged its Content-Length, or the body limit without a usable
 })
 
 t.test('the default budget is half the heap the process may grow to', async t => {
-  t.equal(defaultInflightBudget(), Math.floor(getHeapStatistics().heap_size_limit / 2))
+  t.equal(defaultInflightBudget(), Math.floor(getHeapStatistics().heap_size_limit * 3 / 4))
 })
