@@ -15,8 +15,9 @@ import { performance } from 'node:perf_hooks'
 import { parseAllDocuments } from 'yaml'
 import { daemonJobFixture } from './daemonjob.js'
 import { percentile } from './kinds.js'
+import { packageRoot } from '../src/scripts/library.js'
 
-const ROOT = join(import.meta.dirname, '..', '..')
+const ROOT = packageRoot()
 const PATH = '/hooks/daemonjob/sync'
 const MIB = 1024 * 1024
 

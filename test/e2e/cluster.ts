@@ -40,6 +40,8 @@ export interface Cluster {
   spawnKubectl: (args: string[]) => ChildProcess
   /** Where the processes' logs are, to look at after a failure. */
   logDir?: string
+  /** The process ID of the service under test, when the tier runs it (its memory is read from /proc). */
+  servicePid?: number
   stop: () => Promise<void>
 }
 
@@ -277,7 +279,8 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
     await kubectlOk(kubectl, ['-n', HOOK_TOKEN_SECRET.namespace, 'create', 'secret', 'generic', HOOK_TOKEN_SECRET.name, `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`])
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
-    start('jobhooks', process.execPath, ['--max-semi-space-size=64', join(ROOT, 'dist', 'src', 'server.js')], {
+    // The Node options of the image's command and of the Deployment's NODE_OPTIONS.
+    const service = start('jobhooks', process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(ROOT, 'dist', 'src', 'server.js')], {
       ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile
     })
     await waitFor('jobhooks /readyz', async () => ((await fetch(`${hooksUrl}/readyz`)).ok ? true : undefined), 30_000)
@@ -298,9 +301,10 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
     }
 
     // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its
-    // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default.
+    // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default. Its
+    // API rate is raised as the README says to for thousands of children (default 5 per second).
     const mc = start('metacontroller', binaries.metacontroller, [
-      '--kubeconfig', kubeconfig, '--discovery-interval=1s',
+      '--kubeconfig', kubeconfig, '--discovery-interval=1s', '--client-go-qps=100', '--client-go-burst=200',
       `--metrics-address=127.0.0.1:${mcPort}`, `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`
     ], { ...process.env, KUBECONFIG: kubeconfig })
     await waitFor('Metacontroller /readyz', async () => {
@@ -308,7 +312,7 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
       return (await fetch(`http://127.0.0.1:${mcHealthPort}/readyz`)).ok ? true : undefined
     }, 30_000)
 
-    return { metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`, nodeName, hooksUrl, token, kubectl, spawnKubectl, logDir: dir, stop }
+    return { metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`, nodeName, hooksUrl, token, kubectl, spawnKubectl, logDir: dir, ...(service.child.pid !== undefined ? { servicePid: service.child.pid } : {}), stop }
   } catch (error) {
     const logs = readdirSync(dir).filter(f => f.endsWith('.log')).map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
     await stop()

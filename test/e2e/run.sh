@@ -24,4 +24,4 @@ fi
 
 npx tsc -p tsconfig.build.json
 # test/e2e is left out of npm test; here it is all there is.
-npx tap --disable-coverage --reporter=tap --timeout=900 --exclude='**/node_modules/**' test/e2e/*.e2e.ts
+npx tap --disable-coverage --reporter=tap --timeout=1800 --exclude='**/node_modules/**' test/e2e/*.e2e.ts
