@@ -154,10 +154,15 @@ function binariesFromEnv (): Binaries {
 }
 
 /** The cluster of E2E_KUBECONFIG, or a new control plane built by npm run e2e. */
-export async function clusterFromEnv (): Promise<Cluster> {
+/** What a scenario file may change of the tier it starts: settings of the service under test. */
+export interface TierOptions {
+  serviceEnv?: NodeJS.ProcessEnv
+}
+
+export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluster> {
   const kubeconfig = process.env.E2E_KUBECONFIG
   if (kubeconfig !== undefined && kubeconfig !== '') return existingCluster(kubeconfig)
-  return await startCluster(binariesFromEnv())
+  return await startCluster(binariesFromEnv(), options)
 }
 
 /** A cluster that already runs Metacontroller and jobhooks (kubectl apply -k manifests). */
@@ -186,7 +191,7 @@ ${keep ? '' : `rm -rf '${dir}'`}`
   return reaper
 }
 
-export async function startCluster (binaries: Binaries): Promise<Cluster> {
+export async function startCluster (binaries: Binaries, options: TierOptions = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-e2e-'))
   const pidFile = join(dir, 'pids')
   writeFileSync(pidFile, '')
@@ -281,7 +286,7 @@ export async function startCluster (binaries: Binaries): Promise<Cluster> {
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
     // The Node options of the image's command and of the Deployment's NODE_OPTIONS.
     const service = start('jobhooks', process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(ROOT, 'dist', 'src', 'server.js')], {
-      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile
+      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile, ...options.serviceEnv
     })
     await waitFor('jobhooks /readyz', async () => ((await fetch(`${hooksUrl}/readyz`)).ok ? true : undefined), 30_000)
 

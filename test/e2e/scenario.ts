@@ -2,7 +2,7 @@
 // own per scenario, JSON reads through kubectl, and a teardown that deletes what the scenarios
 // made (a user's cluster stays clean) before it stops the processes.
 import { stringify } from 'yaml'
-import { apply, clusterFromEnv, waitFor, type Cluster } from './cluster.js'
+import { apply, clusterFromEnv, waitFor, type Cluster, type TierOptions } from './cluster.js'
 
 interface Tap {
   comment: (message: string) => void
@@ -19,8 +19,8 @@ export interface Scenarios {
   getJson: (args: string[]) => Promise<any>
 }
 
-export async function startScenarios (t: Tap): Promise<Scenarios> {
-  const cluster = await clusterFromEnv()
+export async function startScenarios (t: Tap, options: TierOptions = {}): Promise<Scenarios> {
+  const cluster = await clusterFromEnv(options)
   t.comment(`running against ${cluster.metacontroller}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`)
   const namespaces: string[] = []
   const tracked = new Map<string, string[]>()
