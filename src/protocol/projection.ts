@@ -115,10 +115,9 @@ class Kept {
     this.length += size
   }
 
-  /** The kept bytes as text. */
+  /** The kept bytes as text, once everything is kept. */
   text (): string {
     this.flush()
-    this.runStart = this.runEnd
     return (this.out as unknown as Slicing).utf8Slice(0, this.length)
   }
 }

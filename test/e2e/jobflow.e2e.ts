@@ -52,6 +52,16 @@ function failFlow (spec: any, name: string): void {
 
 const seconds = (time: string): number => Date.parse(time) / 1000
 
+/** Applies the example with job2 suspended (it never finishes by itself) and waits until job2 exists. */
+async function applyWithJob2Suspended (ns: string): Promise<void> {
+  await apply(cluster.kubectl, stringify(example(suspendJob2)), ns)
+  await waitFor('job2 to be created', async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined), 120_000, 1_000)
+}
+
+function suspendJob2 (spec: any): void {
+  spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
+}
+
 t.test('the five-job example succeeds, its Jobs created in dependency order', async t => {
   const ns = await namespace('example')
   await apply(cluster.kubectl, stringify(example()), ns)
@@ -97,14 +107,11 @@ t.test('a failing job2 fails the flow and its dependants are never created', asy
 
 t.test('an edit that adds a dependency cycle is reported and deletes nothing', async t => {
   const ns = await namespace('cycle')
-  // job2 never finishes on its own here: it is suspended, so the flow is mid-way when edited.
-  await apply(cluster.kubectl, stringify(example(spec => {
-    spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
-  })), ns)
-  await waitFor('job2 to be created', async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined), 120_000, 1_000)
+  // job2 never finishes on its own here, so the flow is mid-way when edited.
+  await applyWithJob2Suspended(ns)
   const before = await jobsByName(ns)
   const cyclic = example(spec => {
-    spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
+    suspendJob2(spec)
     spec.flows.find((f: any) => f.name === 'job1').dependencies = ['job3']
   })
   await apply(cluster.kubectl, stringify(cyclic), ns)
@@ -143,10 +150,7 @@ t.test('a Job the flow keeps is never written by Metacontroller: its spec, label
   // the request); under OnDelete that must change nothing. job2 is suspended, so it stays while
   // job1 and job4 finish and the JobFlow is synced again and again around it.
   const ns = await namespace('ondelete')
-  await apply(cluster.kubectl, stringify(example(spec => {
-    spec.flows.find((f: any) => f.name === 'job2').jobTemplate.suspend = true
-  })), ns)
-  await waitFor('job2 to be created', async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined), 120_000, 1_000)
+  await applyWithJob2Suspended(ns)
   // Someone else's label and annotation on the Job, which a merge of an identity would drop.
   await cluster.kubectl(['label', 'job', 'jobflow-example-job2', '-n', ns, 'e2e/owner=someone-else'])
   await cluster.kubectl(['annotate', 'job', 'jobflow-example-job2', '-n', ns, 'e2e/note=kept'])
