@@ -11,8 +11,11 @@
 //   terminating (`LatestCreation`, moved forward only when a newer Pod shows up before the
 //   eviction, so a scale-up during a PodDisruptionBudget wait is not taken for the Pod coming
 //   back, and frozen once the Pod terminates, so its replacement is).
-//   extraInfo.NewPod names the Pod that came back. Kubernetes times have whole seconds: a Pod the
-//   workload makes in the very second of another's creation is only seen as back by its name.
+//   Kubernetes times have whole seconds, and a workload may make the replacement in the very
+//   second its newest Pod was made (kwok does, and so does a busy ReplicaSet right after a
+//   scale-up): the UIDs of the Pods made in that second are remembered too
+//   (`LatestCreationPods`), and a Pod of that second that is not among them is the one back.
+//   extraInfo.NewPod names the Pod that came back.
 // - A Pod without a controller would never come back: the target fails with NoController before
 //   anything is evicted.
 // - Nothing to undo on release: an eviction cannot be taken back (the lifecycle gives the Pod's
@@ -28,6 +31,15 @@ import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 export const CONTROLLER = 'Controller'
 export const CONTROLLER_UID = 'ControllerUID'
 export const LATEST_CREATION = 'LatestCreation'
+/** extraInfo key: the UIDs, space-separated, of the controller's other Pods made in the second of LatestCreation. */
+export const LATEST_CREATION_PODS = 'LatestCreationPods'
+
+const creationOf = (pod: KubeObject): string => pod.metadata.creationTimestamp ?? ''
+
+/** The UIDs a LatestCreationPods value names; undefined when the status has none (written before it was kept). */
+function uidsIn (value: string | undefined): Set<string> | undefined {
+  return value === undefined ? undefined : new Set(value.split(' ').filter(uid => uid !== ''))
+}
 
 /** The live Pods of the controller `uid` in the job's namespace, other than the evicted one. */
 function siblings (context: ActionContext, controllerUid: string, evictedUid: string | undefined): KubeObject[] {
@@ -48,13 +60,19 @@ function observe (target: ActionTarget, context: ActionContext): Record<string, 
   const pod = sameTargetPod(target)
   const owner = pod === undefined ? undefined : controllerOf(pod)
   if (pod === undefined || owner === undefined || isTerminating(pod)) return undefined
-  const creations = [pod, ...siblings(context, owner.uid, pod.metadata.uid)].map(p => p.metadata.creationTimestamp ?? '')
-  const known = target.detail.extraInfo?.[LATEST_CREATION] ?? ''
+  const others = siblings(context, owner.uid, pod.metadata.uid)
+  const info = target.detail.extraInfo ?? {}
+  const known = info[LATEST_CREATION] ?? ''
+  const latest = [known, creationOf(pod), ...others.map(creationOf)].reduce((a, b) => (b > a ? b : a))
+  // Pods of the newest second seen before, kept while that second stays the newest.
+  const madeThen = new Set(latest === known ? uidsIn(info[LATEST_CREATION_PODS]) : [])
+  for (const other of others) if (creationOf(other) === latest && typeof other.metadata.uid === 'string') madeThen.add(other.metadata.uid)
   return {
     ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}),
     [CONTROLLER]: `${owner.kind}/${owner.name}`,
     [CONTROLLER_UID]: owner.uid,
-    [LATEST_CREATION]: [known, ...creations].reduce((a, b) => (b > a ? b : a))
+    [LATEST_CREATION]: latest,
+    [LATEST_CREATION_PODS]: [...madeThen].join(' ')
   }
 }
 
@@ -80,8 +98,10 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
     return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
   }
   const ready = siblings(context, controllerUid, info[POD_UID]).filter(isReady)
-  const back = ready.find(p => p.metadata.name === target.name) ??
-    ready.filter(p => (p.metadata.creationTimestamp ?? '') > latest).sort(byCreation)[0]
+  const madeThen = uidsIn(info[LATEST_CREATION_PODS])
+  const madeSince = (p: KubeObject): boolean => creationOf(p) > latest ||
+    (madeThen !== undefined && creationOf(p) === latest && !madeThen.has(p.metadata.uid ?? ''))
+  const back = ready.find(p => p.metadata.name === target.name) ?? ready.filter(madeSince).sort(byCreation)[0]
   if (back === undefined) return { progress: 'Processing' }
   return { progress: 'Succeeded', extraInfo: { [NEW_POD]: back.metadata.name } }
 }

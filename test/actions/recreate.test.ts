@@ -53,13 +53,14 @@ t.test('the lifecycle, sync by sync: lock, traffic off, not Ready, delay, evict,
   parent = next(parent, answer)
   answer = sync(parent, off, 13)
   t.same(types(answer), ['Evict'])
-  t.match(detailOf(answer).extraInfo, { Lifecycle: 'Operating', Controller: 'ReplicaSet/web-5d4f', ControllerUID: 'rs-uid', PodUID: 'uid-web-a', LatestCreation: '2026-01-02T00:00:00Z' })
+  t.match(detailOf(answer).extraInfo, { Lifecycle: 'Operating', Controller: 'ReplicaSet/web-5d4f', ControllerUID: 'rs-uid', PodUID: 'uid-web-a', LatestCreation: '2026-01-02T00:00:00Z', LatestCreationPods: 'uid-web-b' })
   t.same(answer.effects[0]?.target, { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-a', uid: 'uid-web-a' })
   // 6. A refused eviction is owed again while the Pod is there; a scale-up Pod moves LatestCreation.
   parent = next(parent, answer)
   answer = sync(parent, [...off, pod('web-c', { created: '2026-01-02T03:00:20Z' })], 20)
   t.same(types(answer), ['Evict'])
   t.equal(detailOf(answer).extraInfo.LatestCreation, '2026-01-02T03:00:20Z')
+  t.equal(detailOf(answer).extraInfo.LatestCreationPods, 'uid-web-c', 'the Pods of the newer second only')
   // 7. Evicted; only the scale-up Pod and the old sibling are Ready: not back yet.
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-b'), pod('web-c', { created: '2026-01-02T03:00:20Z' })], 30)
@@ -146,6 +147,39 @@ t.test('LatestCreation stops moving once the target terminates: the ReplicaSet\'
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z' })], 40)
   t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-n' } })
+})
+
+t.test('a replacement made in the very second of the newest Pod (kwok, a busy ReplicaSet) is back; the Pods known from that second are not', async t => {
+  const second = '2026-01-02T03:00:00Z'
+  let parent = recreate({ operationDelaySeconds: 0 }, {
+    progress: 'Processing',
+    startTime: second,
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: second, extraInfo: { Lifecycle: 'Preparing', TrafficOffTime: second } }]
+  })
+  // Everything in one second: the target, its sibling, the job; then a scale-up Pod in that second too.
+  let answer = sync(parent, [pod('web-a', { lock: 'ops', created: second }), pod('web-b', { created: second })], 0)
+  t.same(types(answer), ['Evict'])
+  t.match(detailOf(answer).extraInfo, { LatestCreation: second, LatestCreationPods: 'uid-web-b' })
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-a', { lock: 'ops', created: second }), pod('web-b', { created: second }), pod('web-c', { created: second })], 0)
+  t.equal(detailOf(answer).extraInfo.LatestCreationPods, 'uid-web-b uid-web-c', 'a Pod seen later in the same second joins them')
+  // Evicted; the replacement is made within the same second, under another name.
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-b', { created: second }), pod('web-c', { created: second })], 0)
+  t.equal(detailOf(answer).progress, 'Processing', 'the Pods known from that second are not the one back')
+  parent = next(parent, answer)
+  answer = sync(parent, [pod('web-b', { created: second }), pod('web-c', { created: second }), pod('web-x', { created: second })], 1)
+  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-x' } })
+})
+
+t.test('a status written before LatestCreationPods was kept: a Pod of the newest second is not taken for the one back', async t => {
+  const parent = recreate({ operationDelaySeconds: 0 }, {
+    progress: 'Processing',
+    startTime: '2026-01-02T03:00:00Z',
+    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-web-a', Controller: 'ReplicaSet/web-5d4f', ControllerUID: 'rs-uid', LatestCreation: '2026-01-02T00:00:00Z' } }]
+  })
+  const answer = sync(parent, [pod('web-b'), pod('web-x')], 10)
+  t.equal(detailOf(answer).progress, 'Processing')
 })
 
 t.test('an older copy of the status (back at Preparing) after the eviction: the new Pod of the same name is not locked or evicted, the action judges', async t => {

@@ -242,7 +242,8 @@ t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gat
   // Ready for less than a poll's round trip (a 150 ms poll once saw it go from Ready to gone).
   const watch = watchObjects(cluster, ['pods', '-n', ns, '-l', 'app=foo'], [
     '.metadata.uid', '.metadata.name', `.metadata.labels.${LOCK.replaceAll('.', '\\.')}`,
-    `.status.conditions[?(@.type=="${GATE}")].status`, '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp'
+    `.status.conditions[?(@.type=="${GATE}")].status`, '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp',
+    '.metadata.creationTimestamp'
   ])
   t.teardown(async () => { await watch.stop() })
   await watch.started
@@ -253,20 +254,24 @@ t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gat
     metadata: { name: 'opj-lifecycle' },
     spec: { action: 'Recreate', targets: [{ name: target }] }
   }), ns)
+  // Every Pod of foo the watch saw, and what the target went through.
+  const states: string[] = []
+  const uids = new Map<string, string>()
+  const readWatch = async (): Promise<void> => {
+    for (const { type, fields: [uid = '', name = '', lock, gate, ready, deleting, created] } of await watch.stop()) {
+      if (!uids.has(uid)) uids.set(uid, `${name} made ${created ?? '?'}`)
+      if (uid !== targetUid) continue
+      const state = type === 'DELETED' ? 'gone' : `lock=${lock || '-'} gate=${gate || '-'} ready=${ready || '-'}${deleting ? ' deleting' : ''}`
+      if (states[states.length - 1] !== state) states.push(state)
+    }
+    t.comment(`${target} went through (every change the API server made, from a watch):\n${states.join('\n')}\nfoo's Pods: ${[...uids.values()].join(', ')}`)
+  }
   const done = await waitForJob(ns, 'opj-lifecycle', 'finished', s => s.progress === 'Succeeded' || s.progress === 'Failed')
+    .catch(async (error: unknown) => { await readWatch(); throw error })
   showStatus(t, done, 'Succeeded')
   // A little longer: a second eviction after the job finished would show too.
   await new Promise(resolve => setTimeout(resolve, 3_000))
-  const events = await watch.stop()
-  const states: string[] = []
-  const uids = new Map<string, string>()
-  for (const { type, fields: [uid = '', name = '', lock, gate, ready, deleting] } of events) {
-    uids.set(uid, name)
-    if (uid !== targetUid) continue
-    const state = type === 'DELETED' ? 'gone' : `lock=${lock || '-'} gate=${gate || '-'} ready=${ready || '-'}${deleting ? ' deleting' : ''}`
-    if (states[states.length - 1] !== state) states.push(state)
-  }
-  t.comment(`${target} went through (every change the API server made, from a watch):\n${states.join('\n')}`)
+  await readWatch()
   t.match(done.status, { progress: 'Succeeded', succeededPodCount: 1, failedPodCount: 0 }, 'the job Succeeded')
 
   const outOfTraffic = states.findIndex(s => s.startsWith('lock=opj-lifecycle gate=False ready=False'))
