@@ -428,6 +428,9 @@ t.test('every CompositeController calls routes the app serves, through the Servi
       // The hooks return existing children by identity only (src/protocol/update-strategy.ts).
       t.equal(child.updateStrategy?.method, 'OnDelete', `${file}: ${String(child.resource)} update strategy`)
     }
+    // After an outage every parent is synced again within a minute of the service's return: the
+    // next resync, plus time for the queue (README, "Recovery after an outage").
+    t.ok(Number.isInteger(spec.resyncPeriodSeconds) && spec.resyncPeriodSeconds >= 1 && spec.resyncPeriodSeconds <= 50, `${file}: resyncPeriodSeconds ${String(spec.resyncPeriodSeconds)} within 1–50`)
     t.ok(spec.hooks?.sync !== undefined, `${file}: has a sync hook`)
     for (const [hook, config] of Object.entries<Json>(spec.hooks ?? {})) {
       const where = `${file}: ${hook} hook`

@@ -95,8 +95,8 @@ export interface TimelineEvent {
   object: ObjectRef
   /** The object's controller (its parent), for children. */
   owner?: ObjectRef
-  /** `deleted`: who deleted it. */
-  cause?: 'user' | 'controller' | 'garbage-collector' | 'effect' | 'finalized'
+  /** `deleted`: who deleted it (`ttl`: Kubernetes' TTL-after-finished controller, for a Job's ttlSecondsAfterFinished). */
+  cause?: 'user' | 'controller' | 'garbage-collector' | 'effect' | 'finalized' | 'ttl'
   /** `phase`: the parent's new phase and the one before (its message: a `Valid` False condition's). */
   phase?: string
   previousPhase?: string
@@ -196,6 +196,8 @@ export class Simulator {
   private readonly jobs: JobBehaviour
   private readonly customizeCacheMs: number
   private readonly dirty = new Map<string, ObjectRef>()
+  /** Older copies of parents that their next reconcile is handed (handOlderParent). */
+  private readonly olderParents = new Map<string, KubeObject>()
   private queue: Scheduled[] = []
   private seq = 0
   private readonly customizeCache = new Map<string, CachedCustomize>()
@@ -322,7 +324,7 @@ export class Simulator {
   }
 
   /** Deletes as the API server does: with finalizers left, only a deletionTimestamp. */
-  private remove (ref: ObjectRef, cause: 'user' | 'effect'): boolean {
+  private remove (ref: ObjectRef, cause: 'user' | 'effect' | 'ttl'): boolean {
     const current = this.store.get(ref)
     if (current === undefined) return false
     if ((current.metadata.finalizers as string[] | undefined ?? []).length > 0) {
@@ -448,8 +450,29 @@ export class Simulator {
           return
         }
         this.record({ type: event.result === 'succeed' ? 'job-succeeded' : 'job-failed', object: event.ref, ...this.ownerOf(current) })
+        this.scheduleJobTtl(current, event.ref, event.uid)
       }
     }
+  }
+
+  /**
+   * Kubernetes' TTL-after-finished controller: a finished Job whose spec sets
+   * `ttlSecondsAfterFinished` is deleted that long after it finished, whoever still needs it.
+   */
+  private scheduleJobTtl (job: KubeObject, ref: ObjectRef, uid: string): void {
+    const ttl = isRecord(job.spec) ? job.spec.ttlSecondsAfterFinished : undefined
+    if (typeof ttl !== 'number' || ttl < 0) return
+    this.schedule({ type: 'call', at: this.nowMs + ttl * 1000, ref, uid, what: `ttl ${describeRef(ref)}`, run: () => { this.remove(ref, 'ttl') } })
+  }
+
+  /**
+   * The next reconcile of `ref` is handed `older` as its parent, as Metacontroller's informer
+   * hands a sync its cached copy, which may not have caught up with the last status writes yet.
+   * The status is still written over the live object (Metacontroller's AtomicStatusUpdate reads
+   * the latest copy and replaces its status with the hook's).
+   */
+  handOlderParent (ref: ObjectRef, older: KubeObject): void {
+    this.olderParents.set(refKey(ref), wire(older))
   }
 
   // ---- one reconcile -------------------------------------------------------------------------
@@ -459,7 +482,10 @@ export class Simulator {
     const key = refKey(ref)
     this.dirty.delete(key)
     const result: ReconcileResult = { parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], conflicts: [], statusChanged: false, statusDiff: [] }
-    const parent = this.store.get(ref)
+    const live = this.store.get(ref)
+    const older = this.olderParents.get(key)
+    this.olderParents.delete(key)
+    const parent = older !== undefined && live !== undefined && older.metadata.uid === live.metadata.uid ? older : live
     if (parent === undefined) {
       result.error = `${describeRef(ref)} does not exist`
       return result

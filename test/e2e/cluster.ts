@@ -42,6 +42,10 @@ export interface Cluster {
   logDir?: string
   /** The process ID of the service under test, when the tier runs it (its memory is read from /proc). */
   servicePid?: number
+  /** When the tier runs the service: kills it at once (SIGKILL, as an OOM kill or a lost node would). */
+  killService?: () => Promise<void>
+  /** Starts the service again after killService, as it was started; resolves once it is ready. */
+  startService?: () => Promise<void>
   stop: () => Promise<void>
 }
 
@@ -116,6 +120,12 @@ class Process {
     const killed = setTimeout(() => signal(pid, 'SIGKILL'), 5_000)
     await this.exited
     clearTimeout(killed)
+  }
+
+  /** SIGKILL to the process group, and wait until it is gone. */
+  async killNow (): Promise<void> {
+    this.kill()
+    await this.exited
   }
 
   /** For exit handlers, which cannot wait. */
@@ -285,10 +295,18 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
     // The Node options of the image's command and of the Deployment's NODE_OPTIONS.
-    const service = start('jobhooks', process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(ROOT, 'dist', 'src', 'server.js')], {
-      ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile, ...options.serviceEnv
-    })
-    await waitFor('jobhooks /readyz', async () => ((await fetch(`${hooksUrl}/readyz`)).ok ? true : undefined), 30_000)
+    let starts = 0
+    const startService = async (): Promise<Process> => {
+      const started = start(starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(ROOT, 'dist', 'src', 'server.js')], {
+        ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile, ...options.serviceEnv
+      })
+      await waitFor('jobhooks /readyz', async () => {
+        if (!started.running) throw new Error('the service exited')
+        return (await fetch(`${hooksUrl}/readyz`).catch(() => undefined))?.ok === true ? true : undefined
+      }, 30_000, 100)
+      return started
+    }
+    let service = await startService()
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
     for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
@@ -301,7 +319,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       // What the API server kept: a field Metacontroller's CRD does not know would be pruned
       // without a word (an authorization block lost so would mean calls without the token).
       const stored = parse(await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml']))
-      const lost = missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks')
+      const lost = [...missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks'), ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds ? [] : ['spec.resyncPeriodSeconds'])]
       if (lost.length > 0) throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
     }
 
@@ -317,7 +335,22 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       return (await fetch(`http://127.0.0.1:${mcHealthPort}/readyz`)).ok ? true : undefined
     }, 30_000)
 
-    return { metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`, nodeName, hooksUrl, token, kubectl, spawnKubectl, logDir: dir, ...(service.child.pid !== undefined ? { servicePid: service.child.pid } : {}), stop }
+    return {
+      metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`,
+      nodeName,
+      hooksUrl,
+      token,
+      kubectl,
+      spawnKubectl,
+      logDir: dir,
+      get servicePid () { return service.child.pid },
+      killService: async () => { await service.killNow() },
+      startService: async () => {
+        if (service.running) throw new Error('the service is running')
+        service = await startService()
+      },
+      stop
+    }
   } catch (error) {
     const logs = readdirSync(dir).filter(f => f.endsWith('.log')).map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
     await stop()

@@ -5,38 +5,21 @@
 // namespaced DaemonJob as related objects, and syncs it again when a Node changes. Everything
 // asserted is read back from the API server.
 import t, { type Test } from 'tap'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { parseAllDocuments, stringify } from 'yaml'
-import { addKwokNode, apply, ROOT, waitFor } from './cluster.js'
-import { startScenarios, waitForStatusOf } from './scenario.js'
+import { stringify } from 'yaml'
+import { addKwokNode, apply, waitFor } from './cluster.js'
+import { daemonJobExample, SPOT_TAINT, startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)
 const ownCluster = cluster.nodeName !== undefined
 
 const NODE_LABEL = 'jobhooks.io/node'
-const SPOT = { key: 'e2e/spot', value: 'true', effect: 'NoExecute' }
+const SPOT = SPOT_TAINT
+const example = daemonJobExample
 
 /** A kwok Node with the taints, cordon and labels given, deleted at the end. */
 async function addNode (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}): Promise<void> {
   track('node', name)
   await addKwokNode(cluster.kubectl, name, spec, labels)
-}
-
-/**
- * The example of manifests/examples/daemonjob.yaml named `name`, with short Jobs, the given
- * exclude list and a toleration of the e2e/spot taint.
- */
-function example (excludeNodeList: string, mutate: (spec: any) => void = () => {}, name = 'daemonjob-example'): any {
-  const doc = parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', 'daemonjob.yaml'), 'utf8'))
-    .map(d => d.toJS()).find(d => d?.kind === 'DaemonJob')
-  doc.metadata.name = name
-  doc.spec.excludeNodeList = excludeNodeList
-  // kwok finishes Job pods after 3 s; on a real cluster they sleep 3 s.
-  doc.spec.template.spec.containers[0].command = ['sh', '-c', 'sleep 3']
-  doc.spec.template.spec.tolerations = [{ key: SPOT.key, operator: 'Exists' }]
-  mutate(doc.spec)
-  return doc
 }
 
 async function daemonJob (ns: string, name: string): Promise<any> {

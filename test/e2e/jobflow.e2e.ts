@@ -2,11 +2,9 @@
 // controller, garbage collection, and Metacontroller calling our service. Everything asserted
 // here is read back from the API server, never from our logs.
 import t from 'tap'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { parseAllDocuments, stringify } from 'yaml'
-import { apply, ROOT, waitFor } from './cluster.js'
-import { startScenarios, waitForStatusOf } from './scenario.js'
+import { stringify } from 'yaml'
+import { apply, waitFor } from './cluster.js'
+import { jobFlowExample, startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -26,21 +24,8 @@ async function waitForPhase (ns: string, name: string, phases: string[], timeout
   }, timeoutMs, 1_000)
 }
 
-/**
- * The five-job example of manifests/examples/jobflow.yaml, pinned to the tier's node (its
- * `minikube` is the reference's), with `mutate` applied to its spec.
- */
 function example (mutate: (spec: any) => void = () => {}): any {
-  const doc = parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', 'jobflow.yaml'), 'utf8'))
-    .map(d => d.toJS()).find(d => d?.kind === 'JobFlow')
-  if (cluster.nodeName !== undefined) doc.spec.globalParams.nodeName = cluster.nodeName
-  else delete doc.spec.globalParams.nodeName
-  for (const flow of doc.spec.flows) {
-    // Short Jobs: kwok finishes them after 3 s; on a real cluster they sleep 3 s.
-    flow.jobTemplate.template.spec.containers[0].command = ['sh', '-c', 'sleep 3']
-  }
-  mutate(doc.spec)
-  return doc
+  return jobFlowExample(cluster, mutate)
 }
 
 function failFlow (spec: any, name: string): void {

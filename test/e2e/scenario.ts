@@ -1,8 +1,10 @@
 // What every end-to-end test file needs around its scenarios: the cluster, a namespace of its
 // own per scenario, JSON reads through kubectl, and a teardown that deletes what the scenarios
 // made (a user's cluster stays clean) before it stops the processes.
-import { stringify } from 'yaml'
-import { apply, clusterFromEnv, waitFor, type Cluster, type TierOptions } from './cluster.js'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseAllDocuments, stringify } from 'yaml'
+import { apply, clusterFromEnv, ROOT, waitFor, type Cluster, type TierOptions } from './cluster.js'
 
 interface Tap {
   comment: (message: string) => void
@@ -182,4 +184,43 @@ export function watchObjects (cluster: Cluster, args: string[], fields: string[]
       return await result
     }
   }
+}
+
+/** The first object of `kind` in manifests/examples/`file`. */
+function exampleObject (file: string, kind: string): any {
+  return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8')).map(d => d.toJS()).find(d => d?.kind === kind)
+}
+
+/**
+ * The five-job example of manifests/examples/jobflow.yaml, pinned to the tier's node (its
+ * `minikube` is the reference's), with short Jobs and `mutate` applied to its spec.
+ */
+export function jobFlowExample (cluster: Cluster, mutate: (spec: any) => void = () => {}): any {
+  const doc = exampleObject('jobflow.yaml', 'JobFlow')
+  if (cluster.nodeName !== undefined) doc.spec.globalParams.nodeName = cluster.nodeName
+  else delete doc.spec.globalParams.nodeName
+  for (const flow of doc.spec.flows) {
+    // Short Jobs: kwok finishes them after 3 s; on a real cluster they sleep 3 s.
+    flow.jobTemplate.template.spec.containers[0].command = ['sh', '-c', 'sleep 3']
+  }
+  mutate(doc.spec)
+  return doc
+}
+
+/** A taint some e2e Nodes carry, which the DaemonJob example tolerates. */
+export const SPOT_TAINT = { key: 'e2e/spot', value: 'true', effect: 'NoExecute' }
+
+/**
+ * The example of manifests/examples/daemonjob.yaml named `name`, with short Jobs, the given
+ * exclude list and a toleration of the e2e/spot taint.
+ */
+export function daemonJobExample (excludeNodeList: string, mutate: (spec: any) => void = () => {}, name = 'daemonjob-example'): any {
+  const doc = exampleObject('daemonjob.yaml', 'DaemonJob')
+  doc.metadata.name = name
+  doc.spec.excludeNodeList = excludeNodeList
+  // kwok finishes Job pods after 3 s; on a real cluster they sleep 3 s.
+  doc.spec.template.spec.containers[0].command = ['sh', '-c', 'sleep 3']
+  doc.spec.template.spec.tolerations = [{ key: SPOT_TAINT.key, operator: 'Exists' }]
+  mutate(doc.spec)
+  return doc
 }

@@ -134,3 +134,30 @@ t.test('with v1 hooks Metacontroller sends a namespaced DaemonJob no Nodes: Pend
   t.same(sim.lastReconcile(ref)?.request?.related, { 'Node.v1': {} })
   t.match(status(sim), { phase: 'Pending', desired: 0, message: /Metacontroller sent no Nodes \(related Node.v1 is empty/ })
 })
+
+t.test('ttlSecondsAfterFinished: 0: every node\'s Job runs once, and the service deletes each once its outcome is in the status, even for a sync handed an older DaemonJob', async t => {
+  const sim = simulator(t)
+  for (const node of ['node-a', 'node-b', 'node-c']) sim.apply(simNode(node))
+  const daemonJob = example()
+  const spec = daemonJob.spec as Record<string, unknown>
+  delete spec.excludeNodeList
+  spec.ttlSecondsAfterFinished = 0
+  sim.apply(daemonJob)
+  await sim.runUntil(s => s.timeline.some(e => e.type === 'job-succeeded' && e.object.name === jobName('node-a')))
+  // node-a's Job finished; the DaemonJob does not hold its outcome yet.
+  const older = sim.get(ref) as KubeObject
+  t.notOk((status(sim).succeededNodes ?? []).includes('node-a'), 'not recorded yet')
+  const recording = await sim.reconcile(ref)
+  t.same(recording.deleted, [], 'the sync that records the outcome keeps the Job')
+  t.ok(status(sim).succeededNodes.includes('node-a'))
+  sim.handOlderParent(ref, older)
+  const stale = await sim.reconcile(ref)
+  t.same([stale.deleted, stale.created], [[], []], 'handed the older copy: nothing deleted, nothing created')
+  t.ok(status(sim).succeededNodes.includes('node-a'), 'the outcome is derived again from the Job: no regression')
+  await sim.runUntilQuiet()
+  t.same([...createdJobs(sim)].sort(), ['node-a', 'node-b', 'node-c'].map(jobName), 'every node\'s Job created exactly once')
+  t.same(sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job').map(e => e.cause), ['controller', 'controller', 'controller'], 'each deleted by Metacontroller as a child the hook left out')
+  t.equal(status(sim).phase, 'Succeeded')
+  t.same(status(sim).succeededNodes, ['node-a', 'node-b', 'node-c'])
+  t.same(sim.listJobs(), [], 'no Job left')
+})

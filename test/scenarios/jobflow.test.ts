@@ -189,6 +189,98 @@ t.test('a finished Job deleted by hand is not run again', async t => {
   t.same([...jobRecords(sim).values()].map(r => r.phase), ['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded', 'Succeeded'])
 })
 
+/** The example with `ttlSecondsAfterFinished` set on every flow's Job template. */
+function exampleWithTtl (seconds: number): KubeObject[] {
+  return exampleObjects().map(object => {
+    if (object.kind !== 'JobFlow') return object
+    const copy = structuredClone(object)
+    for (const flow of (copy.spec as { flows: Array<{ jobTemplate?: Record<string, unknown> }> }).flows) {
+      if (flow.jobTemplate !== undefined) flow.jobTemplate.ttlSecondsAfterFinished = seconds
+    }
+    return copy
+  })
+}
+
+const jobRef = (name: string): ObjectRef => ({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name })
+
+function jobFinished (name: string) {
+  return (sim: Simulator): boolean => {
+    const job = sim.get(jobRef(name))
+    const conditions = isRecord(job?.status) && Array.isArray(job.status.conditions) ? job.status.conditions : []
+    return conditions.some(c => isRecord(c) && c.type === 'Complete' && c.status === 'True')
+  }
+}
+
+for (const seconds of [0, 30]) {
+  t.test(`ttlSecondsAfterFinished: ${seconds} on every Job: each runs once, and the service deletes it once its outcome is in the status`, async t => {
+    const sim = simulator(t)
+    applyAll(sim, exampleWithTtl(seconds))
+    await sim.runUntilQuiet()
+    const created = createdJobs(sim)
+    t.same([...created].sort(), ['job1', 'job2', 'job3', 'job4', 'job5'].map(f => jobName(f)), 'every Job created exactly once')
+    t.equal(status(sim).phase, 'Succeeded')
+    t.same([...jobRecords(sim).values()].map(r => r.phase), ['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded', 'Succeeded'])
+    const deletions = sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job')
+    t.same(deletions.map(e => e.cause), created.map(() => 'controller'), 'each deleted by Metacontroller, as a child the hook left out; none by Kubernetes\' TTL controller')
+    for (const name of created) {
+      const finished = sim.timeline.find(e => e.type === 'job-succeeded' && e.object.name === name)?.seconds ?? NaN
+      const deleted = deletions.find(e => e.object.name === name)?.seconds ?? NaN
+      t.equal(deleted - finished, seconds, `${name} deleted ${seconds} s after it finished`)
+    }
+    t.same(sim.listJobs(), [], 'no Job left')
+  })
+}
+
+t.test('the Jobs the hook creates carry the TTL as a label, never in their spec (so the Job controller cannot delete them first)', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleWithTtl(0))
+  await sim.reconcile(flowRef())
+  const job = sim.get(jobRef(jobName('job1')))
+  t.equal(isRecord(job?.spec) ? job.spec.ttlSecondsAfterFinished : 'no spec', undefined)
+  t.equal(job?.metadata.labels?.['jobhooks.io/ttl-seconds-after-finished'], '0')
+})
+
+t.test('a sync handed an older JobFlow (before the write that recorded job1) keeps job1, regresses nothing, and the Job is deleted once, later', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleWithTtl(0))
+  await sim.runUntil(jobFinished(jobName('job1')))
+  // job1 just finished; the JobFlow as it is now does not hold its outcome yet.
+  const older = sim.get(flowRef()) as KubeObject
+  t.equal(jobRecords(sim).get('job1')?.phase, 'Running', 'not recorded yet')
+  const recording = await sim.reconcile(flowRef())
+  t.same(recording.deleted, [], 'the sync that records the outcome keeps the Job')
+  t.equal(jobRecords(sim).get('job1')?.phase, 'Succeeded')
+  const recorded = jobRecords(sim).get('job1')
+
+  sim.handOlderParent(flowRef(), older)
+  const stale = await sim.reconcile(flowRef())
+  t.same(stale.deleted, [], 'handed the older copy, the hook does not see the outcome there: job1 stays')
+  t.same(stale.created, [], 'and nothing is created twice')
+  t.same(jobRecords(sim).get('job1'), recorded, 'the record is derived again from the Job: no regression')
+
+  const next = await sim.reconcile(flowRef())
+  t.same(next.deleted.map(r => r.name), [jobName('job1')], 'the next sync sees the record and deletes job1')
+  sim.handOlderParent(flowRef(), sim.get(flowRef()) as KubeObject)
+  await sim.runUntilQuiet()
+  t.same([...createdJobs(sim)].sort(), ['job1', 'job2', 'job3', 'job4', 'job5'].map(f => jobName(f)), 'every Job created exactly once')
+  t.equal(status(sim).phase, 'Succeeded')
+})
+
+t.test('why the service applies the TTL: with the TTL left to Kubernetes and a sync handed the JobFlow from before the record, job1 would run twice', async t => {
+  // The same moment as above, with the Job deleted by Kubernetes' TTL controller right after it
+  // finished (before any sync saw the record) — what a Job deleted by hand at that moment is too:
+  // treated as never finished, and created again (README, "JobFlow").
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntil(jobFinished(jobName('job1')))
+  const older = sim.get(flowRef()) as KubeObject
+  await sim.reconcile(flowRef())
+  t.ok(sim.deleteJob(jobName('job1')), 'job1 deleted right after it finished')
+  sim.handOlderParent(flowRef(), older)
+  const stale = await sim.reconcile(flowRef())
+  t.same(stale.created.map(r => r.name), [jobName('job1')], 'the older copy holds no outcome and the Job is gone: created again')
+})
+
 t.test('an edit that adds a cycle keeps every child; fixing it resumes', async t => {
   const sim = simulator(t)
   applyAll(sim, exampleObjects())

@@ -8,6 +8,7 @@ import { isRecord } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
 import { applyGlobalParams } from '../common/global-params.js'
 import { runScriptInPod } from '../../scripts/configmap.js'
+import { takeJobTtl } from '../common/job-ttl.js'
 import type { DaemonJobSpec } from './spec.js'
 
 export const DAEMONJOB_LABEL = 'jobhooks.io/daemonjob'
@@ -53,13 +54,13 @@ export function nodeJobBuilder (parent: KubeObject, spec: DaemonJobSpec, scripts
     shared ??= sharedJobParts(spec, scriptsConfigMap)
     if (typeof shared === 'string') return shared
     const ids = { [DAEMONJOB_LABEL]: daemonJob, [NODE_LABEL]: fitName(node) }
-    const { job, template, pod, affinity } = shared
+    const { job, ttlLabels, template, pod, affinity } = shared
     const podSpec: PodSpec = { ...pod }
     // The key is there already (pinned for a placeholder node), so it keeps its place.
     podSpec.affinity = pinnedAffinity(affinity, node)
     const metadata: ObjectMeta = { name: nodeJobName(parent.metadata.name, node) }
     if (namespace !== undefined) metadata.namespace = namespace
-    metadata.labels = { ...spec.globalParams.labels, ...ids }
+    metadata.labels = { ...spec.globalParams.labels, ...ids, ...ttlLabels }
     if (annotated) metadata.annotations = annotations
     return {
       apiVersion: 'batch/v1',
@@ -74,6 +75,8 @@ export function nodeJobBuilder (parent: KubeObject, spec: DaemonJobSpec, scripts
 interface SharedJobParts {
   /** The JobSpec; its `template` is replaced in every Job. */
   job: JobSpec
+  /** The label that carries the JobSpec's TTL, which the service applies (common/job-ttl.ts). */
+  ttlLabels: Record<string, string>
   /** The pod template with the globals, before the Job's labels are added. */
   template: PodTemplateSpec
   /** The pod spec as every Job carries it, pinned to a placeholder: `affinity` is replaced. */
@@ -89,6 +92,7 @@ interface SharedJobParts {
  */
 function sharedJobParts (spec: DaemonJobSpec, scriptsConfigMap: string | undefined): SharedJobParts | string {
   const job = structuredClone(spec.job)
+  const ttlLabels = takeJobTtl(job)
   const template = podTemplate(spec)
   const pod = template.spec as PodSpec
   // Outcomes come from the Job's conditions, so OnFailure works too; Never keeps every failed
@@ -100,7 +104,7 @@ function sharedJobParts (spec: DaemonJobSpec, scriptsConfigMap: string | undefin
     const problem = runScriptInPod(pod, scriptsConfigMap, spec.script)
     if (problem !== undefined) return problem
   }
-  return { job, template, pod, affinity }
+  return { job, ttlLabels, template, pod, affinity }
 }
 
 /**

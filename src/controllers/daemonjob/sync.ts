@@ -11,9 +11,11 @@ import { resolveScripts, runScriptInPod, scriptsConfigMap } from '../../scripts/
 import { validityConditions } from '../common/validity.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { outcomeCondition, runTimes } from '../common/completion.js'
+import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job-ttl.js'
+import { jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
 import { parseDaemonJobSpec } from './spec.js'
 import { eligibilityCheck } from './eligibility.js'
-import { DAEMONJOB_LABEL, nodeJobBuilder, podTemplate } from './job.js'
+import { DAEMONJOB_LABEL, nodeJobBuilder, nodeOfJob, podTemplate } from './job.js'
 import { countNodes, memoryStatus, observeNodes, readMemory, type Counts, type NodeRecord } from './records.js'
 
 export type DaemonJobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
@@ -33,7 +35,8 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
   const now = context.now
   const previous = isRecord(parent.status) ? parent.status : {}
   const observedJobs = objectsOf(request.children, 'Job', 'batch/v1')
-  const records = observeNodes(observedJobs, readMemory(previous, parent.metadata.name), now)
+  const memory = readMemory(previous, parent.metadata.name)
+  const records = observeNodes(observedJobs, memory, now)
   // A DaemonJob that finished stays finished: nodes that come later get no Job.
   const finished = typeof previous.completionTime === 'string'
 
@@ -66,7 +69,10 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
     }
   }
 
-  const children = observedJobs.map(keepAsObserved)
+  // A finished Job goes once its TTL has passed and the observed status holds its outcome.
+  const decisions = new Map<KubeObject, JobTtlDecision>(observedJobs.map(job => [job, ttlDecision(job, memory, now)]))
+  const keptJobs = observedJobs.filter(job => decisions.get(job)?.drop !== true)
+  const children = keptJobs.map(keepAsObserved)
   const build = nodeJobBuilder(parent, spec, scripts?.metadata.name)
   for (const node of toCreate) {
     const job = build(node)
@@ -74,7 +80,7 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
     children.push(job)
   }
   children.sort(byName)
-  for (const configMap of scriptsConfigMapChildren(observedJobs, scripts, request.children)) children.push(configMap)
+  for (const configMap of scriptsConfigMapChildren(keptJobs, scripts, request.children)) children.push(configMap)
 
   const counts = countNodes(records, toCreate.length)
   const phase = daemonJobPhase(counts, records, finished, nodes !== undefined)
@@ -87,7 +93,16 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
     ...memoryStatus(records),
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, succeeded => outcome(succeeded, counts, records), now)
   }
-  return { status, children }
+  const ttlWake = earliestWake(decisions.values())
+  return ttlWake === undefined ? { status, children } : { status, children, resyncAfterSeconds: ttlWake }
+}
+
+/** A node's finished Job under its TTL (common/job-ttl.ts), judged by what the observed status remembers of that node. */
+function ttlDecision (job: KubeObject, memory: Map<string, NodeRecord>, now: Date): JobTtlDecision {
+  const outcome = jobOutcome(job)
+  const remembered = memory.get(nodeOfJob(job) ?? job.metadata.name)
+  const recorded = outcome !== undefined && remembered?.jobName === job.metadata.name && remembered.phase === outcome
+  return jobTtlDecision(job, recorded ? jobFinishTime(job) ?? remembered.completionTime : undefined, now)
 }
 
 /**

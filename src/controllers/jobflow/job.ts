@@ -4,6 +4,7 @@ import type { KubeObject } from '../../k8s/types.js'
 import { applyGlobalParams, applySharedVolumes } from '../common/global-params.js'
 import { runScriptInPod } from '../../scripts/configmap.js'
 import { fitName } from '../../k8s/names.js'
+import { takeJobTtl } from '../common/job-ttl.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
 
 export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
@@ -24,6 +25,8 @@ export interface JobIdentity {
  */
 export function buildFlowJob (id: JobIdentity, flow: FlowSpec, template: JobSpec, spec: JobFlowSpec, scriptsConfigMap: string | undefined): KubeObject | string {
   const jobSpec = structuredClone(template)
+  // The service deletes the Job after its TTL, once its outcome is in the JobFlow's status.
+  const ttlLabels = takeJobTtl(jobSpec)
   const podTemplate = jobSpec.template
   podTemplate.metadata = { ...podTemplate.metadata, labels: { ...podTemplate.metadata?.labels, ...id.labels } }
   applyGlobalParams(podTemplate, spec.globalParams)
@@ -37,7 +40,7 @@ export function buildFlowJob (id: JobIdentity, flow: FlowSpec, template: JobSpec
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)
     if (problem !== undefined) return `flow ${JSON.stringify(flow.name)}: ${problem}`
   }
-  const labels = { ...spec.globalParams.labels, ...id.labels }
+  const labels = { ...spec.globalParams.labels, ...id.labels, ...ttlLabels }
   if (flow.jobTemplateRef !== undefined) labels[JOB_TEMPLATE_LABEL] = fitName(flow.jobTemplateRef)
   const annotations = spec.globalParams.annotations
   return {

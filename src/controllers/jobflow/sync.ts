@@ -11,6 +11,8 @@ import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { validityConditions } from '../common/validity.js'
 import { outcomeCondition, runTimes } from '../common/completion.js'
+import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job-ttl.js'
+import { jobOutcome } from '../../k8s/jobs.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'
@@ -50,10 +52,22 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
   }
 
   const toCreate = startFlows(spec, records, ids, memory, finished)
-  const children = desiredChildren(plan.value, spec, ids, observedJobs, toCreate, request)
-  if (typeof children === 'string') return keepEverything(request, previous, memory, observedJobs, [children], context.now)
+  const desired = desiredChildren(plan.value, spec, ids, memory, observedJobs, toCreate, request, context.now)
+  if (typeof desired === 'string') return keepEverything(request, previous, memory, observedJobs, [desired], context.now)
   const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
-  return { status: renderStatus(previous, jobs, finished, toCreate.size > 0, context.now), children }
+  const response: SyncResponse = { status: renderStatus(previous, jobs, finished, toCreate.size > 0, context.now), children: desired.children }
+  if (desired.ttlWake !== undefined) response.resyncAfterSeconds = desired.ttlWake
+  return response
+}
+
+/**
+ * A finished Job under its TTL (common/job-ttl.ts): the outcome that counts is the one the
+ * observed status holds for this very Job, not the one this sync is about to write.
+ */
+function ttlDecision (job: KubeObject, remembered: JobRecord | undefined, now: Date): JobTtlDecision {
+  const outcome = jobOutcome(job)
+  const recorded = outcome !== undefined && remembered?.jobName === job.metadata.name && remembered.phase === outcome
+  return jobTtlDecision(job, recorded ? remembered.completionTime : undefined, now)
 }
 
 /** What each flow's Job says, or what we remember of a Job that is gone; and each flow's Job identity. */
@@ -168,16 +182,22 @@ function jobIdentity (parent: KubeObject, flow: FlowSpec): JobIdentity {
 
 /**
  * Every Job that exists is returned as observed: a started Job is a record of a run and is never
- * rebuilt from an edited spec. New Jobs are built from the spec. Scripts ConfigMaps stay while
- * a Job mounts them; the current one is always there for the Jobs still to come.
+ * rebuilt from an edited spec. New Jobs are built from the spec. A finished Job is left out (and
+ * so deleted) once its TTL has passed and the observed status holds its outcome; `ttlWake` is
+ * when the next one is due. Scripts ConfigMaps stay while a Job mounts them; the current one is
+ * always there for the Jobs still to come.
  */
-function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIdentity>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest): KubeObject[] | string {
+function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIdentity>, memory: Map<string, JobRecord>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest, now: Date): { children: KubeObject[], ttlWake?: number } | string {
   const children: KubeObject[] = []
   const kept: KubeObject[] = []
+  const decisions: JobTtlDecision[] = []
   for (const flow of spec.flows) {
     const id = ids.get(flow.name) as JobIdentity
     const observed = observedJobs.get(id.name)
     if (observed !== undefined) {
+      const decision = ttlDecision(observed, memory.get(flow.name), now)
+      decisions.push(decision)
+      if (decision.drop) continue
       children.push(keepAsObserved(observed))
       kept.push(observed)
     } else if (toCreate.has(flow.name)) {
@@ -187,7 +207,8 @@ function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIde
     }
   }
   children.push(...scriptsConfigMapChildren(kept, plan.scripts, request.children))
-  return children
+  const ttlWake = earliestWake(decisions)
+  return ttlWake === undefined ? { children } : { children, ttlWake }
 }
 
 function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): JobFlowPhase {

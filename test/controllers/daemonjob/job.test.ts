@@ -7,6 +7,7 @@ import type { PodSpec } from 'kubernetes-types/core/v1.js'
 import { buildNodeJob, DAEMONJOB_LABEL, NODE_LABEL, nodeJobBuilder, nodeJobName } from '../../../src/controllers/daemonjob/job.js'
 import { parseDaemonJobSpec, type DaemonJobSpec } from '../../../src/controllers/daemonjob/spec.js'
 import { applyGlobalParams } from '../../../src/controllers/common/global-params.js'
+import { JOB_TTL_LABEL } from '../../../src/controllers/common/job-ttl.js'
 import { runScriptInPod } from '../../../src/scripts/configmap.js'
 import { fitName } from '../../../src/k8s/names.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
@@ -15,7 +16,9 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 function referenceJob (parent: KubeObject, node: string, spec: DaemonJobSpec, scriptsConfigMap: string | undefined): KubeObject | string {
   const template = structuredClone(spec.job.template)
   applyGlobalParams(template, spec.globalParams)
-  const jobSpec: JobSpec = { ...structuredClone(spec.job), template }
+  const { ttlSecondsAfterFinished: ttl, ...rest } = structuredClone(spec.job)
+  // The service applies the TTL itself: it travels as a label, not in the JobSpec.
+  const jobSpec: JobSpec = { ...rest, template }
   const ids = { [DAEMONJOB_LABEL]: fitName(parent.metadata.name), [NODE_LABEL]: fitName(node) }
   template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...ids } }
   const pod = template.spec as PodSpec
@@ -37,7 +40,7 @@ function referenceJob (parent: KubeObject, node: string, spec: DaemonJobSpec, sc
     metadata: {
       name: nodeJobName(parent.metadata.name, node),
       ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
-      labels: { ...spec.globalParams.labels, ...ids },
+      labels: { ...spec.globalParams.labels, ...ids, ...(ttl !== undefined ? { [JOB_TTL_LABEL]: String(ttl) } : {}) },
       ...(Object.keys(annotations).length > 0 ? { annotations } : {})
     },
     spec: jobSpec

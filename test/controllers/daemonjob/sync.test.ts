@@ -72,13 +72,14 @@ t.test('the Job: named <daemonjob>-<node>, labelled, pinned by required affinity
   t.equal((request.parent.spec as any).template.metadata, undefined, 'the spec itself is not changed')
 })
 
-t.test('the JobSpec fields inline under spec reach every Job; Never is the default', async t => {
+t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label (the service applies it); Never is the default', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
   const spec = request.parent.spec as any
   Object.assign(spec, { backoffLimit: 2, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600, parallelism: 2, completions: 4 })
   delete spec.template.spec.restartPolicy
   const job = jobsOf(sync(request)).get('daemonjob-example-node-3') as any
-  t.same({ ...job.spec, template: undefined }, { backoffLimit: 2, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600, parallelism: 2, completions: 4, template: undefined })
+  t.same({ ...job.spec, template: undefined }, { backoffLimit: 2, activeDeadlineSeconds: 600, parallelism: 2, completions: 4, template: undefined })
+  t.equal(job.metadata.labels['jobhooks.io/ttl-seconds-after-finished'], '3600', 'the TTL is on the Job as a label, so the Job controller never deletes it')
   t.notOk('globalParams' in job.spec || 'excludeNodeList' in job.spec || 'script' in job.spec || 'scripts' in job.spec, 'our own fields stay out of the JobSpec')
   t.equal(job.spec.template.spec.restartPolicy, 'Never')
 })
