@@ -5,7 +5,7 @@ import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type Fastif
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
-  HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
+  CustomizeQuerySchema, HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
 import { DEFAULT_BODY_LIMIT, readBody } from './protocol/body-reader.js'
 import { project } from './protocol/projection.js'
@@ -23,6 +23,7 @@ import { RecordingExecutor } from './effects/dry-run.js'
 import { withEffectOutcomes } from './protocol/effects-applied.js'
 import { showEffects } from './effects/show.js'
 import { RefusalLog, type HookGuard, type Refusal } from './trust/guard.js'
+import { NOW_HEADER, pinnedClock } from './protocol/pinned-clock.js'
 
 export { DEFAULT_BODY_LIMIT }
 
@@ -130,8 +131,14 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   const clock = options.clock ?? (() => new Date())
   const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget())
   metrics.watchInflight(() => budget.inflight, budget.budget)
+  // A caller may pin the clock only where nothing is applied to a cluster.
+  const pinnable = effects.mode === 'dry-run'
   const routes: HookRoutes = {
-    context: () => ({ now: clock(), scripts }),
+    context: request => {
+      const pin = pinnedClock(request.headers[NOW_HEADER], request.query.now, pinnable)
+      if (!pin.pinned) return { now: clock(), scripts }
+      return 'problem' in pin ? pin.problem : { now: pin.now, scripts }
+    },
     effects,
     metrics,
     guard: guardCalls(options.guard, metrics),
@@ -148,7 +155,8 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
 
 /** What every hook route needs: the hooks' context, the executor, the metrics, the credential check. */
 interface HookRoutes {
-  context: () => HookContext
+  /** The hooks' context for a call: its clock pinned by the call, where allowed; or why the pin is refused. */
+  context: (request: { headers: FastifyRequest['headers'], query: { now?: string } }) => HookContext | string
   effects: EffectExecutor
   metrics: Metrics
   guard: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
@@ -262,13 +270,11 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
       schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...ERRORS } },
       onRequest: [routes.guard, startCall(kind.kind, hook), routes.admit]
     }, async (request, reply) => {
-      const now = routes.context()
+      const now = routes.context(request)
       const call = request.hookCall as HookCall
+      if (typeof now === 'string') return await badRequest(reply, call, now)
       const refused = updateStrategyProblem(request.body.controller)
-      if (refused !== undefined) {
-        call.outcome = 'bad_request'
-        return await reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: refused })
-      }
+      if (refused !== undefined) return await badRequest(reply, call, refused)
       const { result, parent } = runHook(kind, hook, request.body, now, call)
       // The request's objects are garbage now, except what the answer shares with them: let
       // the collector free them while the answer is serialised (at thousands of objects,
@@ -286,14 +292,22 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
   const customize = kind.customize
   if (customize === undefined) return
   app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/customize`, {
-    schema: { body: CustomizeRequestSchema, response: { 200: CustomizeResponseSchema, ...ERRORS } },
+    schema: { body: CustomizeRequestSchema, querystring: CustomizeQuerySchema, response: { 200: CustomizeResponseSchema, ...ERRORS } },
     onRequest: [routes.guard, startCall(kind.kind, 'customize')]
-  }, async (request) => {
+  }, async (request, reply) => {
     const parent = request.body.parent as KubeObject
     const call = request.hookCall as HookCall
     call.parent = describe(parent)
-    return customize({ controller: request.body.controller, parent } satisfies CustomizeRequest, routes.context())
+    const context = routes.context(request)
+    if (typeof context === 'string') return await badRequest(reply, call, context)
+    return customize({ controller: request.body.controller, parent } satisfies CustomizeRequest, context)
   })
+}
+
+/** A hook call answered 400 before any hook ran: what was wrong with it. */
+async function badRequest (reply: FastifyReply, call: HookCall, message: string): Promise<FastifyReply> {
+  call.outcome = 'bad_request'
+  return await reply.code(400).send({ statusCode: 400, error: 'Bad Request', message })
 }
 
 /** A warning per effect that was not applied: failed (retried on the next sync) or refused (never sent). */

@@ -2,7 +2,7 @@
 // before their body is read and make nothing happen; health and metrics stay open; refusals are
 // counted and logged without flooding. And `?effects=show`, the effects of a call beside its answer.
 import t, { type Test } from 'tap'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { testApp } from './helpers/app.js'
@@ -102,13 +102,4 @@ t.test('?effects=show adds the effects as the executor sends them; without it th
   })
   t.equal(effects[0].body.metadata.uid, pod?.metadata.uid, 'guarded by the observed Pod\'s UID')
   t.match(rest.status.conditions.find((c: any) => c.type === 'EffectsApplied'), { status: 'False', reason: 'DryRun' })
-})
-
-t.test('the README\'s ?effects=show example answers what the README shows', async t => {
-  const readme = readFileSync(join(import.meta.dirname, '..', 'README.md'), 'utf8')
-  const shown = /effects=show' -H 'content-type: application\/json' \\\n\s+-d @test\/fixtures\/(\S+) \| jq -c '\.effects\[\] \| \[\.result, \.method, \.path, \.body\.status\.conditions\[0\]\.status\]'\n```\n```\n(.*)\n```/.exec(readme)
-  t.ok(shown !== null, 'the example is in the README')
-  const app = await testApp(t)
-  const { effects } = (await app.inject({ method: 'POST', url: '/hooks/collaset/sync?effects=show', payload: fixture(shown?.[1] ?? '') })).json()
-  t.same(effects.map((e: any) => JSON.stringify([e.result, e.method, e.path, e.body.status.conditions[0].status])).join('\n'), shown?.[2])
 })

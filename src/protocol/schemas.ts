@@ -42,7 +42,13 @@ export const SyncResponseSchema = Type.Object({
 }, { additionalProperties: false })
 
 export const HookQuerySchema = Type.Object({
-  effects: Type.Optional(Type.Literal('show'))
+  effects: Type.Optional(Type.Literal('show')),
+  /** The clock the hooks see, on a service without cluster credentials (src/protocol/pinned-clock.ts). */
+  now: Type.Optional(Type.String())
+})
+
+export const CustomizeQuerySchema = Type.Object({
+  now: Type.Optional(Type.String())
 })
 
 export const CustomizeRequestSchema = Type.Object({
