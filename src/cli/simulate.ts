@@ -1,24 +1,29 @@
-// `npm run simulate -- manifests/examples/jobflow.yaml [--fail job2] [--duration 10]`
+// `npm run simulate -- manifests/examples/jobflow.yaml [--fail job2] [--duration 10] [--nodes nodes.yaml]`
 //
-// Runs the JobFlows of a manifest on the in-process Metacontroller simulator (the real hooks,
-// through the real HTTP app, on a simulated clock) and prints what happened when: which Jobs were
-// created, started, succeeded or failed, and how each JobFlow's phase moved. Nothing touches a
-// cluster. Exit 0 when the simulation ran (whatever the JobFlows' outcome), 1 when it could not
-// (no such file, no JobFlow, a simulation that never settles), 2 for bad arguments.
+// Runs the JobFlows and DaemonJobs of a manifest on the in-process Metacontroller simulator (the
+// real hooks, through the real HTTP app, on a simulated clock) and prints what happened when:
+// which Jobs were created, started, succeeded or failed, and how each one's phase moved; for a
+// DaemonJob, which Nodes got a Job and why the others did not. Nothing touches a cluster. Exit 0
+// when the simulation ran (whatever the outcome), 1 when it could not (no such file, nothing to
+// simulate, a simulation that never settles), 2 for bad arguments.
 import { pathToFileURL } from 'node:url'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { Simulator, type HookVersion, type TimelineEvent } from '../simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import { daemonjobController } from '../simulator/daemonjob.js'
+import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
 import { loadManifest, ManifestError } from '../simulator/manifest.js'
 import { namespacedName, type ObjectRef } from '../simulator/objects.js'
 
 export type Write = (line: string) => void
 
-const USAGE = `usage: npm run simulate -- <manifest.yaml> [--fail <flow or Job name>]... [--duration <seconds>] [--hook-version v1|v2]
+const USAGE = `usage: npm run simulate -- <manifest.yaml> [--fail <flow or Job name>]... [--duration <seconds>] [--nodes <nodes.yaml>] [--hook-version v1|v2]
 
   --fail NAME        the Job of flow NAME (or the Job named NAME) fails; repeat or separate with commas
   --duration SECONDS how long every Job runs before it finishes (default 10)
+  --nodes FILE       the Node objects DaemonJobs run over (with any in the manifest); without any:
+                     node1, node2, node3, and node4 cordoned
   --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1`
 
 interface Arguments {
@@ -26,6 +31,7 @@ interface Arguments {
   fail: string[]
   duration: number
   hookVersion: HookVersion
+  nodes?: string
 }
 
 class UsageError extends Error {}
@@ -35,6 +41,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
   const fail: string[] = []
   let duration = 10
   let hookVersion: HookVersion = 'v2'
+  let nodes: string | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -52,6 +59,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
         if (!Number.isFinite(duration) || duration <= 0) throw new UsageError(`--duration must be a positive number of seconds, not ${JSON.stringify(raw)}`)
         break
       }
+      case '--nodes': nodes = value(); break
       case '--hook-version': {
         const raw = value()
         if (raw !== 'v1' && raw !== 'v2') throw new UsageError(`--hook-version must be v1 or v2, not ${JSON.stringify(raw)}`)
@@ -64,7 +72,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
     }
   }
   if (files.length !== 1) throw new UsageError(files.length === 0 ? 'name the manifest to simulate' : `one manifest at a time, not ${files.length}`)
-  return { file: files[0] as string, fail, duration, hookVersion }
+  return { file: files[0] as string, fail, duration, hookVersion, ...(nodes !== undefined ? { nodes } : {}) }
 }
 
 export async function main (argv: string[], write: Write = line => process.stdout.write(`${line}\n`), writeError: Write = line => process.stderr.write(`${line}\n`)): Promise<number> {
@@ -82,28 +90,39 @@ export async function main (argv: string[], write: Write = line => process.stdou
   }
 
   let objects: KubeObject[]
+  let extraNodes: KubeObject[] = []
   try {
     objects = loadManifest(args.file)
+    if (args.nodes !== undefined) extraNodes = asNodes(loadManifest(args.nodes))
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error
     writeError(`simulate: ${error.message}`)
     return 1
   }
-  const ours = objects.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && (o.kind === 'JobFlow' || o.kind === 'JobTemplate'))
+  const ours = objects.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && SIMULATED.has(o.kind))
   const flows = ours.filter(o => o.kind === 'JobFlow')
-  if (flows.length === 0) {
-    writeError(`simulate: ${args.file} has no JobFlow (apiVersion ${JOBHOOKS_API_VERSION}, kind JobFlow) to simulate`)
+  const daemonJobs = ours.filter(o => o.kind === 'DaemonJob')
+  if (flows.length === 0 && daemonJobs.length === 0) {
+    writeError(`simulate: ${args.file} has no JobFlow or DaemonJob (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
     return 1
   }
+  const given = [...asNodes(objects), ...extraNodes]
+  const nodes = daemonJobs.length === 0 ? [] : given.length > 0 ? given : defaultNodes()
 
   const sim = new Simulator({
-    controllers: [jobflowController(args.hookVersion)],
+    controllers: [jobflowController(args.hookVersion), daemonjobController(args.hookVersion)],
     jobs: { durationSeconds: args.duration, outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])) }
   })
   try {
+    for (const node of nodes) sim.apply(node)
     for (const object of ours) sim.apply(object)
-    const templates = ours.length - flows.length
-    write(`Simulating ${args.file}: ${plural(flows.length, 'JobFlow')}${templates > 0 ? `, ${plural(templates, 'JobTemplate')}` : ''}; ` +
+    const templates = ours.filter(o => o.kind === 'JobTemplate').length
+    const what = [
+      ...(flows.length > 0 ? [plural(flows.length, 'JobFlow')] : []),
+      ...(templates > 0 ? [plural(templates, 'JobTemplate')] : []),
+      ...(daemonJobs.length > 0 ? [`${plural(daemonJobs.length, 'DaemonJob')} over ${plural(nodes.length, 'Node')}${given.length === 0 ? ' (the default set)' : ''}`] : [])
+    ]
+    write(`Simulating ${args.file}: ${what.join(', ')}; ` +
       `every Job runs ${args.duration}s${args.fail.length > 0 ? `, failing: ${args.fail.join(', ')}` : ''} (hooks ${args.hookVersion}, simulated clock)`)
     write('')
     try {
@@ -118,8 +137,12 @@ export async function main (argv: string[], write: Write = line => process.stdou
       write('')
       for (const line of flowReport(sim, flow)) write(line)
     }
+    for (const daemonJob of sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'DaemonJob' })) {
+      write('')
+      for (const line of daemonJobReport(sim, daemonJob, sim.list({ apiVersion: 'v1', kind: 'Node' }), timeOf(sim))) write(line)
+    }
     const jobs = sim.listJobs()
-    const unmatched = args.fail.filter(name => !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name))
+    const unmatched = args.fail.filter(name => !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) && !sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name))
     if (unmatched.length > 0) writeError(`simulate: note: no Job ran for --fail ${unmatched.join(', ')} (names are flow names or Job names)`)
     return 0
   } finally {
@@ -133,6 +156,8 @@ export function timelineLines (sim: Simulator): string[] {
   const lines: Line[] = []
   const phases = new Map<string, string>()
   for (const event of sim.timeline) {
+    // Nodes are the stage, not the play: the report says what became of each.
+    if (event.object.kind === 'Node') continue
     const subject = subjectOf(event)
     let line = lines.find(l => l.seconds === event.seconds && l.subject === subject)
     if (line === undefined) {
@@ -158,10 +183,10 @@ export function timelineLines (sim: Simulator): string[] {
   })
 }
 
-/** Whose line an event goes on: a child's JobFlow, or the object itself. */
+/** Whose line an event goes on: a child's parent, or the object itself. */
 function subjectOf (event: TimelineEvent): string {
   if (event.owner !== undefined) return event.owner.name
-  if (event.object.kind === 'JobFlow') return event.object.name
+  if (SIMULATED.has(event.object.kind)) return event.object.name
   return `${event.object.kind} ${event.object.name}`
 }
 
@@ -206,13 +231,21 @@ function flowReport (sim: Simulator, flow: KubeObject): string[] {
     const valid = status.conditions.filter(isRecord).find(c => c.type === 'Valid')
     if (typeof valid?.message === 'string') lines.push(`  invalid: ${valid.message}`)
   }
-  const time = (value: unknown): string => (typeof value === 'string' ? `t=${formatSeconds(sim.secondsAt(value))}` : '-')
+  const time = timeOf(sim)
   const rows = [['FLOW', 'JOB', 'PHASE', 'START', 'END', 'MESSAGE'], ...records.map(r => [
     String(r.name), String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime), typeof r.message === 'string' ? r.message : ''
   ])]
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map(r => (r[i] ?? '').length))) ?? []
   for (const row of rows) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}`)
   return lines
+}
+
+/** The kinds the simulation runs (JobTemplates only as what JobFlows refer to). */
+const SIMULATED = new Set(['JobFlow', 'JobTemplate', 'DaemonJob'])
+
+/** A status time as simulated seconds (`t=20s`), `-` when there is none. */
+function timeOf (sim: Simulator): (value: unknown) => string {
+  return value => (typeof value === 'string' ? `t=${formatSeconds(sim.secondsAt(value))}` : '-')
 }
 
 function formatSeconds (seconds: number): string {

@@ -95,3 +95,42 @@ t.test('a missing file, a manifest without JobFlow and bad arguments fail clearl
   t.equal(help.code, 0)
   t.match(help.out.join('\n'), /usage/)
 })
+
+const DAEMONJOB_MANIFEST = fileURLToPath(new URL('../../manifests/examples/daemonjob.yaml', import.meta.url))
+
+/** The rows of the DaemonJob report's table: `[node, job, result]`. */
+function nodeRows (lines: string[]): string[][] {
+  const start = lines.findIndex(l => /^\s+NODE\s+JOB\s+RESULT/.test(l))
+  return start < 0 ? [] : lines.slice(start + 1).filter(l => /^\s{2}\S/.test(l)).map(l => l.trim().split(/\s{2,}/))
+}
+
+t.test('the DaemonJob example over the default Nodes: node3 runs, the excluded and the cordoned Nodes say why not', async t => {
+  const { code, out, err } = await run([DAEMONJOB_MANIFEST])
+  t.equal(code, 0)
+  t.same(err, [])
+  t.match(out[0], /1 DaemonJob over 4 Nodes \(the default set\)/)
+  t.match(out.find(l => l.startsWith('t=0s')), /daemonjob-example\s+Running\s+applied; created Job daemonjob-example-node3/)
+  t.ok(out.some(l => /daemonjob-example\s+Succeeded at t=10s \(1\/1 nodes succeeded, 0 failed\)/.test(l)), 'the final phase')
+  t.same(nodeRows(out), [
+    ['node1', '-', 'skipped: excluded by excludeNodeList'],
+    ['node2', '-', 'skipped: excluded by excludeNodeList'],
+    ['node3', 'daemonjob-example-node3', 'Succeeded'],
+    ['node4', '-', 'skipped: cordoned (spec.unschedulable)']
+  ])
+})
+
+t.test('--nodes gives the DaemonJob its Nodes; --fail a node\'s Job fails it and the DaemonJob', async t => {
+  const dir = t.testdir({
+    'nodes.yaml': stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'gpu-1' }, spec: { taints: [{ key: 'gpu', value: 'true', effect: 'NoSchedule' }] } }) +
+      '---\n' + stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'web-1' } }) + '---\n' + stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'web-2' } })
+  })
+  const { code, out } = await run([DAEMONJOB_MANIFEST, '--nodes', join(dir, 'nodes.yaml'), '--fail', 'daemonjob-example-web-2'])
+  t.equal(code, 0)
+  t.match(out[0], /1 DaemonJob over 3 Nodes;/)
+  t.ok(out.some(l => /daemonjob-example\s+Failed at t=10s \(1\/2 nodes succeeded, 1 failed\)/.test(l)), 'Failed: one of two')
+  const rows = nodeRows(out)
+  t.same(rows.map(r => r.slice(0, 2)), [['gpu-1', '-'], ['web-1', 'daemonjob-example-web-1'], ['web-2', 'daemonjob-example-web-2']])
+  t.match(rows[0]?.[2], /^skipped: .*gpu/, 'the untolerated taint is named')
+  t.equal(rows[1]?.[2], 'Succeeded')
+  t.match(rows[2]?.[2], /^Failed: /)
+})
