@@ -36,7 +36,7 @@ export function nameSuffix (key: string): string {
 }
 
 /**
- * Hands out Pod names `<collaset>-<suffix>`: the suffix hashes the CollaSet's identity and a slot
+ * Hands out Pod names `<collaset>-<suffix>`: the suffix hashes the CollaSet's identity (its name) and a slot
  * number, and the first slot whose name no observed Pod holds (nor names as a replace origin, nor
  * was handed out in this sync) wins. A function of observed state: never random.
  */

@@ -180,7 +180,9 @@ function createPods (parent: KubeObject, spec: CollaSetSpec, updated: string, po
     const origin = originOf(pod)
     if (origin !== undefined) used.add(origin)
   }
-  const namer = new PodNamer(`${namespace ?? ''}/${name}/${parent.metadata.uid ?? ''}`, name, used)
+  // The CollaSet's name alone seeds the names, so they are the same in every namespace and
+  // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
+  const namer = new PodNamer(name, name, used)
   const created: KubeObject[] = []
   for (let i = plan.logical.length; i < spec.replicas; i++) created.push(newPod(namer.next(), namespace, spec, updated))
   for (const pod of [...plan.logical].sort(byCreation)) {

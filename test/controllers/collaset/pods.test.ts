@@ -4,16 +4,16 @@ import { PodNamer, canonicalJson, nameSuffix, templateRevision } from '../../../
 import { selectorString } from '../../../src/controllers/collaset/sync.js'
 
 t.test('names are <collaset>-<5 lowercase letters or digits>, stable, and skip names in use', async t => {
-  const a = new PodNamer('default/foo/uid-1', 'foo', [])
+  const a = new PodNamer('foo', 'foo', [])
   const first = [a.next(), a.next(), a.next()]
   for (const name of first) t.match(name, /^foo-[a-z0-9]{5}$/)
   t.equal(new Set(first).size, 3)
-  const b = new PodNamer('default/foo/uid-1', 'foo', [])
+  const b = new PodNamer('foo', 'foo', [])
   t.same([b.next(), b.next(), b.next()], first, 'the same identity gives the same names')
-  const c = new PodNamer('default/foo/uid-1', 'foo', [first[0] as string])
+  const c = new PodNamer('foo', 'foo', [first[0] as string])
   t.same(c.next(), first[1], 'a name in use is skipped')
-  const other = new PodNamer('default/foo/uid-2', 'foo', [])
-  t.not(other.next(), first[0], 'another CollaSet of the same name (recreated) gets other names')
+  const other = new PodNamer('bar', 'foo', [])
+  t.not(other.next(), first[0], 'another identity gets other names')
   t.equal(nameSuffix('x'), nameSuffix('x'))
   const long = new PodNamer('ns/x/uid', 'x'.repeat(300), []).next()
   t.ok(long.length <= 253, 'names fit in 253 characters')

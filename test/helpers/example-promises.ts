@@ -1,0 +1,123 @@
+// What each example under manifests/examples/ promises in its header comment, read the way a
+// person reads it: the commands to run (`#   $ …`), and the table the last `kubectl get` prints
+// when the example is done. The unit tier checks the promise against the simulator (the
+// `npm run simulate` line), the end-to-end tier against a real API server (the kubectl lines).
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseAllDocuments } from 'yaml'
+
+export const EXAMPLES_DIR = join(import.meta.dirname, '..', '..', 'manifests', 'examples')
+
+export interface ExamplePromise {
+  file: string
+  /** The commands of the header, in order, without the `$ `. */
+  commands: string[]
+  /** The arguments of the `npm run simulate --` line. */
+  simulate: string[]
+  /** The last `kubectl get <resource> <name>`: what it names. */
+  get: { resource: string, name: string }
+  /** Its table: column name → the cell promised. `AGE` is left out, `<…>` cells vary by cluster. */
+  columns: Record<string, string>
+}
+
+/** Every example file with its promise. */
+export function examplePromises (): ExamplePromise[] {
+  return readdirSync(EXAMPLES_DIR).filter(f => f.endsWith('.yaml')).sort().map(file => promiseOf(file, readFileSync(join(EXAMPLES_DIR, file), 'utf8')))
+}
+
+/** Splits a command line as a shell would for these simple lines: words, '…' and "…" quoted. */
+export function shellWords (line: string): string[] {
+  const words: string[] = []
+  const pattern = /'([^']*)'|"([^"]*)"|(\S+)/g
+  for (const match of line.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3] ?? '')
+  return words
+}
+
+export function promiseOf (file: string, text: string): ExamplePromise {
+  const header: string[] = []
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('#')) break
+    header.push(line.replace(/^#\s?/, ''))
+  }
+  const commands: string[] = []
+  let get: ExamplePromise['get'] | undefined
+  let table: string[] = []
+  for (let i = 0; i < header.length; i++) {
+    const line = (header[i] as string).trim()
+    if (!line.startsWith('$ ')) continue
+    const command = line.slice(2)
+    commands.push(command)
+    const words = shellWords(command)
+    if (words[0] === 'kubectl' && words[1] === 'get' && words.length === 4) {
+      get = { resource: words[2] as string, name: words[3] as string }
+      table = []
+      for (let j = i + 1; j < header.length && (header[j] as string).trim() !== '' && !(header[j] as string).trim().startsWith('$ '); j++) table.push((header[j] as string).trim())
+    }
+  }
+  const simulateLine = commands.find(c => c.startsWith('npm run simulate -- '))
+  if (simulateLine === undefined) throw new Error(`${file}: no "$ npm run simulate -- …" line in its header`)
+  if (get === undefined || table.length !== 2) throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`)
+  const names = (table[0] as string).split(/\s+/)
+  const cells = (table[1] as string).split(/\s+/)
+  if (names.length !== cells.length) throw new Error(`${file}: the kubectl get table has ${names.length} columns but ${cells.length} cells`)
+  if (cells[0] !== get.name) throw new Error(`${file}: the table's row is ${String(cells[0])}, not ${get.name}`)
+  const columns: Record<string, string> = {}
+  names.forEach((name, i) => { if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string })
+  return { file, commands, simulate: shellWords(simulateLine).slice(4), get, columns }
+}
+
+/**
+ * The printer columns of a CRD by `kubectl get` resource name (plural, singular, kind or short
+ * name), as name → jsonPath, read from manifests/crds/.
+ */
+export function printerColumns (resource: string): Array<{ name: string, jsonPath: string }> {
+  const dir = join(EXAMPLES_DIR, '..', 'crds')
+  for (const file of readdirSync(dir)) {
+    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())) {
+      if (doc?.kind !== 'CustomResourceDefinition') continue
+      const n = doc.spec.names
+      if (![n.plural, n.singular, n.kind.toLowerCase(), ...(n.shortNames ?? [])].includes(resource)) continue
+      const version = doc.spec.versions.find((v: any) => v.storage === true) ?? doc.spec.versions[0]
+      return (version.additionalPrinterColumns ?? []).map((c: any) => ({ name: c.name, jsonPath: c.jsonPath }))
+    }
+  }
+  throw new Error(`no CRD in manifests/crds/ answers to ${resource}`)
+}
+
+/** A simple `.a.b.c` jsonPath of an object, printed as kubectl prints a cell (`<none>` when absent). */
+export function cell (object: unknown, jsonPath: string): string {
+  let value: unknown = object
+  for (const key of jsonPath.replace(/^\./, '').split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  return value === undefined || value === null ? '<none>' : String(value)
+}
+
+/**
+ * The promised cells this object does not show, as `COLUMN: promised X, shows Y` (empty when
+ * the promise holds). A `<…>` cell matches any value, but equal placeholders must show equal values.
+ */
+export function brokenPromises (promise: ExamplePromise, object: unknown): string[] {
+  const columns = printerColumns(promise.get.resource)
+  const problems: string[] = []
+  const placeholders = new Map<string, string>()
+  for (const [name, promised] of Object.entries(promise.columns)) {
+    const column = columns.find(c => c.name === name)
+    if (column === undefined) {
+      problems.push(`${name}: not a column of ${promise.get.resource}`)
+      continue
+    }
+    const shown = cell(object, column.jsonPath)
+    if (/^<[a-z]+>$/.test(promised)) {
+      const seen = placeholders.get(promised)
+      if (shown === '<none>' || (seen !== undefined && seen !== shown)) problems.push(`${name}: promised ${promised}${seen !== undefined ? ` (= ${seen})` : ''}, shows ${shown}`)
+      placeholders.set(promised, shown)
+    } else if (shown !== promised) {
+      problems.push(`${name}: promised ${promised}, shows ${shown}`)
+    }
+  }
+  return problems
+}
+
+/** The objects of an example file. */
+export function exampleObjects (file: string): any[] {
+  return parseAllDocuments(readFileSync(join(EXAMPLES_DIR, file), 'utf8')).map(d => d.toJS()).filter(d => d !== null)
+}
