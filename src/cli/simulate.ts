@@ -76,6 +76,11 @@ function parseArguments (argv: string[]): Arguments | 'help' {
 }
 
 export async function main (argv: string[], write: Write = line => process.stdout.write(`${line}\n`), writeError: Write = line => process.stderr.write(`${line}\n`)): Promise<number> {
+  // Against a real cluster, read-only: its own module (src/cli/simulate-live.ts).
+  if (argv.some(arg => arg === '--live' || arg === '--kubeconfig' || arg.startsWith('--kubeconfig='))) {
+    const { liveMain } = await import('./simulate-live.js')
+    return await liveMain(argv, write, writeError)
+  }
   let args: Arguments | 'help'
   try {
     args = parseArguments(argv)
