@@ -1,47 +1,91 @@
-// `npm run simulate -- manifests/examples/jobflow.yaml [--fail job2] [--duration 10] [--nodes nodes.yaml]`
+// `npm run simulate -- <manifest.yaml>... [--fail NAME] [--hang NAME] [--set [NAME:]PATH=VALUE --at T] [--output json]`
 //
-// Runs the JobFlows and DaemonJobs of a manifest on the in-process Metacontroller simulator (the
-// real hooks, through the real HTTP app, on a simulated clock) and prints what happened when:
-// which Jobs were created, started, succeeded or failed, and how each one's phase moved; for a
-// DaemonJob, which Nodes got a Job and why the others did not. Nothing touches a cluster. Exit 0
-// when the simulation ran (whatever the outcome), 1 when it could not (no such file, nothing to
-// simulate, a simulation that never settles), 2 for bad arguments.
+// Runs every jobhooks object of the manifests on the in-process Metacontroller simulator (the
+// real hooks, through the real HTTP app, on a simulated clock) and prints what happened when, in
+// words: Jobs created and finished, Pods made, containers injected, Pods evicted or labelled, each
+// parent's phase as it moved; then a report per parent with the row `kubectl get` will show.
+// JobFlows and DaemonJobs run Jobs (a DaemonJob over simulated Nodes); EphemeralJobs,
+// OperationJobs and CollaSets act on the manifests' Pods, Deployments and CollaSets, brought up by
+// a scripted kubelet. Manifests are applied in order, each once the previous one has settled
+// (the walkthroughs apply a workload, wait for it, then the job). Nothing touches a cluster
+// (`--live` previews against one, read-only: simulate-live.ts). Exit 0 when the simulation ran
+// (whatever the outcome), 1 when it could not, 2 for bad arguments.
 import { pathToFileURL } from 'node:url'
+import { parse as parseYaml } from 'yaml'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
-import { Simulator, type HookVersion, type TimelineEvent } from '../simulator/simulator.js'
-import { jobflowController, JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
-import { daemonjobController } from '../simulator/daemonjob.js'
-import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
+import { Simulator, type HookVersion } from '../simulator/simulator.js'
+import { controllerFromManifest, JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
 import { loadManifest, ManifestError } from '../simulator/manifest.js'
-import { namespacedName, type ObjectRef } from '../simulator/objects.js'
+import { refOf } from '../simulator/objects.js'
+import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
+import { PodWorld } from './simulate-pods.js'
+import { timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
+import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
 
 export type Write = (line: string) => void
 
-const USAGE = `usage: npm run simulate -- <manifest.yaml> [--fail <flow or Job name>]... [--duration <seconds>] [--nodes <nodes.yaml>] [--hook-version v1|v2]
+const USAGE = `usage: npm run simulate -- <manifest.yaml>... [options]
 
-  --fail NAME        the Job of flow NAME (or the Job named NAME) fails; repeat or separate with commas
+  Manifests are applied in order, each once the one before has settled.
+  --fail NAME        the Job of flow NAME (or the Job named NAME) fails; the ephemeral containers
+                     injected into Pod NAME (or the Pods of Deployment or CollaSet NAME) exit 1.
+                     Repeat, or separate with commas
+  --hang NAME        the ephemeral containers of Pod (or workload) NAME keep running
+  --set [OBJ:]PATH=VALUE
+                     edit an object at the time of the next --at, as kubectl edit would: OBJ names
+                     it (default: the last jobhooks object of the manifests), VALUE is YAML
+  --at SECONDS       when the --set edits before it happen (simulated seconds from the start: 60 or 60s)
   --duration SECONDS how long every Job runs before it finishes (default 10)
   --nodes FILE       the Node objects DaemonJobs run over (with any in the manifest); without any:
                      node1, node2, node3, and node4 cordoned
-  --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1`
+  --until SECONDS    stop there if the simulation has not settled (default 3600)
+  --output json      the timeline and the reports as JSON, for scripts
+  --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1
+  --live, --kubeconfig FILE
+                     preview against a real cluster instead, read-only (see --live --help)`
+
+interface Edit { object?: string, path: string[], value: unknown, text: string, at: number }
 
 interface Arguments {
-  file: string
+  files: string[]
   fail: string[]
+  hang: string[]
+  edits: Edit[]
   duration: number
+  until: number
+  json: boolean
   hookVersion: HookVersion
   nodes?: string
 }
 
 class UsageError extends Error {}
 
+function seconds (flag: string, raw: string, min: number): number {
+  const value = Number(raw.replace(/s$/, ''))
+  if (!Number.isFinite(value) || value < min) throw new UsageError(`${flag} must be ${min > 0 ? 'a positive' : 'a'} number of seconds, not ${JSON.stringify(raw)}`)
+  return value
+}
+
+function parseEdit (raw: string): Omit<Edit, 'at'> {
+  const match = /^(?:([a-z0-9.-]+):)?([A-Za-z0-9_.]+)=(.*)$/s.exec(raw)
+  if (match === null) throw new UsageError(`--set takes [OBJECT:]PATH=VALUE, not ${JSON.stringify(raw)}`)
+  const [, object, path, value] = match as unknown as [string, string | undefined, string, string]
+  return { ...(object !== undefined ? { object } : {}), path: path.split('.'), value: parseYaml(value) as unknown, text: `${path}=${value}` }
+}
+
 function parseArguments (argv: string[]): Arguments | 'help' {
   const files: string[] = []
   const fail: string[] = []
+  const hang: string[] = []
+  const edits: Edit[] = []
+  let pending: Array<Omit<Edit, 'at'>> = []
   let duration = 10
+  let until = 3600
+  let json = false
   let hookVersion: HookVersion = 'v2'
   let nodes: string | undefined
+  const names = (raw: string): string[] => raw.split(',').map(s => s.trim()).filter(s => s !== '')
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
     const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
@@ -52,11 +96,22 @@ function parseArguments (argv: string[]): Arguments | 'help' {
     }
     switch (flag) {
       case '-h': case '--help': return 'help'
-      case '--fail': fail.push(...value().split(',').map(s => s.trim()).filter(s => s !== '')); break
-      case '--duration': {
+      case '--fail': fail.push(...names(value())); break
+      case '--hang': hang.push(...names(value())); break
+      case '--set': pending.push(parseEdit(value())); break
+      case '--at': {
+        const at = seconds('--at', value(), 0)
+        if (pending.length === 0) throw new UsageError('--at needs a --set before it')
+        edits.push(...pending.map(edit => ({ ...edit, at })))
+        pending = []
+        break
+      }
+      case '--duration': duration = seconds('--duration', value(), 0.001); break
+      case '--until': until = seconds('--until', value(), 1); break
+      case '--output': {
         const raw = value()
-        duration = Number(raw)
-        if (!Number.isFinite(duration) || duration <= 0) throw new UsageError(`--duration must be a positive number of seconds, not ${JSON.stringify(raw)}`)
+        if (raw !== 'json' && raw !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(raw)}`)
+        json = raw === 'json'
         break
       }
       case '--nodes': nodes = value(); break
@@ -71,8 +126,23 @@ function parseArguments (argv: string[]): Arguments | 'help' {
         files.push(arg)
     }
   }
-  if (files.length !== 1) throw new UsageError(files.length === 0 ? 'name the manifest to simulate' : `one manifest at a time, not ${files.length}`)
-  return { file: files[0] as string, fail, duration, hookVersion, ...(nodes !== undefined ? { nodes } : {}) }
+  if (pending.length > 0) throw new UsageError(`--set ${pending.map(e => e.text).join(', ')} has no --at after it`)
+  if (files.length === 0) throw new UsageError('name the manifest to simulate')
+  return { files, fail, hang, edits: edits.sort((a, b) => a.at - b.at), duration, until, json, hookVersion, ...(nodes !== undefined ? { nodes } : {}) }
+}
+
+/** The parent kinds the simulation runs, with the controller that runs each and its report. */
+const PARENTS = ['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet']
+const RESOURCES = ['jobflows', 'daemonjobs', 'ephemeraljobs', 'operationjobs', 'collasets']
+/** The phase a settled parent is in: finished, or (CollaSet) every replica up on the latest template. */
+function settled (object: KubeObject): boolean {
+  const status = isRecord(object.status) ? object.status : {}
+  if (object.kind === 'CollaSet') {
+    const replicas = isRecord(object.spec) ? object.spec.replicas : undefined
+    return typeof replicas === 'number' && status.availableReplicas === replicas && status.updatedAvailableReplicas === replicas && status.replicas === replicas
+  }
+  const phase = object.kind === 'OperationJob' ? status.progress : status.phase
+  return phase === 'Succeeded' || phase === 'Failed'
 }
 
 export async function main (argv: string[], write: Write = line => process.stdout.write(`${line}\n`), writeError: Write = line => process.stderr.write(`${line}\n`)): Promise<number> {
@@ -94,167 +164,177 @@ export async function main (argv: string[], write: Write = line => process.stdou
     return 0
   }
 
-  let objects: KubeObject[]
+  let files: KubeObject[][]
   let extraNodes: KubeObject[] = []
   try {
-    objects = loadManifest(args.file)
+    files = args.files.map(file => loadManifest(file))
     if (args.nodes !== undefined) extraNodes = asNodes(loadManifest(args.nodes))
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error
     writeError(`simulate: ${error.message}`)
     return 1
   }
-  const ours = objects.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && SIMULATED.has(o.kind))
-  const flows = ours.filter(o => o.kind === 'JobFlow')
-  const daemonJobs = ours.filter(o => o.kind === 'DaemonJob')
-  if (flows.length === 0 && daemonJobs.length === 0) {
-    writeError(`simulate: ${args.file} has no JobFlow or DaemonJob (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
+  const all = files.flat()
+  const ours = all.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && PARENTS.includes(o.kind))
+  if (ours.length === 0) {
+    writeError(`simulate: ${args.files.join(', ')} has no ${PARENTS.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
     return 1
   }
-  const given = [...asNodes(objects), ...extraNodes]
-  const nodes = daemonJobs.length === 0 ? [] : given.length > 0 ? given : defaultNodes()
+  const problem = editProblem(args.edits, all)
+  if (problem !== undefined) {
+    writeError(`simulate: ${problem}`)
+    return 2
+  }
+  const hasDaemonJobs = ours.some(o => o.kind === 'DaemonJob')
+  const given = [...asNodes(all), ...extraNodes]
+  const nodes = !hasDaemonJobs ? [] : given.length > 0 ? given : defaultNodes()
 
   const sim = new Simulator({
-    controllers: [jobflowController(args.hookVersion), daemonjobController(args.hookVersion)],
+    controllers: RESOURCES.map(resource => controllerFromManifest(resource, args.hookVersion)),
     jobs: { durationSeconds: args.duration, outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])) }
   })
+  const world = new PodWorld(sim, { fail: args.fail, hang: args.hang })
+  const run = new Run(sim, world, args)
   try {
     for (const node of nodes) sim.apply(node)
-    for (const object of ours) sim.apply(object)
-    const templates = ours.filter(o => o.kind === 'JobTemplate').length
-    const what = [
-      ...(flows.length > 0 ? [plural(flows.length, 'JobFlow')] : []),
-      ...(templates > 0 ? [plural(templates, 'JobTemplate')] : []),
-      ...(daemonJobs.length > 0 ? [`${plural(daemonJobs.length, 'DaemonJob')} over ${plural(nodes.length, 'Node')}${given.length === 0 ? ' (the default set)' : ''}`] : [])
-    ]
-    write(`Simulating ${args.file}: ${what.join(', ')}; ` +
-      `every Job runs ${args.duration}s${args.fail.length > 0 ? `, failing: ${args.fail.join(', ')}` : ''} (hooks ${args.hookVersion}, simulated clock)`)
-    write('')
+    const intro = `Simulating ${args.files.join(', ')}: ${describe(all, nodes.length, hasDaemonJobs && given.length === 0)}; ` +
+      `${ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? `every Job runs ${args.duration}s` : 'ephemeral containers run 5s'}${args.fail.length > 0 ? `, failing: ${args.fail.join(', ')}` : ''}${args.hang.length > 0 ? `, hanging: ${args.hang.join(', ')}` : ''} (hooks ${args.hookVersion}, simulated clock)`
+    const ignored: string[] = []
     try {
-      await sim.runUntilQuiet({ maxSteps: 5000 })
+      for (const [i, objects] of files.entries()) {
+        for (const object of objects) {
+          if (world.add(object)) continue
+          if (object.apiVersion === 'v1' && object.kind === 'Node') continue
+          if (sim.resources.byKind(object.apiVersion, object.kind) !== undefined) sim.apply(object)
+          else ignored.push(`${object.kind} ${object.metadata.name}`)
+        }
+        await run.untilSettled(i === files.length - 1)
+      }
     } catch (error) {
-      for (const line of timelineLines(sim)) write(line)
+      emit(args.json, write, intro, timelineEntries(sim, name => world.ownerOf(name)), [])
       writeError(`simulate: ${(error as Error).message}`)
       return 1
     }
-    for (const line of timelineLines(sim)) write(line)
-    for (const flow of sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow' })) {
-      write('')
-      for (const line of flowReport(sim, flow)) write(line)
-    }
-    for (const daemonJob of sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'DaemonJob' })) {
-      write('')
-      for (const line of daemonJobReport(sim, daemonJob, sim.list({ apiVersion: 'v1', kind: 'Node' }), timeOf(sim))) write(line)
-    }
+    emit(args.json, write, intro, timelineEntries(sim, name => world.ownerOf(name)), reports(sim), run.stoppedEarly)
+    if (ignored.length > 0) writeError(`simulate: note: not simulated (no part in it): ${ignored.join(', ')}`)
     const jobs = sim.listJobs()
-    const unmatched = args.fail.filter(name => !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) && !sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name))
-    if (unmatched.length > 0) writeError(`simulate: note: no Job ran for --fail ${unmatched.join(', ')} (names are flow names or Job names)`)
+    const unmatched = world.unmatched().filter(name => !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) && !sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name))
+    if (unmatched.length > 0) writeError(`simulate: note: no Job, Pod or workload answered to ${unmatched.join(', ')} (--fail and --hang take flow, Job, Pod, Deployment or CollaSet names)`)
     return 0
   } finally {
     await sim.close()
   }
 }
 
-/** One line per simulated instant and JobFlow: its phase after that instant and what happened. */
-export function timelineLines (sim: Simulator): string[] {
-  interface Line { seconds: number, subject: string, phase: string, actions: Map<string, string[]>, notes: string[] }
-  const lines: Line[] = []
-  const phases = new Map<string, string>()
-  for (const event of sim.timeline) {
-    // Nodes are the stage, not the play: the report says what became of each.
-    if (event.object.kind === 'Node') continue
-    const subject = subjectOf(event)
-    let line = lines.find(l => l.seconds === event.seconds && l.subject === subject)
-    if (line === undefined) {
-      line = { seconds: event.seconds, subject, phase: phases.get(subject) ?? '', actions: new Map(), notes: [] }
-      lines.push(line)
-    }
-    if (event.type === 'phase' && event.phase !== undefined) {
-      phases.set(subject, event.phase)
-      line.phase = event.phase
-      if (event.message !== undefined) line.notes.push(`invalid: ${event.message}`)
-      continue
-    }
-    const [verb, what] = action(event)
-    const list = line.actions.get(verb) ?? []
-    list.push(what)
-    line.actions.set(verb, list)
+/** Why the edits cannot be made, if they cannot: an object they name is not in the manifests. */
+function editProblem (edits: Edit[], objects: KubeObject[]): string | undefined {
+  for (const edit of edits) {
+    if (edit.object !== undefined && !objects.some(o => o.metadata.name === edit.object)) return `--set ${edit.object}:${edit.text}: no object ${edit.object} in the manifests`
   }
-  const width = Math.max(0, ...lines.map(l => l.subject.length))
-  const phaseWidth = Math.max(0, ...lines.map(l => l.phase.length))
-  return lines.map(l => {
-    const actions = [...l.actions].map(([verb, names]) => verb.replace('%s', names.join(', ')).replace('%n', names.length === 1 ? '' : 's'))
-    return [`t=${formatSeconds(l.seconds)}`.padEnd(8), l.subject.padEnd(width), l.phase.padEnd(phaseWidth), [...actions, ...l.notes].join('; ')].join('  ').trimEnd()
-  })
+  return undefined
 }
 
-/** Whose line an event goes on: a child's parent, or the object itself. */
-function subjectOf (event: TimelineEvent): string {
-  if (event.owner !== undefined) return event.owner.name
-  if (SIMULATED.has(event.object.kind)) return event.object.name
-  return `${event.object.kind} ${event.object.name}`
-}
+/** The simulation's clock loop: a second at a time, the kubelet's work between, edits when due. */
+class Run {
+  stoppedEarly: string | undefined
+  private lastActivity = 0
+  private activity = -1
 
-/** A verb template (`%s`: the names, `%n`: a plural s) and the name this event adds to it. */
-function action (event: TimelineEvent): [string, string] {
-  const name = event.object.name
-  const kind = (ref: ObjectRef): string => ref.kind
-  switch (event.type) {
-    case 'created': return [`created ${kind(event.object)}%n %s`, name]
-    case 'job-started': return ['started %s', name]
-    case 'job-succeeded': return ['succeeded %s', name]
-    case 'job-failed': return ['failed %s', name]
-    case 'deleted': {
-      const by = event.cause === 'user' ? 'by hand' : event.cause === 'garbage-collector' ? 'garbage-collected' : event.cause === 'finalized' ? 'finalized' : 'by the controller'
-      return event.owner === undefined && event.object.kind !== 'Job' ? ['deleted', ''] : [`deleted ${kind(event.object)}%n %s (${by})`, name]
+  constructor (private readonly sim: Simulator, private readonly world: PodWorld, private readonly args: Arguments) {}
+
+  /** How long nothing may happen before the simulation counts as settled. */
+  private get idleSeconds (): number {
+    return Math.max(300, 2 * this.args.duration)
+  }
+
+  /** Runs until every parent has settled and (at the end) every edit is made, or nothing moves for a while. */
+  async untilSettled (last: boolean): Promise<void> {
+    for (;;) {
+      this.makeDueEdits()
+      const pending = last && this.args.edits.length > 0
+      const parents = this.parents()
+      if (!pending && parents.length > 0 && parents.every(settled)) return
+      if (this.sim.seconds() >= this.args.until) {
+        this.stoppedEarly = `stopped at t=${this.sim.seconds()}s (--until ${this.args.until})`
+        return
+      }
+      const seen = this.sim.timeline.length + this.sim.effects.log.length
+      if (seen !== this.activity) {
+        this.activity = seen
+        this.lastActivity = this.sim.seconds()
+      } else if (!pending && this.sim.seconds() - this.lastActivity >= this.idleSeconds) {
+        return
+      }
+      this.world.tick()
+      await this.sim.advance(1, { maxSteps: 5000 })
+      this.world.tick()
+      await this.sim.advance(0, { maxSteps: 5000 })
     }
-    case 'terminating': return event.owner === undefined ? ['terminating (finalizers run)', ''] : [`terminating ${kind(event.object)}%n %s`, name]
-    case 'applied': return event.owner === undefined ? ['applied', ''] : ['applied %s', name]
-    case 'edited': return ['edited', '']
-    case 'adopted': return ['adopted %s', name]
-    case 'released': return ['released %s', name]
-    case 'sync-error': return [`sync error (nothing changed): ${event.message ?? ''}`, '']
-    case 'phase': return ['', '']
-    case 'injected': return ['injected %s', `${event.message ?? ''} into ${name}`]
-    case 'container-started': return ['started %s', `${event.message ?? ''} in ${name}`]
-    case 'container-finished': return ['finished %s', `${event.message ?? ''} in ${name}`]
+  }
+
+  private parents (): KubeObject[] {
+    return PARENTS.flatMap(kind => this.sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }))
+  }
+
+  private makeDueEdits (): void {
+    while (this.args.edits.length > 0 && (this.args.edits[0] as Edit).at <= this.sim.seconds()) {
+      const edit = this.args.edits.shift() as Edit
+      const target = edit.object !== undefined
+        ? [...this.parents(), ...this.sim.list({ apiVersion: 'v1', kind: 'Pod' })].find(o => o.metadata.name === edit.object)
+        : this.parents().filter(p => p.kind !== 'CollaSet').at(-1) ?? this.parents().at(-1)
+      if (target === undefined) continue
+      this.sim.edit(refOf(target), object => setPath(object as unknown as Record<string, unknown>, edit.path, edit.value), `set ${edit.text}`)
+    }
   }
 }
 
-/** The final phase of a JobFlow and a table of its jobs. */
-function flowReport (sim: Simulator, flow: KubeObject): string[] {
-  const status = isRecord(flow.status) ? flow.status : {}
-  const phase = typeof status.phase === 'string' ? status.phase : 'unknown'
-  const records = (Array.isArray(status.jobs) ? status.jobs : []).filter(isRecord)
-  const counts = new Map<string, number>()
-  for (const record of records) counts.set(String(record.phase), (counts.get(String(record.phase)) ?? 0) + 1)
-  const others = [...counts].filter(([p]) => p !== 'Succeeded').map(([p, n]) => `${n} ${p.toLowerCase()}`)
-  const summary = `${counts.get('Succeeded') ?? 0}/${records.length} jobs succeeded${others.length > 0 ? `, ${others.join(', ')}` : ''}`
-  const at = typeof status.completionTime === 'string' ? ` at t=${formatSeconds(sim.secondsAt(status.completionTime))}` : ''
-  const lines = [`${namespacedName(flow.metadata)}  ${phase}${at} (${summary})`]
-  if (phase === 'Invalid' && Array.isArray(status.conditions)) {
-    const valid = status.conditions.filter(isRecord).find(c => c.type === 'Valid')
-    if (typeof valid?.message === 'string') lines.push(`  invalid: ${valid.message}`)
+function setPath (object: Record<string, unknown>, path: string[], value: unknown): void {
+  let at = object
+  for (const key of path.slice(0, -1)) {
+    if (!isRecord(at[key])) at[key] = {}
+    at = at[key] as Record<string, unknown>
   }
+  at[path[path.length - 1] as string] = value
+}
+
+interface Report { kind: string, name: string, namespace: string, phase: string, spec: unknown, status: unknown, lines: string[] }
+
+/** Every parent's report, in the order of PARENTS. */
+function reports (sim: Simulator): Report[] {
   const time = timeOf(sim)
-  const rows = [['FLOW', 'JOB', 'PHASE', 'START', 'END', 'MESSAGE'], ...records.map(r => [
-    String(r.name), String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime), typeof r.message === 'string' ? r.message : ''
-  ])]
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map(r => (r[i] ?? '').length))) ?? []
-  for (const row of rows) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}`)
-  return lines
+  return PARENTS.flatMap(kind => sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }).map(object => {
+    const lines = kind === 'JobFlow'
+      ? flowReport(sim, object)
+      : kind === 'DaemonJob'
+        ? daemonJobReport(sim, object, sim.list({ apiVersion: 'v1', kind: 'Node' }), time)
+        : kind === 'EphemeralJob'
+          ? ephemeralJobReport(sim, object)
+          : kind === 'OperationJob' ? operationJobReport(sim, object) : collaSetReport(sim, object)
+    const status = isRecord(object.status) ? object.status : {}
+    return { kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default', phase: String(status.phase ?? status.progress ?? ''), spec: object.spec, status: object.status, lines }
+  }))
 }
 
-/** The kinds the simulation runs (JobTemplates only as what JobFlows refer to). */
-const SIMULATED = new Set(['JobFlow', 'JobTemplate', 'DaemonJob'])
-
-/** A status time as simulated seconds (`t=20s`), `-` when there is none. */
-function timeOf (sim: Simulator): (value: unknown) => string {
-  return value => (typeof value === 'string' ? `t=${formatSeconds(sim.secondsAt(value))}` : '-')
+function emit (json: boolean, write: Write, intro: string, entries: TimelineEntry[], parents: Report[], stoppedEarly?: string): void {
+  if (json) {
+    write(JSON.stringify({ summary: intro, timeline: entries, objects: parents.map(({ lines, ...rest }) => rest), ...(stoppedEarly !== undefined ? { stoppedEarly } : {}) }, null, 2))
+    return
+  }
+  write(intro)
+  write('')
+  for (const line of timelineText(entries)) write(line)
+  if (stoppedEarly !== undefined) write(stoppedEarly)
+  for (const report of parents) {
+    write('')
+    for (const line of report.lines) write(line)
+  }
 }
 
-function formatSeconds (seconds: number): string {
-  return Number.isInteger(seconds) ? `${seconds}s` : `${seconds.toFixed(3)}s`
+/** "1 CollaSet, 1 OperationJob, 2 Pods, 1 DaemonJob over 4 Nodes (the default set)". */
+function describe (objects: KubeObject[], nodes: number, defaultSet: boolean): string {
+  const counts = new Map<string, number>()
+  for (const o of objects) if (o.kind !== 'Node') counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1)
+  return [...counts].map(([kind, n]) => `${plural(n, kind)}${kind === 'DaemonJob' ? ` over ${plural(nodes, 'Node')}${defaultSet ? ' (the default set)' : ''}` : ''}`).join(', ')
 }
 
 function plural (n: number, word: string): string {

@@ -45,9 +45,11 @@ export interface PodKubeletBehaviour {
   startAfterSeconds?: number
   /** Pods whose containers never become ready (a bad image, say): they stay Pending. */
   neverStarts?: (pod: KubeObject) => boolean
+  /** The Pods this kubelet runs. Default: CollaSet Pods (those with a jobhooks.io/revision label). */
+  runs?: (pod: KubeObject) => boolean
 }
 
-/** The kubelet's part for CollaSet Pods (those with a jobhooks.io/revision label). */
+/** The kubelet's part for Pods: CollaSet Pods unless told otherwise. */
 export class PodKubelet {
   constructor (private readonly sim: Simulator, private readonly behaviour: PodKubeletBehaviour = {}) {}
 
@@ -56,7 +58,8 @@ export class PodKubelet {
     const now = this.sim.now().getTime()
     const time = kubeTime(now)
     for (const pod of this.sim.store.list('v1', 'Pod')) {
-      if (pod.metadata.labels?.[REVISION_LABEL] === undefined || pod.metadata.deletionTimestamp !== undefined) continue
+      const runs = this.behaviour.runs ?? (p => p.metadata.labels?.[REVISION_LABEL] !== undefined)
+      if (!runs(pod) || pod.metadata.deletionTimestamp !== undefined) continue
       const status = isRecord(pod.status) ? pod.status : {}
       const created = Date.parse(pod.metadata.creationTimestamp ?? time)
       const due = now >= created + (this.behaviour.startAfterSeconds ?? 3) * 1000

@@ -41,6 +41,8 @@ export interface EffectHost {
 
 export interface AppliedEffect {
   seconds: number
+  /** The parent whose hook asked for it. */
+  parent?: EffectRef
   effect: Effect
   result: EffectOutcome['result']
   message?: string
@@ -62,7 +64,7 @@ export class SimulatorExecutor implements EffectExecutor {
     const unknown = parent !== undefined && this.host.store.get(parent)?.metadata.uid !== parent.uid
     return effects.map(effect => {
       const outcome = refused.get(effect) ?? (unknown ? { effect, result: 'refused' as const, message: 'the parent is unknown' } : this.applyOne(effect))
-      this.log.push({ seconds: this.host.seconds(), effect, result: outcome.result, ...(outcome.message !== undefined ? { message: outcome.message } : {}) })
+      this.log.push({ seconds: this.host.seconds(), ...(parent !== undefined ? { parent } : {}), effect, result: outcome.result, ...(outcome.message !== undefined ? { message: outcome.message } : {}) })
       return outcome
     })
   }

@@ -305,13 +305,13 @@ export class Simulator {
     return updated
   }
 
-  /** `kubectl edit`: `mutate` changes a copy of the object, which then replaces it. */
-  edit (ref: ObjectRef, mutate: (object: KubeObject) => void): KubeObject {
+  /** `kubectl edit`: `mutate` changes a copy of the object, which then replaces it; `what` says how, for the timeline. */
+  edit (ref: ObjectRef, mutate: (object: KubeObject) => void, what?: string): KubeObject {
     const existing = this.store.get(ref)
     if (existing === undefined) throw new Error(`cannot edit ${describeRef(ref)}: not found`)
     mutate(existing)
     const updated = this.store.update(existing)
-    if (updated.metadata.resourceVersion !== existing.metadata.resourceVersion) this.record({ type: 'edited', object: ref })
+    if (updated.metadata.resourceVersion !== existing.metadata.resourceVersion) this.record({ type: 'edited', object: ref, ...(what !== undefined ? { message: what } : {}) })
     return updated
   }
 

@@ -67,7 +67,7 @@ t.test('--duration sets how long each Job runs', async t => {
 t.test('a --fail that names no flow is noted', async t => {
   const { code, err } = await run([exampleManifest(t), '--fail', 'nosuchflow'])
   t.equal(code, 0)
-  t.match(err.join('\n'), /no Job ran for --fail nosuchflow/)
+  t.match(err.join('\n'), /no Job, Pod or workload answered to nosuchflow/)
 })
 
 t.test('a missing file, a manifest without JobFlow and bad arguments fail clearly', async t => {
@@ -86,7 +86,7 @@ t.test('a missing file, a manifest without JobFlow and bad arguments fail clearl
   t.equal(broken.code, 1)
   t.match(broken.err.join('\n'), /not valid YAML/)
 
-  for (const argv of [[], ['--bogus'], [MANIFEST, '--duration', 'soon'], [MANIFEST, '--hook-version', 'v3'], ['a.yaml', 'b.yaml']]) {
+  for (const argv of [[], ['--bogus'], [MANIFEST, '--duration', 'soon'], [MANIFEST, '--hook-version', 'v3'], [MANIFEST, '--set', 'spec.x=1'], [MANIFEST, '--at', '5'], [MANIFEST, '--output', 'yaml']]) {
     const bad = await run(argv)
     t.equal(bad.code, 2, `exit 2 for ${JSON.stringify(argv)}`)
     t.match(bad.err.join('\n'), /usage: npm run simulate/)
@@ -133,4 +133,64 @@ t.test('--nodes gives the DaemonJob its Nodes; --fail a node\'s Job fails it and
   t.match(rows[0]?.[2], /^skipped: .*gpu/, 'the untolerated taint is named')
   t.equal(rows[1]?.[2], 'Succeeded')
   t.match(rows[2]?.[2], /^Failed: /)
+})
+
+const EXAMPLES = fileURLToPath(new URL('../../manifests/examples/', import.meta.url))
+
+t.test('an EphemeralJob over a manifest\'s Deployments: one Pod at a time, --fail names a Deployment whose Pods\' containers exit 1', async t => {
+  const { code, out, err } = await run([join(EXAMPLES, 'ephemeraljob-batch.yaml'), '--fail', 'helloworld-no-work'])
+  t.equal(code, 0)
+  t.same(err, [])
+  t.match(out[0], /2 Deployments, 1 EphemeralJob/)
+  const injected = out.filter(l => /hello-world-ephemeral-job .*injected container helloworld-ec into/.test(l))
+  t.equal(injected.length, 4, 'each of the four Pods gets the container, one after another (parallelism 1)')
+  t.ok(out.some(l => /Deployment helloworld-no-work\s+finished helloworld-ec exit code 1 in helloworld-no-work-/.test(l)), 'the failing Deployment\'s Pods exit 1')
+  t.ok(out.some(l => /hello-world-ephemeral-job\s+Failed at t=\d+s \(4 matched, 2 succeeded, 2 failed, 0 running, 0 waiting\)/.test(l)))
+})
+
+t.test('--set and --at edit the job mid-way: the partition raised at 30 s labels the second Pod then', async t => {
+  const { code, out } = await run([join(EXAMPLES, 'operationjob-label.yaml'), '--set', 'spec.partition=2', '--at', '30s'])
+  t.equal(code, 0)
+  t.match(out.find(l => l.startsWith('t=0s') && l.includes('web-canary')), /Processing\s+applied; labelled pod web-0 track=canary/)
+  t.match(out.find(l => l.startsWith('t=30s')), /web-canary\s+Succeeded\s+edited \(set spec.partition=2\); labelled pod web-1 track=canary/)
+  const without = await run([join(EXAMPLES, 'operationjob-label.yaml')])
+  t.ok(without.out.some(l => /web-canary\s+Processing \(1\/2 targets succeeded\)/.test(l)), 'without the edit the job stays Processing at its partition')
+  const unknown = await run([join(EXAMPLES, 'operationjob-label.yaml'), '--set', 'nosuch:spec.partition=2', '--at', '5'])
+  t.equal(unknown.code, 2)
+  t.match(unknown.err.join('\n'), /no object nosuch/)
+})
+
+t.test('Replace with its CollaSet: manifests apply in order, the job once the CollaSet is up; evictions and labels are told in words', async t => {
+  const { code, out } = await run([join(EXAMPLES, 'collaset.yaml'), join(EXAMPLES, 'operationjob-replace.yaml'), '--set', 'spec.partition=2', '--at', '60'])
+  t.equal(code, 0)
+  const applied = out.find(l => /opj-replace .*applied/.test(l)) ?? ''
+  t.match(applied, /labelled pod foo-w0fri jobhooks.io\/to-replace=true/, 'the first target, by the name the CollaSet gave it')
+  t.notMatch(applied, /^t=0s/, 'the job is applied once the CollaSet has settled')
+  t.ok(out.some(l => /foo\s+deleted Pod foo-w0fri \(by the controller\)/.test(l)), 'the old Pod goes once the new one is Ready')
+  t.ok(out.some(l => /opj-replace\s+Succeeded at t=6\ds \(2\/2 targets succeeded\)/.test(l)))
+  t.ok(out.some(l => /^\s+opj-replace\s+Succeeded\s+\d+s$/.test(l)), 'the row kubectl get shows')
+})
+
+t.test('--output json gives the same timeline and the final objects, for scripts', async t => {
+  const { code, out } = await run([join(EXAMPLES, 'operationjob-label.yaml'), '--set', 'spec.partition=2', '--at', '30', '--output', 'json'])
+  t.equal(code, 0)
+  const parsed = JSON.parse(out.join('\n'))
+  t.match(parsed.summary, /^Simulating /)
+  t.same(parsed.timeline.find((e: any) => e.seconds === 30 && e.subject === 'web-canary'), { seconds: 30, subject: 'web-canary', phase: 'Succeeded', actions: ['edited (set spec.partition=2)', 'labelled pod web-1 track=canary'] })
+  t.equal(parsed.objects.length, 1)
+  t.match(parsed.objects[0], { kind: 'OperationJob', name: 'web-canary', namespace: 'default', phase: 'Succeeded', status: { succeededPodCount: 2 } })
+})
+
+t.test('every example simulates to the end state its header promises', async t => {
+  const { examplePromises, brokenPromises } = await import('../helpers/example-promises.js')
+  const promises = examplePromises()
+  t.equal(promises.length, 10, 'every example has a promise')
+  for (const promise of promises) {
+    const { code, out } = await run([...promise.simulate, '--output', 'json'])
+    t.equal(code, 0, `${promise.file}: simulates`)
+    const objects = JSON.parse(out.join('\n')).objects
+    const object = objects.find((o: any) => o.name === promise.get.name)
+    t.ok(object, `${promise.file}: ${promise.get.name} is simulated`)
+    t.same(brokenPromises(promise, object), [], `${promise.file}: kubectl get ${promise.get.resource} ${promise.get.name} shows what the header says`)
+  }
 })

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
+import { cell, printerColumns } from '../../src/cli/printer-columns.js'
 
 export const EXAMPLES_DIR = join(import.meta.dirname, '..', '..', 'manifests', 'examples')
 
@@ -25,11 +26,17 @@ export function examplePromises (): ExamplePromise[] {
   return readdirSync(EXAMPLES_DIR).filter(f => f.endsWith('.yaml')).sort().map(file => promiseOf(file, readFileSync(join(EXAMPLES_DIR, file), 'utf8')))
 }
 
-/** Splits a command line as a shell would for these simple lines: words, '…' and "…" quoted. */
+/**
+ * Splits a command line as a shell would for these simple lines: a word runs to the next blank,
+ * '…' and "…" quote blanks, and the quotes go, also inside a word: the header's
+ * `--for=jsonpath='{.status.availableReplicas}'=2` reaches kubectl without them, as from a shell
+ * (kubectl refuses a jsonpath that still has them).
+ */
 export function shellWords (line: string): string[] {
   const words: string[] = []
-  const pattern = /'([^']*)'|"([^"]*)"|(\S+)/g
-  for (const match of line.matchAll(pattern)) words.push(match[1] ?? match[2] ?? match[3] ?? '')
+  for (const match of line.matchAll(/(?:'[^']*'|"[^"]*"|[^\s'"]+)+/g)) {
+    words.push(match[0].replace(/'([^']*)'|"([^"]*)"/g, (_, single?: string, double?: string) => single ?? double ?? ''))
+  }
   return words
 }
 
@@ -64,31 +71,6 @@ export function promiseOf (file: string, text: string): ExamplePromise {
   const columns: Record<string, string> = {}
   names.forEach((name, i) => { if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string })
   return { file, commands, simulate: shellWords(simulateLine).slice(4), get, columns }
-}
-
-/**
- * The printer columns of a CRD by `kubectl get` resource name (plural, singular, kind or short
- * name), as name → jsonPath, read from manifests/crds/.
- */
-export function printerColumns (resource: string): Array<{ name: string, jsonPath: string }> {
-  const dir = join(EXAMPLES_DIR, '..', 'crds')
-  for (const file of readdirSync(dir)) {
-    for (const doc of parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())) {
-      if (doc?.kind !== 'CustomResourceDefinition') continue
-      const n = doc.spec.names
-      if (![n.plural, n.singular, n.kind.toLowerCase(), ...(n.shortNames ?? [])].includes(resource)) continue
-      const version = doc.spec.versions.find((v: any) => v.storage === true) ?? doc.spec.versions[0]
-      return (version.additionalPrinterColumns ?? []).map((c: any) => ({ name: c.name, jsonPath: c.jsonPath }))
-    }
-  }
-  throw new Error(`no CRD in manifests/crds/ answers to ${resource}`)
-}
-
-/** A simple `.a.b.c` jsonPath of an object, printed as kubectl prints a cell (`<none>` when absent). */
-export function cell (object: unknown, jsonPath: string): string {
-  let value: unknown = object
-  for (const key of jsonPath.replace(/^\./, '').split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
-  return value === undefined || value === null ? '<none>' : String(value)
 }
 
 /**

@@ -1,0 +1,71 @@
+// `kubectl get` as our CRDs make it print: the printer columns of manifests/crds/, evaluated on an
+// object. The simulator's reports end with the table a user will see on a cluster, and the tests
+// hold each example's header to it.
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { parseAllDocuments } from 'yaml'
+import { packageRoot } from '../scripts/library.js'
+
+export interface PrinterColumn { name: string, jsonPath: string }
+
+interface CrdNames { kind: string, plural: string, singular: string, shortNames: string[], columns: PrinterColumn[] }
+
+let crds: CrdNames[] | undefined
+
+function loadCrds (): CrdNames[] {
+  if (crds !== undefined) return crds
+  const dir = join(packageRoot(), 'manifests', 'crds')
+  crds = readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
+    parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS()).filter(d => d?.kind === 'CustomResourceDefinition').map(doc => {
+      const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
+      const names = doc.spec.names
+      return {
+        kind: names.kind,
+        plural: names.plural,
+        singular: names.singular,
+        shortNames: names.shortNames ?? [],
+        columns: (version.additionalPrinterColumns ?? []).map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
+      }
+    }))
+  return crds
+}
+
+/** The printer columns of a CRD named as kubectl accepts it (kind, plural, singular, short name). */
+export function printerColumns (resource: string): PrinterColumn[] {
+  const lower = resource.toLowerCase()
+  const crd = loadCrds().find(c => [c.kind.toLowerCase(), c.plural, c.singular, ...c.shortNames].includes(lower))
+  if (crd === undefined) throw new Error(`no CRD in manifests/crds/ answers to ${resource}`)
+  return crd.columns
+}
+
+/** A `.a.b.c` jsonPath of an object as kubectl prints the cell (`<none>` when absent). */
+export function cell (object: unknown, jsonPath: string): string {
+  let value: unknown = object
+  for (const key of jsonPath.replace(/^\./, '').split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  return value === undefined || value === null ? '<none>' : String(value)
+}
+
+/** An age as kubectl prints it: 42s, 3m20s, 25m, 5h. */
+export function humanAge (seconds: number): string {
+  const s = Math.max(0, Math.floor(seconds))
+  if (s < 120) return `${s}s`
+  const m = Math.floor(s / 60)
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`
+  if (m < 180) return `${m}m`
+  return `${Math.floor(m / 60)}h`
+}
+
+/** Rows padded into columns, as kubectl aligns them (three spaces between). */
+export function alignRows (rows: string[][], gap = '   '): string[] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map(r => (r[i] ?? '').length))) ?? []
+  return rows.map(row => row.map((c, i) => c.padEnd(widths[i] ?? 0)).join(gap).trimEnd())
+}
+
+/** What `kubectl get <kind> <name>` prints for one object, its age given. */
+export function kubectlGet (object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number): string[] {
+  const columns = printerColumns(object.kind)
+  return alignRows([
+    ['NAME', ...columns.map(c => c.name)],
+    [object.metadata.name, ...columns.map(c => (c.jsonPath === '.metadata.creationTimestamp' ? humanAge(ageSeconds) : cell(object, c.jsonPath)))]
+  ])
+}

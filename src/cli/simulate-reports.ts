@@ -1,0 +1,102 @@
+// The end of a `npm run simulate` run: per parent, its final phase, a table of what became of
+// each thing it ran (a JobFlow's flows, an EphemeralJob's Pods, an OperationJob's targets, a
+// CollaSet's Pods; DaemonJobs in simulate-daemonjob.ts), and the row `kubectl get` will show.
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { REVISION_LABEL } from '../controllers/collaset/pods.js'
+import { isReady } from '../k8s/pods.js'
+import type { Simulator } from '../simulator/simulator.js'
+import { namespacedName } from '../simulator/objects.js'
+import { formatSeconds } from './simulate-timeline.js'
+import { alignRows, kubectlGet } from './printer-columns.js'
+
+/** A status time as simulated seconds (`t=20s`), `-` when there is none. */
+export function timeOf (sim: Simulator): (value: unknown) => string {
+  return value => (typeof value === 'string' ? `t=${formatSeconds(sim.secondsAt(value))}` : '-')
+}
+
+function statusOf (object: KubeObject): Record<string, any> {
+  return isRecord(object.status) ? object.status : {}
+}
+
+/** `ns/name  Phase at t=…` and, for an invalid spec, why. */
+function headline (sim: Simulator, object: KubeObject, phase: unknown, end: unknown, summary: string): string[] {
+  const at = typeof end === 'string' ? ` at ${timeOf(sim)(end)}` : ''
+  const lines = [`${namespacedName(object.metadata)}${typeof phase === 'string' ? `  ${phase}` : ''}${at}${summary !== '' ? ` (${summary})` : ''}`]
+  const valid = (Array.isArray(statusOf(object).conditions) ? statusOf(object).conditions : []).filter(isRecord).find((c: Record<string, unknown>) => c.type === 'Valid')
+  if (valid?.status === 'False' && typeof valid.message === 'string') lines.push(`  invalid: ${valid.message}`)
+  return lines
+}
+
+function table (rows: string[][]): string[] {
+  return alignRows(rows, '  ').map(line => `  ${line}`)
+}
+
+/** What `kubectl get` shows for the object at the end of the simulation. */
+export function kubectlLines (sim: Simulator, object: KubeObject, resource: string): string[] {
+  const age = sim.seconds() - sim.secondsAt(object.metadata.creationTimestamp ?? sim.now().toISOString())
+  return [`  $ kubectl get ${resource} ${object.metadata.name}`, ...kubectlGet(object, age).map(line => `  ${line}`)]
+}
+
+/** The final phase of a JobFlow and a table of its jobs. */
+export function flowReport (sim: Simulator, flow: KubeObject): string[] {
+  const status = statusOf(flow)
+  const records = (Array.isArray(status.jobs) ? status.jobs : []).filter(isRecord)
+  const counts = new Map<string, number>()
+  for (const record of records) counts.set(String(record.phase), (counts.get(String(record.phase)) ?? 0) + 1)
+  const others = [...counts].filter(([p]) => p !== 'Succeeded').map(([p, n]) => `${n} ${p.toLowerCase()}`)
+  const summary = `${counts.get('Succeeded') ?? 0}/${records.length} jobs succeeded${others.length > 0 ? `, ${others.join(', ')}` : ''}`
+  const time = timeOf(sim)
+  return [
+    ...headline(sim, flow, status.phase, status.completionTime, summary),
+    ...table([['FLOW', 'JOB', 'PHASE', 'START', 'END', 'MESSAGE'], ...records.map(r => [
+      String(r.name), String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime), typeof r.message === 'string' ? r.message : ''
+    ])])
+  ]
+}
+
+/** The final phase of an EphemeralJob and what became of each Pod it chose. */
+export function ephemeralJobReport (sim: Simulator, job: KubeObject): string[] {
+  const status = statusOf(job)
+  const count = (key: string): number => (typeof status[key] === 'number' ? status[key] : 0)
+  const summary = `${count('match')} matched, ${count('succeeded')} succeeded, ${count('failed')} failed, ${count('running')} running, ${count('waiting')} waiting`
+  const time = timeOf(sim)
+  const pods = (Array.isArray(status.pods) ? status.pods : []).filter(isRecord)
+  return [
+    ...headline(sim, job, status.phase, status.completionTime, summary),
+    ...(pods.length === 0 ? [] : table([['POD', 'PHASE', 'END', 'MESSAGE'], ...pods.map(p => [String(p.name), String(p.phase), time(p.completionTime), typeof p.message === 'string' ? p.message : ''])])),
+    ...kubectlLines(sim, job, 'ejob')
+  ]
+}
+
+/** The final progress of an OperationJob and each target's. */
+export function operationJobReport (sim: Simulator, job: KubeObject): string[] {
+  const status = statusOf(job)
+  const details = (Array.isArray(status.targetDetails) ? status.targetDetails : []).filter(isRecord)
+  const succeeded = details.filter(d => d.progress === 'Succeeded').length
+  const failed = details.filter(d => d.progress === 'Failed').length
+  const time = timeOf(sim)
+  const detail = (d: Record<string, any>): string => {
+    if (isRecord(d.error)) return `${String(d.error.reason)}: ${String(d.error.message ?? '')}`
+    if (isRecord(d.extraInfo) && typeof d.extraInfo.NewPod === 'string') return `new Pod ${d.extraInfo.NewPod}`
+    return ''
+  }
+  return [
+    ...headline(sim, job, status.progress, status.endTime, `${succeeded}/${details.length} targets succeeded${failed > 0 ? `, ${failed} failed` : ''}`),
+    ...table([['TARGET', 'PROGRESS', 'START', 'END', 'DETAIL'], ...details.map(d => [String(d.name), String(d.progress), time(d.startTime), time(d.endTime), detail(d)])]),
+    ...kubectlLines(sim, job, 'opj')
+  ]
+}
+
+/** A CollaSet's counts and its Pods at the end. */
+export function collaSetReport (sim: Simulator, collaset: KubeObject): string[] {
+  const status = statusOf(collaset)
+  const pods = sim.list({ apiVersion: 'v1', kind: 'Pod' }, collaset.metadata.namespace)
+    .filter(p => p.metadata.ownerReferences?.some(o => o.uid === collaset.metadata.uid) === true)
+    .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+  return [
+    ...headline(sim, collaset, undefined, undefined, `${String(status.availableReplicas ?? 0)}/${String((collaset.spec as Record<string, unknown>)?.replicas ?? '?')} available`),
+    ...table([['POD', 'READY', 'REVISION'], ...pods.map(p => [p.metadata.name + (p.metadata.deletionTimestamp !== undefined ? ' (terminating)' : ''), isReady(p) ? 'Ready' : 'not Ready', p.metadata.labels?.[REVISION_LABEL] ?? ''])]),
+    ...kubectlLines(sim, collaset, 'cls')
+  ]
+}

@@ -1,0 +1,148 @@
+// The timeline `npm run simulate` prints: one entry per simulated instant and subject (a parent,
+// or an object of its own), with the subject's phase after that instant and what happened, in
+// the words a person would use: "created Jobs a, b", "evicted pod web-1", "injected container
+// check into web-0". Effects come from the simulated executor's log, with their outcome when it
+// was not applied; the text and the JSON output are two renderings of the same entries.
+import type { Effect } from '../effects/types.js'
+import type { AppliedEffect } from '../simulator/effects.js'
+import type { ObjectRef } from '../simulator/objects.js'
+import type { Simulator, TimelineEvent } from '../simulator/simulator.js'
+
+export interface TimelineEntry {
+  seconds: number
+  subject: string
+  /** The subject's phase after this instant ('' for objects without one). */
+  phase: string
+  /** What happened, each in words. */
+  actions: string[]
+}
+
+/** Kinds whose objects are subjects by their name alone (the others are `Kind name`). */
+const PARENT_KINDS = new Set(['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet'])
+
+/** Who a Pod belongs to, for Pods made by a workload the simulator does not run as a parent. */
+export type PodOwner = (pod: string) => string | undefined
+
+/** The entries of a simulation, in time order. */
+export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => undefined): TimelineEntry[] {
+  interface Entry { seconds: number, subject: string, phase: string, actions: Map<string, string[]>, notes: string[] }
+  const entries: Entry[] = []
+  const phases = new Map<string, string>()
+  const entry = (seconds: number, subject: string): Entry => {
+    let found = entries.find(e => e.seconds === seconds && e.subject === subject)
+    if (found === undefined) {
+      found = { seconds, subject, phase: phases.get(subject) ?? '', actions: new Map(), notes: [] }
+      entries.push(found)
+    }
+    return found
+  }
+  const add = (target: Entry, [verb, what]: [string, string]): void => {
+    const list = target.actions.get(verb) ?? []
+    list.push(what)
+    target.actions.set(verb, list)
+  }
+  for (const item of merged(sim)) {
+    if ('effect' in item) {
+      add(entry(item.seconds, item.parent?.name ?? 'effects'), effectWords(item))
+      continue
+    }
+    const event = item
+    // Nodes are the stage, not the play: the report says what became of each. Injections and
+    // deletions by effects are told from the effects' log, with their outcome.
+    if (event.object.kind === 'Node' || event.type === 'injected' || (event.type === 'deleted' && event.cause === 'effect')) continue
+    const made = event.object.kind === 'Pod' ? podOwner(event.object.name) : undefined
+    const subject = made ?? subjectOf(event)
+    const target = entry(event.seconds, subject)
+    if (event.type === 'phase' && event.phase !== undefined) {
+      phases.set(subject, event.phase)
+      target.phase = event.phase
+      if (event.message !== undefined) target.notes.push(`invalid: ${event.message}`)
+      continue
+    }
+    add(target, made !== undefined && event.type === 'applied' ? ['created Pod%n %s', event.object.name] : action(event))
+  }
+  return entries.map(e => ({
+    seconds: e.seconds,
+    subject: e.subject,
+    phase: e.phase,
+    actions: [...[...e.actions].map(([verb, names]) => verb.replace('%s', names.join(', ')).replace('%n', names.length === 1 ? '' : 's')), ...e.notes]
+  }))
+}
+
+/** The entries as aligned text lines: `t=10s  subject  phase  what happened`. */
+export function timelineText (entries: TimelineEntry[]): string[] {
+  const width = Math.max(0, ...entries.map(e => e.subject.length))
+  const phaseWidth = Math.max(0, ...entries.map(e => e.phase.length))
+  return entries.map(e => [`t=${formatSeconds(e.seconds)}`.padEnd(8), e.subject.padEnd(width), e.phase.padEnd(phaseWidth), e.actions.join('; ')].join('  ').trimEnd())
+}
+
+/** Timeline events and applied effects together, by time (events first within an instant). */
+function merged (sim: Simulator): Array<TimelineEvent | AppliedEffect> {
+  const all: Array<TimelineEvent | AppliedEffect> = [...sim.timeline, ...sim.effects.log]
+  // A stable sort keeps each source's own order within an instant.
+  return all.map((item, i) => ({ item, i, effect: 'effect' in item ? 1 : 0 }))
+    .sort((a, b) => a.item.seconds - b.item.seconds || a.effect - b.effect || a.i - b.i)
+    .map(x => x.item)
+}
+
+/** Whose line an event goes on: a child's parent, or the object itself. */
+function subjectOf (event: TimelineEvent): string {
+  if (event.owner !== undefined) return event.owner.name
+  if (PARENT_KINDS.has(event.object.kind) || event.object.kind === 'JobTemplate') return event.object.name
+  return `${event.object.kind} ${event.object.name}`
+}
+
+/** A verb template (`%s`: the names, `%n`: a plural s) and the name this event adds to it. */
+function action (event: TimelineEvent): [string, string] {
+  const name = event.object.name
+  const kind = (ref: ObjectRef): string => ref.kind
+  switch (event.type) {
+    case 'created': return [`created ${kind(event.object)}%n %s`, name]
+    case 'job-started': return ['started %s', name]
+    case 'job-succeeded': return ['succeeded %s', name]
+    case 'job-failed': return ['failed %s', name]
+    case 'deleted': {
+      const by = event.cause === 'user' ? 'by hand' : event.cause === 'garbage-collector' ? 'garbage-collected' : event.cause === 'finalized' ? 'finalized' : 'by the controller'
+      return event.owner === undefined && event.object.kind !== 'Job' ? ['deleted', ''] : [`deleted ${kind(event.object)}%n %s (${by})`, name]
+    }
+    case 'terminating': return event.owner === undefined ? ['terminating (finalizers run)', ''] : [`terminating ${kind(event.object)}%n %s`, name]
+    case 'applied': return event.owner === undefined ? ['applied', ''] : ['applied %s', name]
+    case 'edited': return [`edited${event.message !== undefined ? ` (${event.message})` : ''}`, '']
+    case 'adopted': return ['adopted %s', name]
+    case 'released': return ['released %s', name]
+    case 'sync-error': return [`sync error (nothing changed): ${event.message ?? ''}`, '']
+    case 'phase': return ['', '']
+    case 'injected': return ['injected %s', `${event.message ?? ''} into ${name}`]
+    case 'container-started': return ['started %s', `${event.message ?? ''} in ${name}`]
+    case 'container-finished': return ['finished %s', `${event.message ?? ''} in ${name}`]
+  }
+}
+
+/** An effect as a person says it, with its outcome unless it was applied. */
+function effectWords (applied: AppliedEffect): [string, string] {
+  const [verb, what] = effectAction(applied.effect)
+  if (applied.result === 'applied') return [verb, what]
+  return [`${verb.replace('%s', what)} (${applied.result}${applied.message !== undefined ? `: ${applied.message}` : ''})`, '']
+}
+
+function effectAction (effect: Effect): [string, string] {
+  const pod = effect.target.name
+  switch (effect.type) {
+    case 'InjectEphemeralContainers': return ['injected %s', `${plural(effect.containers.length, 'container')} ${effect.containers.map(c => c.name).join(', ')} into ${pod}`]
+    case 'Evict': return ['evicted pod%n %s', pod]
+    case 'Delete': return [`deleted ${effect.target.kind} %s`, pod]
+    case 'SetPodCondition': return [`set ${effect.condition.type}=${effect.condition.status} on pod%n %s`, pod]
+    case 'SetPodLabels': {
+      const changes = Object.entries(effect.labels).map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`)).join(' ')
+      return [`labelled pod%n %s ${changes}`, pod]
+    }
+  }
+}
+
+function plural (n: number, word: string): string {
+  return n === 1 ? word : `${word}s`
+}
+
+export function formatSeconds (seconds: number): string {
+  return Number.isInteger(seconds) ? `${seconds}s` : `${seconds.toFixed(3)}s`
+}
