@@ -47,3 +47,44 @@ t.test('every curl example of the README prints what the README shows', { skip: 
     t.equal(stdout.trim(), example.output, `README line ${example.line}: the printed answer`)
   }
 })
+
+/** Each ```sh block of one `npm run simulate -- …` line (not --live), with the block after it. */
+function simulateExamples (readme: string): Example[] {
+  const examples: Example[] = []
+  const block = /```sh\n(npm run simulate -- [^\n]*)\n```\n```[a-z]*\n((?:(?!```)[\s\S])*)```/g
+  for (const match of readme.matchAll(block)) {
+    const [, command = '', output = ''] = match
+    if (command.includes('--live') || command.includes('--kubeconfig')) continue
+    examples.push({ command: command.trim(), output: output.replace(/\s+$/, ''), line: readme.slice(0, match.index).split('\n').length })
+  }
+  return examples
+}
+
+/** Whether `excerpt`'s lines appear in `lines` in order, each run between `...` lines contiguous. */
+function isExcerpt (excerpt: string, lines: string[]): boolean {
+  let from = 0
+  for (const chunk of excerpt.split(/^\.\.\.$/m).map(c => c.split('\n').map(l => l.trimEnd()).filter((l, i, all) => !(l === '' && (i === 0 || i === all.length - 1))))) {
+    if (chunk.length === 0) continue
+    let found = -1
+    for (let i = from; i + chunk.length <= lines.length && found < 0; i++) if (chunk.every((l, j) => lines[i + j] === l)) found = i
+    if (found < 0) return false
+    from = found + chunk.length
+  }
+  return true
+}
+
+t.test('every simulate example of the README prints what the README shows', async t => {
+  const { main } = await import('../src/cli/simulate.js')
+  const examples = simulateExamples(readFileSync(join(ROOT, 'README.md'), 'utf8'))
+  t.ok(examples.length >= 5, `${examples.length} simulate examples`)
+  const cwd = process.cwd()
+  process.chdir(ROOT)
+  t.teardown(() => process.chdir(cwd))
+  for (const example of examples) {
+    const out: string[] = []
+    const code = await main(example.command.split(/\s+/).slice(4), line => out.push(...line.split('\n')), () => {})
+    t.equal(code, 0, `README line ${example.line}: ${example.command}`)
+    const lines = out.map(l => l.trimEnd())
+    t.ok(isExcerpt(example.output, lines), `README line ${example.line}: the printed output is what it prints`, { found: lines.join('\n'), wanted: example.output })
+  }
+})

@@ -197,8 +197,14 @@ export async function main (argv: string[], write: Write = line => process.stdou
   const run = new Run(sim, world, args)
   try {
     for (const node of nodes) sim.apply(node)
-    const intro = `Simulating ${args.files.join(', ')}: ${describe(all, nodes.length, hasDaemonJobs && given.length === 0)}; ` +
-      `${ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? `every Job runs ${args.duration}s` : 'ephemeral containers run 5s'}${args.fail.length > 0 ? `, failing: ${args.fail.join(', ')}` : ''}${args.hang.length > 0 ? `, hanging: ${args.hang.join(', ')}` : ''} (hooks ${args.hookVersion}, simulated clock)`
+    const runs = [
+      ...(ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? [`every Job runs ${args.duration}s`] : []),
+      ...(ours.some(o => o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && isRecord(o.spec) && o.spec.action === 'Exec')) ? ['ephemeral containers run 5s'] : []),
+      ...(args.fail.length > 0 ? [`failing: ${args.fail.join(', ')}`] : []),
+      ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : [])
+    ]
+    const intro = `Simulating ${args.files.join(', ')}: ${describe(all, nodes.length, hasDaemonJobs && given.length === 0)}` +
+      `${runs.length > 0 ? `; ${runs.join(', ')}` : ''} (hooks ${args.hookVersion}, simulated clock)`
     const ignored: string[] = []
     try {
       for (const [i, objects] of files.entries()) {
