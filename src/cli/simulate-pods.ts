@@ -11,6 +11,9 @@ import { nameSuffix } from '../controllers/collaset/pods.js'
 import { PodKubelet } from '../simulator/collaset.js'
 import type { Simulator } from '../simulator/simulator.js'
 
+/** The ReplicaSets that stand between a Deployment and its Pods: the simulator must know the type. */
+export const REPLICASET_TYPE = { apiVersion: 'apps/v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, hasStatus: true }
+
 /** Seconds from a Pod's creation to Running with its containers ready. */
 const POD_START_SECONDS = 3
 
@@ -23,6 +26,8 @@ interface Deployment {
   template: Record<string, unknown>
   /** The next name slot to try. */
   slot: number
+  /** Its ReplicaSet's UID: the Pods' owner, so the garbage collector keeps them and Recreate finds a controller. */
+  owner: string
 }
 
 export interface PodWorldOptions {
@@ -35,7 +40,7 @@ export interface PodWorldOptions {
 export class PodWorld {
   private readonly kubelet: PodKubelet
   private readonly deployments: Deployment[] = []
-  /** Pod name → the Deployment that made it. */
+  /** Pod (and ReplicaSet) name → the Deployment that made it. */
   private readonly madeBy = new Map<string, string>()
 
   constructor (private readonly sim: Simulator, private readonly options: PodWorldOptions) {
@@ -52,14 +57,20 @@ export class PodWorld {
       const spec = isRecord(object.spec) ? object.spec : {}
       const template = isRecord(spec.template) ? spec.template : {}
       const metadata = isRecord(template.metadata) ? template.metadata : {}
+      const hash = createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 10)
+      const namespace = object.metadata.namespace ?? 'default'
+      const replicaSet = `${object.metadata.name}-${hash}`
+      this.madeBy.set(replicaSet, object.metadata.name)
+      const owner = this.sim.apply({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: replicaSet, namespace }, spec: { selector: spec.selector, template } }).metadata.uid as string
       this.deployments.push({
         name: object.metadata.name,
-        namespace: object.metadata.namespace ?? 'default',
+        namespace,
         replicas: typeof spec.replicas === 'number' ? spec.replicas : 1,
-        hash: createHash('sha256').update(JSON.stringify(template)).digest('hex').slice(0, 10),
+        hash,
         labels: isRecord(metadata.labels) ? metadata.labels as Record<string, string> : {},
         template,
-        slot: 0
+        slot: 0,
+        owner
       })
       this.tick()
       return true
@@ -67,14 +78,15 @@ export class PodWorld {
     return false
   }
 
-  /** The workload a Pod belongs to: the Deployment that made it, or its controller (a CollaSet). */
+  /** The workload a Pod belongs to: the Deployment that made it, or its controller (a CollaSet, say). */
   workloadOf (pod: KubeObject): string | undefined {
-    return this.madeBy.get(pod.metadata.name) ?? pod.metadata.ownerReferences?.find(o => o.controller === true)?.name
+    const controller = pod.metadata.ownerReferences?.find(o => o.controller === true)?.name
+    return this.madeBy.get(pod.metadata.name) ?? (controller !== undefined ? this.madeBy.get(controller) ?? controller : undefined)
   }
 
-  /** The timeline's subject for a Pod a Deployment made (`Deployment helloworld`). */
-  ownerOf (pod: string): string | undefined {
-    const deployment = this.madeBy.get(pod)
+  /** The timeline's subject for a Pod or ReplicaSet a Deployment made (`Deployment helloworld`). */
+  ownerOf (name: string): string | undefined {
+    const deployment = this.madeBy.get(name)
     return deployment === undefined ? undefined : `Deployment ${deployment}`
   }
 
@@ -92,6 +104,11 @@ export class PodWorld {
       if (this.named(pod, this.options.hang)) this.sim.kubelet.setExit(pod.metadata.name, 'hang')
       else if (this.named(pod, this.options.fail)) this.sim.kubelet.setExit(pod.metadata.name, 1)
     }
+  }
+
+  /** Whether every Pod that is not going away is Running (the kubelet has nothing left to do). */
+  podsUp (): boolean {
+    return this.sim.list({ apiVersion: 'v1', kind: 'Pod' }).every(p => p.metadata.deletionTimestamp !== undefined || (isRecord(p.status) && p.status.phase === 'Running'))
   }
 
   /** Names given to `--fail` or `--hang` that no Pod answered to. */
@@ -114,7 +131,13 @@ export class PodWorld {
       this.sim.apply({
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name, namespace: deployment.namespace, labels: { ...deployment.labels, 'pod-template-hash': deployment.hash } },
+        metadata: {
+          name,
+          namespace: deployment.namespace,
+          labels: { ...deployment.labels, 'pod-template-hash': deployment.hash },
+          // Owned by the ReplicaSet, as Recreate needs a controller to bring a Pod back.
+          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${deployment.name}-${deployment.hash}`, uid: deployment.owner, controller: true, blockOwnerDeletion: true }]
+        },
         spec
       })
     }

@@ -20,8 +20,8 @@ export interface TimelineEntry {
 /** Kinds whose objects are subjects by their name alone (the others are `Kind name`). */
 const PARENT_KINDS = new Set(['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet'])
 
-/** Who a Pod belongs to, for Pods made by a workload the simulator does not run as a parent. */
-export type PodOwner = (pod: string) => string | undefined
+/** Who a Pod or ReplicaSet belongs to, when a workload the simulator does not run as a parent made it. */
+export type PodOwner = (name: string) => string | undefined
 
 /** The entries of a simulation, in time order. */
 export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => undefined): TimelineEntry[] {
@@ -50,7 +50,7 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
     // Nodes are the stage, not the play: the report says what became of each. Injections and
     // deletions by effects are told from the effects' log, with their outcome.
     if (event.object.kind === 'Node' || event.type === 'injected' || (event.type === 'deleted' && event.cause === 'effect')) continue
-    const made = event.object.kind === 'Pod' ? podOwner(event.object.name) : undefined
+    const made = event.object.kind === 'Pod' || event.object.kind === 'ReplicaSet' ? podOwner(event.object.name) : undefined
     const subject = made ?? subjectOf(event)
     const target = entry(event.seconds, subject)
     if (event.type === 'phase' && event.phase !== undefined) {
@@ -59,7 +59,7 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
       if (event.message !== undefined) target.notes.push(`invalid: ${event.message}`)
       continue
     }
-    add(target, made !== undefined && event.type === 'applied' ? ['created Pod%n %s', event.object.name] : action(event))
+    add(target, made !== undefined && event.type === 'applied' ? [`created ${event.object.kind}%n %s`, event.object.name] : action(event))
   }
   return entries.map(e => ({
     seconds: e.seconds,

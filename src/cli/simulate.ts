@@ -19,7 +19,7 @@ import { controllerFromManifest, JOBHOOKS_API_VERSION } from '../simulator/contr
 import { loadManifest, ManifestError } from '../simulator/manifest.js'
 import { refOf } from '../simulator/objects.js'
 import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
-import { PodWorld } from './simulate-pods.js'
+import { PodWorld, REPLICASET_TYPE } from './simulate-pods.js'
 import { timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
 import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
 
@@ -191,6 +191,7 @@ export async function main (argv: string[], write: Write = line => process.stdou
 
   const sim = new Simulator({
     controllers: RESOURCES.map(resource => controllerFromManifest(resource, args.hookVersion)),
+    resources: [REPLICASET_TYPE],
     jobs: { durationSeconds: args.duration, outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])) }
   })
   const world = new PodWorld(sim, { fail: args.fail, hang: args.hang })
@@ -259,7 +260,7 @@ class Run {
       this.makeDueEdits()
       const pending = last && this.args.edits.length > 0
       const parents = this.parents()
-      if (!pending && parents.length > 0 && parents.every(settled)) return
+      if (!pending && parents.every(settled) && this.world.podsUp()) return
       if (this.sim.seconds() >= this.args.until) {
         this.stoppedEarly = `stopped at t=${this.sim.seconds()}s (--until ${this.args.until})`
         return

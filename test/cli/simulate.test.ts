@@ -194,3 +194,23 @@ t.test('every example simulates to the end state its header promises', async t =
     t.same(brokenPromises(promise, object), [], `${promise.file}: kubectl get ${promise.get.resource} ${promise.get.name} shows what the header says`)
   }
 })
+
+t.test('Recreate over a Deployment: the ReplicaSet brings the evicted Pod back; a PodDisruptionBudget that refuses is told, with its answer', async t => {
+  const deployment = (replicas: number): string => stringify({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' }, spec: { replicas, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'nginx:1.27' }] } } } })
+  const pdb = stringify({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'web' } } } })
+  const first = await run([join(t.testdir({ 'web.yaml': deployment(2) }), 'web.yaml'), '--output', 'json'])
+  t.equal(first.code, 1, 'a manifest with nothing of ours to run')
+  // The Deployment's first Pod name is stable: a hash of its template and a slot.
+  const probe = await run([join(t.testdir({ 'all.yaml': `${deployment(2)}---\n${stringify({ apiVersion: 'jobhooks.io/v1alpha1', kind: 'OperationJob', metadata: { name: 'noop' }, spec: { action: 'Label', partition: 0, targets: [{ name: 'x' }], label: { labels: { a: 'b' } } } })}` }), 'all.yaml')])
+  const pod = /created ReplicaSet [^;]+; created Pods ([^,]+),/.exec(probe.out.join('\n'))?.[1] ?? ''
+  t.match(pod, /^web-[0-9a-f]{10}-[a-z0-9]{5}$/)
+  const job = stringify({ apiVersion: 'jobhooks.io/v1alpha1', kind: 'OperationJob', metadata: { name: 'restart' }, spec: { action: 'Recreate', activeDeadlineSeconds: 60, targets: [{ name: pod }] } })
+  const dir = t.testdir({ 'two.yaml': `${deployment(2)}---\n${pdb}`, 'one.yaml': `${deployment(1)}---\n${pdb}`, 'job.yaml': job })
+  const ok = await run([join(dir, 'two.yaml'), join(dir, 'job.yaml')])
+  t.ok(ok.out.some(l => l.includes(`evicted pod ${pod}`)), 'evicted: the budget allows one of two')
+  t.ok(ok.out.some(l => /restart\s+Succeeded at t=\d+s \(1\/1 targets succeeded\)/.test(l)), 'back and Ready: Succeeded')
+  t.ok(ok.out.some(l => /Deployment web\s+created Pod web-/.test(l)), 'the ReplicaSet made a new Pod')
+  const refused = await run([join(dir, 'one.yaml'), join(dir, 'job.yaml')])
+  t.ok(refused.out.some(l => l.includes(`evicted pod ${pod} (failed: HTTP 429: Cannot evict pod as it would violate the pod's disruption budget web`)), 'the refusal, in the budget\'s words')
+  t.ok(refused.out.some(l => /restart\s+Failed at t=\d+s .*1 failed/.test(l)), 'the deadline ends it')
+})
