@@ -37,6 +37,8 @@ const USAGE = `usage: npm run simulate -- <manifest.yaml>... [options]
                      it (default: the last jobhooks object of the manifests), VALUE is YAML
   --at SECONDS       when the --set edits before it happen (simulated seconds from the start: 60 or 60s)
   --duration SECONDS how long every Job runs before it finishes (default 10)
+  --pods FILE        Pods and Deployments to add to the manifests' (applied first), for the
+                     EphemeralJobs and OperationJobs to act on
   --nodes FILE       the Node objects DaemonJobs run over (with any in the manifest); without any:
                      node1, node2, node3, and node4 cordoned
   --until SECONDS    stop there if the simulation has not settled (default 3600)
@@ -57,6 +59,7 @@ interface Arguments {
   json: boolean
   hookVersion: HookVersion
   nodes?: string
+  pods?: string
 }
 
 class UsageError extends Error {}
@@ -85,6 +88,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
   let json = false
   let hookVersion: HookVersion = 'v2'
   let nodes: string | undefined
+  let pods: string | undefined
   const names = (raw: string): string[] => raw.split(',').map(s => s.trim()).filter(s => s !== '')
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string
@@ -115,6 +119,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
         break
       }
       case '--nodes': nodes = value(); break
+      case '--pods': pods = value(); break
       case '--hook-version': {
         const raw = value()
         if (raw !== 'v1' && raw !== 'v2') throw new UsageError(`--hook-version must be v1 or v2, not ${JSON.stringify(raw)}`)
@@ -128,7 +133,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
   }
   if (pending.length > 0) throw new UsageError(`--set ${pending.map(e => e.text).join(', ')} has no --at after it`)
   if (files.length === 0) throw new UsageError('name the manifest to simulate')
-  return { files, fail, hang, edits: edits.sort((a, b) => a.at - b.at), duration, until, json, hookVersion, ...(nodes !== undefined ? { nodes } : {}) }
+  return { files, fail, hang, edits: edits.sort((a, b) => a.at - b.at), duration, until, json, hookVersion, ...(nodes !== undefined ? { nodes } : {}), ...(pods !== undefined ? { pods } : {}) }
 }
 
 /** The parent kinds the simulation runs, with the controller that runs each and its report. */
@@ -168,6 +173,8 @@ export async function main (argv: string[], write: Write = line => process.stdou
   let extraNodes: KubeObject[] = []
   try {
     files = args.files.map(file => loadManifest(file))
+    // The Pods of --pods come first, as a workload that is there before the manifests.
+    if (args.pods !== undefined) files.unshift(loadManifest(args.pods).filter(o => o.kind === 'Pod' || o.kind === 'Deployment'))
     if (args.nodes !== undefined) extraNodes = asNodes(loadManifest(args.nodes))
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error

@@ -214,3 +214,13 @@ t.test('Recreate over a Deployment: the ReplicaSet brings the evicted Pod back; 
   t.ok(refused.out.some(l => l.includes(`evicted pod ${pod} (failed: HTTP 429: Cannot evict pod as it would violate the pod's disruption budget web`)), 'the refusal, in the budget\'s words')
   t.ok(refused.out.some(l => /restart\s+Failed at t=\d+s .*1 failed/.test(l)), 'the deadline ends it')
 })
+
+t.test('--pods adds Pods that were there before the manifest: the EphemeralJob takes the oldest, and --fail fails its container', async t => {
+  const dir = t.testdir({ 'pods.yaml': stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'old-nginx', labels: { env: 'test' } }, spec: { containers: [{ name: 'nginx', image: 'nginx:1.27' }] } }) })
+  const { code, out } = await run([join(EXAMPLES, 'ephemeraljob-debug.yaml'), '--pods', join(dir, 'pods.yaml'), '--fail', 'old-nginx'])
+  t.equal(code, 0)
+  t.match(out[0], /2 Pods, 1 EphemeralJob/)
+  t.ok(out.some(l => /nginx-ephemeral-job .*injected container nginx-ec into old-nginx/.test(l)), 'replicas 1, oldest first: the Pod of --pods')
+  t.notOk(out.some(l => /injected container nginx-ec into nginx$/.test(l)), 'not the manifest\'s younger Pod')
+  t.ok(out.some(l => /nginx-ephemeral-job\s+Failed at t=\d+s \(2 matched, 0 succeeded, 1 failed/.test(l)), 'both match, one is chosen and fails')
+})
