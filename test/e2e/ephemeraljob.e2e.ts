@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
-import { startScenarios } from './scenario.js'
+import { containerState, setEphemeralContainerState, startScenarios } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -62,13 +62,6 @@ async function injectedPods (ns: string): Promise<Map<string, any>> {
     .map((p: any) => [p.metadata.name, p]))
 }
 
-/** Writes the ephemeral container's status as the kubelet would. */
-async function setContainerState (ns: string, pod: string, state: Record<string, unknown>): Promise<void> {
-  const patch = { status: { ephemeralContainerStatuses: [{ name: 'helloworld-ec', image: 'busybox:1.36', imageID: '', ready: false, restartCount: 0, state }] } }
-  const result = await cluster.kubectl(['patch', 'pod', pod, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify(patch)])
-  if (result.code !== 0) throw new Error(`patching the status of ${pod}: ${result.stderr}`)
-}
-
 t.test('story 1: containers really land in the Pods one at a time, and the status follows their exits to Failed 4/2/2', async t => {
   const ns = await namespace('ejob-story')
   await createPods(ns, PODS)
@@ -89,14 +82,12 @@ t.test('story 1: containers really land in the Pods one at a time, and the statu
     seen.push(expected)
 
     await waitForStatus(ns, `${expected} waiting`, s => s.waiting === 1 && s.running === 0)
-    await setContainerState(ns, expected, { running: { startedAt: new Date().toISOString().replace(/\.\d+Z$/, 'Z') } })
+    await setEphemeralContainerState(cluster, ns, expected, 'helloworld-ec', containerState.running())
     const running = await waitForStatus(ns, `${expected} running`, s => s.running === 1)
     t.match(running.status, { phase: 'Running', match: 4, running: 1, waiting: 0, succeeded: i < 2 ? i : 2, failed: i < 2 ? 0 : i - 2 })
     t.equal((await injectedPods(ns)).size, seen.length, 'no other Pod while one runs')
 
-    const code = expected.includes('no-work') ? 1 : 0
-    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-    await setContainerState(ns, expected, { terminated: { exitCode: code, reason: code === 0 ? 'Completed' : 'Error', startedAt: now, finishedAt: now } })
+    await setEphemeralContainerState(cluster, ns, expected, 'helloworld-ec', containerState.terminated(expected.includes('no-work') ? 1 : 0))
   }
 
   const done = await waitForStatus(ns, 'finished', s => typeof s.completionTime === 'string')

@@ -186,6 +186,36 @@ export function watchObjects (cluster: Cluster, args: string[], fields: string[]
   }
 }
 
+/** A time as the kubelet writes it in a container state (whole seconds). */
+function kubeletTime (): string {
+  return new Date().toISOString().replace(/\.\d+Z$/, 'Z')
+}
+
+/** Container states as the kubelet reports them: started now, or ended now with an exit code. */
+export const containerState = {
+  running: (): Record<string, unknown> => ({ running: { startedAt: kubeletTime() } }),
+  terminated: (exitCode: number): Record<string, unknown> => {
+    const now = kubeletTime()
+    return { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: now, finishedAt: now } }
+  }
+}
+
+/**
+ * Writes the state of the ephemeral container `container` of Pod ns/`pod` in the kubelet's place:
+ * kwok runs Pods but not ephemeral containers. The other ephemeral containers' statuses stay (a
+ * merge patch replaces the whole list); the caller writes one Pod at a time.
+ */
+export async function setEphemeralContainerState (cluster: Cluster, ns: string, pod: string, container: string, state: Record<string, unknown>): Promise<void> {
+  const read = await cluster.kubectl(['get', 'pod', pod, '-n', ns, '-o', 'json'])
+  if (read.code !== 0) throw new Error(`reading Pod ${ns}/${pod}: ${read.stderr}`)
+  const current = JSON.parse(read.stdout)
+  const image = (current.spec.ephemeralContainers ?? []).find((c: any) => c.name === container)?.image ?? ''
+  const others = (current.status?.ephemeralContainerStatuses ?? []).filter((s: any) => s.name !== container)
+  const patch = { status: { ephemeralContainerStatuses: [...others, { name: container, image, imageID: '', ready: false, restartCount: 0, state }] } }
+  const result = await cluster.kubectl(['patch', 'pod', pod, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify(patch)])
+  if (result.code !== 0) throw new Error(`patching the status of ${ns}/${pod}: ${result.stderr}`)
+}
+
 /** The first object of `kind` in manifests/examples/`file`. */
 function exampleObject (file: string, kind: string): any {
   return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8')).map(d => d.toJS()).find(d => d?.kind === kind)
