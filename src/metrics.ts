@@ -1,9 +1,12 @@
 // Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome
 // (`shed`: answered 429 to keep the bytes in flight under budget); effects by type and result;
-// the bytes of requests in flight and their budget.
+// the bytes of requests in flight and their budget; and which build answers (jobhooks_build_info).
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { EffectOutcome } from './effects/types.js'
 import type { Outcome } from './protocol/hooks.js'
+import { packageRoot } from './scripts/library.js'
 
 export type { Outcome } from './protocol/hooks.js'
 
@@ -22,6 +25,9 @@ export interface Metrics {
 export function createMetrics (): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
+  // Always 1: the labels say which version runs, on which Node, as a dashboard joins on them.
+  new Gauge({ name: 'jobhooks_build_info', help: 'The version of jobhooks and of Node.js that answer (always 1)', labelNames: ['version', 'node'] as const, registers: [registry] })
+    .set({ version: packageVersion(), node: process.versions.node }, 1)
   const labelNames = ['kind', 'hook', 'outcome'] as const
   const calls = new Counter({ name: 'jobhooks_hook_calls_total', help: 'Hook calls by kind, hook and outcome', labelNames, registers: [registry] })
   const duration = new Histogram({
@@ -54,4 +60,12 @@ export function createMetrics (): Metrics {
       duration.observe({ kind, hook, outcome }, seconds)
     }
   }
+}
+
+let version: string | undefined
+
+/** The version in package.json, read once. */
+function packageVersion (): string {
+  version ??= String((JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }).version ?? 'unknown')
+  return version
 }

@@ -1,5 +1,7 @@
 import t from 'tap'
 import { Writable } from 'node:stream'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { testApp } from './helpers/app.js'
 import { context, fixture } from './helpers/fixtures.js'
 import { syncJobFlow } from '../src/controllers/jobflow/sync.js'
@@ -13,6 +15,8 @@ t.test('health, readiness and metrics answer', async t => {
   const metrics = await app.inject({ method: 'GET', url: '/metrics' })
   t.equal(metrics.statusCode, 200)
   t.match(metrics.headers['content-type'], /text\/plain/)
+  const version = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'package.json'), 'utf8')).version
+  t.match(metrics.body, `jobhooks_build_info{version="${String(version)}",node="${process.versions.node}"} 1`, 'which build answers, and on which Node')
 })
 
 t.test('a fixture through HTTP gives the pure hook\'s answer and nothing else', async t => {

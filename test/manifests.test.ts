@@ -531,6 +531,10 @@ t.test('the Deployment runs the service safely', async t => {
   t.equal(security.allowPrivilegeEscalation, false, 'allowPrivilegeEscalation false')
   t.same(security.capabilities?.drop, ['ALL'], 'drops every capability')
   t.equal((security.seccompProfile ?? pod.securityContext?.seccompProfile)?.type, 'RuntimeDefault', 'RuntimeDefault seccomp profile')
+  const namespace = ofKind('Namespace', 'deploy/').map(d => d.object).find(n => n.metadata.name === deployment.metadata.namespace)
+  t.equal(namespace?.metadata.labels?.['pod-security.kubernetes.io/enforce'], 'restricted', 'its namespace enforces the restricted Pod Security Standard, which the settings above meet')
+  t.equal(pod.hostNetwork ?? false, false, 'no host network (restricted)')
+  t.notOk((pod.volumes ?? []).some((v: Json) => v.hostPath !== undefined), 'no hostPath volume (restricted)')
   t.ok(container.resources?.requests?.cpu !== undefined && container.resources?.requests?.memory !== undefined, 'resource requests')
   t.ok(container.resources?.limits?.memory !== undefined, 'a memory limit')
 
