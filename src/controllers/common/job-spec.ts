@@ -16,6 +16,9 @@ export function jobSpecProblems (spec: JobSpec, at: string): string[] {
     return [`${at}: the Job template has no containers (template.spec.containers)`]
   }
   if (pod.restartPolicy === 'Always') return [`${at}: a Job's pods cannot have restartPolicy Always (use Never or OnFailure)`]
+  // What the API server would refuse the Job for, said before Metacontroller's create fails on it.
+  const unnamed = pod.containers.findIndex(c => !isRecord(c) || typeof c.name !== 'string' || c.name === '' || typeof c.image !== 'string' || c.image === '')
+  if (unnamed >= 0) return [`${at}: container ${unnamed + 1} of the Job template needs a name and an image`]
   return []
 }
 

@@ -22,6 +22,8 @@ export interface FlowSpec {
   jobTemplateRef?: string
   shareVolumeMounts: VolumeMount[]
   script?: ScriptRef
+  /** A JSON merge patch of the JobSpec (the JobTemplate's or the inline one), before the globals. */
+  patch?: Record<string, unknown>
 }
 
 export interface JobFlowSpec {
@@ -95,6 +97,11 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
     flow.jobTemplateRef = raw.jobTemplateRef
   } else {
     problems.push(`${at}: jobTemplateRef must be the name of a JobTemplate`)
+  }
+
+  if (raw.patch !== undefined && raw.patch !== null) {
+    if (isRecord(raw.patch)) flow.patch = raw.patch
+    else problems.push(`${at}: patch must be an object: a JSON merge patch of the Job spec (RFC 7386)`)
   }
 
   if (raw.script !== undefined && raw.script !== null) {

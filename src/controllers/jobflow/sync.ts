@@ -16,6 +16,7 @@ import { jobOutcome } from '../../k8s/jobs.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'
+import { mergePatch } from '../../k8s/merge-patch.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -155,7 +156,9 @@ function resolvePlan (parent: KubeObject, spec: JobFlowSpec, unstarted: FlowSpec
       else template = refSpec as unknown as JobSpec
     }
     if (template === undefined) continue
-    const templateProblems = jobSpecProblems(template, at)
+    // The patch comes before the globals, so that one template serves many flows.
+    if (flow.patch !== undefined) template = mergePatch(template, flow.patch) as JobSpec
+    const templateProblems = jobSpecProblems(template, flow.patch !== undefined ? `${at} (its Job spec patched)` : at)
     problems.push(...templateProblems)
     if (templateProblems.length === 0) templates.set(flow.name, template)
   }

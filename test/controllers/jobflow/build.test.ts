@@ -150,3 +150,37 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
   t.same(customizeJobFlow({ parent: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'JobFlow', metadata: { name: 'x' }, spec: { flows: 'nonsense' } } }), { relatedResources: [] })
   t.same(customizeJobFlow(fixture('jobflow/sync-new.v2.json')), { relatedResources: [] }, 'inline templates need nothing')
 })
+
+t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before the globals; one template, many flows', async t => {
+  const request = fixture('jobflow/sync-template-ref.v2.json')
+  const flows = request.parent.spec.flows
+  flows[0].patch = { backoffLimit: 5, template: { spec: { containers: [{ name: 'nginx', image: 'busybox:1.36', args: ['release'] }], nodeSelector: { pool: 'build' } } } }
+  request.parent.spec.globalParams = { env: [{ name: 'FOO', value: 'bar' }] }
+  const patched = job(request, 'release-build')
+  t.equal(at(patched, 'spec.backoffLimit'), 5, 'a scalar replaced')
+  t.same(at(patched, 'spec.template.spec.containers').map((c: any) => [c.image, c.args, c.env]), [['busybox:1.36', ['release'], [{ name: 'FOO', value: 'bar' }]]],
+    'a list replaced whole, then the globals applied to what the patch made')
+  t.same(at(patched, 'spec.template.spec.nodeSelector'), { pool: 'build' }, 'a field added')
+  const template = request.related['JobTemplate.jobhooks.io/v1alpha1']['default/builder']
+  t.same(template.spec.jobTemplate.template.spec.containers[0].command, ['sh', '-c', 'make'], 'the JobTemplate itself is not changed')
+
+  const removal = fixture('jobflow/sync-template-ref.v2.json')
+  removal.parent.spec.flows[0].patch = { backoffLimit: null }
+  t.equal(at(job(removal, 'release-build'), 'spec.backoffLimit'), undefined, 'null removes a field')
+})
+
+t.test('a patch that makes an invalid Job spec, or is not an object, makes the spec Invalid and deletes nothing', async t => {
+  for (const [patch, message] of [
+    [{ template: { spec: { containers: null } } }, /flow "build" \(its Job spec patched\): the Job template has no containers/],
+    [{ template: { spec: { containers: [{ name: 'x' }] } } }, /flow "build" \(its Job spec patched\): container 1 of the Job template needs a name and an image/],
+    [{ template: { spec: { restartPolicy: 'Always' } } }, /restartPolicy Always/],
+    [['not', 'an', 'object'], /flow "build": patch must be an object/]
+  ] as Array<[unknown, RegExp]>) {
+    const request = fixture('jobflow/sync-template-ref.v2.json')
+    request.parent.spec.flows[0].patch = patch
+    const response = syncJobFlow(request, context())
+    t.equal((response.status as any).phase, 'Invalid', JSON.stringify(patch))
+    t.match((response.status as any).conditions.find((c: any) => c.type === 'Valid').message, message)
+    t.same(response.children, Object.values(request.children).flatMap(byName => Object.values(byName)), 'every child kept as observed')
+  }
+})
