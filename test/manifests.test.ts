@@ -571,7 +571,7 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
   }
   const needed = [...Object.values(EFFECT_PERMISSIONS), PARENT_PERMISSIONS].flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
   t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS and the parents\' reads, no more, no less')
-  t.same(PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`), ['ephemeraljobs get', 'operationjobs get', 'collasets get'], 'reads of the parents whose hooks have effects, only get')
+  t.same(PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`), ['ephemeraljobs get', 'operationjobs get', 'collasets get', 'jobflows get'], 'reads of the parents whose hooks have effects, only get')
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
   t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
   t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'], 'every effect type has its permissions listed')

@@ -29,8 +29,12 @@ export interface Permission {
  */
 export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permission[]>> = {
   InjectEphemeralContainers: [{ apiGroup: '', resource: 'pods/ephemeralcontainers', verbs: ['patch'] }],
-  // An EphemeralJob or an OperationJob deletes itself after its TTL.
-  Delete: [{ apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['delete'] }, { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['delete'] }],
+  // An EphemeralJob, an OperationJob or a JobFlow deletes itself after its TTL.
+  Delete: [
+    { apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['delete'] },
+    { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['delete'] },
+    { apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['delete'] }
+  ],
   // CollaSet: the readiness-gate condition of its Pods (Metacontroller cannot write pods/status).
   SetPodCondition: [{ apiGroup: '', resource: 'pods/status', verbs: ['patch'] }],
   // OperationJob: the Replace request label and the PodOpsLifecycle lock on target Pods.
@@ -46,7 +50,8 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
 export const PARENT_PERMISSIONS: readonly Permission[] = [
   { apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['get'] },
   { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['get'] },
-  { apiGroup: 'jobhooks.io', resource: 'collasets', verbs: ['get'] }
+  { apiGroup: 'jobhooks.io', resource: 'collasets', verbs: ['get'] },
+  { apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['get'] }
 ]
 
 /**
@@ -57,7 +62,8 @@ export const RESOURCES: Readonly<Record<string, { group: string, plural: string 
   Pod: { group: '', plural: 'pods' },
   EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' },
   OperationJob: { group: 'jobhooks.io', plural: 'operationjobs' },
-  CollaSet: { group: 'jobhooks.io', plural: 'collasets' }
+  CollaSet: { group: 'jobhooks.io', plural: 'collasets' },
+  JobFlow: { group: 'jobhooks.io', plural: 'jobflows' }
 }
 
 export interface ClusterExecutorOptions {

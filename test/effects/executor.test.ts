@@ -294,11 +294,11 @@ t.test('effects the executor cannot express fail without a request', async t => 
   t.equal(api.requests.length, 0, 'nothing was written')
   // What a Delete may name at all, whatever its parent.
   const target = (apiVersion: string, kind: string, namespace?: string): ObjectRef => ({ apiVersion, kind, name: 'x', uid: 'u', ...(namespace !== undefined ? { namespace } : {}) })
-  t.throws(() => requestFor({ type: 'Delete', target: target('v1', 'ConfigMap', 'team-a') }), /^unknown kind ConfigMap: effects act on Pod, EphemeralJob, OperationJob, CollaSet$/)
+  t.throws(() => requestFor({ type: 'Delete', target: target('v1', 'ConfigMap', 'team-a') }), /^unknown kind ConfigMap: effects act on Pod, EphemeralJob, OperationJob, CollaSet, JobFlow$/)
   t.throws(() => requestFor({ type: 'Delete', target: target('v1', 'Pod', 'team-a') }), /deleting a Pod is not an effect this service may apply/, 'only what EFFECT_PERMISSIONS grants')
   t.throws(() => requestFor({ type: 'Delete', target: target('example.com/v1', 'EphemeralJob', 'team-a') }), /EphemeralJob is in API group "jobhooks.io", not in example.com\/v1/)
   t.throws(() => requestFor({ type: 'Delete', target: target('jobhooks.io/v1alpha1', 'EphemeralJob') }), /has no namespace/)
-  t.same(EFFECT_PERMISSIONS.Delete.map(p => p.resource), ['ephemeraljobs', 'operationjobs'])
+  t.same(EFFECT_PERMISSIONS.Delete.map(p => p.resource), ['ephemeraljobs', 'operationjobs', 'jobflows'])
 })
 
 t.test('the parent is confirmed first, with one GET: unknown, or another object of its name, gets nothing written', async t => {

@@ -418,3 +418,29 @@ t.test('deleting the JobFlow deletes its Jobs', async t => {
   t.same(sim.timeline.filter(e => e.type === 'deleted' && e.cause === 'garbage-collector').map(e => e.object.name).sort(),
     [jobName('job1'), jobName('job2'), jobName('job4')])
 })
+
+t.test('spec.ttlSecondsAfterFinished: the finished JobFlow deletes itself that long after it finished, and its Jobs go with it', async t => {
+  for (const ttl of [0, 60]) {
+    const sim = simulator(t)
+    const [flow, ...rest] = exampleObjects().sort((a, b) => (a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0))
+    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...(flow as any).spec, ttlSecondsAfterFinished: ttl } }, ...rest])
+    await sim.runUntilQuiet()
+    const self = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'JobFlow')
+    t.equal(self?.cause, 'effect', `TTL ${ttl}: deleted by the service's effect`)
+    t.equal(self?.seconds, 30 + ttl, `TTL ${ttl}: ${ttl} s after it finished at t=30s`)
+    t.same(sim.effects.log.filter(e => e.effect.type === 'Delete').map(e => [e.effect.target.kind, e.result]), [['JobFlow', 'applied']], 'one Delete, of itself')
+    t.same(sim.listJobs(), [], 'its Jobs garbage-collected')
+    t.equal(createdJobs(sim).length, 5, 'every Job ran once')
+  }
+})
+
+t.test('a JobFlow without a TTL, or with an invalid spec, never deletes itself', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntilQuiet()
+  sim.edit(flowRef(), object => { (object.spec as any).ttlSecondsAfterFinished = 0; (object.spec as any).flows[0].dependencies = ['job5'] })
+  await sim.runUntilQuiet()
+  t.equal(condition(sim, 'Valid')?.status, 'False', 'a cycle makes the spec invalid (a finished flow keeps its phase)')
+  t.ok(sim.get(flowRef()), 'the JobFlow is still there')
+  t.same(sim.effects.log, [], 'no effect at all')
+})

@@ -9,7 +9,7 @@ import { parseGlobalParams, objectList, type GlobalParams } from '../common/glob
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { orderByDependencies } from './dag.js'
 import { jobSpecProblems } from '../common/job-spec.js'
-import type { Parsed } from '../common/parsed.js'
+import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 export { jobSpecProblems }
 
@@ -33,6 +33,8 @@ export interface JobFlowSpec {
   shareVolumes: Volume[]
   shareVolumeMounts: VolumeMount[]
   scripts: Record<string, string>
+  /** Seconds after it finished that the JobFlow deletes itself (and so its Jobs). */
+  ttlSecondsAfterFinished?: number
 }
 
 export type { Parsed }
@@ -61,11 +63,12 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const shareVolumeMounts = objectList<VolumeMount>(spec.shareVolumeMounts, 'spec.shareVolumeMounts', problems)
   const scripts = parseInlineScripts(spec.scripts)
   if (Array.isArray(scripts)) problems.push(...scripts)
+  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
 
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
-  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string> } }
+  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
 }
 
 function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {

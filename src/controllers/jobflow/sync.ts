@@ -2,7 +2,7 @@
 // and ConfigMaps that should exist and the status that describes them. Pure: no I/O, and the
 // clock only stamps times that are then carried forward.
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
-import type { HookContext, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
+import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
@@ -17,6 +17,8 @@ import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSp
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
+import { parentTtl } from '../common/parent-ttl.js'
+import { optionalWholeNumber } from '../common/parsed.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -56,9 +58,37 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
   const desired = desiredChildren(plan.value, spec, ids, memory, observedJobs, toCreate, request, context.now)
   if (typeof desired === 'string') return keepEverything(request, previous, memory, observedJobs, [desired], context.now)
   const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
-  const response: SyncResponse = { status: renderStatus(previous, jobs, finished, toCreate.size > 0, context.now), children: desired.children }
-  if (desired.ttlWake !== undefined) response.resyncAfterSeconds = desired.ttlWake
+  const status = renderStatus(previous, jobs, finished, toCreate.size > 0, context.now)
+  const response: SyncResponse = { status, children: desired.children }
+  const selfWake = parentTtl(parent, stringOrUndefined(status.completionTime), spec.ttlSecondsAfterFinished, context.now).wakeSeconds
+  const wakes = [desired.ttlWake, selfWake].filter((s): s is number => s !== undefined)
+  if (wakes.length > 0) response.resyncAfterSeconds = Math.min(...wakes)
   return response
+}
+
+/**
+ * The sync's answer with its effect: a finished JobFlow deletes itself `ttlSecondsAfterFinished`
+ * after it finished (its Jobs go with it, by the garbage collector). Never on an invalid spec:
+ * doubt deletes nothing.
+ */
+export function answerJobFlow (request: SyncRequest, context: HookContext): SyncAnswer {
+  const response = syncJobFlow(request, context)
+  const status = isRecord(response.status) ? response.status : {}
+  // A finished flow keeps its phase when its spec turns invalid: the Valid condition tells.
+  const valid = Array.isArray(status.conditions) && status.conditions.some(c => isRecord(c) && c.type === 'Valid' && c.status === 'True')
+  if ((status.phase !== 'Succeeded' && status.phase !== 'Failed') || !valid) return { response, effects: [] }
+  const spec = isRecord(request.parent.spec) ? request.parent.spec : {}
+  const ttl = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, [])
+  const { effects } = parentTtl(request.parent, stringOrUndefined(status.completionTime), ttl, context.now)
+  // The service deletes the JobFlow before Metacontroller applies this answer, and the garbage
+  // collector may take a Job before Metacontroller's cache sees it go: had the answer kept the
+  // Jobs, Metacontroller would create such a one again. So the answer lets every child go too.
+  if (effects.length > 0) return { response: { ...response, children: [] }, effects }
+  return { response, effects }
+}
+
+function stringOrUndefined (value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined
 }
 
 /**

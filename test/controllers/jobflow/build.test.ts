@@ -152,7 +152,7 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
 })
 
 t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before the globals; one template, many flows', async t => {
-  const request = fixture('jobflow/sync-template-ref.v2.json')
+  const request: any = fixture('jobflow/sync-template-ref.v2.json')
   const flows = request.parent.spec.flows
   flows[0].patch = { backoffLimit: 5, template: { spec: { containers: [{ name: 'nginx', image: 'busybox:1.36', args: ['release'] }], nodeSelector: { pool: 'build' } } } }
   request.parent.spec.globalParams = { env: [{ name: 'FOO', value: 'bar' }] }
@@ -161,10 +161,10 @@ t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before
   t.same(at(patched, 'spec.template.spec.containers').map((c: any) => [c.image, c.args, c.env]), [['busybox:1.36', ['release'], [{ name: 'FOO', value: 'bar' }]]],
     'a list replaced whole, then the globals applied to what the patch made')
   t.same(at(patched, 'spec.template.spec.nodeSelector'), { pool: 'build' }, 'a field added')
-  const template = request.related['JobTemplate.jobhooks.io/v1alpha1']['default/builder']
+  const template = request.related['JobTemplate.jobhooks.io/v1alpha1']['default/builder'] as any
   t.same(template.spec.jobTemplate.template.spec.containers[0].command, ['sh', '-c', 'make'], 'the JobTemplate itself is not changed')
 
-  const removal = fixture('jobflow/sync-template-ref.v2.json')
+  const removal: any = fixture('jobflow/sync-template-ref.v2.json')
   removal.parent.spec.flows[0].patch = { backoffLimit: null }
   t.equal(at(job(removal, 'release-build'), 'spec.backoffLimit'), undefined, 'null removes a field')
 })
@@ -176,11 +176,11 @@ t.test('a patch that makes an invalid Job spec, or is not an object, makes the s
     [{ template: { spec: { restartPolicy: 'Always' } } }, /restartPolicy Always/],
     [['not', 'an', 'object'], /flow "build": patch must be an object/]
   ] as Array<[unknown, RegExp]>) {
-    const request = fixture('jobflow/sync-template-ref.v2.json')
+    const request: any = fixture('jobflow/sync-template-ref.v2.json')
     request.parent.spec.flows[0].patch = patch
     const response = syncJobFlow(request, context())
     t.equal((response.status as any).phase, 'Invalid', JSON.stringify(patch))
     t.match((response.status as any).conditions.find((c: any) => c.type === 'Valid').message, message)
-    t.same(response.children, Object.values(request.children).flatMap(byName => Object.values(byName)), 'every child kept as observed')
+    t.same(response.children, Object.values(request.children).flatMap((byName: any) => Object.values(byName)), 'every child kept as observed')
   }
 })
