@@ -444,3 +444,39 @@ t.test('a JobFlow without a TTL, or with an invalid spec, never deletes itself',
   t.ok(sim.get(flowRef()), 'the JobFlow is still there')
   t.same(sim.effects.log, [], 'no effect at all')
 })
+
+t.test('failurePolicy Continue: a failure skips only its dependants; the rest runs; the flow ends Failed naming both', async t => {
+  const run = async (policy?: string): Promise<Simulator> => {
+    const sim = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { [jobName('job4')]: { result: 'fail', afterSeconds: 5 } } } })
+    const [flow, ...rest] = exampleObjects().sort((a, b) => (a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0))
+    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...(flow as any).spec, ...(policy !== undefined ? { failurePolicy: policy } : {}) } }, ...rest])
+    await sim.runUntilQuiet()
+    return sim
+  }
+  const phases = (sim: Simulator): Record<string, unknown> => Object.fromEntries([...jobRecords(sim)].map(([name, r]) => [name, r.phase]))
+
+  const failFast = await run()
+  t.same(phases(failFast), { job1: 'Succeeded', job2: 'Skipped', job3: 'Skipped', job4: 'Failed', job5: 'Skipped' }, 'FailFast (the default): job4 fails at 5 s, job1 succeeds at 10 s, nothing starts after')
+
+  const sim = await run('Continue')
+  t.same(phases(sim), { job1: 'Succeeded', job2: 'Succeeded', job3: 'Succeeded', job4: 'Failed', job5: 'Skipped' }, 'Continue: job2 and job3 do not depend on job4 and run')
+  t.equal(status(sim).phase, 'Failed', 'Failed once nothing more can run')
+  t.equal(creationsBySecond(sim)[20]?.join(','), jobName('job3'), 'job3 starts after job2, as in a flow without failure')
+  t.match(jobRecords(sim).get('job5')?.message, 'not started: depends on job4 (failed)')
+  t.match(condition(sim, 'Failed')?.message, /^job4: .*; skipped because of them: job5$/)
+  t.equal(status(sim).completionTime, sim.now().toISOString().replace(/\.\d+Z$/, 'Z'), 'finished when job3 did, not when job4 failed')
+})
+
+t.test('failurePolicy Continue: a skip passes down the graph', async t => {
+  const sim = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { [jobName('job1')]: 'fail' } } })
+  const [flow] = exampleObjects().filter(o => o.kind === 'JobFlow')
+  applyAll(sim, [{ ...(flow as KubeObject), spec: { ...(flow as any).spec, failurePolicy: 'Continue' } }])
+  await sim.runUntilQuiet()
+  t.same(Object.fromEntries([...jobRecords(sim)].map(([name, r]) => [name, [r.phase, r.message ?? '']])), {
+    job1: ['Failed', 'BackoffLimitExceeded: Job has reached the specified backoff limit'],
+    job2: ['Skipped', 'not started: depends on job1 (failed)'],
+    job3: ['Skipped', 'not started: depends on job1 (failed), job2 (skipped)'],
+    job4: ['Succeeded', ''],
+    job5: ['Skipped', 'not started: depends on job2 (skipped)']
+  })
+})

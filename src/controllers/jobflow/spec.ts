@@ -35,7 +35,12 @@ export interface JobFlowSpec {
   scripts: Record<string, string>
   /** Seconds after it finished that the JobFlow deletes itself (and so its Jobs). */
   ttlSecondsAfterFinished?: number
+  /** After a failure: start nothing more (FailFast), or every flow that does not depend on it (Continue). */
+  failurePolicy: FailurePolicy
 }
+
+export type FailurePolicy = 'FailFast' | 'Continue'
+const FAILURE_POLICIES: readonly string[] = ['FailFast', 'Continue']
 
 export type { Parsed }
 
@@ -64,11 +69,13 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const scripts = parseInlineScripts(spec.scripts)
   if (Array.isArray(scripts)) problems.push(...scripts)
   const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
+  const failurePolicy = spec.failurePolicy ?? 'FailFast'
+  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(`spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`)
 
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
-  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
+  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, failurePolicy: failurePolicy as FailurePolicy, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
 }
 
 function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {

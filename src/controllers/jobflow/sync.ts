@@ -15,7 +15,8 @@ import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job
 import { jobOutcome } from '../../k8s/jobs.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
-import { compact, isSettled, readRecords, recordFromJob, type JobRecord } from './records.js'
+import { compact, isSettled, jobsSucceeded, readRecords, recordFromJob, type JobRecord } from './records.js'
+import { orderByDependencies } from './dag.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import { parentTtl } from '../common/parent-ttl.js'
 import { optionalWholeNumber } from '../common/parsed.js'
@@ -118,21 +119,29 @@ function observeJobs (parent: KubeObject, spec: JobFlowSpec, memory: Map<string,
 }
 
 /**
- * Flows without a Job start once every dependency succeeded, unless something failed (no new Job
- * starts after a failure) or the flow as a whole has already finished. Adds a record for each to
- * `records`; returns the flows whose Job is created now.
+ * Flows without a Job start once every dependency succeeded, unless the flow as a whole has
+ * already finished, or something failed: under FailFast no new Job starts after a failure; under
+ * Continue only the flows that depend on a failed (or so skipped) flow are skipped. Walks the
+ * flows in dependency order, so a dependency's record is there before its dependants'. Adds a
+ * record for each to `records`; returns the flows whose Job is created now.
  */
 function startFlows (spec: JobFlowSpec, records: Map<string, JobRecord>, ids: Map<string, JobIdentity>, memory: Map<string, JobRecord>, finished: boolean): Set<string> {
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
-  for (const flow of spec.flows) {
+  for (const flow of orderByDependencies(spec.flows).order) {
     if (records.has(flow.name)) continue
     const jobName = ids.get(flow.name)?.name ?? ''
     const startTime = memory.get(flow.name)?.startTime
+    const blockedBy = spec.failurePolicy === 'Continue'
+      ? flow.dependencies.filter(d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped')
+      : failed
     if (finished) {
       records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: 'added after the JobFlow finished' })
-    } else if (failed.length > 0) {
-      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: `not started: ${failed.join(', ')} failed` })
+    } else if (blockedBy.length > 0) {
+      const message = spec.failurePolicy === 'Continue'
+        ? `not started: depends on ${[...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`).join(', ')}`
+        : `not started: ${failed.join(', ')} failed`
+      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message })
     } else {
       const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
       if (waiting.length === 0) toCreate.add(flow.name)
@@ -153,11 +162,12 @@ function renderStatus (previous: Record<string, unknown>, jobs: JobRecord[], fin
   const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || creating
   return {
     phase,
+    jobsSucceeded: jobsSucceeded(jobs),
     ...runTimes(previous, started, phase === 'Succeeded' || phase === 'Failed', now),
     jobs,
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, succeeded => succeeded
       ? { reason: 'AllJobsSucceeded', message: `${jobs.length} of ${jobs.length} jobs succeeded` }
-      : { reason: 'JobFailed', message: jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ') }, now)
+      : { reason: 'JobFailed', message: failureMessage(jobs) }, now)
   }
 }
 
@@ -275,7 +285,14 @@ function keepEverything (request: SyncRequest, previous: Record<string, unknown>
   const finished = typeof previous.completionTime === 'string'
   const phase: JobFlowPhase = finished ? (jobs.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
   return {
-    status: { ...previous, phase, jobs, conditions: validityConditions(previous.conditions, problems, now) },
+    status: { ...previous, phase, jobsSucceeded: jobsSucceeded(jobs), jobs, conditions: validityConditions(previous.conditions, problems, now) },
     children: keepAllObserved(request.children)
   }
+}
+
+/** Which flows failed, and which were skipped because of them. */
+function failureMessage (jobs: JobRecord[]): string {
+  const failed = jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ')
+  const skipped = jobs.filter(j => j.phase === 'Skipped').map(j => j.name)
+  return skipped.length > 0 ? `${failed}; skipped because of them: ${skipped.join(', ')}` : failed
 }
