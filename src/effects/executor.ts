@@ -73,7 +73,8 @@ export interface ClusterExecutorOptions {
   budgetMs: number
 }
 
-interface Request {
+/** One request to the API server: what an effect turns into, or a read. */
+export interface Request {
   method: 'GET' | 'PATCH' | 'DELETE' | 'POST'
   path: string
   contentType: string
@@ -306,32 +307,41 @@ export class ClusterExecutor implements EffectExecutor {
   }
 
   private async send (request: Request, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
-    const payload = request.body === undefined ? '' : JSON.stringify(request.body)
-    const options: RequestOptions = {
-      method: request.method,
-      headers: {
-        Accept: 'application/json',
-        'User-Agent': 'jobhooks',
-        ...(request.body === undefined ? {} : { 'Content-Type': request.contentType, 'Content-Length': String(Buffer.byteLength(payload)) })
-      }
-    }
-    // Authorization (tokens, token files, exec and auth plugins), client certificates, the CA and
-    // insecure-skip-tls-verify: all from the kubeconfig, as an agent plus headers.
-    await this.kubeConfig.applyToHTTPSOptions(options)
-    signal.throwIfAborted()
-    const url = new URL(this.server.href.replace(/\/+$/, '') + request.path)
-    const send = url.protocol === 'http:' ? httpRequest : httpsRequest
-    return await new Promise((resolve, reject) => {
-      const req = send(url, { ...options, signal }, (res: IncomingMessage) => {
-        const chunks: Buffer[] = []
-        res.on('data', (chunk: Buffer) => chunks.push(chunk))
-        res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-        res.on('error', reject)
-      })
-      req.on('error', reject)
-      req.end(payload)
-    })
+    return await sendRequest(this.kubeConfig, this.server, request, signal)
   }
+}
+
+/**
+ * Sends one request to the API server at `server` with the credentials of `kubeConfig` and
+ * collects the answer, whatever its status code. The live preview of `npm run simulate` reads
+ * through it too, with GET requests only.
+ */
+export async function sendRequest (kubeConfig: KubeConfig, server: URL, request: Request, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
+  const payload = request.body === undefined ? '' : JSON.stringify(request.body)
+  const options: RequestOptions = {
+    method: request.method,
+    headers: {
+      Accept: 'application/json',
+      'User-Agent': 'jobhooks',
+      ...(request.body === undefined ? {} : { 'Content-Type': request.contentType, 'Content-Length': String(Buffer.byteLength(payload)) })
+    }
+  }
+  // Authorization (tokens, token files, exec and auth plugins), client certificates, the CA and
+  // insecure-skip-tls-verify: all from the kubeconfig, as an agent plus headers.
+  await kubeConfig.applyToHTTPSOptions(options)
+  signal.throwIfAborted()
+  const url = new URL(server.href.replace(/\/+$/, '') + request.path)
+  const send = url.protocol === 'http:' ? httpRequest : httpsRequest
+  return await new Promise((resolve, reject) => {
+    const req = send(url, { ...options, signal }, (res: IncomingMessage) => {
+      const chunks: Buffer[] = []
+      res.on('data', (chunk: Buffer) => chunks.push(chunk))
+      res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(payload)
+  })
 }
 
 /** Where the service account's token is mounted in a Pod. */

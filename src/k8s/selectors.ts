@@ -96,3 +96,19 @@ export function plainSelector (selector: LabelSelector): LabelSelector {
   }
   return plain
 }
+
+/**
+ * A selector as `kubectl get -l` spells it: what CollaSet's scale subresource reports, and the
+ * `labelSelector` of a list request.
+ */
+export function selectorString (selector: LabelSelector): string {
+  const parts = Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`)
+  for (const r of selector.matchExpressions ?? []) {
+    const values = [...(r.values ?? [])].sort().join(',')
+    if (r.operator === 'In') parts.push(`${r.key} in (${values})`)
+    else if (r.operator === 'NotIn') parts.push(`${r.key} notin (${values})`)
+    else if (r.operator === 'Exists') parts.push(r.key)
+    else parts.push(`!${r.key}`)
+  }
+  return parts.join(',')
+}

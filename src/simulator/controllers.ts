@@ -14,10 +14,7 @@ export const JOBHOOKS_API_VERSION = 'jobhooks.io/v1alpha1'
  * with the kind's hooks found by its sync path. `hookVersion` overrides the manifest's.
  */
 export function controllerFromManifest (resource: string, hookVersion?: HookVersion): ControllerConfig {
-  const dir = join(packageRoot(), 'manifests', 'controllers')
-  const controllers = readdirSync(dir).flatMap(file => parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS()))
-  const cc = controllers.find(c => c?.kind === 'CompositeController' && c.spec?.parentResource?.resource === resource)
-  if (cc === undefined) throw new Error(`no CompositeController for ${resource} in manifests/controllers/`)
+  const cc = compositeControllerFromManifest(resource)
   const syncPath: string = cc.spec.hooks.sync.webhook.path
   const hooks = ALL_KINDS.find(k => syncPath === `/hooks/${k.kind}/sync`)
   if (hooks === undefined) throw new Error(`${String(cc.metadata.name)}: no kind serves ${syncPath}`)
@@ -29,6 +26,15 @@ export function controllerFromManifest (resource: string, hookVersion?: HookVers
     hookVersion: hookVersion ?? cc.spec.hooks.sync.version,
     generateSelector: cc.spec.generateSelector === true
   }
+}
+
+/** The CompositeController of manifests/controllers/ whose parent is `resource`, as the file has it. */
+export function compositeControllerFromManifest (resource: string) {
+  const dir = join(packageRoot(), 'manifests', 'controllers')
+  const controllers = readdirSync(dir).flatMap(file => parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS()))
+  const cc = controllers.find(c => c?.kind === 'CompositeController' && c.spec?.parentResource?.resource === resource)
+  if (cc === undefined) throw new Error(`no CompositeController for ${resource} in manifests/controllers/`)
+  return cc
 }
 
 /** JobFlow: children Jobs and ConfigMaps, customize asks for JobTemplates. */

@@ -146,7 +146,8 @@ type Scheduled =
 /** A scheduled event before it gets its sequence number. */
 type Unscheduled = Scheduled extends infer S ? S extends Scheduled ? Omit<S, 'seq'> & { seq?: number } : never : never
 
-interface Controller {
+/** A CompositeController with its types resolved: what a reconcile, and the live preview's request, work from. */
+export interface Controller {
   config: ControllerConfig
   hooks: KindHooks
   parentType: ResourceType
@@ -587,7 +588,7 @@ export class Simulator {
           this.record({ type: 'released', object: refOf(object), owner: refOf(parent) })
           continue
         }
-        group[this.objectKey(controller, parent, object)] = object
+        group[objectKey(controller, parent, object)] = object
       }
     }
     return children
@@ -717,14 +718,6 @@ export class Simulator {
     return child
   }
 
-  /** `name` or `namespace/name`, as the hook version and the parent's scope decide. */
-  private objectKey (controller: Controller, parent: KubeObject, object: KubeObject): string {
-    const namespace = object.metadata.namespace
-    if (namespace === undefined) return object.metadata.name
-    if (controller.version === 'v2') return `${namespace}/${object.metadata.name}`
-    return controller.parentType.namespaced && parent.metadata.namespace !== undefined ? object.metadata.name : `${namespace}/${object.metadata.name}`
-  }
-
   // ---- customize and related objects ---------------------------------------------------------
 
   private async relatedObjects (controller: Controller, parent: KubeObject): Promise<ObjectMap | string> {
@@ -741,7 +734,7 @@ export class Simulator {
         if (!this.ruleMatches(controller, parent, rule, type, object)) continue
         // v1 requests of a namespaced parent drop what lies outside its namespace.
         if (controller.version === 'v1' && controller.parentType.namespaced && object.metadata.namespace !== parent.metadata.namespace) continue
-        group[this.objectKey(controller, parent, object)] = object
+        group[objectKey(controller, parent, object)] = object
       }
     }
     return related
@@ -767,22 +760,7 @@ export class Simulator {
 
   /** Whether `object` is selected by a related rule of `parent`. */
   private ruleMatches (controller: Controller, parent: KubeObject, rule: RelatedResourceRule, type: ResourceType, object: KubeObject): boolean {
-    if (object.apiVersion !== type.apiVersion || object.kind !== type.kind) return false
-    const parentNamespace = controller.parentType.namespaced ? parent.metadata.namespace : undefined
-    if (rule.names !== undefined || rule.namespace !== undefined) {
-      const namespace = rule.namespace ?? (controller.version === 'v1' ? parentNamespace : undefined)
-      if (type.namespaced && namespace !== undefined && object.metadata.namespace !== namespace) return false
-      return rule.names === undefined || rule.names.includes(object.metadata.name)
-    }
-    if (type.namespaced) {
-      if (rule.namespaceSelector !== undefined) {
-        const namespace = this.store.get({ apiVersion: 'v1', kind: 'Namespace', name: object.metadata.namespace ?? '' })
-        if (!matchesSelector(rule.namespaceSelector, namespace?.metadata.labels)) return false
-      } else if (parentNamespace !== undefined && object.metadata.namespace !== parentNamespace) {
-        return false
-      }
-    }
-    return matchesSelector(rule.labelSelector, object.metadata.labels)
+    return relatedRuleMatches(controller, parent, rule, type, object, name => this.store.get({ apiVersion: 'v1', kind: 'Namespace', name })?.metadata.labels)
   }
 
   // ---- calling the hooks ---------------------------------------------------------------------
@@ -1012,7 +990,7 @@ function ownerReference (parent: KubeObject): OwnerReference {
 }
 
 /** What of a desired child apply would compare: no status, metadata reduced to labels and annotations. */
-function comparable (child: KubeObject): Record<string, unknown> {
+export function comparable (child: KubeObject): Record<string, unknown> {
   const { status: _status, metadata, ...rest } = child
   const annotations = { ...metadata.annotations }
   delete annotations[LAST_APPLIED_ANNOTATION]
@@ -1025,8 +1003,50 @@ function comparable (child: KubeObject): Record<string, unknown> {
   }
 }
 
+/**
+ * What the request's keys, rule checks and rule matching depend on of a controller: its parent's
+ * scope and its hook version. The live preview (src/cli/) builds requests with these too.
+ */
+export interface ControllerScope {
+  parentType: { namespaced: boolean }
+  version: HookVersion
+}
+
+/** `name` or `namespace/name`, as the hook version and the parent's scope decide. */
+export function objectKey (controller: ControllerScope, parent: KubeObject, object: KubeObject): string {
+  const namespace = object.metadata.namespace
+  if (namespace === undefined) return object.metadata.name
+  if (controller.version === 'v2') return `${namespace}/${object.metadata.name}`
+  return controller.parentType.namespaced && parent.metadata.namespace !== undefined ? object.metadata.name : `${namespace}/${object.metadata.name}`
+}
+
+/**
+ * Whether `object` (of `type`) is selected by a related rule of `parent`; `namespaceLabels` gives
+ * the labels of a Namespace, for rules with a namespaceSelector.
+ */
+export function relatedRuleMatches (
+  controller: ControllerScope, parent: KubeObject, rule: RelatedResourceRule, type: Pick<ResourceType, 'apiVersion' | 'kind' | 'namespaced'>, object: KubeObject,
+  namespaceLabels: (name: string) => Record<string, string> | undefined
+): boolean {
+  if (object.apiVersion !== type.apiVersion || object.kind !== type.kind) return false
+  const parentNamespace = controller.parentType.namespaced ? parent.metadata.namespace : undefined
+  if (rule.names !== undefined || rule.namespace !== undefined) {
+    const namespace = rule.namespace ?? (controller.version === 'v1' ? parentNamespace : undefined)
+    if (type.namespaced && namespace !== undefined && object.metadata.namespace !== namespace) return false
+    return rule.names === undefined || rule.names.includes(object.metadata.name)
+  }
+  if (type.namespaced) {
+    if (rule.namespaceSelector !== undefined) {
+      if (!matchesSelector(rule.namespaceSelector, namespaceLabels(object.metadata.namespace ?? ''))) return false
+    } else if (parentNamespace !== undefined && object.metadata.namespace !== parentNamespace) {
+      return false
+    }
+  }
+  return matchesSelector(rule.labelSelector, object.metadata.labels)
+}
+
 /** What Metacontroller refuses in a related rule. */
-function ruleProblem (controller: Controller, parent: KubeObject, rule: RelatedResourceRule): string | undefined {
+export function ruleProblem (controller: ControllerScope, parent: KubeObject, rule: RelatedResourceRule): string | undefined {
   if (rule.names !== undefined && (rule.labelSelector !== undefined || rule.namespaceSelector !== undefined)) {
     return `rule for ${rule.resource}: names cannot be combined with labelSelector or namespaceSelector`
   }

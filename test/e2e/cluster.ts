@@ -35,6 +35,8 @@ export interface Cluster {
    * AUTH_TOKEN_FILE.
    */
   token?: string
+  /** The kubeconfig file kubectl uses: an admin's credentials for the tier's API server. */
+  kubeconfig: string
   kubectl: (args: string[], input?: string) => Promise<Result>
   /** kubectl with `args`, started and left running (a watch): stdout piped, the caller stops it. */
   spawnKubectl: (args: string[]) => ChildProcess
@@ -179,6 +181,7 @@ export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluste
 function existingCluster (kubeconfig: string): Cluster {
   return {
     metacontroller: 'existing cluster',
+    kubeconfig,
     kubectl: async (args, input) => await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { input }),
     spawnKubectl: args => spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
     stop: async () => {}
@@ -340,6 +343,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       nodeName,
       hooksUrl,
       token,
+      kubeconfig,
       kubectl,
       spawnKubectl,
       logDir: dir,

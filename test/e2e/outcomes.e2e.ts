@@ -4,7 +4,7 @@
 import t from 'tap'
 import { stringify } from 'yaml'
 import { addKwokNode, apply, waitFor } from './cluster.js'
-import { daemonJobExample, jobFlowExample, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
+import { daemonJobExample, jobFlowExample, startFlowUntilFirstJobs, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)
 const FLOWS = ['job1', 'job2', 'job3', 'job4', 'job5']
@@ -112,15 +112,7 @@ const restartable = cluster.killService !== undefined && cluster.startService !=
 t.test('the service killed while the example runs and started again 25 s later: the next Job within 60 s of the restart, every Job once, in dependency order', { skip: restartable ? false : 'the service is not run by the tier' }, async t => {
   const { killService, startService } = cluster as Required<typeof cluster>
   const ns = await namespace('outage')
-  await apply(cluster.kubectl, stringify(jobFlowExample(cluster)), ns)
-  const watch = watchObjects(cluster, ['jobs', '-n', ns], ['.metadata.name'])
-  const watching = watch.started.catch(() => {})
-  t.teardown(async () => { await watch.stop().catch(() => {}) })
-  await waitFor('job1 and job4 to be created', async () => {
-    const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => j.metadata.name)
-    return names.includes('jobflow-example-job1') && names.includes('jobflow-example-job4') ? true : undefined
-  }, 120_000, 200)
-  await watching
+  const watch = await startFlowUntilFirstJobs(t, { cluster, getJson }, ns, jobFlowExample(cluster))
   await killService()
   t.pass('the service was killed (SIGKILL) while job1 and job4 ran')
   await new Promise(resolve => setTimeout(resolve, 25_000))

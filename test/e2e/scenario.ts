@@ -254,3 +254,22 @@ export function daemonJobExample (excludeNodeList: string, mutate: (spec: any) =
   mutate(doc.spec)
   return doc
 }
+
+/**
+ * Applies the five-job example `flow` in `ns` and returns once its first sync created job1 and
+ * job4, with a watch of the namespace's Jobs that has seen them (and sees every Job from then on):
+ * a flow under way, for scenarios that then take the service away. The watch stops at the end of
+ * the test, if the caller has not stopped it before.
+ */
+export async function startFlowUntilFirstJobs (t: Tap, { cluster, getJson }: Pick<Scenarios, 'cluster' | 'getJson'>, ns: string, flow: any): Promise<ReturnType<typeof watchObjects>> {
+  await apply(cluster.kubectl, stringify(flow), ns)
+  const watch = watchObjects(cluster, ['jobs', '-n', ns], ['.metadata.name'])
+  const watching = watch.started.catch(() => {})
+  t.teardown(async () => { await watch.stop().catch(() => {}) })
+  await waitFor('job1 and job4 to be created', async () => {
+    const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => j.metadata.name)
+    return names.includes('jobflow-example-job1') && names.includes('jobflow-example-job4') ? true : undefined
+  }, 120_000, 200)
+  await watching
+  return watch
+}

@@ -6,7 +6,6 @@
 import t, { type Test } from 'tap'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { mkdirSync, writeFileSync } from 'node:fs'
-import type { AddressInfo } from 'node:net'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { KubeConfig } from '@kubernetes/client-node'
@@ -16,6 +15,7 @@ import {
 import type { Effect, ObjectRef } from '../../src/effects/types.js'
 import { testApp } from '../helpers/app.js'
 import { fixture } from '../helpers/fixtures.js'
+import { FAKE_TOKEN, kubeconfigFor, listenUntilTeardown } from '../helpers/fake-apiserver.js'
 import type { KindHooks } from '../../src/protocol/hooks.js'
 
 interface Seen {
@@ -38,7 +38,7 @@ interface FakeApi {
   maxInFlight: number
 }
 
-const TOKEN = 'fake-token-123'
+const TOKEN = FAKE_TOKEN
 
 /** The API server's copy of a parent: the one named, with the UID `uid-<name>`, as the effects here make them. */
 const knownParent = (request: Seen): Answer => ({ status: 200, body: { kind: 'EphemeralJob', metadata: { name: request.url.split('/').pop(), uid: `uid-${request.url.split('/').pop() ?? ''}` } } })
@@ -67,33 +67,13 @@ async function fakeApi (t: Test, answer: (request: Seen) => Answer = () => ({ st
       }, reply.delayMs ?? 0)
     })
   })
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(async () => {
-    server.closeAllConnections()
-    await new Promise<void>(resolve => server.close(() => resolve()))
-  })
-  fake.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  fake.url = await listenUntilTeardown(t, server)
   return fake
-}
-
-/** A kubeconfig file for `server` with a token user; plain http needs insecure-skip-tls-verify. */
-function kubeconfigFile (t: Test, server: string): string {
-  const dir = t.testdir({})
-  const file = join(dir, 'kubeconfig')
-  writeFileSync(file, stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'tester', user: { token: TOKEN } }],
-    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'tester' } }],
-    'current-context': 'fake'
-  }))
-  return file
 }
 
 function executorFor (t: Test, server: string, options: Partial<ClusterExecutorOptions> = {}): ClusterExecutor {
   const kubeConfig = new KubeConfig()
-  kubeConfig.loadFromFile(kubeconfigFile(t, server))
+  kubeConfig.loadFromFile(kubeconfigFor(t.testdir({}), server))
   return new ClusterExecutor(kubeConfig, { concurrency: 8, budgetMs: 5000, ...options })
 }
 
@@ -407,7 +387,7 @@ t.test('start-up: the executor follows the credentials', async t => {
   t.match(dryRun.message, /^no cluster credentials: effects are recorded, not applied \(dry-run\)/)
   t.equal(dryRun.level, 'info')
 
-  const file = kubeconfigFile(t, 'http://127.0.0.1:6443')
+  const file = kubeconfigFor(t.testdir({}), 'http://127.0.0.1:6443')
   const fromFile = await loadCredentials({ KUBECONFIG: file })
   t.equal(fromFile.source, 'kubeconfig')
   const cluster = selectExecutor(fromFile, options)

@@ -22,7 +22,7 @@ import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { validityConditions } from '../common/validity.js'
 import { timestamp } from '../../k8s/time.js'
-import type { LabelSelector } from '../../k8s/selectors.js'
+import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
 import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
@@ -40,19 +40,6 @@ export interface CollaSetStatus {
   selector?: string
   conditions: unknown[]
   [key: string]: unknown
-}
-
-/** A selector as `kubectl get -l` spells it: what the scale subresource reports. */
-export function selectorString (selector: LabelSelector): string {
-  const parts = Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`)
-  for (const r of selector.matchExpressions ?? []) {
-    const values = [...(r.values ?? [])].sort().join(',')
-    if (r.operator === 'In') parts.push(`${r.key} in (${values})`)
-    else if (r.operator === 'NotIn') parts.push(`${r.key} notin (${values})`)
-    else if (r.operator === 'Exists') parts.push(r.key)
-    else parts.push(`!${r.key}`)
-  }
-  return parts.join(',')
 }
 
 /** Scale-down order: not Ready first, then newest, then the greatest name. */

@@ -1,7 +1,7 @@
 // CollaSet Pod names and revisions: deterministic, the reference's shape, and fitted (law 8).
 import t from 'tap'
 import { PodNamer, canonicalJson, nameSuffix, templateRevision } from '../../../src/controllers/collaset/pods.js'
-import { selectorString } from '../../../src/controllers/collaset/sync.js'
+import { selectorString } from '../../../src/k8s/selectors.js'
 
 t.test('names are <collaset>-<5 lowercase letters or digits>, stable, and skip names in use', async t => {
   const a = new PodNamer('foo', 'foo', [])
