@@ -678,7 +678,7 @@ t.test('the EphemeralJob CRD: columns, required fields, ranges, and only replica
   const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
   const version = storageVersion(crd)
   t.ok(crd.spec.names.shortNames.includes('ejob'), 'short name ejob')
-  t.same(version.additionalPrinterColumns.map((c: Json) => c.name), ['STATUS', 'MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE'])
+  t.same(version.additionalPrinterColumns.map((c: Json) => `${String(c.name)}${c.priority > 0 ? ' (wide)' : ''}`), ['MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE', 'STATUS (wide)'])
   t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, ['Waiting', 'Running', 'Succeeded', 'Failed', 'Paused', 'Invalid'])
   const root = version.schema.openAPIV3Schema
   const story = (): Json => clone(examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')?.object)
@@ -784,7 +784,9 @@ t.test('the EphemeralJob hooks answer for the examples, and the status fits the 
 t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a partition that only grows', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
   const version = storageVersion(crd)
-  t.same(version.additionalPrinterColumns.map((c: Json) => `${String(c.name)} ${String(c.jsonPath)}`), ['PROGRESS .status.progress', 'AGE .metadata.creationTimestamp'])
+  t.same(version.additionalPrinterColumns.map((c: Json) => `${String(c.name)} ${String(c.jsonPath)}`), [
+    'ACTION .spec.action', 'PROGRESS .status.progress', 'TOTAL .status.totalPodCount', 'SUCCEEDED .status.succeededPodCount', 'FAILED .status.failedPodCount', 'AGE .metadata.creationTimestamp'
+  ])
   const root = version.schema.openAPIV3Schema
   const spec = root.properties.spec.properties
   t.equal(spec.activeDeadlineSeconds.default, 10800, 'deadline defaults to 3 h')

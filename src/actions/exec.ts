@@ -185,16 +185,16 @@ const EXEC_SCHEMA: StructuralSchema = {
   required: ['image'],
   'x-kubernetes-validations': [{ rule: 'has(self.command) != has(self.script)', message: 'set exactly one of exec.command and exec.script' }],
   properties: {
-    image: { type: 'string', minLength: 1 },
-    imagePullPolicy: { type: 'string', enum: PULL_POLICIES },
-    command: { type: 'array', minItems: 1, items: { type: 'string' } },
+    image: { type: 'string', description: 'The image of the ephemeral container.', minLength: 1 },
+    imagePullPolicy: { type: 'string', description: 'When the image is pulled: Always, IfNotPresent or Never.', enum: PULL_POLICIES },
+    command: { type: 'array', description: 'The command the container runs, with its arguments; exit code 0 is success.', minItems: 1, items: { type: 'string' } },
     script: {
       type: 'object',
       required: ['name'],
       description: 'A script shipped with the service (hooks/) or in spec.scripts, run inline with sh -c.',
       properties: {
-        name: { type: 'string', maxLength: MAX_SCRIPT_NAME, pattern: SCRIPT_NAME_PATTERN },
-        args: { type: 'array', items: { type: 'string' } }
+        name: { type: 'string', description: 'A plain file name (no slashes, no leading dot).', maxLength: MAX_SCRIPT_NAME, pattern: SCRIPT_NAME_PATTERN },
+        args: { type: 'array', description: 'Arguments passed to the script, in order.', items: { type: 'string' } }
       }
     }
   }

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { packageRoot } from '../scripts/library.js'
 
-export interface PrinterColumn { name: string, jsonPath: string }
+export interface PrinterColumn { name: string, jsonPath: string, priority?: number }
 
 interface CrdNames { kind: string, plural: string, singular: string, shortNames: string[], columns: PrinterColumn[] }
 
@@ -24,13 +24,14 @@ function loadCrds (): CrdNames[] {
         plural: names.plural,
         singular: names.singular,
         shortNames: names.shortNames ?? [],
-        columns: (version.additionalPrinterColumns ?? []).map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
+        // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
+        columns: (version.additionalPrinterColumns ?? []).filter((c: PrinterColumn) => (c.priority ?? 0) === 0).map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
       }
     }))
   return crds
 }
 
-/** The printer columns of a CRD named as kubectl accepts it (kind, plural, singular, short name). */
+/** The columns `kubectl get` prints of a CRD named as kubectl accepts it (kind, plural, singular, short name). */
 export function printerColumns (resource: string): PrinterColumn[] {
   const lower = resource.toLowerCase()
   const crd = loadCrds().find(c => [c.kind.toLowerCase(), c.plural, c.singular, ...c.shortNames].includes(lower))

@@ -168,7 +168,7 @@ t.test('Replace with its CollaSet: manifests apply in order, the job once the Co
   t.notMatch(applied, /^t=0s/, 'the job is applied once the CollaSet has settled')
   t.ok(out.some(l => /foo\s+deleted Pod foo-w0fri \(by the controller\)/.test(l)), 'the old Pod goes once the new one is Ready')
   t.ok(out.some(l => /opj-replace\s+Succeeded at t=6\ds \(2\/2 targets succeeded\)/.test(l)))
-  t.ok(out.some(l => /^\s+opj-replace\s+Succeeded\s+\d+s$/.test(l)), 'the row kubectl get shows')
+  t.ok(out.some(l => /^\s+opj-replace\s+Replace\s+Succeeded\s+2\s+2\s+0\s+\d+s$/.test(l)), 'the row kubectl get shows')
 })
 
 t.test('--output json gives the same timeline and the final objects, for scripts', async t => {

@@ -65,3 +65,12 @@ export function recordFromJob (name: string, job: KubeObject, memory: JobRecord 
 
 /** Drops undefined fields so that records compare and serialise the same way every time. */
 export const compact = withoutUndefined<JobRecord>
+
+/**
+ * `status.jobsSucceeded`, the JOBS column: the flows whose Job succeeded out of all the records,
+ * as `3/5`. A printer column cannot count, so the status carries the string; it comes from the
+ * records alone, so it changes only when a Job does (law 5).
+ */
+export function jobsSucceeded (jobs: readonly JobRecord[]): string {
+  return `${jobs.filter(j => j.phase === 'Succeeded').length}/${jobs.length}`
+}

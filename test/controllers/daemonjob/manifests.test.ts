@@ -52,7 +52,7 @@ t.test('the hook\'s status is declared by the CRD, in every phase', async t => {
   ;(invalid.parent.spec as any).excludeNodeList = ['x']
   t.same(undeclared(schema.properties.status, syncDaemonJob(invalid, context()).status, 'status'), [], 'Invalid')
   const columns = crd.spec.versions[0].additionalPrinterColumns.map((c: any) => `${String(c.name)}=${String(c.jsonPath)}`)
-  t.same(columns, ['STATUS=.status.phase', 'DESIRED=.status.desired', 'SUCCEEDED=.status.succeeded', 'FAILED=.status.failed', 'AGE=.metadata.creationTimestamp'])
+  t.same(columns, ['STATUS=.status.phase', 'DESIRED=.status.desired', 'ACTIVE=.status.active', 'SUCCEEDED=.status.succeeded', 'FAILED=.status.failed', 'AGE=.metadata.creationTimestamp'])
 })
 
 t.test('the CEL rule on script.container agrees with the hook', async t => {

@@ -38,6 +38,7 @@ for (const [name, mutate, message] of cases) {
     const valid = (response.status.conditions as any[]).find(c => c.type === 'Valid')
     t.match(valid, { status: 'False', reason: 'InvalidSpec', message, lastTransitionTime: timestamp(FIXED_NOW) })
     t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'the rest of the status is carried')
+    t.equal(response.status.jobsSucceeded, '1/5', 'the JOBS column counts the records, job1 now succeeded')
     const job1 = (response.status.jobs as any[]).find(j => j.name === 'job1')
     t.match(job1, { phase: 'Succeeded', completionTime: '2026-01-02T03:00:17Z' }, 'outcomes observed meanwhile are still recorded')
   })

@@ -22,6 +22,7 @@ t.test('a new flow creates only the Jobs without dependencies', async t => {
   const response = syncJobFlow(fixture('jobflow/sync-new.v2.json'), context())
   t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job4'])
   t.equal(response.status.phase, 'Pending')
+  t.equal(response.status.jobsSucceeded, '0/5', 'the JOBS column: none of five yet')
   t.equal(response.status.startTime, NOW)
   t.notOk('completionTime' in response.status)
   t.same(record(response, 'job1'), { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Pending', message: 'creating the Job' })
@@ -68,6 +69,7 @@ t.test('a succeeded dependency starts the next flow; existing Jobs are kept as o
   const observed = request.children['Job.batch/v1']?.['default/jobflow-example-job1'] as KubeObject
   t.same(kept, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: observed.metadata.name, namespace: 'default' } }, 'its identity: under OnDelete Metacontroller leaves it as it is')
   t.equal(response.status.phase, 'Running')
+  t.equal(response.status.jobsSucceeded, '1/5', 'job1 succeeded')
   t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'carried forward')
   t.same(record(response, 'job1'), { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Succeeded', startTime: '2026-01-02T03:00:05Z', completionTime: '2026-01-02T03:00:17Z' })
   t.same(record(response, 'job4'), { name: 'job4', jobName: 'jobflow-example-job4', phase: 'Running', startTime: '2026-01-02T03:00:05Z' })
@@ -91,6 +93,7 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
   request.parent.status = response.status
   const done = syncJobFlow(request, context())
   t.equal(done.status.phase, 'Failed')
+  t.equal(done.status.jobsSucceeded, '2/5', 'failed and skipped flows count in the total only')
   t.equal(done.status.completionTime, NOW)
   t.match(condition(done, 'Failed'), { status: 'True', reason: 'JobFailed', message: /job2: BackoffLimitExceeded/ })
   t.same([...jobsOf(done).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'failed Jobs stay for their logs')
@@ -100,6 +103,7 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
   delete request.children['Job.batch/v1']?.['default/jobflow-example-job2']
   const later = syncJobFlow(request, context(new Date('2026-01-03T00:00:00Z')))
   t.equal(later.status.phase, 'Failed')
+  t.equal(later.status.jobsSucceeded, '2/5', 'a deleted Job counts by its record')
   t.same(later.status.completionTime, NOW)
   t.same([...jobsOf(later).keys()], ['jobflow-example-job1', 'jobflow-example-job4'])
   t.same(later.status.jobs, done.status.jobs, 'the record of the deleted failed Job is kept')
@@ -143,6 +147,7 @@ t.test('Succeeded: every flow succeeded, Complete condition, and later flows are
   job4.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:00:40Z' }]
   const response = syncJobFlow(request, context())
   t.equal(response.status.phase, 'Succeeded')
+  t.equal(response.status.jobsSucceeded, '2/2')
   t.equal(response.status.completionTime, NOW)
   t.match(condition(response, 'Complete'), { status: 'True', reason: 'AllJobsSucceeded', message: '2 of 2 jobs succeeded' })
   t.match(record(response, 'job4'), { phase: 'Succeeded', completionTime: '2026-01-02T03:00:40Z' }, 'from the condition when completionTime is missing')
