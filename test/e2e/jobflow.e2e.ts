@@ -4,7 +4,7 @@
 import t from 'tap'
 import { stringify } from 'yaml'
 import { apply, waitFor } from './cluster.js'
-import { jobFlowExample, startScenarios, waitForStatusOf } from './scenario.js'
+import { jobFlowExample, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -74,7 +74,7 @@ t.test('the five-job example succeeds, its Jobs created in dependency order', as
   t.ok(created(2) < created(3) && created(2) < created(5), 'job3 and job5 came after job2')
 
   const table = await cluster.kubectl(['get', 'jobflows', '-n', ns])
-  t.match(table.stdout, /^NAME\s+STATUS\s+AGE\s*\njobflow-example\s+Succeeded\s+\S+/, 'kubectl get jobflows shows the STATUS column')
+  t.match(table.stdout, /^NAME\s+STATUS\s+JOBS\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/5\s+\S+/, 'kubectl get jobflows shows STATUS and JOBS')
 })
 
 t.test('a failing job2 fails the flow and its dependants are never created', async t => {
@@ -159,4 +159,23 @@ t.test('a Job the flow keeps is never written by Metacontroller: its spec, label
   t.same(after.metadata.labels, before.metadata.labels, 'every label kept, ours and someone else\'s')
   t.same(after.metadata.annotations, before.metadata.annotations, 'every annotation kept, Metacontroller\'s last-applied one too')
   t.same(writers(after), writers(before), 'nobody wrote anything more to it but the Job controller')
+})
+
+t.test('spec.ttlSecondsAfterFinished 0: the finished JobFlow deletes itself and its Jobs go with it, each Job created once', async t => {
+  const ns = await namespace('ttl')
+  const watch = watchObjects(cluster, ['jobs', '-n', ns], ['.metadata.name', '.metadata.uid'])
+  // The watch needs something to start on: a Job of no flow, which nothing else touches.
+  await apply(cluster.kubectl, stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'bystander' }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } }), ns)
+  await watch.started
+  await apply(cluster.kubectl, stringify(example(spec => { spec.ttlSecondsAfterFinished = 0 })), ns)
+  const gone = await waitFor('the JobFlow to delete itself', async () => {
+    const list = await getJson(['get', 'jobflows', '-n', ns])
+    return list.items.length === 0 ? true : undefined
+  }, 240_000, 1_000)
+  t.ok(gone, 'the JobFlow is gone')
+  await waitFor('its Jobs to be garbage-collected', async () => ((await jobsByName(ns)).size === 1 ? true : undefined), 60_000, 1_000)
+  const events = await watch.stop()
+  const added = events.filter(e => e.type === 'ADDED' && e.fields[0] !== 'bystander').map(e => e.fields[0] ?? '')
+  t.same([...added].sort(), [1, 2, 3, 4, 5].map(n => `jobflow-example-job${n}`), 'every Job created exactly once, none again while the JobFlow went')
+  t.same([...(await jobsByName(ns)).keys()], ['bystander'], 'only the Job of no flow is left')
 })

@@ -98,7 +98,7 @@ t.test('the Replace walkthrough: partition 1 replaces the first target new Pod f
   t.notOk(one.status.targetDetails[1].startTime, 'the second target never started')
   const newFirst = one.status.targetDetails[0].extraInfo?.NewPod as string | undefined
   await checkReplaced(t, ns, first, newFirst)
-  t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+PROGRESS\s+AGE\s*\nopj-replace\s+Processing\s+\S+/, 'kubectl get opj shows PROGRESS Processing')
+  t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-replace\s+Replace\s+Processing\s+2\s+1\s+0\s+\S+/, 'kubectl get opj shows ACTION, PROGRESS and the counts')
 
   // The partition holds: a few syncs later the second target is still untouched.
   await new Promise(resolve => setTimeout(resolve, 5_000))
@@ -119,7 +119,7 @@ t.test('the Replace walkthrough: partition 1 replaces the first target new Pod f
   const newSecond = done.status.targetDetails[1].extraInfo?.NewPod as string | undefined
   await checkReplaced(t, ns, second, newSecond)
   t.not(jobCondition(done, 'EffectsApplied')?.status, 'False', 'no effect failed')
-  t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+PROGRESS\s+AGE\s*\nopj-replace\s+Succeeded\s+\S+/, 'kubectl get opj shows PROGRESS Succeeded')
+  t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-replace\s+Replace\s+Succeeded\s+2\s+2\s+0\s+\S+/, 'kubectl get opj shows PROGRESS Succeeded, 2 of 2')
 
   await waitFor('foo to settle on its two new Pods', async () => {
     const list = await pods(ns, 'app=foo')
@@ -228,7 +228,7 @@ t.test('Recreate through the eviction API: a PodDisruptionBudget refusal makes t
   t.equal(back?.metadata.labels?.[LOCK], undefined, 'the new Pod carries no lock')
   const remaining = await pod(ns, other)
   t.equal(remaining?.metadata.labels?.[LOCK], undefined, `${other} carries no lock`)
-  t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+PROGRESS\s+AGE\s*\nopj-recreate\s+Succeeded\s+\S+/, 'kubectl get opj shows PROGRESS Succeeded')
+  t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-recreate\s+Recreate\s+Succeeded\s+\d+\s+\d+\s+0\s+\S+/, 'kubectl get opj shows ACTION Recreate, PROGRESS Succeeded')
 })
 
 t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gate False, not Ready) before the eviction', async t => {
