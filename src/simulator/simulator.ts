@@ -1030,7 +1030,9 @@ export function relatedRuleMatches (
 ): boolean {
   if (object.apiVersion !== type.apiVersion || object.kind !== type.kind) return false
   const parentNamespace = controller.parentType.namespaced ? parent.metadata.namespace : undefined
-  if (rule.names !== undefined || rule.namespace !== undefined) {
+  // customize/manager.go determineSelectionType: names (with or without a namespace), a namespace
+  // alone, a labelSelector with a namespace, a namespaceSelector, or a labelSelector alone.
+  if (rule.names !== undefined || (rule.namespace !== undefined && rule.labelSelector === undefined)) {
     const namespace = rule.namespace ?? (controller.version === 'v1' ? parentNamespace : undefined)
     if (type.namespaced && namespace !== undefined && object.metadata.namespace !== namespace) return false
     return rule.names === undefined || rule.names.includes(object.metadata.name)
@@ -1038,7 +1040,10 @@ export function relatedRuleMatches (
   if (type.namespaced) {
     if (rule.namespaceSelector !== undefined) {
       if (!matchesSelector(rule.namespaceSelector, namespaceLabels(object.metadata.namespace ?? ''))) return false
-    } else if (parentNamespace !== undefined && object.metadata.namespace !== parentNamespace) {
+    } else if (rule.namespace !== undefined) {
+      if (object.metadata.namespace !== rule.namespace) return false
+    } else if (controller.version === 'v1' && parentNamespace !== undefined && object.metadata.namespace !== parentNamespace) {
+      // A label rule alone lists the parent's namespace under v1, every namespace under v2.
       return false
     }
   }
@@ -1050,8 +1055,6 @@ export function ruleProblem (controller: ControllerScope, parent: KubeObject, ru
   if (rule.names !== undefined && (rule.labelSelector !== undefined || rule.namespaceSelector !== undefined)) {
     return `rule for ${rule.resource}: names cannot be combined with labelSelector or namespaceSelector`
   }
-  // customize/manager.go determineSelectionType: a labelSelector with a namespace is refused too.
-  if (rule.namespace !== undefined && rule.labelSelector !== undefined) return `rule for ${rule.resource}: related rule cannot have both labelSelector and Namespace/Names specified`
   if (rule.namespace !== undefined && rule.namespaceSelector !== undefined) return `rule for ${rule.resource}: namespace cannot be combined with namespaceSelector`
   const namespaced = controller.parentType.namespaced
   if (namespaced && controller.version === 'v1') {

@@ -218,3 +218,16 @@ t.test('story 2: a long-running debug container keeps the job Running, and the s
   await sim.advance(600)
   t.equal(sim.statusWrites.get('default/nginx-ephemeral-job'), writes, 'no status write while nothing changes')
 })
+
+t.test('the request carries only the job\'s namespace\'s Pods: under v2 Metacontroller lists a label rule without a namespace in every namespace, so the rule names it', async t => {
+  for (const version of ['v2', 'v1'] as HookVersion[]) {
+    const sim = simulator(t, {}, version)
+    sim.apply({ ...runningPod('elsewhere', { app: 'helloworld' }, { containers: ['helloworld'], namespace: 'other' }) })
+    await createPods(sim, STORY_PODS.slice(0, 2))
+    sim.apply(storyJob())
+    await sim.runUntilQuiet()
+    const related = sim.lastReconcile(ejobRef())?.request?.related?.['Pod.v1'] ?? {}
+    t.same(Object.values(related).map((p: any) => `${String(p.metadata.namespace)}/${String(p.metadata.name)}`).sort(), STORY_PODS.slice(0, 2).map(n => `default/${n}`), `${version}: none from namespace other`)
+    t.same(jobContainers(sim.store, STORY, 'other'), [], `${version}: nothing injected there`)
+  }
+})

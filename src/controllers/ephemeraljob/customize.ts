@@ -3,14 +3,15 @@ import { isRecord } from '../../k8s/types.js'
 import { plainSelector, selectorProblems, type LabelSelector } from '../../k8s/selectors.js'
 
 /**
- * Asks Metacontroller for the Pods the selector matches. The rule carries no `namespace`:
- * Metacontroller refuses a rule with both `labelSelector` and `namespace`, and a label rule of a
- * namespaced parent already lists only the parent's namespace. An invalid selector asks for
- * nothing (the sync hook reports it).
+ * Asks Metacontroller for the Pods the selector matches in the job's namespace. The rule names
+ * the namespace: under hook v2 Metacontroller lists a label rule without one in every namespace
+ * (customize/manager.go), and the request would carry every matching Pod of the cluster. An
+ * invalid selector asks for nothing (the sync hook reports it).
  */
 export function customizeEphemeralJob (request: CustomizeRequest): CustomizeResponse {
   const spec = request.parent.spec
   const selector = isRecord(spec) ? spec.selector : undefined
   if (selectorProblems(selector, 'spec.selector').length > 0) return { relatedResources: [] }
-  return { relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: plainSelector(selector as LabelSelector) }] }
+  const namespace = request.parent.metadata.namespace
+  return { relatedResources: [{ apiVersion: 'v1', resource: 'pods', ...(namespace !== undefined ? { namespace } : {}), labelSelector: plainSelector(selector as LabelSelector) }] }
 }

@@ -5,9 +5,10 @@ import type { ActionRegistry } from '../../actions/registry.js'
 import { actionJob, readTargets } from './spec.js'
 
 /**
- * Asks Metacontroller for the target Pods by name, in the job's namespace (`names` with
- * `namespace` is allowed; only `labelSelector` with `namespace` is refused), plus what the action
- * declares. An unreadable target list asks for no Pods (the sync hook reports it).
+ * Asks Metacontroller for the target Pods by name, in the job's namespace, plus what the action
+ * declares, each label rule kept to the job's namespace: under hook v2 Metacontroller lists a
+ * label rule without a namespace in every namespace (customize/manager.go). An unreadable target
+ * list asks for no Pods (the sync hook reports it).
  */
 export function customizeOperationJob (request: CustomizeRequest, registry: ActionRegistry): CustomizeResponse {
   const { parent } = request
@@ -18,6 +19,12 @@ export function customizeOperationJob (request: CustomizeRequest, registry: Acti
     rules.push({ apiVersion: 'v1', resource: 'pods', ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}), names })
   }
   const action = typeof spec.action === 'string' ? registry.get(spec.action) : undefined
-  if (action?.handler.relatedResources !== undefined) rules.push(...action.handler.relatedResources(actionJob(parent)))
+  if (action?.handler.relatedResources !== undefined) {
+    const namespace = parent.metadata.namespace
+    for (const rule of action.handler.relatedResources(actionJob(parent))) {
+      const own = rule.labelSelector !== undefined && rule.namespace === undefined && rule.namespaceSelector === undefined && namespace !== undefined
+      rules.push(own ? { ...rule, namespace } : rule)
+    }
+  }
   return { relatedResources: rules }
 }

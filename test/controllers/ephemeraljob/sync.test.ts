@@ -28,9 +28,10 @@ function podNamed (request: SyncRequest, name: string): any {
   return pods(request).find(p => p.metadata.name === name)
 }
 
-t.test('customize asks for the Pods the selector matches, without a namespace (Metacontroller refuses labelSelector with namespace)', async t => {
+t.test('customize asks for the Pods the selector matches in the job\'s namespace (under v2 a label rule without one lists every namespace)', async t => {
   const request = fixture<CustomizeRequest>('ephemeraljob/customize.json')
-  t.same(customizeEphemeralJob(request), { relatedResources: [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchLabels: { app: 'helloworld' } } }] })
+  t.same(customizeEphemeralJob(request), { relatedResources: [{ apiVersion: 'v1', resource: 'pods', namespace: request.parent.metadata.namespace, labelSelector: { matchLabels: { app: 'helloworld' } } }] })
+  t.ok(request.parent.metadata.namespace, 'the fixture\'s job has a namespace')
   const expressions = fixture<CustomizeRequest>('ephemeraljob/customize.json')
   ;(expressions.parent.spec as any).selector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] }
   t.same(customizeEphemeralJob(expressions).relatedResources[0]?.labelSelector, { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] })

@@ -8,6 +8,7 @@ import { ALL_KINDS } from '../../../src/controllers/kinds.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { requestFor } from '../../../src/effects/executor.js'
 import { context, fixture } from '../../helpers/fixtures.js'
+import { defaultActions } from '../../../src/actions/index.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { REGISTRY, T0, at, finalize, job, next, pod, progresses, sync } from '../../helpers/operationjob.js'
 
@@ -33,6 +34,12 @@ t.test('customize asks for the target Pods by name in the job\'s namespace, plus
   t.same(customizeOperationJob({ parent: job({ action: 'Exec', targets: 'nope' }) }, REGISTRY), { relatedResources: [] }, 'unreadable targets ask for no Pods')
   t.same(customizeOperationJob({ parent: job({ action: 'Reboot', targets: [{ name: 'a' }] }) }, REGISTRY).relatedResources,
     [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', names: ['a'] }], 'an unknown action still gets its Pods (the sync hook reports it)')
+  // Recreate asks for the workload's Pods by label: kept to the job's namespace, since under v2
+  // Metacontroller would list a label rule without one in every namespace.
+  t.same(customizeOperationJob({ parent: job({ action: 'Recreate', targets: [{ name: 'a' }] }) }, defaultActions).relatedResources, [
+    { apiVersion: 'v1', resource: 'pods', namespace: 'default', names: ['a'] },
+    { apiVersion: 'v1', resource: 'pods', namespace: 'default', labelSelector: {} }
+  ], 'an action\'s label rule gets the job\'s namespace')
 })
 
 t.test('a new Exec job starts partition targets in spec order, injects one container each, and waits for the earliest deadline', async t => {
