@@ -760,7 +760,7 @@ t.test('the EphemeralJob hooks answer for the examples, and the status fits the 
     const parent = { ...clone(object), metadata: { ...object.metadata, namespace: 'default', uid: `uid-${String(object.metadata.name)}`, creationTimestamp: '2026-01-02T03:00:00Z', generation: 1 } }
     const customize = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/customize', payload: { parent } })
     t.equal(customize.statusCode, 200, `${file}: customize answers`)
-    t.same(customize.json().relatedResources, [{ apiVersion: 'v1', resource: 'pods', labelSelector: object.spec.selector }], `${file}: customize asks for the selected Pods`)
+    t.same(customize.json().relatedResources, [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', labelSelector: object.spec.selector }], `${file}: customize asks for the selected Pods of its namespace`)
     const targets = new Set<string>(object.spec.template.ephemeralContainers.map((c: Json) => c.targetContainerName))
     const pod = {
       apiVersion: 'v1',

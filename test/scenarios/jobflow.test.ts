@@ -480,3 +480,68 @@ t.test('failurePolicy Continue: a skip passes down the graph', async t => {
     job5: ['Skipped', 'not started: depends on job2 (skipped)']
   })
 })
+
+/** A build, a publish that runs when it succeeded, a notify that runs when it failed, and a flow after publish. */
+function branchingFlow (): KubeObject {
+  const job = (name: string): Record<string, unknown> => ({ template: { spec: { containers: [{ name: 'main', image: 'busybox:1.36', command: ['echo', name] }] } } })
+  return {
+    apiVersion: JOBHOOKS_API_VERSION,
+    kind: 'JobFlow',
+    metadata: { name: 'branches' },
+    spec: {
+      flows: [
+        { name: 'build', jobTemplate: job('build') },
+        { name: 'publish', dependencies: ['build'], when: "flows.build.phase == 'Succeeded'", jobTemplate: job('publish') },
+        { name: 'notify', dependencies: ['build'], when: "flows.build.phase == 'Failed'", jobTemplate: job('notify') },
+        { name: 'announce', dependencies: ['publish'], jobTemplate: job('announce') }
+      ]
+    }
+  }
+}
+
+t.test('flows[].when: the branch that holds runs, the other is Skipped with its reason; a flow skipped by its when does not fail the JobFlow', async t => {
+  const ref = flowRef('branches')
+  const ok = simulator(t)
+  ok.apply(branchingFlow())
+  await ok.runUntilQuiet()
+  t.same(Object.fromEntries([...jobRecords(ok, ref)].map(([n, r]) => [n, r.phase])), { build: 'Succeeded', publish: 'Succeeded', notify: 'Skipped', announce: 'Succeeded' })
+  t.equal(jobRecords(ok, ref).get('notify')?.message, "skipped: its when is false: flows.build.phase == 'Failed'")
+  t.equal(status(ok, ref).phase, 'Succeeded', 'Succeeded: the skipped branch was not needed')
+  t.equal(condition(ok, 'Complete', ref)?.message, '3 of 4 jobs succeeded, 1 skipped by their when')
+
+  const failing = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { 'branches-build': 'fail' } } })
+  failing.apply(branchingFlow())
+  await failing.runUntilQuiet()
+  t.same(Object.fromEntries([...jobRecords(failing, ref)].map(([n, r]) => [n, r.phase])), { build: 'Failed', publish: 'Skipped', notify: 'Succeeded', announce: 'Skipped' },
+    'under FailFast the notify branch still runs: a flow with a when decides for itself')
+  t.equal(jobRecords(failing, ref).get('announce')?.message, 'not started: build failed')
+  t.equal(status(failing, ref).phase, 'Failed', 'the build failed: the JobFlow is Failed, whatever ran after')
+  t.match(condition(failing, 'Failed', ref)?.message, /^build: .*; skipped because of them: announce$/, 'publish is not counted: its own when skipped it')
+})
+
+t.test('flows[].when under Continue: a flow without a when after a when-skipped one is skipped; a bad when makes the spec Invalid and deletes nothing', async t => {
+  const ref = flowRef('branches')
+  const sim = simulator(t)
+  const flow = branchingFlow()
+  ;(flow.spec as any).failurePolicy = 'Continue'
+  ;(flow.spec as any).flows[1].when = "flows.build.phase == 'Failed'"
+  sim.apply(flow)
+  await sim.runUntilQuiet()
+  t.same(Object.fromEntries([...jobRecords(sim, ref)].map(([n, r]) => [n, [r.phase, r.message ?? '']])), {
+    build: ['Succeeded', ''],
+    publish: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
+    notify: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
+    announce: ['Skipped', 'not started: depends on publish (skipped)']
+  })
+  t.equal(status(sim, ref).phase, 'Succeeded')
+
+  const bad = simulator(t)
+  const running = branchingFlow()
+  bad.apply(running)
+  await bad.runUntil(jobStarted('branches-build'))
+  bad.edit(ref, object => { (object.spec as any).flows[2].when = "flows.deploy.phase == 'Failed'" })
+  await bad.runUntilQuiet()
+  t.equal(status(bad, ref).phase, 'Invalid')
+  t.match(condition(bad, 'Valid', ref)?.message, /flow "notify": when reads flows.deploy, which is not a dependency/)
+  t.ok(bad.listJobs().some(j => j.metadata.name === 'branches-build'), 'the running Job is kept')
+})

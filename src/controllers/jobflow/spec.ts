@@ -9,6 +9,7 @@ import { parseGlobalParams, objectList, type GlobalParams } from '../common/glob
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { orderByDependencies } from './dag.js'
 import { jobSpecProblems } from '../common/job-spec.js'
+import { whenProblem } from './when.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 export { jobSpecProblems }
@@ -24,6 +25,8 @@ export interface FlowSpec {
   script?: ScriptRef
   /** A JSON merge patch of the JobSpec (the JobTemplate's or the inline one), before the globals. */
   patch?: Record<string, unknown>
+  /** A CEL expression over the dependencies' outcomes: the flow runs only when it holds. */
+  when?: string
 }
 
 export interface JobFlowSpec {
@@ -107,6 +110,12 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
     flow.jobTemplateRef = raw.jobTemplateRef
   } else {
     problems.push(`${at}: jobTemplateRef must be the name of a JobTemplate`)
+  }
+
+  if (raw.when !== undefined && raw.when !== null) {
+    const problem = typeof raw.when === 'string' ? whenProblem(raw.when, flow.dependencies, at) : `${at}: when must be a CEL expression (a string)`
+    if (problem !== undefined) problems.push(problem)
+    else flow.when = raw.when as string
   }
 
   if (raw.patch !== undefined && raw.patch !== null) {

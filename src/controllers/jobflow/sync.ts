@@ -17,6 +17,7 @@ import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSp
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isSettled, jobsSucceeded, readRecords, recordFromJob, type JobRecord } from './records.js'
 import { orderByDependencies } from './dag.js'
+import { evaluateWhen } from './when.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import { parentTtl } from '../common/parent-ttl.js'
 import { optionalWholeNumber } from '../common/parsed.js'
@@ -121,9 +122,11 @@ function observeJobs (parent: KubeObject, spec: JobFlowSpec, memory: Map<string,
 /**
  * Flows without a Job start once every dependency succeeded, unless the flow as a whole has
  * already finished, or something failed: under FailFast no new Job starts after a failure; under
- * Continue only the flows that depend on a failed (or so skipped) flow are skipped. Walks the
- * flows in dependency order, so a dependency's record is there before its dependants'. Adds a
- * record for each to `records`; returns the flows whose Job is created now.
+ * Continue only the flows that depend on a failed (or so skipped) flow are skipped. A flow with
+ * a `when` decides for itself, once every dependency has finished, whatever the policy: that is
+ * how a branch runs because something failed. Walks the flows in dependency order, so a
+ * dependency's record is there before its dependants'. Adds a record for each to `records`;
+ * returns the flows whose Job is created now.
  */
 function startFlows (spec: JobFlowSpec, records: Map<string, JobRecord>, ids: Map<string, JobIdentity>, memory: Map<string, JobRecord>, finished: boolean): Set<string> {
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
@@ -132,15 +135,17 @@ function startFlows (spec: JobFlowSpec, records: Map<string, JobRecord>, ids: Ma
     if (records.has(flow.name)) continue
     const jobName = ids.get(flow.name)?.name ?? ''
     const startTime = memory.get(flow.name)?.startTime
-    const blockedBy = spec.failurePolicy === 'Continue'
-      ? flow.dependencies.filter(d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped')
-      : failed
+    const blockedBy = flow.dependencies.filter(d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped')
     if (finished) {
       records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: 'added after the JobFlow finished' })
+    } else if (flow.when !== undefined) {
+      const decided = decideWhen(flow, flow.when, records)
+      if (decided === true) toCreate.add(flow.name)
+      records.set(flow.name, compact({ name: flow.name, jobName, phase: typeof decided === 'string' ? 'Skipped' : 'Pending', startTime, message: typeof decided === 'string' ? decided : decided === true ? 'creating the Job' : `waiting for ${unfinished(flow, records).join(', ')}` }))
+    } else if (spec.failurePolicy === 'FailFast' && failed.length > 0) {
+      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: `not started: ${failed.join(', ')} failed` })
     } else if (blockedBy.length > 0) {
-      const message = spec.failurePolicy === 'Continue'
-        ? `not started: depends on ${[...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`).join(', ')}`
-        : `not started: ${failed.join(', ')} failed`
+      const message = `not started: depends on ${[...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`).join(', ')}`
       records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message })
     } else {
       const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
@@ -157,6 +162,26 @@ function startFlows (spec: JobFlowSpec, records: Map<string, JobRecord>, ids: Ma
   return toCreate
 }
 
+/** The dependencies of `flow` that have not finished. */
+function unfinished (flow: FlowSpec, records: Map<string, JobRecord>): string[] {
+  return [...new Set(flow.dependencies.filter(d => !isSettled(records.get(d))))]
+}
+
+/**
+ * A flow's `when`, once its dependencies have finished: true to start it, false to wait, or the
+ * message it is skipped with (the expression was false, or gave no answer).
+ */
+function decideWhen (flow: FlowSpec, when: string, records: Map<string, JobRecord>): boolean | string {
+  if (unfinished(flow, records).length > 0) return false
+  const outcomes = new Map(flow.dependencies.map(d => [d, records.get(d) as JobRecord]))
+  const value = evaluateWhen(when, outcomes)
+  if (value === true) return true
+  return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
+}
+
+/** How a flow skipped by its own `when` is recorded: it did not run by design. */
+const WHEN_FALSE = 'skipped: its when is false'
+
 function renderStatus (previous: Record<string, unknown>, jobs: JobRecord[], finished: boolean, creating: boolean, now: Date): Record<string, unknown> {
   const phase = flowPhase(jobs, finished, creating)
   const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || creating
@@ -166,7 +191,7 @@ function renderStatus (previous: Record<string, unknown>, jobs: JobRecord[], fin
     ...runTimes(previous, started, phase === 'Succeeded' || phase === 'Failed', now),
     jobs,
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, succeeded => succeeded
-      ? { reason: 'AllJobsSucceeded', message: `${jobs.length} of ${jobs.length} jobs succeeded` }
+      ? { reason: 'AllJobsSucceeded', message: successMessage(jobs) }
       : { reason: 'JobFailed', message: failureMessage(jobs) }, now)
   }
 }
@@ -257,8 +282,9 @@ function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIde
 function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): JobFlowPhase {
   const anyFailed = jobs.some(j => j.phase === 'Failed')
   if (finished) return anyFailed ? 'Failed' : 'Succeeded'
-  if (jobs.every(j => j.phase === 'Succeeded')) return 'Succeeded'
   const running = creating || jobs.some(j => j.phase === 'Running')
+  // Every flow ran or was skipped (a `when` branch that was not needed): the outcome is the failures'.
+  if (!running && jobs.every(j => isSettled(j))) return anyFailed ? 'Failed' : 'Succeeded'
   if (anyFailed && !running) return 'Failed'
   if (jobs.some(j => j.phase === 'Running' || j.phase === 'Succeeded' || j.phase === 'Failed')) return 'Running'
   return 'Pending'
@@ -290,9 +316,16 @@ function keepEverything (request: SyncRequest, previous: Record<string, unknown>
   }
 }
 
-/** Which flows failed, and which were skipped because of them. */
+/** How many flows ran and succeeded, and how many their own `when` skipped. */
+function successMessage (jobs: JobRecord[]): string {
+  const succeeded = jobs.filter(j => j.phase === 'Succeeded').length
+  const skipped = jobs.filter(j => j.phase === 'Skipped').length
+  return `${succeeded} of ${jobs.length} jobs succeeded${skipped > 0 ? `, ${skipped} skipped by their when` : ''}`
+}
+
+/** Which flows failed, and which were skipped because of them (not those their own `when` skipped). */
 function failureMessage (jobs: JobRecord[]): string {
   const failed = jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ')
-  const skipped = jobs.filter(j => j.phase === 'Skipped').map(j => j.name)
+  const skipped = jobs.filter(j => j.phase === 'Skipped' && j.message?.startsWith(WHEN_FALSE) !== true).map(j => j.name)
   return skipped.length > 0 ? `${failed}; skipped because of them: ${skipped.join(', ')}` : failed
 }
