@@ -510,7 +510,11 @@ t.test('the Deployment runs the service safely', async t => {
   t.ok(deployment.spec.replicas >= 2, 'at least two replicas')
   t.ok(selects(deployment.spec.selector.matchLabels), 'its selector matches its pod labels')
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-  t.match(container.image, new RegExp(`:${String(pkg.version).replace(/\./g, '\\.')}$`), 'the image tag is the package version')
+  const images: Json[] = docs.find(d => d.file === 'kustomization.yaml')?.object?.images ?? []
+  t.equal(container.image, 'jobhooks', 'the Deployment names the image for kustomize to set')
+  t.same(images.map(i => i.name), ['jobhooks'], 'the kustomization sets it, in one place')
+  t.equal(String(images[0]?.newTag), String(pkg.version), 'the image tag is the package version')
+  t.match(images[0]?.newName, /^[a-z0-9.-]+(:\d+)?\/[a-z0-9/._-]+$/, 'a registry and a repository')
   const http = containerPorts.find(p => p.name === 'http')
   t.equal(http?.containerPort, 8080, 'container port 8080 is named http')
   const env = Object.fromEntries((container.env ?? []).map((e: Json) => [e.name, e.value]))
