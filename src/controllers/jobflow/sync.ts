@@ -4,7 +4,7 @@
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
 import type { KubeObject } from '../../k8s/types.js'
-import { isRecord } from '../../k8s/types.js'
+import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
 import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/objects.js'
 import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
@@ -20,7 +20,6 @@ import { orderByDependencies } from './dag.js'
 import { evaluateWhen } from './when.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import { parentTtl } from '../common/parent-ttl.js'
-import { optionalWholeNumber } from '../common/parsed.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -31,15 +30,24 @@ interface Plan {
   scripts?: KubeObject
 }
 
-/** observe the Jobs → resolve what is still to start → start flows → render. */
+/** The answer alone (the tests' and the benches' view of a sync). */
 export function syncJobFlow (request: SyncRequest, context: HookContext): SyncResponse {
+  return answerJobFlow(request, context).response
+}
+
+/**
+ * observe the Jobs → resolve what is still to start → start flows → render. Its one effect: a
+ * finished JobFlow deletes itself `ttlSecondsAfterFinished` after it finished (its Jobs go with
+ * it, by the garbage collector); only a valid spec gets this far, so doubt deletes nothing.
+ */
+export function answerJobFlow (request: SyncRequest, context: HookContext): SyncAnswer {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
   const memory = readRecords(previous.jobs)
   const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
 
   const parsed = parseJobFlowSpec(parent)
-  if (!parsed.ok) return keepEverything(request, previous, memory, observedJobs, parsed.problems, context.now)
+  if (!parsed.ok) return { response: keepEverything(request, previous, memory, observedJobs, parsed.problems, context.now), effects: [] }
   const spec = parsed.value
   const { records, ids } = observeJobs(parent, spec, memory, observedJobs, context.now)
 
@@ -53,44 +61,23 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
     // Metacontroller forgets which JobTemplates we asked for after 20 minutes; until then a new
     // one wakes us at once, after that this resync does.
     if (plan.missingTemplate) response.resyncAfterSeconds = TEMPLATE_RECHECK_SECONDS
-    return response
+    return { response, effects: [] }
   }
 
   const toCreate = startFlows(spec, records, ids, memory, finished)
   const desired = desiredChildren(plan.value, spec, ids, memory, observedJobs, toCreate, request, context.now)
-  if (typeof desired === 'string') return keepEverything(request, previous, memory, observedJobs, [desired], context.now)
+  if (typeof desired === 'string') return { response: keepEverything(request, previous, memory, observedJobs, [desired], context.now), effects: [] }
   const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
   const status = renderStatus(previous, jobs, finished, toCreate.size > 0, context.now)
-  const response: SyncResponse = { status, children: desired.children }
-  const selfWake = parentTtl(parent, stringOrUndefined(status.completionTime), spec.ttlSecondsAfterFinished, context.now).wakeSeconds
-  const wakes = [desired.ttlWake, selfWake].filter((s): s is number => s !== undefined)
-  if (wakes.length > 0) response.resyncAfterSeconds = Math.min(...wakes)
-  return response
-}
-
-/**
- * The sync's answer with its effect: a finished JobFlow deletes itself `ttlSecondsAfterFinished`
- * after it finished (its Jobs go with it, by the garbage collector). Never on an invalid spec:
- * doubt deletes nothing.
- */
-export function answerJobFlow (request: SyncRequest, context: HookContext): SyncAnswer {
-  const response = syncJobFlow(request, context)
-  const status = isRecord(response.status) ? response.status : {}
-  // A finished flow keeps its phase when its spec turns invalid: the Valid condition tells.
-  const valid = Array.isArray(status.conditions) && status.conditions.some(c => isRecord(c) && c.type === 'Valid' && c.status === 'True')
-  if ((status.phase !== 'Succeeded' && status.phase !== 'Failed') || !valid) return { response, effects: [] }
-  const spec = isRecord(request.parent.spec) ? request.parent.spec : {}
-  const ttl = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, [])
-  const { effects } = parentTtl(request.parent, stringOrUndefined(status.completionTime), ttl, context.now)
+  const self = parentTtl(parent, stringOrUndefined(status.completionTime), spec.ttlSecondsAfterFinished, context.now)
   // The service deletes the JobFlow before Metacontroller applies this answer, and the garbage
   // collector may take a Job before Metacontroller's cache sees it go: had the answer kept the
   // Jobs, Metacontroller would create such a one again. So the answer lets every child go too.
-  if (effects.length > 0) return { response: { ...response, children: [] }, effects }
-  return { response, effects }
-}
-
-function stringOrUndefined (value: unknown): string | undefined {
-  return typeof value === 'string' ? value : undefined
+  if (self.effects.length > 0) return { response: { status, children: [] }, effects: self.effects }
+  const response: SyncResponse = { status, children: desired.children }
+  const wakes = [desired.ttlWake, self.wakeSeconds].filter((s): s is number => s !== undefined)
+  if (wakes.length > 0) response.resyncAfterSeconds = Math.min(...wakes)
+  return { response, effects: [] }
 }
 
 /**
