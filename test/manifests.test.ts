@@ -252,7 +252,7 @@ t.test('the CRDs are structural and follow the contract', async t => {
   const status = version.schema.openAPIV3Schema.properties.status.properties
   t.same(status.phase.enum, ['Pending', 'Running', 'Succeeded', 'Failed', 'Invalid'])
   t.same(status.jobs.items.properties.phase.enum, ['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
-  t.same(Object.keys(status.jobs.items.properties).sort(), ['completionTime', 'jobName', 'message', 'name', 'phase', 'startTime'])
+  t.same(Object.keys(status.jobs.items.properties).sort(), ['attempt', 'completionTime', 'jobName', 'message', 'name', 'phase', 'rerun', 'startTime'], 'the contract record, with the attempt and the rerun that started it')
   t.same(Object.keys(status.conditions.items.properties).sort(), ['lastTransitionTime', 'message', 'reason', 'status', 'type'])
   t.ok(version.additionalPrinterColumns.some((c: Json) => c.name === 'STATUS' && c.jsonPath === '.status.phase'), 'STATUS column')
 })

@@ -545,3 +545,137 @@ t.test('flows[].when under Continue: a flow without a when after a when-skipped 
   t.match(condition(bad, 'Valid', ref)?.message, /flow "notify": when reads flows.deploy, which is not a dependency/)
   t.ok(bad.listJobs().some(j => j.metadata.name === 'branches-build'), 'the running Job is kept')
 })
+
+/** The example with `edit` applied to flow `name` of the JobFlow's spec, and to the spec itself. */
+function exampleWith (flowEdits: Record<string, Record<string, unknown>>, specEdit: Record<string, unknown> = {}): KubeObject[] {
+  return exampleObjects().map(object => {
+    if (object.kind !== 'JobFlow') return object
+    const copy = structuredClone(object)
+    const spec = copy.spec as { flows: Array<Record<string, unknown>> }
+    spec.flows = spec.flows.map(f => ({ ...f, ...flowEdits[f.name as string] }))
+    Object.assign(spec, specEdit)
+    return copy
+  })
+}
+
+/** Every record of `flow` in status.jobs, attempt by attempt. */
+function attempts (sim: Simulator, flow: string): Array<Record<string, unknown>> {
+  const jobs = status(sim).jobs
+  return (Array.isArray(jobs) ? jobs.filter(isRecord) : []).filter(j => j.name === flow)
+}
+
+t.test('flows[].retry: a failed Job is tried again as a new Job after the backoff; the status keeps both attempts and the flow follows the last', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+  applyAll(sim, exampleWith({ job2: { retry: { limit: 2, backoffSeconds: 15 } } }))
+  await sim.runUntilQuiet()
+
+  if (!t.same(creationsBySecond(sim), { 0: [jobName('job1'), jobName('job4')], 10: [jobName('job2')], 35: [jobName('job2-2')], 45: [jobName('job3'), jobName('job5')] },
+    'job2 fails at 20 s; its second attempt starts 15 s later; job3 and job5 wait for it')) t.comment(sim.timelineText())
+  const job2 = attempts(sim, 'job2')
+  t.match(job2, [
+    { jobName: jobName('job2'), phase: 'Failed', message: /BackoffLimitExceeded/ },
+    { jobName: jobName('job2-2'), phase: 'Succeeded', attempt: 2 }
+  ], 'both attempts, with the first one\'s failure reason')
+  t.equal(sim.secondsAt(job2[0]?.completionTime as string), 20)
+  t.equal(sim.secondsAt(job2[1]?.startTime as string), 35)
+  t.notOk('attempt' in (job2[0] as object), 'the first attempt reads as every record did before retries')
+  t.equal(status(sim).phase, 'Succeeded')
+  t.equal(status(sim).jobsSucceeded, '5/5', 'JOBS counts flows, not attempts')
+  t.equal(sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job2') })?.metadata.name, jobName('job2'), 'the failed attempt\'s Job is kept, to read its logs')
+})
+
+t.test('flows[].retry: the backoff doubles up to maxBackoffSeconds; once the retries are spent the flow fails as before', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { job2: 'fail' } } })
+  applyAll(sim, exampleWith({ job2: { retry: { limit: 3, backoffSeconds: 10, maxBackoffSeconds: 15 } } }))
+
+  await sim.runUntil(s => attempts(s, 'job2').length === 2)
+  t.match(attempts(sim, 'job2')[1], { jobName: jobName('job2-2'), phase: 'Pending', attempt: 2, message: /^retry 1 of 3 starts at .* after the backoff$/ }, 'waiting out the backoff, in the open')
+  t.equal(status(sim).phase, 'Running', 'a failure with retries left does not end the flow')
+  await sim.runUntilQuiet()
+
+  const created = creationsBySecond(sim)
+  t.same(Object.entries(created).filter(([, names]) => names.some(n => n.startsWith(jobName('job2')))).map(([s, names]) => `${s}:${names.join(',')}`),
+    [`10:${jobName('job2')}`, `30:${jobName('job2-2')}`, `55:${jobName('job2-3')}`, `80:${jobName('job2-4')}`], 'waits of 10, 15 (not 20: the cap) and 15 s after failures at 20, 40 and 65 s')
+  t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed', 'Failed', 'Failed', 'Failed'])
+  t.equal(status(sim).phase, 'Failed')
+  t.same(Object.fromEntries([...jobRecords(sim)].map(([n, r]) => [n, r.phase])), { job1: 'Succeeded', job2: 'Failed', job3: 'Skipped', job4: 'Succeeded', job5: 'Skipped' })
+  t.match(condition(sim, 'Failed')?.message, /^job2: BackoffLimitExceeded.*; skipped because of them: job3, job5$/)
+})
+
+t.test('flows[].retry: an attempt deleted by hand after it failed is never run again; the retry goes on', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+  applyAll(sim, exampleWith({ job2: { retry: { limit: 1, backoffSeconds: 30 } } }))
+  await sim.runUntil(s => attempts(s, 'job2')[0]?.phase === 'Failed' && attempts(s, 'job2').length === 2)
+  t.ok(sim.deleteJob(jobName('job2')), 'the failed attempt deleted during the backoff')
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim).filter(n => n.startsWith(jobName('job2'))), [jobName('job2'), jobName('job2-2')], 'each attempt created once')
+  t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed', 'Succeeded'])
+  t.equal(status(sim).phase, 'Succeeded')
+})
+
+t.test('flows[].retry under FailFast: a final failure elsewhere stops a retry that has not started', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail', [jobName('job4')]: { result: 'fail', afterSeconds: 25 } } } })
+  applyAll(sim, exampleWith({ job2: { retry: { limit: 1, backoffSeconds: 60 } } }))
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job2'), jobName('job4')], 'job4 failed at 25 s, during job2\'s backoff: no second attempt')
+  t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed'], 'job2 stands failed, with one record')
+  t.equal(status(sim).phase, 'Failed')
+})
+
+t.test('a retry named like another flow makes the spec invalid and deletes nothing', async t => {
+  const sim = simulator(t)
+  const objects = exampleObjects()
+  applyAll(sim, objects)
+  await sim.runUntil(jobStarted(jobName('job1')))
+  const flow = objects.find(o => o.kind === 'JobFlow') as KubeObject
+  sim.edit(flowRef(), o => {
+    const spec = o.spec as { flows: Array<Record<string, unknown>> }
+    spec.flows.push({ name: 'job1-2', jobTemplate: (flow.spec as any).flows[0].jobTemplate })
+  })
+  await sim.runUntilQuiet()
+  t.equal(status(sim).phase, 'Invalid')
+  t.match(condition(sim, 'Valid')?.message, /flow "job1-2" has the Job name of attempt 2 of flow "job1"/)
+  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'nothing deleted')
+})
+
+t.test('jobhooks.io/rerun on a finished JobFlow reruns its failed and skipped flows as new attempts and keeps the succeeded ones; each value acts once', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+  applyAll(sim, exampleObjects())
+  await sim.runUntilQuiet()
+  t.equal(status(sim).phase, 'Failed')
+  const failedAt = status(sim).completionTime
+
+  const annotate = (value: string): void => { sim.edit(flowRef(), o => { o.metadata.annotations = { ...o.metadata.annotations, 'jobhooks.io/rerun': value } }) }
+  annotate('1')
+  await sim.runUntilQuiet()
+  const after = createdJobs(sim).slice(3)
+  if (!t.same(after, [jobName('job2-2'), jobName('job3-2'), jobName('job5-2')], 'job2 again, then job3 and job5 that it skipped; job1 and job4 not again')) t.comment(sim.timelineText())
+  t.equal(status(sim).phase, 'Succeeded')
+  t.equal(status(sim).jobsSucceeded, '5/5')
+  t.match(status(sim).rerun, { value: '1', message: 'rerunning job2, job3, job5' })
+  t.match(attempts(sim, 'job2'), [{ phase: 'Failed' }, { phase: 'Succeeded', attempt: 2, rerun: '1' }])
+  t.match(attempts(sim, 'job3'), [{ phase: 'Skipped', message: 'not started: job2 failed' }, { phase: 'Succeeded', jobName: jobName('job3-2'), attempt: 2, rerun: '1' }])
+  t.not(status(sim).completionTime, failedAt, 'a new completion time')
+  t.match(condition(sim, 'Failed'), { status: 'False', reason: 'Rerun' })
+  t.match(condition(sim, 'Complete'), { status: 'True' })
+
+  const jobsBefore = createdJobs(sim).length
+  sim.edit(flowRef(), o => { o.metadata.labels = { ...o.metadata.labels, touched: 'yes' } })
+  await sim.runUntilQuiet()
+  t.equal(createdJobs(sim).length, jobsBefore, 'the same value does nothing more')
+  annotate('2')
+  await sim.runUntilQuiet()
+  t.equal(createdJobs(sim).length, jobsBefore, 'a new value with nothing failed reruns nothing')
+  t.match(status(sim).rerun, { value: '2', message: 'nothing to rerun: every flow succeeded' })
+})
+
+t.test('jobhooks.io/rerun on a JobFlow still running is used up, recorded, and does not act when it finishes', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail', [jobName('job4')]: { result: 'succeed', afterSeconds: 40 } } } })
+  applyAll(sim, exampleObjects())
+  await sim.runUntil(jobStarted(jobName('job2')))
+  sim.edit(flowRef(), o => { o.metadata.annotations = { 'jobhooks.io/rerun': 'early' } })
+  await sim.runUntilQuiet()
+  t.match(status(sim).rerun, { value: 'early', message: /^ignored: the JobFlow had not finished/ })
+  t.equal(status(sim).phase, 'Failed')
+  t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job2'), jobName('job4')])
+})

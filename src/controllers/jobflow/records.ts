@@ -1,4 +1,5 @@
-// `status.jobs`: one record per flow. It is the memory of law 6: a Job that finished and then
+// `status.jobs`: one record per attempt of each flow, in spec order and by attempt within a flow;
+// a flow's last record is where it stands. It is the memory of law 6: a Job that finished and then
 // disappeared (TTL, deleted by hand) is known by its record and never runs again.
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined, withoutUndefined } from '../../k8s/types.js'
@@ -16,6 +17,10 @@ export interface JobRecord {
   startTime?: string
   completionTime?: string
   message?: string
+  /** The attempt, from 2 on (a retry or a rerun); absent on a flow's first. */
+  attempt?: number
+  /** On the first attempt of a rerun: the `jobhooks.io/rerun` value that asked for it. */
+  rerun?: string
 }
 
 const PHASES = new Set<string>(['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
@@ -25,30 +30,39 @@ export function isSettled (record: JobRecord | undefined): record is JobRecord {
   return record?.phase === 'Succeeded' || record?.phase === 'Failed' || record?.phase === 'Skipped'
 }
 
-/** The records of the previous status, by flow name; malformed entries are ignored. */
-export function readRecords (jobs: unknown): Map<string, JobRecord> {
-  const records = new Map<string, JobRecord>()
-  if (!Array.isArray(jobs)) return records
+/**
+ * The records of the previous status: each flow's attempts, in order; malformed entries are
+ * ignored, and of two records of one attempt the later wins.
+ */
+export function readHistories (jobs: unknown): Map<string, JobRecord[]> {
+  const byAttempt = new Map<string, Map<number, JobRecord>>()
+  if (!Array.isArray(jobs)) return new Map()
   for (const entry of jobs) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||
       typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) continue
-    records.set(entry.name, compact({
+    const attempt = typeof entry.attempt === 'number' && Number.isInteger(entry.attempt) && entry.attempt >= 2 ? entry.attempt : undefined
+    const record = compact({
       name: entry.name,
       jobName: entry.jobName,
       phase: entry.phase as FlowPhase,
       startTime: stringOrUndefined(entry.startTime),
       completionTime: stringOrUndefined(entry.completionTime),
-      message: stringOrUndefined(entry.message)
-    }))
+      message: stringOrUndefined(entry.message),
+      attempt,
+      rerun: stringOrUndefined(entry.rerun)
+    })
+    const attempts = byAttempt.get(entry.name) ?? new Map<number, JobRecord>()
+    attempts.set(attempt ?? 1, record)
+    byAttempt.set(entry.name, attempts)
   }
-  return records
+  return new Map([...byAttempt].map(([name, attempts]) => [name, [...attempts].sort(([a], [b]) => a - b).map(([, r]) => r)]))
 }
 
 /**
  * The record of a flow whose Job we observe. Times already remembered are carried forward, so
  * the record only changes when the Job does.
  */
-export function recordFromJob (name: string, job: KubeObject, memory: JobRecord | undefined, now: Date): JobRecord {
+export function recordFromJob (name: string, job: KubeObject, memory: JobRecord | undefined, now: Date, attempt?: number): JobRecord {
   const outcome = jobOutcome(job)
   let message: string | undefined
   if (outcome === 'Failed') message = jobFailureMessage(job)
@@ -59,7 +73,9 @@ export function recordFromJob (name: string, job: KubeObject, memory: JobRecord 
     phase: outcome ?? 'Running',
     startTime: memory?.startTime ?? jobStartTime(job),
     completionTime: outcome === undefined ? undefined : memory?.completionTime ?? jobFinishTime(job) ?? timestamp(now),
-    message
+    message,
+    attempt: attempt !== undefined && attempt >= 2 ? attempt : undefined,
+    rerun: memory?.rerun
   })
 }
 

@@ -11,6 +11,7 @@ import { orderByDependencies } from './dag.js'
 import { jobSpecProblems } from '../common/job-spec.js'
 import { whenProblem } from './when.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
+import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 
 export { jobSpecProblems }
 
@@ -27,6 +28,8 @@ export interface FlowSpec {
   patch?: Record<string, unknown>
   /** A CEL expression over the dependencies' outcomes: the flow runs only when it holds. */
   when?: string
+  /** A failed Job is tried again as a new Job, this often, after a growing wait. */
+  retry?: RetryPolicy
 }
 
 export interface JobFlowSpec {
@@ -75,6 +78,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
   if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(`spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`)
 
+  problems.push(...attemptNameClashes(flows.map(f => f.name)))
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
@@ -122,6 +126,9 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
     if (isRecord(raw.patch)) flow.patch = raw.patch
     else problems.push(`${at}: patch must be an object: a JSON merge patch of the Job spec (RFC 7386)`)
   }
+
+  const retry = parseRetry(raw.retry, at, problems)
+  if (retry !== undefined) flow.retry = retry
 
   if (raw.script !== undefined && raw.script !== null) {
     const script = parseScriptRef(raw.script, at)

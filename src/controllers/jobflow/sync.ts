@@ -15,11 +15,14 @@ import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job
 import { jobOutcome } from '../../k8s/jobs.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
-import { compact, isSettled, jobsSucceeded, readRecords, recordFromJob, type JobRecord } from './records.js'
+import { compact, isSettled, jobsSucceeded, readHistories, recordFromJob, type JobRecord } from './records.js'
+import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
+import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
 import { orderByDependencies } from './dag.js'
 import { evaluateWhen } from './when.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import { parentTtl } from '../common/parent-ttl.js'
+import { timestamp } from '../../k8s/time.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -43,18 +46,23 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncRe
 export function answerJobFlow (request: SyncRequest, context: HookContext): SyncAnswer {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
-  const memory = readRecords(previous.jobs)
+  const memory = readHistories(previous.jobs)
   const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
 
   const parsed = parseJobFlowSpec(parent)
   if (!parsed.ok) return { response: keepEverything(request, previous, memory, observedJobs, parsed.problems, context.now), effects: [] }
   const spec = parsed.value
-  const { records, ids } = observeJobs(parent, spec, memory, observedJobs, context.now)
+  const wasFinished = typeof previous.completionTime === 'string'
+  const flows = observeFlows(parent, spec, memory, observedJobs, wasFinished, context.now)
+  // A rerun asked for on a finished JobFlow gives each failed and skipped flow a new attempt.
+  const rerun = rerunRequest(parent, previous, wasFinished, [...flows.values()].map(f => f.current).filter((r): r is JobRecord => r !== undefined), context.now)
+  if (rerun?.act === true) for (const state of flows.values()) startRerun(parent, state, rerun.value)
+  const finished = wasFinished && rerun?.act !== true
+  const base = rerun?.act === true ? restarted(previous, rerun, context.now) : previous
 
   // Only flows that still have to start need their JobTemplate and script: a template deleted
   // after its Job ran stops nothing.
-  const finished = typeof previous.completionTime === 'string'
-  const unstarted = finished ? [] : spec.flows.filter(f => !records.has(f.name))
+  const unstarted = finished ? [] : spec.flows.filter(f => flows.get(f.name)?.current === undefined)
   const plan = resolvePlan(parent, spec, unstarted, request, context)
   if (!plan.ok) {
     const response = keepEverything(request, previous, memory, observedJobs, plan.problems, context.now)
@@ -64,20 +72,44 @@ export function answerJobFlow (request: SyncRequest, context: HookContext): Sync
     return { response, effects: [] }
   }
 
-  const toCreate = startFlows(spec, records, ids, memory, finished)
-  const desired = desiredChildren(plan.value, spec, ids, memory, observedJobs, toCreate, request, context.now)
+  const started = startFlows(spec, flows, finished, context.now)
+  const desired = desiredChildren(plan.value, spec, flows, memory, observedJobs, started.toCreate, request, context.now)
   if (typeof desired === 'string') return { response: keepEverything(request, previous, memory, observedJobs, [desired], context.now), effects: [] }
-  const jobs = spec.flows.map(f => records.get(f.name)).filter((r): r is JobRecord => r !== undefined)
-  const status = renderStatus(previous, jobs, finished, toCreate.size > 0, context.now)
+  const status = renderStatus(base, flows, finished, started.toCreate.size > 0, context.now)
+  if (rerun !== undefined) status.rerun = rerun.status
+  else if (isRecord(previous.rerun)) status.rerun = previous.rerun
   const self = parentTtl(parent, stringOrUndefined(status.completionTime), spec.ttlSecondsAfterFinished, context.now)
   // The service deletes the JobFlow before Metacontroller applies this answer, and the garbage
   // collector may take a Job before Metacontroller's cache sees it go: had the answer kept the
   // Jobs, Metacontroller would create such a one again. So the answer lets every child go too.
   if (self.effects.length > 0) return { response: { status, children: [] }, effects: self.effects }
   const response: SyncResponse = { status, children: desired.children }
-  const wakes = [desired.ttlWake, self.wakeSeconds].filter((s): s is number => s !== undefined)
+  const wakes = [desired.ttlWake, self.wakeSeconds, started.retryWake].filter((s): s is number => s !== undefined)
   if (wakes.length > 0) response.resyncAfterSeconds = Math.min(...wakes)
   return { response, effects: [] }
+}
+
+/**
+ * Where one flow stands in this sync: its earlier attempts (settled records), and its current
+ * attempt — its record once its Job exists or it settled, none while it is still to start.
+ */
+interface FlowState {
+  flow: FlowSpec
+  earlier: JobRecord[]
+  attempt: number
+  id: JobIdentity
+  current?: JobRecord
+  /** The record this sync read for the current attempt while it had no Job: its times and rerun carry on. */
+  pending?: JobRecord
+  /** The failed attempt the current one retries: its end starts the backoff. */
+  retryOf?: JobRecord
+  /** The rerun the current attempt is the first of. */
+  rerun?: string
+}
+
+/** The flow's records, earlier attempts first: what status.jobs holds of it. */
+function historyOf (state: FlowState): JobRecord[] {
+  return state.current === undefined ? state.earlier : [...state.earlier, state.current]
 }
 
 /**
@@ -90,20 +122,88 @@ function ttlDecision (job: KubeObject, remembered: JobRecord | undefined, now: D
   return jobTtlDecision(job, recorded ? remembered.completionTime : undefined, now)
 }
 
-/** What each flow's Job says, or what we remember of a Job that is gone; and each flow's Job identity. */
-function observeJobs (parent: KubeObject, spec: JobFlowSpec, memory: Map<string, JobRecord>, observedJobs: Map<string, KubeObject>, now: Date): { records: Map<string, JobRecord>, ids: Map<string, JobIdentity> } {
-  const records = new Map<string, JobRecord>()
-  const ids = new Map<string, JobIdentity>()
+/**
+ * What each flow's Jobs say, or what we remember of Jobs that are gone. A flow's current attempt
+ * is the last one its records name, or a later one whose Job exists (the status that named it
+ * was lost). A failure with retries left ends the attempt, not the flow: the next one is current.
+ */
+function observeFlows (parent: KubeObject, spec: JobFlowSpec, memory: Map<string, JobRecord[]>, observedJobs: Map<string, KubeObject>, finished: boolean, now: Date): Map<string, FlowState> {
+  const flows = new Map<string, FlowState>()
   for (const flow of spec.flows) {
-    const id = jobIdentity(parent, flow)
-    ids.set(flow.name, id)
-    const remembered = memory.get(flow.name)
-    const mine = remembered?.jobName === id.name ? remembered : undefined
-    const job = observedJobs.get(id.name)
-    if (job !== undefined) records.set(flow.name, recordFromJob(flow.name, job, mine, now))
-    else if (isSettled(mine)) records.set(flow.name, mine)
+    const history = memory.get(flow.name) ?? []
+    const jobOf = (jobName: string): KubeObject | undefined => observedAttempt(observedJobs, jobName, flow.name, FLOW_LABEL)
+    let attempt = history.length > 0 ? attemptOf(history[history.length - 1] as JobRecord) : 1
+    while (jobOf(attemptJobName(parent.metadata.name, flow.name, attempt + 1)) !== undefined) attempt++
+    const earlier = history.filter(r => attemptOf(r) < attempt).map(r => {
+      const job = jobOf(r.jobName)
+      return job === undefined ? r : recordFromJob(flow.name, job, r, now, attemptOf(r))
+    })
+    const mine = history.find(r => attemptOf(r) === attempt)
+    const state: FlowState = { flow, earlier, attempt, id: jobIdentity(parent, flow, attempt) }
+    const job = jobOf(state.id.name)
+    if (job !== undefined) state.current = recordFromJob(flow.name, job, mine, now, attempt)
+    else if (isSettled(mine)) state.current = mine
+    else if (mine !== undefined) state.pending = mine
+    const rerun = mine?.rerun
+    if (rerun !== undefined) state.rerun = rerun
+    if (!finished && state.current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) nextAttempt(parent, state)
+    else if (state.current === undefined && rerun === undefined && earlier[earlier.length - 1]?.phase === 'Failed') {
+      // A retry decided on an earlier sync, its Job not created yet: it goes on while the spec allows it.
+      if (retryAllowed(flow.retry, earlier)) state.retryOf = earlier[earlier.length - 1]
+      else void backToFailure(state)
+    }
+    flows.set(flow.name, state)
   }
-  return { records, ids }
+  return flows
+}
+
+/** Whether a run whose attempts so far are `run` (its last failed) may try once more. */
+function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]): boolean {
+  return retry !== undefined && retriesUsed(run) < retry.limit
+}
+
+/** The current attempt failed with retries left: it becomes history, and the next is current. */
+function nextAttempt (parent: KubeObject, state: FlowState): void {
+  const failed = state.current as JobRecord
+  state.earlier = [...state.earlier, failed]
+  state.retryOf = failed
+  state.attempt++
+  state.id = jobIdentity(parent, state.flow, state.attempt)
+  delete state.current
+  delete state.pending
+  delete state.rerun
+}
+
+/** A retry that will not run after all (the spec's retry was lowered, or FailFast): the failure stands. */
+function backToFailure (state: FlowState): JobRecord {
+  const failed = state.earlier[state.earlier.length - 1] as JobRecord
+  state.earlier = state.earlier.slice(0, -1)
+  state.current = failed
+  state.attempt = attemptOf(failed)
+  state.id = { ...state.id, name: failed.jobName }
+  delete state.pending
+  delete state.retryOf
+  delete state.rerun
+  return failed
+}
+
+/** A rerun: a failed or skipped flow's record becomes history, and a new attempt is to start. */
+function startRerun (parent: KubeObject, state: FlowState, value: string): void {
+  const current = state.current
+  if (current?.phase !== 'Failed' && current?.phase !== 'Skipped') return
+  state.earlier = [...state.earlier, current]
+  state.attempt = attemptOf(current) + 1
+  state.id = jobIdentity(parent, state.flow, state.attempt)
+  state.rerun = value
+  delete state.current
+  delete state.pending
+  delete state.retryOf
+}
+
+/** The status a rerun starts from: no completion time, and the outcome condition no longer true. */
+function restarted (previous: Record<string, unknown>, rerun: RerunRequest, now: Date): Record<string, unknown> {
+  const { completionTime: _, ...rest } = previous
+  return { ...rest, conditions: rerunConditions(previous.conditions, rerun, now) }
 }
 
 /**
@@ -111,42 +211,67 @@ function observeJobs (parent: KubeObject, spec: JobFlowSpec, memory: Map<string,
  * already finished, or something failed: under FailFast no new Job starts after a failure; under
  * Continue only the flows that depend on a failed (or so skipped) flow are skipped. A flow with
  * a `when` decides for itself, once every dependency has finished, whatever the policy: that is
- * how a branch runs because something failed. Walks the flows in dependency order, so a
- * dependency's record is there before its dependants'. Adds a record for each to `records`;
- * returns the flows whose Job is created now.
+ * how a branch runs because something failed. A retry starts once its backoff has passed (its
+ * dependencies succeeded before its first attempt). Walks the flows in dependency order, so a
+ * dependency's record is there before its dependants'. Sets each flow's current record; returns
+ * the flows whose Job is created now, and when the next retry is due.
  */
-function startFlows (spec: JobFlowSpec, records: Map<string, JobRecord>, ids: Map<string, JobIdentity>, memory: Map<string, JobRecord>, finished: boolean): Set<string> {
+function startFlows (spec: JobFlowSpec, flows: Map<string, FlowState>, finished: boolean, now: Date): { toCreate: Set<string>, retryWake?: number } {
+  const records = new Map<string, JobRecord>()
+  for (const [name, state] of flows) if (state.current !== undefined) records.set(name, state.current)
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
+  let retryWake: number | undefined
   for (const flow of orderByDependencies(spec.flows).order) {
-    if (records.has(flow.name)) continue
-    const jobName = ids.get(flow.name)?.name ?? ''
-    const startTime = memory.get(flow.name)?.startTime
+    const state = flows.get(flow.name) as FlowState
+    if (state.current !== undefined) continue
+    if (state.retryOf !== undefined && spec.failurePolicy === 'FailFast' && failed.length > 0) {
+      // After a failure no new Job starts, retries included: this flow's failure stands too.
+      records.set(flow.name, backToFailure(state))
+      continue
+    }
+    const record = (phase: JobRecord['phase'], message: string): JobRecord => compact({
+      name: flow.name,
+      jobName: state.id.name,
+      phase,
+      startTime: state.pending?.startTime,
+      message,
+      attempt: state.attempt >= 2 ? state.attempt : undefined,
+      rerun: state.rerun
+    })
+    let current: JobRecord
     const blockedBy = flow.dependencies.filter(d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped')
     if (finished) {
-      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: 'added after the JobFlow finished' })
+      current = record('Skipped', 'added after the JobFlow finished')
+    } else if (state.retryOf !== undefined) {
+      const retry = flow.retry as RetryPolicy
+      const number = retriesUsed(state.earlier) + 1
+      const due = retryDueAt(retry, number, state.retryOf)
+      const of = `retry ${number} of ${retry.limit}`
+      if (due <= now.getTime()) {
+        toCreate.add(flow.name)
+        current = record('Pending', `creating the Job (${of})`)
+      } else {
+        retryWake = Math.min(retryWake ?? Infinity, Math.ceil((due - now.getTime()) / 1000))
+        current = record('Pending', `${of} starts at ${timestamp(new Date(due))}, after the backoff`)
+      }
     } else if (flow.when !== undefined) {
       const decided = decideWhen(flow, flow.when, records)
       if (decided === true) toCreate.add(flow.name)
-      records.set(flow.name, compact({ name: flow.name, jobName, phase: typeof decided === 'string' ? 'Skipped' : 'Pending', startTime, message: typeof decided === 'string' ? decided : decided === true ? 'creating the Job' : `waiting for ${unfinished(flow, records).join(', ')}` }))
+      current = typeof decided === 'string' ? record('Skipped', decided) : record('Pending', decided === true ? 'creating the Job' : `waiting for ${unfinished(flow, records).join(', ')}`)
     } else if (spec.failurePolicy === 'FailFast' && failed.length > 0) {
-      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message: `not started: ${failed.join(', ')} failed` })
+      current = record('Skipped', `not started: ${failed.join(', ')} failed`)
     } else if (blockedBy.length > 0) {
-      const message = `not started: depends on ${[...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`).join(', ')}`
-      records.set(flow.name, { name: flow.name, jobName, phase: 'Skipped', message })
+      current = record('Skipped', `not started: depends on ${[...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`).join(', ')}`)
     } else {
       const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
       if (waiting.length === 0) toCreate.add(flow.name)
-      records.set(flow.name, compact({
-        name: flow.name,
-        jobName,
-        phase: 'Pending',
-        startTime,
-        message: waiting.length === 0 ? 'creating the Job' : `waiting for ${[...new Set(waiting)].join(', ')}`
-      }))
+      current = record('Pending', waiting.length === 0 ? 'creating the Job' : `waiting for ${[...new Set(waiting)].join(', ')}`)
     }
+    state.current = current
+    records.set(flow.name, current)
   }
-  return toCreate
+  return retryWake === undefined ? { toCreate } : { toCreate, retryWake }
 }
 
 /** The dependencies of `flow` that have not finished. */
@@ -169,14 +294,17 @@ function decideWhen (flow: FlowSpec, when: string, records: Map<string, JobRecor
 /** How a flow skipped by its own `when` is recorded: it did not run by design. */
 const WHEN_FALSE = 'skipped: its when is false'
 
-function renderStatus (previous: Record<string, unknown>, jobs: JobRecord[], finished: boolean, creating: boolean, now: Date): Record<string, unknown> {
+function renderStatus (previous: Record<string, unknown>, flows: Map<string, FlowState>, finished: boolean, creating: boolean, now: Date): Record<string, unknown> {
+  const states = [...flows.values()]
+  // Each flow stands where its current attempt does; status.jobs keeps every attempt.
+  const jobs = states.flatMap(s => (s.current !== undefined ? [s.current] : []))
   const phase = flowPhase(jobs, finished, creating)
   const started = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || creating
   return {
     phase,
     jobsSucceeded: jobsSucceeded(jobs),
     ...runTimes(previous, started, phase === 'Succeeded' || phase === 'Failed', now),
-    jobs,
+    jobs: states.flatMap(historyOf),
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, succeeded => succeeded
       ? { reason: 'AllJobsSucceeded', message: successMessage(jobs) }
       : { reason: 'JobFailed', message: failureMessage(jobs) }, now)
@@ -227,36 +355,40 @@ function resolvePlan (parent: KubeObject, spec: JobFlowSpec, unstarted: FlowSpec
   return { ok: true, value: plan }
 }
 
-function jobIdentity (parent: KubeObject, flow: FlowSpec): JobIdentity {
+function jobIdentity (parent: KubeObject, flow: FlowSpec, attempt: number): JobIdentity {
   return {
-    name: childName(parent.metadata.name, flow.name),
+    name: attemptJobName(parent.metadata.name, flow.name, attempt),
     namespace: parent.metadata.namespace,
     labels: { [JOBFLOW_LABEL]: fitName(parent.metadata.name), [FLOW_LABEL]: flow.name }
   }
 }
 
 /**
- * Every Job that exists is returned as observed: a started Job is a record of a run and is never
- * rebuilt from an edited spec. New Jobs are built from the spec. A finished Job is left out (and
- * so deleted) once its TTL has passed and the observed status holds its outcome; `ttlWake` is
- * when the next one is due. Scripts ConfigMaps stay while a Job mounts them; the current one is
- * always there for the Jobs still to come.
+ * Every Job that exists is returned as observed, every attempt's: a started Job is a record of a
+ * run and is never rebuilt from an edited spec. New Jobs are built from the spec. A finished Job
+ * is left out (and so deleted) once its TTL has passed and the observed status holds its outcome;
+ * `ttlWake` is when the next one is due. Scripts ConfigMaps stay while a Job mounts them; the
+ * current one is always there for the Jobs still to come.
  */
-function desiredChildren (plan: Plan, spec: JobFlowSpec, ids: Map<string, JobIdentity>, memory: Map<string, JobRecord>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest, now: Date): { children: KubeObject[], ttlWake?: number } | string {
+function desiredChildren (plan: Plan, spec: JobFlowSpec, flows: Map<string, FlowState>, memory: Map<string, JobRecord[]>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest, now: Date): { children: KubeObject[], ttlWake?: number } | string {
   const children: KubeObject[] = []
   const kept: KubeObject[] = []
   const decisions: JobTtlDecision[] = []
   for (const flow of spec.flows) {
-    const id = ids.get(flow.name) as JobIdentity
-    const observed = observedJobs.get(id.name)
-    if (observed !== undefined) {
-      const decision = ttlDecision(observed, memory.get(flow.name), now)
+    const state = flows.get(flow.name) as FlowState
+    const remembered = new Map((memory.get(flow.name) ?? []).map(r => [r.jobName, r]))
+    const jobNames = [...new Set([...state.earlier.map(r => r.jobName), state.id.name])]
+    for (const jobName of jobNames) {
+      const observed = observedAttempt(observedJobs, jobName, flow.name, FLOW_LABEL)
+      if (observed === undefined) continue
+      const decision = ttlDecision(observed, remembered.get(jobName), now)
       decisions.push(decision)
       if (decision.drop) continue
       children.push(keepAsObserved(observed))
       kept.push(observed)
-    } else if (toCreate.has(flow.name)) {
-      const job = buildFlowJob(id, flow, plan.templates.get(flow.name) as JobSpec, spec, plan.scripts?.metadata.name)
+    }
+    if (toCreate.has(flow.name) && observedJobs.get(state.id.name) === undefined) {
+      const job = buildFlowJob(state.id, flow, plan.templates.get(flow.name) as JobSpec, spec, plan.scripts?.metadata.name)
       if (typeof job === 'string') return job
       children.push(job)
     }
@@ -282,23 +414,31 @@ function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): Jo
  * status with the problems in `Valid` and phase `Invalid`, and the memory of finished Jobs brought
  * up to date with what we observe (a Job may finish while the spec is being fixed).
  */
-function keepEverything (request: SyncRequest, previous: Record<string, unknown>, memory: Map<string, JobRecord>, observedJobs: Map<string, KubeObject>, problems: string[], now: Date): SyncResponse {
-  const jobs: JobRecord[] = []
+function keepEverything (request: SyncRequest, previous: Record<string, unknown>, memory: Map<string, JobRecord[]>, observedJobs: Map<string, KubeObject>, problems: string[], now: Date): SyncResponse {
+  const histories = new Map<string, JobRecord[]>()
   const seen = new Set<string>()
-  for (const record of memory.values()) {
-    const job = observedJobs.get(record.jobName)
-    jobs.push(job === undefined ? record : recordFromJob(record.name, job, record, now))
-    seen.add(record.jobName)
+  for (const [name, history] of memory) {
+    histories.set(name, history.map(record => {
+      seen.add(record.jobName)
+      const job = observedJobs.get(record.jobName)
+      return job === undefined ? record : recordFromJob(name, job, record, now, attemptOf(record))
+    }))
   }
   for (const job of observedJobs.values()) {
     if (seen.has(job.metadata.name)) continue
-    jobs.push(recordFromJob(job.metadata.labels?.[FLOW_LABEL] ?? job.metadata.name, job, undefined, now))
+    // A Job whose record was lost: the next attempt of its flow.
+    const name = job.metadata.labels?.[FLOW_LABEL] ?? job.metadata.name
+    const history = histories.get(name) ?? []
+    const last = history[history.length - 1]
+    histories.set(name, [...history, recordFromJob(name, job, undefined, now, last === undefined ? 1 : attemptOf(last) + 1)])
   }
+  const jobs = [...histories.values()].flat()
+  const currents = [...histories.values()].map(h => h[h.length - 1] as JobRecord)
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
   const finished = typeof previous.completionTime === 'string'
-  const phase: JobFlowPhase = finished ? (jobs.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
+  const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
   return {
-    status: { ...previous, phase, jobsSucceeded: jobsSucceeded(jobs), jobs, conditions: validityConditions(previous.conditions, problems, now) },
+    status: { ...previous, phase, jobsSucceeded: jobsSucceeded(currents), jobs, conditions: validityConditions(previous.conditions, problems, now) },
     children: keepAllObserved(request.children)
   }
 }

@@ -168,3 +168,35 @@ t.test('a flow removed from a valid spec loses its Job and its record', async t 
   t.notOk(jobsOf(response).has('jobflow-example-job4'))
   t.notOk((response.status.jobs as any[]).some(j => j.name === 'job4'))
 })
+
+t.test('retry: a failed Job with a retry left waits out its backoff, then its next attempt is a new Job; the failed one is kept', async t => {
+  const request = fixture('jobflow/sync-job2-retry.v2.json')
+  const waiting = syncJobFlow(request, context(new Date('2026-01-02T03:00:40Z')))
+  t.same([...jobsOf(waiting).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'no new Job during the backoff')
+  t.equal(waiting.resyncAfterSeconds, 19, 'woken when the backoff ends: failed at 03:00:29, 30 s')
+  t.equal(waiting.status.phase, 'Running')
+  const job2 = (waiting.status.jobs as any[]).filter(j => j.name === 'job2')
+  t.same(job2, [
+    { name: 'job2', jobName: 'jobflow-example-job2', phase: 'Failed', startTime: '2026-01-02T03:00:20Z', completionTime: '2026-01-02T03:00:29Z', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit' },
+    { name: 'job2', jobName: 'jobflow-example-job2-2', phase: 'Pending', message: 'retry 1 of 1 starts at 2026-01-02T03:00:59Z, after the backoff', attempt: 2 }
+  ])
+  t.match(record(waiting, 'job3'), { phase: 'Pending', message: 'waiting for job2' }, 'its dependants wait instead of being skipped')
+
+  request.parent.status = waiting.status
+  const retrying = syncJobFlow(request, context())
+  t.same([...jobsOf(retrying).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job4'])
+  const job = jobsOf(retrying).get('jobflow-example-job2-2') as KubeObject
+  t.same(job.metadata.labels?.['jobhooks.io/flow'], 'job2', 'the attempt carries its flow')
+  t.match((retrying.status.jobs as any[]).filter(j => j.name === 'job2').map(j => j.message), ['BackoffLimitExceeded: Job has reached the specified backoff limit', 'creating the Job (retry 1 of 1)'])
+  t.equal(JSON.stringify(syncJobFlow(request, context())), JSON.stringify(retrying), 'the same request, the same answer')
+})
+
+t.test('retry: a later attempt whose record was lost is found by its name and kept, not created again', async t => {
+  const request = fixture('jobflow/sync-job2-retry.v2.json')
+  const jobs = request.children['Job.batch/v1'] as Record<string, any>
+  const failed = jobs['default/jobflow-example-job2']
+  jobs['default/jobflow-example-job2-2'] = { ...structuredClone(failed), metadata: { ...structuredClone(failed.metadata), name: 'jobflow-example-job2-2', uid: 'attempt-2' }, status: { active: 1, startTime: '2026-01-02T03:01:00Z' } }
+  const response = syncJobFlow(request, context())
+  t.match((response.status.jobs as any[]).filter(j => j.name === 'job2'), [{ phase: 'Failed' }, { jobName: 'jobflow-example-job2-2', phase: 'Running', attempt: 2 }])
+  t.notOk(jobsOf(response).has('jobflow-example-job2-3'))
+})
