@@ -42,10 +42,14 @@ export function kubectlLines (sim: Simulator, object: KubeObject, resource: stri
 export function flowReport (sim: Simulator, flow: KubeObject): string[] {
   const status = statusOf(flow)
   const records = (Array.isArray(status.jobs) ? status.jobs : []).filter(isRecord)
+  // A flow stands where its last attempt does; the earlier ones are counted apart.
+  const flows = new Map(records.map(r => [String(r.name), r]))
   const counts = new Map<string, number>()
-  for (const record of records) counts.set(String(record.phase), (counts.get(String(record.phase)) ?? 0) + 1)
+  for (const record of flows.values()) counts.set(String(record.phase), (counts.get(String(record.phase)) ?? 0) + 1)
   const others = [...counts].filter(([p]) => p !== 'Succeeded').map(([p, n]) => `${n} ${p.toLowerCase()}`)
-  const summary = `${counts.get('Succeeded') ?? 0}/${records.length} jobs succeeded${others.length > 0 ? `, ${others.join(', ')}` : ''}`
+  const earlier = records.length - flows.size
+  if (earlier > 0) others.push(`${earlier} earlier attempt${earlier === 1 ? '' : 's'}`)
+  const summary = `${counts.get('Succeeded') ?? 0}/${flows.size} jobs succeeded${others.length > 0 ? `, ${others.join(', ')}` : ''}`
   const time = timeOf(sim)
   return [
     ...headline(sim, flow, status.phase, status.completionTime, summary),

@@ -30,6 +30,7 @@ const USAGE = `usage: npm run simulate -- <manifest.yaml>... [options]
   Manifests are applied in order, each once the one before has settled.
   --fail NAME        the Job of flow NAME (or the Job named NAME) fails; the ephemeral containers
                      injected into Pod NAME (or the Pods of Deployment or CollaSet NAME) exit 1.
+                     NAME:N fails the first N attempts of flow NAME (its retries and reruns).
                      Repeat, or separate with commas
   --hang NAME        the ephemeral containers of Pod (or workload) NAME keep running
   --set [OBJ:]PATH=VALUE
@@ -52,6 +53,8 @@ interface Edit { object?: string, path: string[], value: unknown, text: string, 
 interface Arguments {
   files: string[]
   fail: string[]
+  /** `--fail flow:N`: how many of the flow's first attempts fail. */
+  failAttempts: Record<string, number>
   hang: string[]
   edits: Edit[]
   duration: number
@@ -80,6 +83,7 @@ function parseEdit (raw: string): Omit<Edit, 'at'> {
 function parseArguments (argv: string[]): Arguments | 'help' {
   const files: string[] = []
   const fail: string[] = []
+  const failAttempts: Record<string, number> = {}
   const hang: string[] = []
   const edits: Edit[] = []
   let pending: Array<Omit<Edit, 'at'>> = []
@@ -100,7 +104,13 @@ function parseArguments (argv: string[]): Arguments | 'help' {
     }
     switch (flag) {
       case '-h': case '--help': return 'help'
-      case '--fail': fail.push(...names(value())); break
+      case '--fail':
+        for (const name of names(value())) {
+          const match = /^(.+):([0-9]+)$/.exec(name)
+          if (match === null) fail.push(name)
+          else failAttempts[match[1] as string] = Number(match[2])
+        }
+        break
       case '--hang': hang.push(...names(value())); break
       case '--set': pending.push(parseEdit(value())); break
       case '--at': {
@@ -133,7 +143,7 @@ function parseArguments (argv: string[]): Arguments | 'help' {
   }
   if (pending.length > 0) throw new UsageError(`--set ${pending.map(e => e.text).join(', ')} has no --at after it`)
   if (files.length === 0) throw new UsageError('name the manifest to simulate')
-  return { files, fail, hang, edits: edits.sort((a, b) => a.at - b.at), duration, until, json, hookVersion, ...(nodes !== undefined ? { nodes } : {}), ...(pods !== undefined ? { pods } : {}) }
+  return { files, fail, failAttempts, hang, edits: edits.sort((a, b) => a.at - b.at), duration, until, json, hookVersion, ...(nodes !== undefined ? { nodes } : {}), ...(pods !== undefined ? { pods } : {}) }
 }
 
 /** The parent kinds the simulation runs, with the controller that runs each and its report. */
@@ -199,7 +209,7 @@ export async function main (argv: string[], write: Write = line => process.stdou
   const sim = new Simulator({
     controllers: RESOURCES.map(resource => controllerFromManifest(resource, args.hookVersion)),
     resources: [REPLICASET_TYPE],
-    jobs: { durationSeconds: args.duration, outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])) }
+    jobs: { durationSeconds: args.duration, outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])), outcomeFor: job => failingAttempt(job, args.failAttempts) }
   })
   const world = new PodWorld(sim, { fail: args.fail, hang: args.hang })
   const run = new Run(sim, world, args)
@@ -209,6 +219,7 @@ export async function main (argv: string[], write: Write = line => process.stdou
       ...(ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? [`every Job runs ${args.duration}s`] : []),
       ...(ours.some(o => o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && isRecord(o.spec) && o.spec.action === 'Exec')) ? ['ephemeral containers run 5s'] : []),
       ...(args.fail.length > 0 ? [`failing: ${args.fail.join(', ')}`] : []),
+      ...Object.entries(args.failAttempts).map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
       ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : [])
     ]
     const intro = `Simulating ${args.files.join(', ')}: ${describe(all, nodes.length, hasDaemonJobs && given.length === 0)}` +
@@ -357,4 +368,16 @@ function plural (n: number, word: string): string {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   process.exitCode = await main(process.argv.slice(2))
+}
+
+/**
+ * `--fail flow:N`: a Job of that flow fails when it is one of the flow's first N attempts, read
+ * from its name (`<jobflow>-<flow>` is the first, `<jobflow>-<flow>-<n>` the n-th).
+ */
+function failingAttempt (job: KubeObject, failAttempts: Record<string, number>): 'fail' | undefined {
+  const flow = job.metadata.labels?.['jobhooks.io/flow']
+  const failing = flow === undefined ? undefined : failAttempts[flow]
+  if (failing === undefined || flow === undefined) return undefined
+  const suffix = job.metadata.name.endsWith(`-${flow}`) ? '1' : /-([0-9]+)$/.exec(job.metadata.name)?.[1]
+  return suffix !== undefined && Number(suffix) <= failing ? 'fail' : undefined
 }

@@ -58,6 +58,20 @@ t.test('--fail job2 stops the flow: job3 and job5 are skipped', async t => {
   t.match(out.find(l => /^\s+job2\s/.test(l)), /Failed.*BackoffLimitExceeded/)
 })
 
+t.test('--fail flow:N fails the first N attempts of a flow: with retries left the flow recovers, the earlier attempts stay in the table', async t => {
+  const retry = fileURLToPath(new URL('../../manifests/examples/jobflow-retry.yaml', import.meta.url))
+  const recovered = await run([retry, '--fail', 'upload:1'])
+  t.equal(recovered.code, 0)
+  t.same(recovered.err, [])
+  t.same(creations(recovered.out), ['jobflow-retry-fetch', 'jobflow-retry-upload', 'jobflow-retry-upload-2', 'jobflow-retry-publish'])
+  t.ok(recovered.out.some(l => /jobflow-retry\s+Succeeded at t=45s \(3\/4 jobs succeeded, 1 skipped, 1 earlier attempt\)/.test(l)), 'the flows count, the earlier attempt is told apart')
+  t.match(recovered.out.filter(l => /^\s+upload\s/.test(l)), [/jobflow-retry-upload\s+Failed\s+t=10s\s+t=20s\s+BackoffLimitExceeded/, /jobflow-retry-upload-2\s+Succeeded\s+t=25s/])
+
+  const spent = await run([retry, '--fail', 'upload:3'])
+  t.same(creations(spent.out).filter(n => n.includes('upload')), ['jobflow-retry-upload', 'jobflow-retry-upload-2', 'jobflow-retry-upload-3'], 'two retries, then no more')
+  t.ok(spent.out.some(l => /jobflow-retry\s+Failed at t=65s/.test(l)))
+})
+
 t.test('--duration sets how long each Job runs', async t => {
   const { code, out } = await run([exampleManifest(t), '--duration=5'])
   t.equal(code, 0)
