@@ -431,7 +431,7 @@ t.test('every CompositeController calls routes the app serves, through the Servi
       t.equal(child.updateStrategy?.method, 'OnDelete', `${file}: ${String(child.resource)} update strategy`)
     }
     // After an outage every parent is synced again within a minute of the service's return: the
-    // next resync, plus time for the queue (README, "Recovery after an outage").
+    // next resync, plus time for the queue (docs/operations.md, "Recovery after an outage").
     t.ok(Number.isInteger(spec.resyncPeriodSeconds) && spec.resyncPeriodSeconds >= 1 && spec.resyncPeriodSeconds <= 50, `${file}: resyncPeriodSeconds ${String(spec.resyncPeriodSeconds)} within 1–50`)
     t.ok(spec.hooks?.sync !== undefined, `${file}: has a sync hook`)
     for (const [hook, config] of Object.entries<Json>(spec.hooks ?? {})) {
@@ -640,7 +640,9 @@ t.test('every hook sends the token of a Secret the Deployment mounts as AUTH_TOK
     }
   }
   t.same(docs.filter(d => d.object.kind === 'Secret').map(d => d.file), [], 'no Secret in the manifests: every installation makes its own token')
-  t.notMatch(readFileSync(join(ROOT, 'README.md'), 'utf8'), /--from-literal=token=(?!"\$\()/, 'the README never shows a fixed token')
+  for (const file of ['README.md', ...readdirSync(join(ROOT, 'docs')).filter(f => f.endsWith('.md')).map(f => `docs/${f}`)]) {
+    t.notMatch(readFileSync(join(ROOT, file), 'utf8'), /--from-literal=token=(?!"\$\()/, `${file} never shows a fixed token`)
+  }
 })
 
 t.test('kustomization.yaml installs crds, controllers and deploy, and only those', async t => {

@@ -1,6 +1,6 @@
 // Effects: what a hook needs done that Metacontroller cannot do for it (write a subresource,
 // delete its own parent after a TTL, change Pods it does not own). Pure hooks return effects as
-// data next to their answer; one executor applies them (README, "Effects and permissions").
+// data next to their answer; one executor applies them (docs/operations.md, "Effects and permissions").
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
 

@@ -64,10 +64,10 @@ t.test('through the OperationJob hook: the schema, then validate, make an unusab
   }
 })
 
-t.test('the README\'s "Writing an action" quotes src/actions/label.ts and src/actions/index.ts as they are', async t => {
+t.test('docs/plugins.md, "Writing an action", quotes src/actions/label.ts and src/actions/index.ts as they are', async t => {
   const root = new URL('../../', import.meta.url)
-  const readme = readFileSync(new URL('README.md', root), 'utf8')
-  const section = readme.slice(readme.indexOf('### Writing an action'), readme.indexOf('## CollaSet'))
+  const section = readFileSync(new URL('docs/plugins.md', root), 'utf8')
+  t.match(section, /^# Writing an action$/m, 'the page of "Writing an action"')
   const sources = ['src/actions/label.ts', 'src/actions/index.ts'].map(f => readFileSync(new URL(f, root), 'utf8'))
   const blocks = [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map(m => m[1] as string)
   t.ok(blocks.length >= 6, `${blocks.length} code blocks`)
