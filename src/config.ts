@@ -1,4 +1,4 @@
-// Settings come from the environment, read once at start-up. The README lists every one.
+// Settings come from the environment, read once at start-up. docs/operations.md, "Settings", lists every one.
 import { defaultHooksDir } from './scripts/library.js'
 import { DEFAULT_BODY_LIMIT } from './protocol/body-reader.js'
 

@@ -1,6 +1,6 @@
 // The `Label` action: sets labels on each target Pod, the way `kubectl label` does, and succeeds
-// once the Pod carries them. It is also the example of how an action is written: the README's
-// "Writing an action" walks through this file from top to bottom.
+// once the Pod carries them. It is also the example of how an action is written: docs/plugins.md,
+// "Writing an action", walks through this file from top to bottom.
 //
 //   spec:
 //     action: Label

@@ -1,4 +1,4 @@
-// PodOpsLifecycle (README, "OperationJob"): for actions registered with it, every target is operated
+// PodOpsLifecycle (docs/operationjob.md, "PodOpsLifecycle"): for actions registered with it, every target is operated
 // inside a lifecycle that takes the Pod out of traffic first and puts it back after:
 //
 //   Preparing   lock the Pod (label jobhooks.io/ops-lifecycle=<job>; one lifecycle per Pod, a

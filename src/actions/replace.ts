@@ -1,5 +1,5 @@
 // The built-in `Replace` action: asks the CollaSet that owns a target Pod to replace it, new Pod
-// first (README, "OperationJob"). The request is the label jobhooks.io/to-replace=true on the Pod
+// first (docs/operationjob.md, "Replace"). The request is the label jobhooks.io/to-replace=true on the Pod
 // (an effect: the Pod is not ours); the CollaSet brings up a Pod labelled
 // jobhooks.io/replace-origin=<target> and drops the target once that Pod is Ready.
 //

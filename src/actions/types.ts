@@ -1,4 +1,4 @@
-// What an OperationJob action is (README, "Writing an action"): data plus pure functions. An action
+// What an OperationJob action is (docs/plugins.md, "Writing an action"): data plus pure functions. An action
 // names the related resources it needs, declares and checks its own spec field, and for one target
 // computes the effects that operate it, reads its progress from the observed Pod, and computes the
 // effects that release it. The OperationJob hooks own everything else: partition, deadlines, TTL,

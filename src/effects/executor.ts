@@ -1,5 +1,5 @@
-// The executor that applies effects to the cluster through the Kubernetes API (README, "Effects
-// and permissions"), and the choice between it and the recording dry-run at start-up.
+// The executor that applies effects to the cluster through the Kubernetes API (docs/operations.md,
+// "Effects and permissions"), and the choice between it and the recording dry-run at start-up.
 //
 // Credentials, TLS settings and the API server's address all come from @kubernetes/client-node's
 // KubeConfig; the requests themselves are plain node:http(s) requests with the options KubeConfig

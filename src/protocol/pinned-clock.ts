@@ -1,6 +1,6 @@
 // A hook call may pin the clock the hooks see: header `x-jobhooks-now` or query `?now=`, an
 // RFC 3339 time. The answers to a fixture then stay what they were when it was made (a TTL of
-// 30 minutes since January has long passed by now), so a curl in the README gives the README's
+// 30 minutes since January has long passed by now), so a curl in the README or docs/ gives their
 // answer whatever the date. Only a service without cluster credentials honours it: one that
 // applies effects must never be told what time it is by a caller.
 

@@ -328,7 +328,8 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
     // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its
     // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default. Its
-    // API rate is raised as the README says to for thousands of children (default 5 per second).
+    // API rate is raised as docs/operations.md, "Large clusters", says to for thousands of children
+    // (default 5 per second).
     const mc = start('metacontroller', binaries.metacontroller, [
       '--kubeconfig', kubeconfig, '--discovery-interval=1s', '--client-go-qps=100', '--client-go-burst=200',
       `--metrics-address=127.0.0.1:${mcPort}`, `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`

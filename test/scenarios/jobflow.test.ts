@@ -269,7 +269,7 @@ t.test('a sync handed an older JobFlow (before the write that recorded job1) kee
 t.test('why the service applies the TTL: with the TTL left to Kubernetes and a sync handed the JobFlow from before the record, job1 would run twice', async t => {
   // The same moment as above, with the Job deleted by Kubernetes' TTL controller right after it
   // finished (before any sync saw the record) — what a Job deleted by hand at that moment is too:
-  // treated as never finished, and created again (README, "JobFlow").
+  // treated as never finished, and created again (docs/jobflow.md, "What a JobFlow remembers").
   const sim = simulator(t)
   applyAll(sim, exampleObjects())
   await sim.runUntil(jobFinished(jobName('job1')))

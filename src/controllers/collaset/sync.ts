@@ -2,7 +2,7 @@
 // the status that describes them, plus the readiness-gate conditions still owed (effects:
 // Metacontroller cannot write pods/status). Pure: no I/O, no randomness.
 //
-// Decisions (README, "CollaSet"):
+// Decisions (docs/collaset.md):
 // - A *member* is a Pod that is not terminating and has not finished (Succeeded/Failed); a
 //   finished Pod is dropped, a terminating one is returned as observed.
 // - A *replacement pair* is an origin O and a member N labelled replace-origin=O. It is active
