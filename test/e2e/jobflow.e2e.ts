@@ -4,7 +4,7 @@
 import t from 'tap'
 import { stringify } from 'yaml'
 import { apply, waitFor } from './cluster.js'
-import { jobFlowExample, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
+import { jobFlowExample, startFlowUntilFirstJobs, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -178,4 +178,60 @@ t.test('spec.ttlSecondsAfterFinished 0: the finished JobFlow deletes itself and 
   const added = events.filter(e => e.type === 'ADDED' && e.fields[0] !== 'bystander').map(e => e.fields[0] ?? '')
   t.same([...added].sort(), [1, 2, 3, 4, 5].map(n => `jobflow-example-job${n}`), 'every Job created exactly once, none again while the JobFlow went')
   t.same([...(await jobsByName(ns)).keys()], ['bystander'], 'only the Job of no flow is left')
+})
+
+/** Makes the pods of exactly one Job fail in the tier (test/e2e/kwok-stages.yaml): later attempts, named otherwise, succeed. */
+function failOnlyJob (spec: any, flow: string, jobName: string): void {
+  const template = spec.flows.find((f: any) => f.name === flow).jobTemplate
+  template.backoffLimit = 0
+  template.template.metadata = { labels: { 'e2e-fail-job': jobName } }
+}
+
+t.test('flows[].retry: job2 fails once and its second attempt, a new Job after the backoff, succeeds; both attempts are in status', async t => {
+  const ns = await namespace('retry')
+  const watch = await startFlowUntilFirstJobs(t, { cluster, getJson }, ns, example(spec => {
+    failOnlyJob(spec, 'job2', 'jobflow-example-job2')
+    spec.flows.find((f: any) => f.name === 'job2').retry = { limit: 2, backoffSeconds: 5 }
+  }))
+  const flow = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'], 240_000)
+  t.equal(flow.status.phase, 'Succeeded')
+  t.equal(flow.status.jobsSucceeded, '5/5')
+  const job2 = flow.status.jobs.filter((j: any) => j.name === 'job2')
+  t.match(job2, [
+    { jobName: 'jobflow-example-job2', phase: 'Failed', message: /BackoffLimitExceeded/ },
+    { jobName: 'jobflow-example-job2-2', phase: 'Succeeded', attempt: 2 }
+  ])
+  t.ok(seconds(job2[1].startTime) >= seconds(job2[0].completionTime) + 5, `the second attempt started after the 5 s backoff (failed ${job2[0].completionTime as string}, started ${job2[1].startTime as string})`)
+  const jobs = await jobsByName(ns)
+  t.match(jobs.get('jobflow-example-job2')?.status?.conditions, [{ type: 'FailureTarget', status: 'True' }], 'the failed attempt is kept')
+  const events = await watch.stop()
+  const added = events.filter(e => e.type === 'ADDED').map(e => e.fields[0] ?? '').filter(n => n.startsWith('jobflow-example'))
+  t.same([...added].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job3', 'jobflow-example-job4', 'jobflow-example-job5'], 'each attempt created once')
+})
+
+t.test('jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipped as new Jobs, keeps the rest, and acts once', async t => {
+  const ns = await namespace('rerun')
+  await apply(cluster.kubectl, stringify(example(spec => failOnlyJob(spec, 'job2', 'jobflow-example-job2'))), ns)
+  const failed = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'])
+  t.equal(failed.status.phase, 'Failed')
+  const before = await jobsByName(ns)
+  t.same([...before.keys()].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
+
+  await cluster.kubectl(['annotate', 'jobflow', 'jobflow-example', '-n', ns, 'jobhooks.io/rerun=1'])
+  const rerun = await waitFor('the rerun to finish', async () => {
+    const flow = await jobflow(ns, 'jobflow-example')
+    return flow.status?.rerun?.value === '1' && ['Succeeded', 'Failed'].includes(flow.status.phase) && typeof flow.status.completionTime === 'string' ? flow : undefined
+  }, 180_000, 1_000)
+  t.equal(rerun.status.phase, 'Succeeded')
+  t.equal(rerun.status.jobsSucceeded, '5/5')
+  t.match(rerun.status.rerun, { value: '1', message: 'rerunning job2, job3, job5' })
+  t.match(rerun.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Failed', status: 'False', reason: 'Rerun' }, { type: 'Complete', status: 'True' }])
+  const after = await jobsByName(ns)
+  t.same([...after.keys()].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job3-2', 'jobflow-example-job4', 'jobflow-example-job5-2'])
+  for (const name of before.keys()) t.equal(after.get(name)?.metadata.uid, before.get(name).metadata.uid, `${name} kept, not run again`)
+
+  // The same value again, on a later sync, does nothing.
+  await cluster.kubectl(['annotate', '--overwrite', 'jobflow', 'jobflow-example', '-n', ns, 'e2e/poke=1'])
+  await new Promise(resolve => setTimeout(resolve, 5_000))
+  t.equal((await jobsByName(ns)).size, after.size, 'no more Jobs')
 })
