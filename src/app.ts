@@ -273,7 +273,7 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
       const now = routes.context(request)
       const call = request.hookCall as HookCall
       if (typeof now === 'string') return await badRequest(reply, call, now)
-      const refused = updateStrategyProblem(request.body.controller)
+      const refused = updateStrategyProblem(request.body.controller, kind)
       if (refused !== undefined) return await badRequest(reply, call, refused)
       const { result, parent } = runHook(kind, hook, request.body, now, call)
       // The request's objects are garbage now, except what the answer shares with them: let

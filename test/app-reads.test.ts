@@ -1,7 +1,8 @@
 // The hook routes build a request only as far as each kind's reads say (src/k8s/reads.ts,
 // src/protocol/projection.ts). The proof that nothing a hook reads is left out: every fixture, and
 // every benchmark request at a small size, gets byte for byte the answer the whole request gets.
-// And a controller whose children Metacontroller would update gets a 400, not an answer.
+// And a controller whose children Metacontroller would update in a way the kind's answers are not
+// safe under gets a 400, not an answer.
 import t from 'tap'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -68,19 +69,37 @@ t.test('garbage gets the strict parser\'s 400 through either', async t => {
   }
 })
 
-t.test('a controller that would update its children gets a 400 that says why', async t => {
+t.test('a controller whose child update strategies the kind is not safe under gets a 400 that says why', async t => {
   const app = await testApp(t)
   const request = JSON.parse(readFileSync(join(FIXTURES, 'jobflow', 'sync-new.v2.json'), 'utf8'))
-  for (const method of ['InPlace', 'Recreate', 'RollingRecreate', 'RollingInPlace']) {
-    request.controller.spec.childResources[0].updateStrategy = { method }
+  const [jobs, configMaps] = request.controller.spec.childResources
+  t.match([jobs, configMaps], [{ resource: 'jobs' }, { resource: 'configmaps' }])
+  for (const method of ['Recreate', 'RollingRecreate', 'RollingInPlace', 'Sideways']) {
+    jobs.updateStrategy = { method }
     const reply = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })
     t.equal(reply.statusCode, 400, method)
-    t.match(reply.json().message, new RegExp(`must give every child resource the update strategy OnDelete.*jobs\\.batch/v1 \\(${method}\\)`), method)
+    t.match(reply.json().message, new RegExp(`jobflow hooks' answers are not safe under.*jobs\\.batch/v1 \\(${method}; safe: OnDelete, InPlace\\)`), method)
   }
-  for (const updateStrategy of [undefined, {}, { method: 'OnDelete' }]) {
-    request.controller.spec.childResources[0].updateStrategy = updateStrategy
+  // JobFlow answers its Jobs as last applied: InPlace changes only what the answer changes.
+  for (const updateStrategy of [undefined, {}, { method: 'OnDelete' }, { method: 'InPlace' }]) {
+    jobs.updateStrategy = updateStrategy
     t.equal((await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode, 200, JSON.stringify(updateStrategy))
   }
+  // Its scripts ConfigMaps come back by identity: OnDelete only.
+  configMaps.updateStrategy = { method: 'InPlace' }
+  const refused = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })
+  t.equal(refused.statusCode, 400)
+  t.match(refused.json().message, /configmaps\.v1 \(InPlace; safe: OnDelete\)/)
+  t.notMatch(refused.json().message, /jobs\.batch/, 'only what is not safe is named')
+  configMaps.updateStrategy = { method: 'OnDelete' }
   delete request.controller
   t.equal((await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode, 200, 'no controller (a curl of a fixture): answered')
+
+  // DaemonJob answers its Jobs by identity: InPlace would strip them.
+  const daemon = JSON.parse(readFileSync(join(FIXTURES, 'daemonjob', 'sync-running.v2.json'), 'utf8'))
+  const daemonJobs = daemon.controller.spec.childResources.find((c: { resource: string }) => c.resource === 'jobs')
+  daemonJobs.updateStrategy = { method: 'InPlace' }
+  const reply = await app.inject({ method: 'POST', url: '/hooks/daemonjob/sync', payload: daemon })
+  t.equal(reply.statusCode, 400)
+  t.match(reply.json().message, /daemonjob hooks' answers are not safe under.*jobs\.batch\/v1 \(InPlace; safe: OnDelete\)/)
 })

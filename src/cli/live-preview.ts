@@ -15,7 +15,9 @@ import { RecordingExecutor } from '../effects/dry-run.js'
 import { describeEffect, type Effect, type EffectExecutor, type EffectOutcome, type ObjectRef as EffectTarget } from '../effects/types.js'
 import { defaultHooksDir, loadScriptLibrary } from '../scripts/library.js'
 import { CONTROLLER_UID_LABEL, comparable, type Controller } from '../simulator/simulator.js'
-import { isContainedIn, kubeTime, refKey, refOf, wire } from '../simulator/objects.js'
+import { deepEqual, isContainedIn, kubeTime, refKey, refOf, wire } from '../simulator/objects.js'
+import { applyUpdate, changedFields, LastAppliedError } from '../simulator/apply.js'
+import { groupKey } from '../k8s/objects.js'
 import type { LiveCluster } from './live-cluster.js'
 import { claimChildren, liveController, parentSelector, relatedObjects } from './live-request.js'
 
@@ -52,6 +54,8 @@ export interface ObjectPreview {
   keep: ChildName[]
   /** Kept children that differ from what the hook asks for: Metacontroller leaves them as they are (OnDelete). */
   changed: ChildName[]
+  /** Kept children Metacontroller would write in place (InPlace), with the fields that would change. */
+  update: Array<ChildName & { fields: string[] }>
   /** Orphans matching the selector, which Metacontroller adopts before the sync. */
   adopt: ChildName[]
   effects: PreviewEffect[]
@@ -115,7 +119,7 @@ export class Previewer {
     const result: ObjectPreview = {
       kind: object.kind, name: object.metadata.name, ...(ns !== undefined ? { namespace: ns } : {}), exists: live !== undefined,
       ...(typeof phase === 'string' ? { phase } : {}),
-      notes, create: [], delete: [], keep: [], changed: [], adopt: [], effects: [], phaseField: controller.hooks.phaseField
+      notes, create: [], delete: [], keep: [], changed: [], update: [], adopt: [], effects: [], phaseField: controller.hooks.phaseField
     }
     const selector = parentSelector(controller, parent)
     if (typeof selector === 'string') return { ...result, error: selector }
@@ -145,7 +149,13 @@ export class Previewer {
         continue
       }
       result.keep.push(nameOf(child))
-      if (!isContainedIn(comparable(wanted), child)) result.changed.push(nameOf(child))
+      if ((controller.childMethods.get(groupKey(child.kind, child.apiVersion)) ?? 'OnDelete') === 'InPlace') {
+        const fields = inPlaceChanges(child, wanted)
+        if (typeof fields === 'string') return { ...result, error: fields }
+        if (fields.length > 0) result.update.push({ ...nameOf(child), fields })
+      } else if (!isContainedIn(comparable(wanted), child)) {
+        result.changed.push(nameOf(child))
+      }
     }
     const seen = new Set(observed.map(child => refKey(refOf(child))))
     if (manages) result.create = [...desired.values()].filter(child => !seen.has(refKey(refOf(child)))).map(nameOf)
@@ -208,6 +218,17 @@ function desiredChildren (controller: Controller, parent: KubeObject, selector: 
     desired.set(refKey(refOf(child)), child)
   }
   return desired
+}
+
+/** What Metacontroller's merge would change of `observed` (./simulator/apply.ts), or why it would fail the child. */
+function inPlaceChanges (observed: KubeObject, wanted: KubeObject): string[] | string {
+  try {
+    const merged = applyUpdate(observed, wanted)
+    return deepEqual(merged, observed) || observed.metadata.deletionTimestamp !== undefined ? [] : changedFields(observed, merged)
+  } catch (error) {
+    if (error instanceof LastAppliedError) return `${observed.kind} ${observed.metadata.name}: ${error.message}`
+    throw error
+  }
 }
 
 function nameOf (object: KubeObject): ChildName {

@@ -21,6 +21,7 @@ export function objectLines (preview: ObjectPreview): string[] {
     ...(preview.delete.length > 0 ? [`delete ${names(preview.delete)}`] : []),
     ...(preview.create.length === 0 && preview.delete.length === 0 ? ['create and delete no children'] : []),
     ...(preview.keep.length > 0 ? [`keep ${names(preview.keep)}`] : []),
+    ...preview.update.map(child => `update ${child.kind} ${child.name} in place: ${child.fields.join(', ')}`),
     ...(preview.changed.length > 0 ? [`leave ${names(preview.changed)} as they are, though they differ from what the hook asks for (OnDelete: Metacontroller never updates a child)`] : []),
     ...preview.effects.map(effectLine)
   ]

@@ -8,7 +8,7 @@ import { isRecord } from '../k8s/types.js'
 import { controllerOf } from '../k8s/objects.js'
 import { selectorString, type LabelSelector } from '../k8s/selectors.js'
 import type { RelatedResourceRule } from '../protocol/schemas.js'
-import { CONTROLLER_UID_LABEL, objectKey, relatedRuleMatches, ruleProblem, type Controller } from '../simulator/simulator.js'
+import { childUpdateMethods, CONTROLLER_UID_LABEL, objectKey, relatedRuleMatches, ruleProblem, type Controller } from '../simulator/simulator.js'
 import { compositeControllerFromManifest, controllerFromManifest } from '../simulator/controllers.js'
 import type { ResourceType } from '../simulator/resources.js'
 import type { LiveCluster } from './live-cluster.js'
@@ -16,11 +16,13 @@ import type { LiveCluster } from './live-cluster.js'
 /** The CompositeController of manifests/controllers/ for `resource`, with its types as the API server names them. */
 export async function liveController (cluster: LiveCluster, resource: string): Promise<Controller> {
   const config = controllerFromManifest(resource)
+  const childTypes = await Promise.all(config.children.map(async type => await cluster.resolve(type)))
   return {
     config,
     hooks: config.hooks,
     parentType: await cluster.resolve(config.parent),
-    childTypes: await Promise.all(config.children.map(async type => await cluster.resolve(type))),
+    childTypes,
+    childMethods: childUpdateMethods(config, childTypes),
     version: config.hookVersion ?? 'v2',
     generateSelector: config.generateSelector ?? true,
     // Sent as the request's `controller`, as Metacontroller sends its CompositeController.

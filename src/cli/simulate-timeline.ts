@@ -101,6 +101,9 @@ function action (event: TimelineEvent): [string, string] {
     case 'job-started': return ['started %s', name]
     case 'job-succeeded': return ['succeeded %s', name]
     case 'job-failed': return ['failed %s', name]
+    case 'job-suspended': return ['suspended %s', name]
+    case 'job-resumed': return ['resumed %s', name]
+    case 'updated': return [`updated ${kind(event.object)}%n %s${event.message !== undefined && event.message !== '' ? ` (${event.message})` : ''}`, name]
     case 'deleted': {
       const by = event.cause === 'user' ? 'by hand' : event.cause === 'garbage-collector' ? 'garbage-collected' : event.cause === 'finalized' ? 'finalized' : 'by the controller'
       return event.owner === undefined && event.object.kind !== 'Job' ? ['deleted', ''] : [`deleted ${kind(event.object)}%n %s (${by})`, name]

@@ -1,6 +1,7 @@
 // Running a kind's sync or finalize hook with the safety net of law 2: an error in our own code
-// answers with every observed child kept and the problem in status, never with a deletion.
-import type { HookContext, KindHooks, Outcome, SyncRequest, SyncResponse } from '../protocol/hooks.js'
+// answers with every observed child kept and the problem in status, never with a deletion; kept
+// as last applied where the kind lets Metacontroller update them, so that nothing changes either.
+import { keptAsApplied, type HookContext, type KindHooks, type Outcome, type SyncRequest, type SyncResponse } from '../protocol/hooks.js'
 import type { Effect } from '../effects/types.js'
 import { isRecord } from '../k8s/types.js'
 import { findCondition } from '../k8s/conditions.js'
@@ -27,7 +28,7 @@ export function runSyncHook (hooks: KindHooks, hook: 'sync' | 'finalize', reques
     const message = `internal error in the ${hooks.kind} ${hook} hook, nothing was changed: ${error instanceof Error ? error.message : String(error)}`
     const response: SyncResponse = {
       status: { ...previous, [hooks.phaseField]: 'Invalid', conditions: validityConditions(previous.conditions, [message], context.now, 'InternalError') },
-      children: keepAllObserved(request.children)
+      children: keepAllObserved(request.children, keptAsApplied(hooks))
     }
     if (hook === 'finalize') response.finalized = false
     return { response, effects: [], outcome: 'error', error }

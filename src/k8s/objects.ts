@@ -80,13 +80,18 @@ function joinedCodeUnit (first: string, second: string, i: number): number {
   return second.charCodeAt(i - first.length - 1)
 }
 
+/** The annotation in which Metacontroller's dynamic apply keeps the child it last applied, as JSON. */
+export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration'
+
 /**
- * An observed child as the answer keeps it: its identity, nothing more. Every child resource of our
- * CompositeControllers has the update strategy OnDelete, under which Metacontroller never updates
- * a child that exists (pkg/controller/common/manage_children.go in v4.17.2): it only matches the
- * answer's children to the observed ones by name to know which to keep, which to create and which
- * to delete. So the hooks need not build, nor send back, the spec of a child they keep; the hook
- * routes refuse a controller with another strategy (src/protocol/update-strategy.ts).
+ * An observed child as the answer keeps it: its identity, nothing more. Under the update strategy
+ * OnDelete, Metacontroller never updates a child that exists (pkg/controller/common/manage_children.go
+ * in v4.17.2): it only matches the answer's children to the observed ones by name to know which to
+ * keep, which to create and which to delete. So the hooks need not build, nor send back, the spec
+ * of a child they keep. Under any other strategy this identity would be applied over the child:
+ * a child type a kind declares safe beyond OnDelete (KindHooks.childUpdates) is kept with
+ * keepAsApplied instead, and the hook routes refuse a controller with a strategy its kind does not
+ * declare (src/protocol/update-strategy.ts).
  */
 export function keepAsObserved (observed: KubeObject): KubeObject {
   const meta = observed.metadata
@@ -95,8 +100,49 @@ export function keepAsObserved (observed: KubeObject): KubeObject {
   return kept
 }
 
-/** Every observed child of every group, kept as it is: the answer when we must not change anything. */
-export function keepAllObserved (children: ObjectMap | undefined): KubeObject[] {
+/**
+ * An observed child as Metacontroller last applied it: the object its last-applied annotation
+ * holds, or its identity (keepAsObserved) when it has no such annotation, an annotation that is
+ * not the JSON of an object, or one that names another object.
+ *
+ * Why: under the update strategy InPlace, Metacontroller's dynamic apply (v4.17.2) merges an
+ * answer's child into the observed one three ways, against that annotation: a field the
+ * annotation has and the answer lacks is deleted, a field the answer has is set. The identity
+ * alone would therefore delete every field Metacontroller once applied (a Job's spec, its labels);
+ * this copy deletes nothing and sets every field to what it already is, so the child is not
+ * written at all, and a hook that changes one field of it (a Job's `spec.suspend`) changes that
+ * field and nothing else. Without an annotation there is nothing to merge against, and the
+ * identity removes nothing. A kind that keeps children so must read the annotation
+ * (APPLIED_JOB_READS, src/k8s/reads.ts).
+ */
+export function keepAsApplied (observed: KubeObject): KubeObject {
+  const applied = lastApplied(observed)
+  return applied ?? keepAsObserved(observed)
+}
+
+/** The object of a child's last-applied annotation, if it is the JSON of this child; else undefined. */
+export function lastApplied (observed: KubeObject): KubeObject | undefined {
+  const annotations = observed.metadata.annotations
+  const text = isRecord(annotations) ? annotations[LAST_APPLIED_ANNOTATION] : undefined
+  if (typeof text !== 'string' || text === '') return undefined
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return undefined
+  }
+  if (!isRecord(parsed) || !isRecord(parsed.metadata)) return undefined
+  const same = parsed.apiVersion === observed.apiVersion && parsed.kind === observed.kind &&
+    parsed.metadata.name === observed.metadata.name && (parsed.metadata.namespace ?? '') === (observed.metadata.namespace ?? '')
+  return same ? parsed as KubeObject : undefined
+}
+
+/**
+ * Every observed child of every group, kept as it is: the answer when we must not change anything.
+ * Children of the groups in `asApplied` (`"<Kind>.<apiVersion>"`) are kept as last applied, the
+ * others by identity (see keepAsApplied and keepAsObserved).
+ */
+export function keepAllObserved (children: ObjectMap | undefined, asApplied: readonly string[] = []): KubeObject[] {
   if (!isRecord(children)) return []
-  return Object.keys(children).sort().flatMap(key => sortedObjects(children[key]).map(keepAsObserved))
+  return Object.keys(children).sort().flatMap(key => sortedObjects(children[key]).map(asApplied.includes(key) ? keepAsApplied : keepAsObserved))
 }

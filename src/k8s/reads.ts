@@ -11,8 +11,11 @@
 // Each kind declares the shapes of its children and related objects (`reads` in its index.ts),
 // from the blocks here. A test runs every hook with and without its shapes and fails when the
 // answers differ: a field a hook starts reading has to be added here.
+import { LAST_APPLIED_ANNOTATION } from './objects.js'
 
-export type Shape = boolean | { readonly [member: string]: Shape }
+export type Shape = boolean | ObjectShape
+/** A shape that names members. */
+export type ObjectShape = { readonly [member: string]: Shape }
 
 /** Every member but managedFields: the parent, and objects a kind reads whole. */
 export const WHOLE_OBJECT: Shape = { '*': true, metadata: { '*': true, managedFields: false } }
@@ -22,7 +25,7 @@ export const WHOLE_OBJECT: Shape = { '*': true, metadata: { '*': true, managedFi
  * when it came and is going. Not its annotations (Metacontroller's last-applied copy of the whole
  * object is one) nor managedFields.
  */
-const METADATA: Shape = {
+const METADATA: ObjectShape = {
   name: true,
   namespace: true,
   uid: true,
@@ -52,12 +55,22 @@ export const POD_READS: Shape = {
  * A Job: its status (outcome and times), and of its Pod template the volumes (the scripts
  * ConfigMap it mounts) and the affinity (the Node a DaemonJob's Job is pinned to).
  */
-export const JOB_READS: Shape = {
+export const JOB_READS: ObjectShape = {
   apiVersion: true,
   kind: true,
   metadata: METADATA,
   spec: { template: { spec: { volumes: true, affinity: true } } },
   status: true
+}
+
+/**
+ * A JobFlow's Job: JOB_READS and the one annotation in which Metacontroller keeps the Job it last
+ * applied. JobFlow answers its Jobs as that copy (keepAsApplied, src/k8s/objects.ts), so that
+ * Metacontroller may update them in place (spec.suspend) without changing anything else.
+ */
+export const APPLIED_JOB_READS: Shape = {
+  ...JOB_READS,
+  metadata: { ...METADATA, annotations: { [LAST_APPLIED_ANNOTATION]: true } }
 }
 
 /** A Node: its name and labels, taints and `unschedulable`, which decide where a DaemonJob runs. */
@@ -69,7 +82,7 @@ export const NODE_READS: Shape = {
 }
 
 /** The member shape `shape` gives `member`: its own, else `'*'`'s, else skipped. */
-function memberShape (shape: { readonly [member: string]: Shape }, member: string): Shape {
+function memberShape (shape: ObjectShape, member: string): Shape {
   if (Object.hasOwn(shape, member)) return shape[member] as Shape
   return Object.hasOwn(shape, '*') ? shape['*'] as Shape : false
 }

@@ -54,6 +54,28 @@ export interface KindHooks {
   customize?: (request: CustomizeRequest, context: HookContext) => CustomizeResponse
   /** What the sync and finalize hooks read of the children and related objects. */
   reads?: KindReads
+  /**
+   * The update strategies the answers are safe under, by child group (`"<Kind>.<apiVersion>"`,
+   * as in `reads`). A group not named: OnDelete only, the answers keeping its children by
+   * identity. A group that allows more is kept as last applied wherever an answer keeps every
+   * child (keepAllObserved, `keptAsApplied`).
+   */
+  childUpdates?: Readonly<Record<string, ChildUpdates>>
+}
+
+/** A child update strategy of Metacontroller's (`childResources[].updateStrategy.method`). */
+export type UpdateMethod = 'OnDelete' | 'InPlace' | 'Recreate' | 'RollingRecreate' | 'RollingInPlace'
+
+/** The strategies a kind's answers are safe under for one child type. */
+export interface ChildUpdates {
+  /** The plural a CompositeController names the type by in `childResources` (`jobs`). */
+  resource: string
+  methods: readonly UpdateMethod[]
+}
+
+/** The child groups a kind lets Metacontroller update: their children are kept as last applied, never by identity alone. */
+export function keptAsApplied (kind: Pick<KindHooks, 'childUpdates'>): string[] {
+  return Object.entries(kind.childUpdates ?? {}).filter(([, updates]) => updates.methods.some(m => m !== 'OnDelete')).map(([group]) => group)
 }
 
 /**

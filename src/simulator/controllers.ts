@@ -6,12 +6,14 @@ import { parseAllDocuments } from 'yaml'
 import { ALL_KINDS } from '../controllers/kinds.js'
 import { packageRoot } from '../scripts/library.js'
 import type { ControllerConfig, HookVersion } from './simulator.js'
+import type { UpdateMethod } from '../protocol/hooks.js'
 
 export const JOBHOOKS_API_VERSION = 'jobhooks.io/v1alpha1'
 
 /**
  * The CompositeController of manifests/controllers/ whose parent is `resource` (e.g. `jobflows`),
- * with the kind's hooks found by its sync path. `hookVersion` overrides the manifest's.
+ * with the kind's hooks found by its sync path and each child type's update strategy.
+ * `hookVersion` overrides the manifest's.
  */
 export function controllerFromManifest (resource: string, hookVersion?: HookVersion): ControllerConfig {
   const cc = compositeControllerFromManifest(resource)
@@ -22,7 +24,11 @@ export function controllerFromManifest (resource: string, hookVersion?: HookVers
     name: cc.metadata.name,
     hooks,
     parent: { apiVersion: cc.spec.parentResource.apiVersion, resource },
-    children: (cc.spec.childResources ?? []).map((c: { apiVersion: string, resource: string }) => ({ apiVersion: c.apiVersion, resource: c.resource })),
+    children: (cc.spec.childResources ?? []).map((c: { apiVersion: string, resource: string, updateStrategy?: { method?: UpdateMethod } }) => ({
+      apiVersion: c.apiVersion,
+      resource: c.resource,
+      ...(c.updateStrategy?.method !== undefined ? { updateStrategy: c.updateStrategy.method } : {})
+    })),
     hookVersion: hookVersion ?? cc.spec.hooks.sync.version,
     generateSelector: cc.spec.generateSelector === true
   }

@@ -2,6 +2,13 @@
 // the step after it is created (startTime, active 1) and then succeeds, fails, or runs forever
 // as its script says. Terminal states are written the way the Job controller of Kubernetes
 // ≥ 1.31 writes them: first SuccessCriteriaMet / FailureTarget, then Complete / Failed.
+//
+// `spec.suspend` as Kubernetes 1.36 has it: a suspended Job that has not finished runs no pod
+// (active 0), its condition Suspended is True (reason JobSuspended) and its startTime is cleared;
+// resumed, Suspended turns False (reason JobResumed), startTime is the time of the resumption and
+// it runs again. A script's time counts while the Job runs, so a Job suspended 4 s into a 10 s
+// script finishes 6 s after it is resumed (a real Job's pod is deleted and starts over: scripts
+// model work that carries on where it stopped).
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { kubeTime } from './objects.js'
@@ -92,9 +99,9 @@ export function defaultJob (job: KubeObject): void {
   }
 }
 
-function condition (type: string, reason: string, message: string, nowMs: number): Record<string, unknown> {
+function condition (type: string, reason: string, message: string, nowMs: number, status: 'True' | 'False' = 'True'): Record<string, unknown> {
   const time = kubeTime(nowMs)
-  return { type, status: 'True', lastProbeTime: time, lastTransitionTime: time, reason, message }
+  return { type, status, lastProbeTime: time, lastTransitionTime: time, reason, message }
 }
 
 function status (job: KubeObject): Record<string, unknown> {
@@ -108,6 +115,57 @@ function conditions (job: KubeObject): unknown[] {
 
 export function startedStatus (job: KubeObject, nowMs: number): Record<string, unknown> {
   return { ...status(job), startTime: kubeTime(nowMs), active: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {} }
+}
+
+/** Whether the Job has an outcome, or is about to write it: nothing suspends it any more. */
+export function jobFinished (job: KubeObject): boolean {
+  return conditions(job).some(c => isRecord(c) && c.status === 'True' && FINISHED.has(c.type as string))
+}
+
+const FINISHED = new Set(['Complete', 'Failed', 'SuccessCriteriaMet', 'FailureTarget'])
+
+export function isSuspended (job: KubeObject): boolean {
+  return isRecord(job.spec) && job.spec.suspend === true
+}
+
+/**
+ * The Suspended condition set to `status` with `reason` and `message` as the Job controller sets
+ * it: replaced when any of the three differs, added only when True. Whether it changed too.
+ */
+function withSuspended (job: KubeObject, status: 'True' | 'False', reason: string, message: string, nowMs: number): { list: unknown[], changed: boolean } {
+  const list = [...conditions(job)]
+  const i = list.findIndex(c => isRecord(c) && c.type === 'Suspended')
+  const current = list[i]
+  if (isRecord(current)) {
+    if (current.status === status && current.reason === reason && current.message === message) return { list, changed: false }
+    list[i] = condition('Suspended', reason, message, nowMs, status)
+    return { list, changed: true }
+  }
+  if (status === 'False') return { list, changed: false }
+  return { list: [...list, condition('Suspended', reason, message, nowMs)], changed: true }
+}
+
+/** The status of a Job that is suspended: no pod, Suspended True, no startTime once it turned so. */
+export function suspendedStatus (job: KubeObject, nowMs: number): { status: Record<string, unknown>, changed: boolean } {
+  const next = status(job)
+  const { list, changed } = withSuspended(job, 'True', 'JobSuspended', 'Job suspended', nowMs)
+  next.conditions = list
+  if (changed) delete next.startTime
+  delete next.active
+  next.ready = 0
+  next.terminating = 0
+  next.uncountedTerminatedPods = {}
+  return { status: next, changed }
+}
+
+/** The status of a Job resumed (or started) now: running, Suspended False and startTime now if it was suspended. */
+export function resumedStatus (job: KubeObject, nowMs: number): { status: Record<string, unknown>, changed: boolean } {
+  const { list, changed } = withSuspended(job, 'False', 'JobResumed', 'Job resumed', nowMs)
+  const next = startedStatus(job, nowMs)
+  if (list.length > 0) next.conditions = list
+  const previous = status(job).startTime
+  if (!changed && typeof previous === 'string') next.startTime = previous
+  return { status: next, changed }
 }
 
 const SUCCESS = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }

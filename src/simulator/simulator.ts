@@ -12,10 +12,13 @@
 //   object that a cached rule matches enqueues the parent;
 // - the hook is called through the real fastify app (`buildApp`, `app.inject`) with the simulated
 //   clock, and its answer must be HTTP 200 and match the response schema, or nothing changes;
-// - dynamic apply with the OnDelete strategy: missing children are created with a controller
-//   ownerReference and the last-applied annotation, existing ones are left as they are,
-//   observed children not desired are deleted; then the parent's status is replaced by the
-//   answer's status plus observedGeneration, and written only if it differs;
+// - dynamic apply (./apply.ts): observed children not desired are deleted; missing children are
+//   created with a controller ownerReference and the last-applied annotation; existing ones are
+//   merged with the answer three ways and, when that changes them, left as they are under the
+//   update strategy OnDelete or written (PUT) under InPlace, the strategies the controller gives
+//   each child type; a child the API server refuses fails the sync after the rest is done;
+//   then the parent's status is replaced by the answer's status plus observedGeneration, and
+//   written only if it differs;
 // - every write to a parent, to a child it owns, or to an object its related rules match
 //   enqueues the parent again (Metacontroller reacts to its own status writes too).
 //
@@ -24,21 +27,25 @@
 import type { FastifyInstance } from 'fastify'
 import { Value } from '@sinclair/typebox/value'
 import { buildApp } from '../app.js'
-import { syncRequestShape, type CustomizeRequest, type CustomizeResponse, type HookContext, type KindHooks, type SyncRequest, type SyncResponse } from '../protocol/hooks.js'
+import { syncRequestShape, type CustomizeRequest, type CustomizeResponse, type HookContext, type KindHooks, type SyncRequest, type SyncResponse, type UpdateMethod } from '../protocol/hooks.js'
 import { project } from '../protocol/projection.js'
 import { CustomizeResponseSchema, SyncResponseSchema, type RelatedResourceRule } from '../protocol/schemas.js'
 import type { KubeObject, ObjectMap, OwnerReference } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
-import { controllerOf } from '../k8s/objects.js'
+import { controllerOf, groupKey, LAST_APPLIED_ANNOTATION } from '../k8s/objects.js'
 import { runSyncHook } from '../controllers/hook-runner.js'
 import { defaultHooksDir, loadScriptLibrary, type ScriptLibrary } from '../scripts/library.js'
 import {
   deepEqual, describeRef, diffPaths, isContainedIn, matchesSelector, namespacedName, refKey, refOf, wire,
   type LabelSelector, type ObjectRef
 } from './objects.js'
-import { ObjectStore, AlreadyExistsError } from './store.js'
+import { ObjectStore, AlreadyExistsError, ConflictError, InvalidError, NotFoundError } from './store.js'
 import { ResourceTable, type ResourceType, type TypeName } from './resources.js'
-import { defaultJob, finishedStatus, jobScript, startedStatus, type JobBehaviour, type JobScript, type JobResult } from './jobs.js'
+import {
+  defaultJob, finishedStatus, isSuspended, jobFinished, jobScript, resumedStatus, startedStatus, suspendedStatus,
+  type JobBehaviour, type JobScript, type JobResult
+} from './jobs.js'
+import { applyUpdate, changedFields, goJson, LastAppliedError } from './apply.js'
 import { SimulatorExecutor } from './effects.js'
 import { EphemeralKubelet, type EphemeralBehaviour } from './ephemeraljob.js'
 import { withEffectOutcomes } from '../protocol/effects-applied.js'
@@ -53,12 +60,16 @@ export interface ControllerConfig {
   name?: string
   hooks: KindHooks
   parent: TypeName
-  children: TypeName[]
+  /** The child types, each with its update strategy (OnDelete when unset; the simulator plays OnDelete and InPlace). */
+  children: ChildType[]
   /** The hooks' `version`. Default v2, as our manifests register them. */
   hookVersion?: HookVersion
   /** Default true, as our CompositeControllers set it. */
   generateSelector?: boolean
 }
+
+/** A child type of a CompositeController, with its `updateStrategy.method`. */
+export type ChildType = TypeName & { updateStrategy?: UpdateMethod }
 
 export interface SimulatorOptions {
   controllers: ControllerConfig[]
@@ -85,7 +96,7 @@ export interface SimulatorOptions {
 
 export type TimelineType =
   | 'applied' | 'edited' | 'deleted' | 'terminating' | 'created' | 'adopted' | 'released'
-  | 'job-started' | 'job-succeeded' | 'job-failed' | 'phase' | 'sync-error'
+  | 'job-started' | 'job-succeeded' | 'job-failed' | 'job-suspended' | 'job-resumed' | 'updated' | 'phase' | 'sync-error'
   | 'injected' | 'container-started' | 'container-finished'
 
 export interface TimelineEvent {
@@ -114,6 +125,8 @@ export interface ReconcileResult {
   released: ObjectRef[]
   /** Desired children that exist but differ from what was asked: left alone (OnDelete). */
   drift: ObjectRef[]
+  /** Children written in place (InPlace): the merge of the answer changed them. */
+  updated: ObjectRef[]
   /** Desired children whose name is taken by an object the parent does not own (AlreadyExists, swallowed). */
   conflicts: ObjectRef[]
   statusChanged: boolean
@@ -137,9 +150,13 @@ export interface RunSummary {
   seconds: number
 }
 
+/** What is left of a Job's run: its outcome that long from now, or no outcome at all. */
+type PausedRun = { leftMs: number, result: 'succeed' | 'fail' } | 'hang'
+
 type Scheduled =
   | { type: 'job-start', at: number, seq: number, ref: ObjectRef, uid: string }
   | { type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string, result: 'succeed' | 'fail', final: boolean }
+  | { type: 'job-suspend', at: number, seq: number, ref: ObjectRef, uid: string }
   | { type: 'resync', at: number, seq: number, ref: ObjectRef, uid: string, retry: boolean }
   | { type: 'call', at: number, seq: number, ref: ObjectRef, uid: string, what: string, run: () => void }
 
@@ -152,6 +169,8 @@ export interface Controller {
   hooks: KindHooks
   parentType: ResourceType
   childTypes: ResourceType[]
+  /** The update strategy of each child group (`"<Kind>.<apiVersion>"`); OnDelete where unset. */
+  childMethods: ReadonlyMap<string, UpdateMethod>
   version: HookVersion
   generateSelector: boolean
   /** The CompositeController object sent as `controller`. */
@@ -173,7 +192,7 @@ interface StepRecord {
 type HookAnswer<T> = { ok: true, value: T } | { ok: false, error: string }
 
 export const CONTROLLER_UID_LABEL = 'controller-uid'
-export const LAST_APPLIED_ANNOTATION = 'metacontroller.k8s.io/last-applied-configuration'
+export { LAST_APPLIED_ANNOTATION }
 const DEFAULT_START = '2026-01-01T00:00:00Z'
 const MAX_BACKOFF_SECONDS = 1000
 
@@ -202,6 +221,8 @@ export class Simulator {
   private queue: Scheduled[] = []
   private seq = 0
   private readonly customizeCache = new Map<string, CachedCustomize>()
+  /** The Jobs suspended while they ran, by uid: the run time left and the outcome at its end, or `hang`. */
+  private readonly pausedJobs = new Map<string, PausedRun>()
   private readonly failures = new Map<string, number>()
   private readonly history: StepRecord[] = []
   private readonly lastResults = new Map<string, ReconcileResult>()
@@ -432,15 +453,21 @@ export class Simulator {
         return
       case 'job-start': {
         if (isRecord(current.status) && current.status.startTime !== undefined) return
+        if (isSuspended(current)) {
+          this.suspendJob(current, event.ref)
+          return
+        }
         this.store.updateStatus(event.ref, startedStatus(current, this.nowMs))
         this.record({ type: 'job-started', object: event.ref, ...this.ownerOf(current) })
         this.note(`start ${describeRef(event.ref)}`, [])
-        const script = jobScript(current, this.jobs)
-        if (script.result === 'hang') return
-        const modern = this.jobs.interimConditions ?? true
-        this.schedule({ type: 'job-finish', at: this.nowMs + script.afterSeconds * 1000, ref: event.ref, uid: event.uid, result: script.result, final: !modern })
+        this.runJob(current, event.ref, event.uid)
         return
       }
+      case 'job-suspend':
+        if (jobFinished(current)) return
+        if (isSuspended(current)) this.suspendJob(current, event.ref)
+        else this.resumeJob(current, event.ref)
+        return
       case 'job-finish': {
         const modern = this.jobs.interimConditions ?? true
         this.store.updateStatus(event.ref, finishedStatus(current, event.result, event.final, modern, this.nowMs))
@@ -454,6 +481,52 @@ export class Simulator {
         this.scheduleJobTtl(current, event.ref, event.uid)
       }
     }
+  }
+
+  /** Schedules the outcome of a Job that runs from now: its script's, or what was left of it when it was suspended. */
+  private runJob (job: KubeObject, ref: ObjectRef, uid: string, run: PausedRun = this.scriptedRun(job)): void {
+    if (run === 'hang') return
+    const modern = this.jobs.interimConditions ?? true
+    this.schedule({ type: 'job-finish', at: this.nowMs + run.leftMs, ref, uid, result: run.result, final: !modern })
+  }
+
+  private scriptedRun (job: KubeObject): PausedRun {
+    const script = jobScript(job, this.jobs)
+    return script.result === 'hang' ? 'hang' : { leftMs: script.afterSeconds * 1000, result: script.result }
+  }
+
+  /** The Job controller sees `spec.suspend` true: a running Job stops, its time left kept; Suspended True. */
+  private suspendJob (job: KubeObject, ref: ObjectRef): void {
+    const uid = job.metadata.uid as string
+    const finish = this.queue.find(e => e.type === 'job-finish' && e.uid === uid)
+    if (finish?.type === 'job-finish') {
+      this.queue = this.queue.filter(e => e !== finish)
+      this.pausedJobs.set(uid, { leftMs: finish.at - this.nowMs, result: finish.result })
+    } else if (isRecord(job.status) && job.status.startTime !== undefined && !this.pausedJobs.has(uid)) {
+      // Running with no outcome to come: a script that hangs.
+      this.pausedJobs.set(uid, 'hang')
+    }
+    const { status, changed } = suspendedStatus(job, this.nowMs)
+    this.store.updateStatus(ref, status)
+    if (!changed) return
+    this.record({ type: 'job-suspended', object: ref, ...this.ownerOf(job) })
+    this.note(`suspend ${describeRef(ref)}`, [])
+  }
+
+  /** The Job controller sees `spec.suspend` false again: the Job runs on (or starts); Suspended False, startTime now. */
+  private resumeJob (job: KubeObject, ref: ObjectRef): void {
+    const uid = job.metadata.uid as string
+    // Not started yet: its start, still to come, starts it.
+    if (this.queue.some(e => e.type === 'job-start' && e.uid === uid)) return
+    const left = this.pausedJobs.get(uid)
+    const running = isRecord(job.status) && job.status.active === 1
+    if (running && left === undefined) return
+    this.pausedJobs.delete(uid)
+    const { status } = resumedStatus(job, this.nowMs)
+    this.store.updateStatus(ref, status)
+    this.record({ type: left === undefined ? 'job-started' : 'job-resumed', object: ref, ...this.ownerOf(job) })
+    this.note(`resume ${describeRef(ref)}`, [])
+    this.runJob(job, ref, uid, left)
   }
 
   /**
@@ -482,7 +555,7 @@ export class Simulator {
   async reconcile (ref: ObjectRef): Promise<ReconcileResult> {
     const key = refKey(ref)
     this.dirty.delete(key)
-    const result: ReconcileResult = { parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], conflicts: [], statusChanged: false, statusDiff: [] }
+    const result: ReconcileResult = { parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], updated: [], conflicts: [], statusChanged: false, statusDiff: [] }
     const live = this.store.get(ref)
     const older = this.olderParents.get(key)
     this.olderParents.delete(key)
@@ -517,7 +590,8 @@ export class Simulator {
   /**
    * One reconcile of a parent, as Metacontroller's does it: finalizer, claim the children, ask for
    * related objects, call the hook, check every desired child, delete the undesired, create the
-   * missing, write the status, then release the parent after finalize or schedule the resync.
+   * missing and apply the rest, write the status, then release the parent after finalize or
+   * schedule the resync; a child that could not be applied then fails the reconcile.
    */
   private async syncParent (controller: Controller, parent: KubeObject, result: ReconcileResult): Promise<void> {
     const finalizer = `metacontroller.io/compositecontroller-${controller.object.metadata.name}`
@@ -545,8 +619,9 @@ export class Simulator {
       return
     }
     this.deleteUndesired(parent, children, desired, result)
-    this.createMissing(parent, desired, result)
+    const problems = this.applyDesired(controller, parent, desired, result)
     this.writeStatus(controller, parent, response, result)
+    if (problems.length > 0) result.error = `can't reconcile children: ${problems.join('; ')}`
     if (finalizing && response.finalized === true) {
       this.releaseFinalized(parent, finalizer)
       return
@@ -619,34 +694,84 @@ export class Simulator {
     if (result.deleted.length > 0) this.collectGarbage()
   }
 
-  /** Creates what is missing; leaves what exists (OnDelete), noting conflicts and drift. */
-  private createMissing (parent: KubeObject, desired: Map<string, KubeObject>, result: ReconcileResult): void {
+  /**
+   * Creates what is missing and applies the rest over what exists (./apply.ts): a child the merge
+   * does not change, or one being deleted, is not written; under OnDelete none is (drift noted);
+   * under InPlace the merge is PUT, a conflict or a child gone in between passing unnoticed, as
+   * in Metacontroller. Returns what failed (a child the API server refuses, an unreadable
+   * last-applied annotation); the other children are applied all the same.
+   */
+  private applyDesired (controller: Controller, parent: KubeObject, desired: Map<string, KubeObject>, result: ReconcileResult): string[] {
+    const problems: string[] = []
     for (const child of desired.values()) {
       const ref = refOf(child)
       const observed = this.store.get(ref)
-      if (observed !== undefined) {
-        if (controllerOf(observed)?.uid !== parent.metadata.uid) result.conflicts.push(ref)
-        else if (!isContainedIn(comparable(child), observed)) result.drift.push(ref)
+      if (observed === undefined) {
+        this.createChild(parent, child, result)
         continue
       }
-      const type = this.resources.byKind(child.apiVersion, child.kind) as ResourceType
-      const toCreate = wire(child)
-      delete toCreate.status
-      toCreate.metadata.annotations = { ...toCreate.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(child) }
-      toCreate.metadata.ownerReferences = [ownerReference(parent)]
-      if (type.hasStatus) toCreate.status = {}
-      try {
-        this.store.create(toCreate, 'metacontroller', stored => {
-          if (stored.apiVersion === 'batch/v1' && stored.kind === 'Job' && this.jobs.apiDefaults !== false) defaultJob(stored)
-        })
-      } catch (error) {
-        if (!(error instanceof AlreadyExistsError)) throw error
+      if (controllerOf(observed)?.uid !== parent.metadata.uid) {
         result.conflicts.push(ref)
         continue
       }
-      result.created.push(ref)
-      this.record({ type: 'created', object: ref, owner: refOf(parent) })
+      const problem = this.updateChild(controller, observed, child, result)
+      if (problem !== undefined) problems.push(problem)
     }
+    return problems
+  }
+
+  /** Metacontroller's create: the answer's child as it is, its annotation the JSON of it, owned by the parent. */
+  private createChild (parent: KubeObject, child: KubeObject, result: ReconcileResult): void {
+    const ref = refOf(child)
+    const type = this.resources.byKind(child.apiVersion, child.kind) as ResourceType
+    const toCreate = wire(child)
+    delete toCreate.status
+    toCreate.metadata.annotations = { ...toCreate.metadata.annotations, [LAST_APPLIED_ANNOTATION]: goJson(child) }
+    toCreate.metadata.ownerReferences = [ownerReference(parent)]
+    if (type.hasStatus) toCreate.status = {}
+    try {
+      this.store.create(toCreate, 'metacontroller', stored => this.admitJob(stored))
+    } catch (error) {
+      if (!(error instanceof AlreadyExistsError)) throw error
+      result.conflicts.push(ref)
+      return
+    }
+    result.created.push(ref)
+    this.record({ type: 'created', object: ref, owner: refOf(parent) })
+  }
+
+  /** Metacontroller's update of a child that exists, by its type's strategy; what failed, if anything. */
+  private updateChild (controller: Controller, observed: KubeObject, child: KubeObject, result: ReconcileResult): string | undefined {
+    const ref = refOf(child)
+    let merged: KubeObject
+    try {
+      merged = applyUpdate(observed, child)
+    } catch (error) {
+      if (error instanceof LastAppliedError) return `${describeRef(ref)}: ${error.message}`
+      throw error
+    }
+    if (deepEqual(merged, observed) || observed.metadata.deletionTimestamp !== undefined) return undefined
+    if ((controller.childMethods.get(groupKey(child.kind, child.apiVersion)) ?? 'OnDelete') === 'OnDelete') {
+      if (!isContainedIn(comparable(child), observed)) result.drift.push(ref)
+      return undefined
+    }
+    let written: KubeObject
+    try {
+      written = this.store.update(merged, { checkVersion: true, admit: stored => this.admitJob(stored) })
+    } catch (error) {
+      if (error instanceof ConflictError || error instanceof NotFoundError) return undefined
+      if (error instanceof InvalidError) return `can't update ${describeRef(ref)}: ${error.message}`
+      throw error
+    }
+    if (written.metadata.resourceVersion === observed.metadata.resourceVersion) return undefined
+    result.updated.push(ref)
+    this.record({ type: 'updated', object: ref, ...this.ownerOf(written), message: changedFields(observed, merged).join(', ') })
+    return undefined
+  }
+
+  /** The API server's defaults for a Job Metacontroller writes (unless the behaviour turns them off). */
+  private admitJob (stored: KubeObject): void {
+    if (stored.apiVersion === 'batch/v1' && stored.kind === 'Job' && this.jobs.apiDefaults !== false) defaultJob(stored)
   }
 
   /** Replaces the status, with observedGeneration, if it changed; a new phase goes on the timeline. */
@@ -851,9 +976,15 @@ export class Simulator {
 
   private onChange (old: KubeObject | undefined, current: KubeObject | undefined): void {
     const object = (current ?? old) as KubeObject
-    // The Job controller sees new Jobs.
-    if (old === undefined && object.apiVersion === 'batch/v1' && object.kind === 'Job') {
-      this.schedule({ type: 'job-start', at: this.nowMs + (this.jobs.startDelaySeconds ?? 0) * 1000, ref: refOf(object), uid: object.metadata.uid as string })
+    // The Job controller sees new Jobs, and Jobs suspended or resumed.
+    if (object.apiVersion === 'batch/v1' && object.kind === 'Job') {
+      if (old === undefined) {
+        this.schedule({ type: 'job-start', at: this.nowMs + (this.jobs.startDelaySeconds ?? 0) * 1000, ref: refOf(object), uid: object.metadata.uid as string })
+      } else if (current !== undefined && isSuspended(old) !== isSuspended(current)) {
+        this.schedule({ type: 'job-suspend', at: this.nowMs, ref: refOf(object), uid: object.metadata.uid as string })
+      } else if (current === undefined) {
+        this.pausedJobs.delete(object.metadata.uid as string)
+      }
     }
     for (const controller of this.controllers) {
       const { parentType } = controller
@@ -961,6 +1092,10 @@ export class Simulator {
   private resolveController (config: ControllerConfig, index: number): Controller {
     const parentType = this.resources.resolve(config.parent)
     const childTypes = config.children.map(c => this.resources.resolve(c))
+    const childMethods = childUpdateMethods(config, childTypes)
+    for (const [group, method] of childMethods) {
+      if (method !== 'OnDelete' && method !== 'InPlace') throw new Error(`${group}: the simulator plays the update strategies OnDelete and InPlace, not ${method}`)
+    }
     const version = config.hookVersion ?? 'v2'
     const generateSelector = config.generateSelector ?? true
     const name = config.name ?? `${parentType.resource}-controller`
@@ -972,7 +1107,7 @@ export class Simulator {
       spec: {
         generateSelector,
         parentResource: { apiVersion: parentType.apiVersion, resource: parentType.resource },
-        childResources: childTypes.map(t => ({ apiVersion: t.apiVersion, resource: t.resource, updateStrategy: { method: 'OnDelete' } })),
+        childResources: childTypes.map(t => ({ apiVersion: t.apiVersion, resource: t.resource, updateStrategy: { method: childMethods.get(groupKey(t.kind, t.apiVersion)) ?? 'OnDelete' } })),
         hooks: {
           sync: hook('sync'),
           ...(config.hooks.finalize !== undefined ? { finalize: hook('finalize') } : {}),
@@ -981,8 +1116,13 @@ export class Simulator {
       },
       status: {}
     }
-    return { config, hooks: config.hooks, parentType, childTypes, version, generateSelector, object }
+    return { config, hooks: config.hooks, parentType, childTypes, childMethods, version, generateSelector, object }
   }
+}
+
+/** The update strategy of each child group of `config` (its `childTypes`, resolved in order); OnDelete where unset. */
+export function childUpdateMethods (config: ControllerConfig, childTypes: readonly ResourceType[]): Map<string, UpdateMethod> {
+  return new Map(childTypes.map((type, i) => [groupKey(type.kind, type.apiVersion), config.children[i]?.updateStrategy ?? 'OnDelete']))
 }
 
 function ownerReference (parent: KubeObject): OwnerReference {
@@ -1094,6 +1234,7 @@ function describeChanges (result: ReconcileResult): string[] {
     ...result.deleted.map(r => `deleted ${describeRef(r)}`),
     ...result.adopted.map(r => `adopted ${describeRef(r)}`),
     ...result.released.map(r => `released ${describeRef(r)}`),
+    ...result.updated.map(r => `updated ${describeRef(r)}`),
     ...result.statusDiff.map(p => `changed ${p}`),
     ...(result.resyncAfterSeconds !== undefined ? [`resync in ${result.resyncAfterSeconds}s`] : [])
   ]

@@ -64,12 +64,17 @@ export class ObjectStore {
 
   /**
    * PUT of the main resource: everything but status and the system metadata is replaced.
-   * `metadata.generation` moves when anything outside metadata and status changed.
+   * `metadata.generation` moves when anything outside metadata and status changed. `admit`
+   * plays the API server's defaulting on the object about to be stored. With `checkVersion`, the
+   * object's resourceVersion must be the stored one (ConflictError otherwise), as for a client
+   * that sends the object it read. An update the API server would refuse throws InvalidError
+   * (422): a Job's template, selector or completion mode changed.
    */
-  update (object: KubeObject, options: { keepStatus?: boolean } = {}): KubeObject {
+  update (object: KubeObject, options: { keepStatus?: boolean, checkVersion?: boolean, admit?: (stored: KubeObject) => void } = {}): KubeObject {
     const key = refKey(refOf(object))
     const old = this.objects.get(key)
-    if (old === undefined) throw new Error(`${describeRef(refOf(object))} does not exist`)
+    if (old === undefined) throw new NotFoundError(refOf(object))
+    if (options.checkVersion === true && object.metadata.resourceVersion !== old.metadata.resourceVersion) throw new ConflictError(refOf(object))
     const next = wire(object)
     for (const field of SYSTEM_METADATA) {
       if (old.metadata[field] === undefined) delete next.metadata[field]
@@ -79,6 +84,9 @@ export class ObjectStore {
       if (old.status === undefined) delete next.status
       else next.status = old.status
     }
+    options.admit?.(next)
+    const invalid = updateProblem(old, next)
+    if (invalid !== undefined) throw new InvalidError(refOf(object), invalid)
     if (deepEqual(next, old)) return wire(old)
     if (!deepEqual(withoutMetadataAndStatus(next), withoutMetadataAndStatus(old))) {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1
@@ -145,6 +153,41 @@ export class AlreadyExistsError extends Error {
     super(`${describeRef(ref)} already exists`)
   }
 }
+
+/** 404: the object is not there (any more). */
+export class NotFoundError extends Error {
+  constructor (readonly ref: ObjectRef) {
+    super(`${describeRef(ref)} does not exist`)
+  }
+}
+
+/** 409: the object changed since the writer read it. */
+export class ConflictError extends Error {
+  constructor (readonly ref: ObjectRef) {
+    super(`${describeRef(ref)}: the object has been modified; please apply your changes to the latest version and try again`)
+  }
+}
+
+/** 422: the API server refuses the object. */
+export class InvalidError extends Error {
+  constructor (readonly ref: ObjectRef, reason: string) {
+    super(`${ref.kind} ${JSON.stringify(ref.name)} is invalid: ${reason}`)
+  }
+}
+
+/**
+ * Why the API server would refuse `next` over `old`: the fields of a Job's spec that never change
+ * (Kubernetes lets a suspended Job's template change in a few scheduling fields and container
+ * resources; the simulator refuses those too, so a hook that rebuilds a Job is always caught).
+ */
+function updateProblem (old: KubeObject, next: KubeObject): string | undefined {
+  if (old.apiVersion !== 'batch/v1' || old.kind !== 'Job') return undefined
+  const spec = (o: KubeObject): Record<string, unknown> => (isRecord(o.spec) ? o.spec : {})
+  const changed = IMMUTABLE_JOB_FIELDS.filter(field => !deepEqual(spec(old)[field], spec(next)[field]))
+  return changed.length === 0 ? undefined : changed.map(field => `spec.${field}: Invalid value: field is immutable`).join(', ')
+}
+
+const IMMUTABLE_JOB_FIELDS = ['selector', 'template', 'completionMode']
 
 function withoutMetadataAndStatus (object: KubeObject): Record<string, unknown> {
   const { metadata: _metadata, status: _status, ...rest } = object

@@ -1,8 +1,8 @@
 // Reading groups of objects and returning observed children: the order must stay what it was
 // when every comparison built `<namespace>/<name>` strings (the answers of every kind depend on
-// it), and a kept child is its identity.
+// it), and a kept child is its identity, or what Metacontroller last applied of it.
 import t from 'tap'
-import { keepAllObserved, keepAsObserved, objectsOf } from '../../src/k8s/objects.js'
+import { keepAllObserved, keepAsApplied, keepAsObserved, LAST_APPLIED_ANNOTATION, objectsOf } from '../../src/k8s/objects.js'
 import type { KubeObject, ObjectMap } from '../../src/k8s/types.js'
 
 /** The order objectsOf gave before: by the `<namespace>/<name>` strings. */
@@ -60,4 +60,64 @@ t.test('keepAllObserved: groups by key, objects by namespace and name', async t 
     'ConfigMap.v1': { 'ns/c': object('c', 'ns') }
   }
   t.same(keepAllObserved(children).map(o => o.metadata.name), ['c', 'a', 'b'])
+})
+
+/** A Job as Metacontroller created it from `applied`: the annotation holds the JSON of what it applied. */
+function createdJob (applied: Record<string, any>, annotation = JSON.stringify(applied)): KubeObject {
+  return {
+    ...applied,
+    metadata: { ...applied.metadata, uid: 'u', resourceVersion: '7', annotations: { ...applied.metadata.annotations, [LAST_APPLIED_ANNOTATION]: annotation }, ownerReferences: [{ uid: 'p' }] },
+    spec: { ...applied.spec, suspend: false, backoffLimit: 6 },
+    status: { active: 1 }
+  } as KubeObject
+}
+
+const APPLIED = {
+  apiVersion: 'batch/v1',
+  kind: 'Job',
+  metadata: { name: 'flow-a', namespace: 'ns', labels: { 'controller-uid': 'p' }, annotations: { note: 'x' } },
+  spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } }
+}
+
+t.test('keepAsApplied: the object of the last-applied annotation, exactly', async t => {
+  const observed = createdJob(APPLIED)
+  t.same(keepAsApplied(observed), APPLIED, 'what was applied, not what is observed (no defaults, status, system fields)')
+  t.notOk('status' in keepAsApplied(observed))
+  // Go writes the annotation with sorted keys and escapes: parsed, it is the same object.
+  const goStyle = '{"apiVersion":"batch/v1","kind":"Job","metadata":{"annotations":{"note":"\\u003cx\\u003e"},"name":"flow-a","namespace":"ns"}}'
+  t.same(keepAsApplied(createdJob(APPLIED, goStyle)), { apiVersion: 'batch/v1', kind: 'Job', metadata: { annotations: { note: '<x>' }, name: 'flow-a', namespace: 'ns' } })
+})
+
+t.test('keepAsApplied: the identity when there is no annotation to trust', async t => {
+  const identity = { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'flow-a', namespace: 'ns' } }
+  const cases: Array<[string, string | undefined]> = [
+    ['no annotation', undefined],
+    ['an empty one', ''],
+    ['not JSON', '{"apiVersion":'],
+    ['JSON of no object', '[1,2]'],
+    ['null', 'null'],
+    ['an object without metadata', '{"apiVersion":"batch/v1","kind":"Job"}'],
+    ['another name', JSON.stringify({ ...APPLIED, metadata: { ...APPLIED.metadata, name: 'flow-b' } })],
+    ['another namespace', JSON.stringify({ ...APPLIED, metadata: { ...APPLIED.metadata, namespace: 'other' } })],
+    ['another kind', JSON.stringify({ ...APPLIED, kind: 'CronJob' })],
+    ['another apiVersion', JSON.stringify({ ...APPLIED, apiVersion: 'batch/v2' })]
+  ]
+  for (const [what, annotation] of cases) {
+    const observed = createdJob(APPLIED)
+    if (annotation === undefined) delete observed.metadata.annotations?.[LAST_APPLIED_ANNOTATION]
+    else (observed.metadata.annotations as Record<string, string>)[LAST_APPLIED_ANNOTATION] = annotation
+    t.same(keepAsApplied(observed), identity, what)
+  }
+  // A cluster-scoped object: no namespace on either side is the same namespace.
+  const node = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n' } }
+  t.same(keepAsApplied({ ...node, metadata: { ...node.metadata, annotations: { [LAST_APPLIED_ANNOTATION]: JSON.stringify({ ...node, spec: { x: 1 } }) } } }), { ...node, spec: { x: 1 } })
+})
+
+t.test('keepAllObserved: the groups named are kept as last applied, the others by identity', async t => {
+  const job = createdJob(APPLIED)
+  const configMap = object('c', 'ns', { data: { a: '1' } })
+  configMap.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(object('c', 'ns', { data: { a: '1' } })) }
+  const children: ObjectMap = { 'Job.batch/v1': { 'ns/flow-a': job }, 'ConfigMap.v1': { 'ns/c': configMap } }
+  t.same(keepAllObserved(children, ['Job.batch/v1']), [keepAsObserved(configMap), APPLIED])
+  t.same(keepAllObserved(children), [keepAsObserved(configMap), keepAsObserved(job)], 'none named: every child by identity')
 })

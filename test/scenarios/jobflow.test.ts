@@ -381,7 +381,7 @@ t.test('a quiet system stays quiet: a further reconcile writes no status', async
   const again = await sim.reconcile(flowRef())
   t.ok(again.ok)
   t.notOk(again.statusChanged, `no status change: ${again.statusDiff.join(', ')}`)
-  t.same([again.created, again.deleted, again.drift, again.conflicts], [[], [], [], []], 'children untouched and as desired')
+  t.same([again.created, again.deleted, again.drift, again.updated, again.conflicts], [[], [], [], [], []], 'children untouched and as desired, none written')
 
   // An hour later, still nothing to write (no time is recomputed), and the answer is identical.
   await sim.advance(3600)

@@ -8,5 +8,7 @@ export const collasetHooks: KindHooks = {
   phaseField: 'phase',
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,
-  reads: { children: { 'Pod.v1': POD_READS } }
+  reads: { children: { 'Pod.v1': POD_READS } },
+  // Pods that exist are answered by identity: Metacontroller must never update them.
+  childUpdates: { 'Pod.v1': { resource: 'pods', methods: ['OnDelete'] } }
 }

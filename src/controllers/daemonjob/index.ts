@@ -9,5 +9,10 @@ export const daemonjobHooks: KindHooks = {
   // DaemonJob needs nothing that Metacontroller cannot do: no effects.
   sync: (request, context) => ({ response: syncDaemonJob(request, context), effects: [] }),
   customize: customizeDaemonJob,
-  reads: { children: { 'Job.batch/v1': JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY }, related: { 'Node.v1': NODE_READS } }
+  reads: { children: { 'Job.batch/v1': JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY }, related: { 'Node.v1': NODE_READS } },
+  // Children that exist are answered by identity: Metacontroller must never update them.
+  childUpdates: {
+    'Job.batch/v1': { resource: 'jobs', methods: ['OnDelete'] },
+    'ConfigMap.v1': { resource: 'configmaps', methods: ['OnDelete'] }
+  }
 }

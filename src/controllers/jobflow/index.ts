@@ -1,7 +1,7 @@
 import type { KindHooks } from '../../protocol/hooks.js'
 import { answerJobFlow } from './sync.js'
 import { customizeJobFlow } from './customize.js'
-import { JOB_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
+import { APPLIED_JOB_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
 
 export const jobflowHooks: KindHooks = {
   kind: 'jobflow',
@@ -9,6 +9,13 @@ export const jobflowHooks: KindHooks = {
   // Metacontroller does everything but the JobFlow's deletion of itself after its TTL.
   sync: answerJobFlow,
   customize: customizeJobFlow,
-  // JobTemplates, related, are read whole.
-  reads: { children: { 'Job.batch/v1': JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY } }
+  // JobTemplates, related, are read whole. Jobs with their last-applied annotation, to answer
+  // them as Metacontroller last applied them (keepAsApplied).
+  reads: { children: { 'Job.batch/v1': APPLIED_JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY } },
+  // Jobs are answered as last applied, so Metacontroller may update them in place: the answer
+  // changes spec.suspend and nothing else. Scripts ConfigMaps are answered by identity.
+  childUpdates: {
+    'Job.batch/v1': { resource: 'jobs', methods: ['OnDelete', 'InPlace'] },
+    'ConfigMap.v1': { resource: 'configmaps', methods: ['OnDelete'] }
+  }
 }
