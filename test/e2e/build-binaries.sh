@@ -5,10 +5,12 @@
 # Nothing built, downloaded or extracted here is ever committed.
 #
 #   test/e2e/build-binaries.sh      prints KEY=VALUE lines: BIN, METACONTROLLER,
-#                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS
+#                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS, HELM
 #
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), KUBE_VERSION, ETCD_VERSION,
-# KWOK_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
+# KWOK_VERSION, HELM_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
+#
+# Helm (for the chart's tests: lint, template, install) is built from its Go module too.
 #
 # Metacontroller v4.17.2 (tag v4.17.2, commit 76b818bdc67b) comes from, in this order:
 #   1. METACONTROLLER_SRC: a .tar.gz of its source tree (its sha256 is printed, and checked when
@@ -25,6 +27,7 @@ set -euo pipefail
 KUBE_VERSION=${KUBE_VERSION:-v1.36.3}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
 KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
+HELM_VERSION=${HELM_VERSION:-v3.22.0}
 METACONTROLLER_VERSION=v4.17.2
 METACONTROLLER_PSEUDO_VERSION=v1.5.21-0.20260813213314-76b818bdc67b
 METACONTROLLER_ARCHIVE_SHA256=a0e15fd8813af99127f00f30853bc05cf72fa6ae4e0ae8d57e2a79c3671ed65f
@@ -88,6 +91,15 @@ build_kwok() {
   have kwok && return
   log "building kwok $KWOK_VERSION"
   GOBIN="$BIN" go install "sigs.k8s.io/kwok/cmd/kwok@$KWOK_VERSION"
+}
+
+build_helm() {
+  local dir="$CACHE/helm-$HELM_VERSION"
+  [ -x "$dir/helm" ] && return
+  log "building helm $HELM_VERSION"
+  mkdir -p "$dir"
+  # Built from the module, helm would call itself "v3.22" without its patch version.
+  GOBIN="$dir" go install -trimpath -ldflags "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
 # The results of the Metacontroller build: the binary and the CRDs of the source it came from.
@@ -213,8 +225,10 @@ build_metacontroller
 build_etcd
 build_kwok
 build_kube
+build_helm
 log "binaries ready in $(( $(date +%s) - start ))s; metacontroller $METACONTROLLER_VERSION from $mc_from"
 echo "BIN=$BIN"
 echo "METACONTROLLER=$mc"
 echo "METACONTROLLER_VERSION=$METACONTROLLER_VERSION"
 echo "METACONTROLLER_CRDS=$mc_crds"
+echo "HELM=$CACHE/helm-$HELM_VERSION/helm"

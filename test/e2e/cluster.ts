@@ -9,6 +9,8 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { get as httpGet } from 'node:http'
+import { get as httpsGet } from 'node:https'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -46,8 +48,11 @@ export interface Cluster {
   servicePid?: number
   /** When the tier runs the service: kills it at once (SIGKILL, as an OOM kill or a lost node would). */
   killService?: () => Promise<void>
-  /** Starts the service again after killService, as it was started; resolves once it is ready. */
-  startService?: () => Promise<void>
+  /**
+   * Starts the service (again after killService) as the tier starts it, with `env` on top of
+   * that (a token file, TLS files); resolves once it is ready.
+   */
+  startService?: (env?: NodeJS.ProcessEnv) => Promise<void>
   stop: () => Promise<void>
 }
 
@@ -81,6 +86,16 @@ export async function waitFor<T> (what: string, probe: () => Promise<T | undefin
     }
     await new Promise(resolve => setTimeout(resolve, everyMs))
   }
+}
+
+/** The status of a GET of `url`; over HTTPS without checking the certificate, as the kubelet probes. */
+async function probeStatus (url: string): Promise<number> {
+  return await new Promise((resolve, reject) => {
+    const done = (response: { statusCode?: number, resume: () => void }): void => { response.resume(); resolve(response.statusCode ?? 0) }
+    const request = url.startsWith('https:') ? httpsGet(url, { rejectUnauthorized: false }, done) : httpGet(url, done)
+    request.on('error', reject)
+    request.setTimeout(2_000, () => request.destroy(new Error(`GET ${url} timed out`)))
+  })
 }
 
 async function freePort (): Promise<number> {
@@ -169,6 +184,13 @@ function binariesFromEnv (): Binaries {
 /** What a scenario file may change of the tier it starts: settings of the service under test. */
 export interface TierOptions {
   serviceEnv?: NodeJS.ProcessEnv
+  /**
+   * What of jobhooks the tier installs before Metacontroller starts: `manifests` (the default)
+   * applies the CRDs and CompositeControllers of manifests/, makes the token Secret and starts the
+   * service; `none` leaves all of it to the scenario file (the Helm chart's, say), which starts
+   * the service itself with startService.
+   */
+  jobhooks?: 'manifests' | 'none'
 }
 
 export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluster> {
@@ -290,39 +312,49 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
     // The hook token, made as the README tells users to make it (README, "Install on a cluster"),
     // and the same token in a file for the service (the Deployment mounts the Secret there).
+    const installed = options.jobhooks !== 'none'
     const token = randomBytes(32).toString('hex')
     const tokenFile = join(dir, 'hook-token')
-    writeFileSync(tokenFile, token, { mode: 0o600 })
-    await kubectlOk(kubectl, ['create', 'namespace', HOOK_TOKEN_SECRET.namespace])
-    await kubectlOk(kubectl, ['-n', HOOK_TOKEN_SECRET.namespace, 'create', 'secret', 'generic', HOOK_TOKEN_SECRET.name, `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`])
+    if (installed) {
+      writeFileSync(tokenFile, token, { mode: 0o600 })
+      await kubectlOk(kubectl, ['create', 'namespace', HOOK_TOKEN_SECRET.namespace])
+      await kubectlOk(kubectl, ['-n', HOOK_TOKEN_SECRET.namespace, 'create', 'secret', 'generic', HOOK_TOKEN_SECRET.name, `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`])
+    }
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
     // The Node options of the image's command and of the Deployment's NODE_OPTIONS.
     let starts = 0
-    const startService = async (): Promise<Process> => {
+    const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Process> => {
       const started = start(starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(ROOT, 'dist', 'src', 'server.js')], {
-        ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, AUTH_TOKEN_FILE: tokenFile, ...options.serviceEnv
+        ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, ...(installed ? { AUTH_TOKEN_FILE: tokenFile } : {}), ...options.serviceEnv, ...env
       })
+      // Over HTTPS too: the probe checks no certificate, as the kubelet's does not.
+      const probe = env.TLS_CERT_FILE !== undefined ? `${hooksUrl.replace(/^http:/, 'https:')}/readyz` : `${hooksUrl}/readyz`
       await waitFor('jobhooks /readyz', async () => {
         if (!started.running) throw new Error('the service exited')
-        return (await fetch(`${hooksUrl}/readyz`).catch(() => undefined))?.ok === true ? true : undefined
+        return (await probeStatus(probe).catch(() => undefined)) === 200 ? true : undefined
       }, 30_000, 100)
       return started
     }
-    let service = await startService()
+    let service = installed ? await startService() : undefined
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
-    for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
+    if (installed) for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
     await kubectlOk(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])
     // After the Secret: Metacontroller v4.17.2 reads a webhook's authorization when it starts a
     // CompositeController's controller, and again only when the CompositeController's spec changes.
-    for (const file of readdirSync(join(ROOT, 'manifests', 'controllers'))) {
+    for (const file of installed ? readdirSync(join(ROOT, 'manifests', 'controllers')) : []) {
       const controller = parse(pointHooksAt(readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8'), hooksUrl))
       await apply(kubectl, stringify(controller))
       // What the API server kept: a field Metacontroller's CRD does not know would be pruned
-      // without a word (an authorization block lost so would mean calls without the token).
+      // without a word (an authorization block lost so would mean calls without the token; an
+      // update strategy lost, JobFlow's Jobs OnDelete, unable to be suspended).
       const stored = parse(await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml']))
-      const lost = [...missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks'), ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds ? [] : ['spec.resyncPeriodSeconds'])]
+      const lost = [
+        ...missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks'),
+        ...(controller.spec.childResources ?? []).flatMap((child: unknown, i: number) => missing(child, stored.spec?.childResources?.[i], `spec.childResources[${i}]`)),
+        ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds ? [] : ['spec.resyncPeriodSeconds'])
+      ]
       if (lost.length > 0) throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
     }
 
@@ -343,16 +375,16 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`,
       nodeName,
       hooksUrl,
-      token,
+      ...(installed ? { token } : {}),
       kubeconfig,
       kubectl,
       spawnKubectl,
       logDir: dir,
-      get servicePid () { return service.child.pid },
-      killService: async () => { await service.killNow() },
-      startService: async () => {
-        if (service.running) throw new Error('the service is running')
-        service = await startService()
+      get servicePid () { return service?.child.pid },
+      killService: async () => { await service?.killNow() },
+      startService: async (env?: NodeJS.ProcessEnv) => {
+        if (service?.running === true) throw new Error('the service is running')
+        service = await startService(env)
       },
       stop
     }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # npm run e2e: the end-to-end tier. Builds (or reuses) the control plane (test/e2e/build-binaries.sh:
-# Kubernetes, etcd and kwok from Go modules, Metacontroller v4.17.2 from its source), builds the
+# Kubernetes, etcd, kwok and helm from Go modules, Metacontroller v4.17.2 from its source), builds the
 # service from the working tree, and runs test/e2e/*.e2e.ts with tap.
 #
 # With E2E_KUBECONFIG set, runs the same scenarios against that cluster instead: it must run
-# Metacontroller and jobhooks already (kubectl apply -k manifests) and be able to run busybox pods.
+# Metacontroller and jobhooks already (kubectl apply -k manifests) and be able to run busybox pods;
+# kubectl and helm (the chart's tests) come from PATH, and the chart is not installed there.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -16,7 +17,8 @@ if [ -z "${E2E_KUBECONFIG:-}" ]; then
   E2E_METACONTROLLER=$(sed -n 's/^METACONTROLLER=//p' <<<"$out")
   E2E_METACONTROLLER_VERSION=$(sed -n 's/^METACONTROLLER_VERSION=//p' <<<"$out")
   E2E_METACONTROLLER_CRDS=$(sed -n 's/^METACONTROLLER_CRDS=//p' <<<"$out")
-  export E2E_BIN E2E_METACONTROLLER E2E_METACONTROLLER_VERSION E2E_METACONTROLLER_CRDS
+  E2E_HELM=$(sed -n 's/^HELM=//p' <<<"$out")
+  export E2E_BIN E2E_METACONTROLLER E2E_METACONTROLLER_VERSION E2E_METACONTROLLER_CRDS E2E_HELM
   echo "e2e: control plane binaries ready in $(( $(date +%s) - started ))s (Kubernetes from $E2E_BIN, Metacontroller $E2E_METACONTROLLER_VERSION: $E2E_METACONTROLLER)"
 else
   echo "e2e: running against the cluster of E2E_KUBECONFIG with the Metacontroller installed there"
