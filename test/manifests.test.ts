@@ -18,6 +18,8 @@ import { defaultHooksDir, loadScriptLibrary } from '../src/scripts/library.js'
 import type { KubeObject } from '../src/k8s/types.js'
 import { EFFECT_PERMISSIONS, PARENT_PERMISSIONS } from '../src/effects/executor.js'
 import { syncCollaSet } from '../src/controllers/collaset/sync.js'
+import { ALL_KINDS } from '../src/controllers/kinds.js'
+import { updateStrategyProblem } from '../src/protocol/update-strategy.js'
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
@@ -426,9 +428,14 @@ t.test('every CompositeController calls routes the app serves, through the Servi
     t.ok(parentCrd !== undefined, `${file}: parent ${spec.parentResource.resource} has a CRD`)
     t.ok(parentCrd?.spec.versions.some((v: Json) => v.name === version && v.served === true), `${file}: parent version ${String(version)} is served`)
     t.ok(storageVersion(parentCrd ?? { spec: { versions: [] } })?.subresources?.status !== undefined, `${file}: the parent has a status subresource`)
+    // Every child resource has a strategy its kind's answers are safe under (src/protocol/update-strategy.ts):
+    // JobFlow's Jobs InPlace, answered as last applied, for spec.suspend; every other OnDelete,
+    // children that exist answered by identity only.
+    const kind = ALL_KINDS.find(k => spec.hooks?.sync?.webhook?.path === `/hooks/${k.kind}/sync`)
+    t.equal(kind === undefined ? 'no kind serves it' : updateStrategyProblem(object, kind), undefined, `${file}: update strategies its kind is safe under`)
     for (const child of spec.childResources ?? []) {
-      // The hooks return existing children by identity only (src/protocol/update-strategy.ts).
-      t.equal(child.updateStrategy?.method, 'OnDelete', `${file}: ${String(child.resource)} update strategy`)
+      const expected = object.metadata.name === 'jobflow-controller' && child.resource === 'jobs' ? 'InPlace' : 'OnDelete'
+      t.equal(child.updateStrategy?.method, expected, `${file}: ${String(child.resource)} update strategy`)
     }
     // After an outage every parent is synced again within a minute of the service's return: the
     // next resync, plus time for the queue (docs/operations.md, "Recovery after an outage").
@@ -485,8 +492,9 @@ t.test('the hooks run every example JobFlow: root flows start and the status fit
     const body = response.json()
     t.not(body.status.phase, 'Invalid', `${file}: ${name} is valid (${JSON.stringify(body.status.conditions)})`)
     const jobs = body.children.filter((c: Json) => c.kind === 'Job').map((c: Json) => c.metadata.name).sort()
-    const roots = object.spec.flows.filter((f: Json) => (f.dependencies ?? []).length === 0).map((f: Json) => `${name}-${String(f.name)}`).sort()
-    t.same(jobs, roots, `${file}: the flows without dependencies start first`)
+    // A JobFlow applied suspended starts nothing.
+    const roots = object.spec.suspend === true ? [] : object.spec.flows.filter((f: Json) => (f.dependencies ?? []).length === 0).map((f: Json) => `${name}-${String(f.name)}`).sort()
+    t.same(jobs, roots, `${file}: the flows without dependencies start first (none while suspended)`)
     t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status the hook returns fits the CRD's status schema`)
   }
 })

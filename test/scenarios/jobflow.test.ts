@@ -679,3 +679,47 @@ t.test('jobhooks.io/rerun on a JobFlow still running is used up, recorded, and d
   t.equal(status(sim).phase, 'Failed')
   t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job2'), jobName('job4')])
 })
+
+t.test('spec.suspend: the running Job is suspended in place (spec.suspend and the mark, nothing else), nothing new starts; resumed, the same Job finishes and the flow goes on', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job1')]: { result: 'succeed', afterSeconds: 20 } } } })
+  applyAll(sim, exampleObjects())
+  await sim.runUntil(s => s.seconds() >= 5)
+  const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job1') }
+  const before = structuredClone(sim.get(jobRef)) as KubeObject
+  sim.edit(flowRef(), o => { (o.spec as any).suspend = true })
+  await sim.runUntil(s => (s.get(jobRef)?.spec as any)?.suspend === true)
+  await sim.advance(60)
+
+  const suspended = sim.get(jobRef) as KubeObject
+  t.equal(suspended.metadata.uid, before.metadata.uid)
+  const { suspend: _, ...rest } = suspended.spec as any
+  t.same(rest, Object.fromEntries(Object.entries(before.spec as any).filter(([k]) => k !== 'suspend')), 'only spec.suspend changed in its spec')
+  t.same(suspended.metadata.labels, before.metadata.labels)
+  t.equal(suspended.metadata.annotations?.['jobhooks.io/suspended-by-jobflow'], 'true')
+  t.match(condition(sim, 'Suspended'), { status: 'True', reason: 'JobFlowSuspended', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' })
+  t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job4')], 'job4 finished on its own; job2, waiting for job1, did not start')
+  t.match(jobRecords(sim).get('job2'), { phase: 'Pending', message: 'waiting for job1' })
+  t.equal(status(sim).phase, 'Running')
+
+  sim.edit(flowRef(), o => { (o.spec as any).suspend = false })
+  await sim.runUntilQuiet()
+  if (!t.equal(status(sim).phase, 'Succeeded')) t.comment(sim.timelineText())
+  t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 resumed, never created again')
+  const resumed = sim.get(jobRef) as KubeObject
+  t.equal((resumed.spec as any).suspend, false)
+  t.notOk('jobhooks.io/suspended-by-jobflow' in (resumed.metadata.annotations ?? {}), 'the mark is gone')
+  t.match(condition(sim, 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
+  t.ok(sim.timeline.some(e => e.type === 'job-suspended') && sim.timeline.some(e => e.type === 'job-resumed'), 'the Job controller saw both')
+})
+
+t.test('spec.suspend on a JobFlow that finished changes nothing; a template that suspends its own Job is not resumed by the JobFlow', async t => {
+  const sim = simulator(t)
+  applyAll(sim, exampleObjects())
+  await sim.runUntilQuiet()
+  const writes = sim.timeline.length
+  sim.edit(flowRef(), o => { (o.spec as any).suspend = true })
+  await sim.runUntilQuiet()
+  t.equal(status(sim).phase, 'Succeeded')
+  t.equal(condition(sim, 'Suspended'), undefined, 'a finished JobFlow is not suspended')
+  t.notOk(sim.timeline.slice(writes).some(e => e.type === 'job-suspended'), 'no finished Job touched')
+})

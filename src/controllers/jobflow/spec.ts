@@ -43,6 +43,8 @@ export interface JobFlowSpec {
   ttlSecondsAfterFinished?: number
   /** After a failure: start nothing more (FailFast), or every flow that does not depend on it (Continue). */
   failurePolicy: FailurePolicy
+  /** Start no Job, and suspend the running ones, until it is false again. */
+  suspend: boolean
 }
 
 export type FailurePolicy = 'FailFast' | 'Continue'
@@ -77,12 +79,14 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
   if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(`spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`)
+  const suspend = spec.suspend ?? false
+  if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
 
   problems.push(...attemptNameClashes(flows.map(f => f.name)))
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
-  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, failurePolicy: failurePolicy as FailurePolicy, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
+  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, failurePolicy: failurePolicy as FailurePolicy, suspend: suspend === true, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
 }
 
 function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {

@@ -3,10 +3,10 @@
 // clock only stamps times that are then carried forward.
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
-import type { KubeObject } from '../../k8s/types.js'
+import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
-import { keepAllObserved, keepAsObserved, objectsByName } from '../../k8s/objects.js'
+import { keepAllObserved, objectsByName } from '../../k8s/objects.js'
 import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { validityConditions } from '../common/validity.js'
@@ -18,6 +18,7 @@ import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job
 import { compact, isSettled, jobsSucceeded, readHistories, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
 import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
+import { keptJob, suspendedCondition } from './suspend.js'
 import { orderByDependencies } from './dag.js'
 import { evaluateWhen } from './when.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
@@ -73,9 +74,10 @@ export function answerJobFlow (request: SyncRequest, context: HookContext): Sync
   }
 
   const started = startFlows(spec, flows, finished, context.now)
-  const desired = desiredChildren(plan.value, spec, flows, memory, observedJobs, started.toCreate, request, context.now)
+  const desired = desiredChildren(plan.value, spec, flows, memory, observedJobs, started.toCreate, spec.suspend && !finished, request, context.now)
   if (typeof desired === 'string') return { response: keepEverything(request, previous, memory, observedJobs, [desired], context.now), effects: [] }
   const status = renderStatus(base, flows, finished, started.toCreate.size > 0, context.now)
+  status.conditions = suspendedCondition(status.conditions as Condition[], spec.suspend && !finished, desired.suspendedJobs, context.now)
   if (rerun !== undefined) status.rerun = rerun.status
   else if (isRecord(previous.rerun)) status.rerun = previous.rerun
   const self = parentTtl(parent, stringOrUndefined(status.completionTime), spec.ttlSecondsAfterFinished, context.now)
@@ -222,6 +224,7 @@ function startFlows (spec: JobFlowSpec, flows: Map<string, FlowState>, finished:
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
   let retryWake: number | undefined
+  const suspended = spec.suspend && !finished
   for (const flow of orderByDependencies(spec.flows).order) {
     const state = flows.get(flow.name) as FlowState
     if (state.current !== undefined) continue
@@ -268,9 +271,14 @@ function startFlows (spec: JobFlowSpec, flows: Map<string, FlowState>, finished:
       if (waiting.length === 0) toCreate.add(flow.name)
       current = record('Pending', waiting.length === 0 ? 'creating the Job' : `waiting for ${[...new Set(waiting)].join(', ')}`)
     }
+    if (suspended && toCreate.delete(flow.name)) {
+      // Due now, but nothing starts while the JobFlow is suspended; resumed, it starts at once.
+      current = { ...current, message: `not started: the JobFlow is suspended (${current.message ?? ''})` }
+    }
     state.current = current
     records.set(flow.name, current)
   }
+  if (suspended) return { toCreate }
   return retryWake === undefined ? { toCreate } : { toCreate, retryWake }
 }
 
@@ -370,8 +378,9 @@ function jobIdentity (parent: KubeObject, flow: FlowSpec, attempt: number): JobI
  * `ttlWake` is when the next one is due. Scripts ConfigMaps stay while a Job mounts them; the
  * current one is always there for the Jobs still to come.
  */
-function desiredChildren (plan: Plan, spec: JobFlowSpec, flows: Map<string, FlowState>, memory: Map<string, JobRecord[]>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, request: SyncRequest, now: Date): { children: KubeObject[], ttlWake?: number } | string {
+function desiredChildren (plan: Plan, spec: JobFlowSpec, flows: Map<string, FlowState>, memory: Map<string, JobRecord[]>, observedJobs: Map<string, KubeObject>, toCreate: Set<string>, suspend: boolean, request: SyncRequest, now: Date): { children: KubeObject[], suspendedJobs: number, ttlWake?: number } | string {
   const children: KubeObject[] = []
+  let suspendedJobs = 0
   const kept: KubeObject[] = []
   const decisions: JobTtlDecision[] = []
   for (const flow of spec.flows) {
@@ -384,7 +393,9 @@ function desiredChildren (plan: Plan, spec: JobFlowSpec, flows: Map<string, Flow
       const decision = ttlDecision(observed, remembered.get(jobName), now)
       decisions.push(decision)
       if (decision.drop) continue
-      children.push(keepAsObserved(observed))
+      const answer = keptJob(observed, suspend)
+      if (answer.suspended) suspendedJobs++
+      children.push(answer.job)
       kept.push(observed)
     }
     if (toCreate.has(flow.name) && observedJobs.get(state.id.name) === undefined) {
@@ -395,7 +406,7 @@ function desiredChildren (plan: Plan, spec: JobFlowSpec, flows: Map<string, Flow
   }
   children.push(...scriptsConfigMapChildren(kept, plan.scripts, request.children))
   const ttlWake = earliestWake(decisions)
-  return ttlWake === undefined ? { children } : { children, ttlWake }
+  return ttlWake === undefined ? { children, suspendedJobs } : { children, suspendedJobs, ttlWake }
 }
 
 function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): JobFlowPhase {
@@ -439,7 +450,8 @@ function keepEverything (request: SyncRequest, previous: Record<string, unknown>
   const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
   return {
     status: { ...previous, phase, jobsSucceeded: jobsSucceeded(currents), jobs, conditions: validityConditions(previous.conditions, problems, now) },
-    children: keepAllObserved(request.children)
+    // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts).
+    children: keepAllObserved(request.children, ['Job.batch/v1'])
   }
 }
 

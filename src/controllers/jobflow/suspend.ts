@@ -1,0 +1,55 @@
+// Suspend: `spec.suspend: true` starts no Job and suspends the running ones through their own
+// `spec.suspend`; `false` resumes them and the flow goes on where it was.
+//
+// How one field of a Job that exists gets changed: the JobFlow's CompositeController updates Jobs
+// InPlace, and Metacontroller v4.17.2 then merges our answer into the Job three ways, against the
+// Job's last-applied annotation (what it created the Job from). So a kept Job is answered as it was
+// last applied (keepAsApplied, src/k8s/objects.ts) — which changes nothing — and to suspend or
+// resume it, as last applied with `spec.suspend` and our annotation changed: the merge changes
+// those two and nothing else. A Job that finished is never touched.
+import type { Condition, KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { keepAsObserved, lastApplied } from '../../k8s/objects.js'
+import { setCondition } from '../../k8s/conditions.js'
+import { jobOutcome } from '../../k8s/jobs.js'
+
+/**
+ * On a Job the JobFlow suspended: resuming sets its `spec.suspend` back to false. A Job whose own
+ * template said `suspend: true` has no such mark and stays as its template says.
+ */
+export const SUSPENDED_BY_JOBFLOW = 'jobhooks.io/suspended-by-jobflow'
+
+/** A kept Job as the answer gives it back, and whether it is suspended by the JobFlow now. */
+export function keptJob (observed: KubeObject, suspend: boolean): { job: KubeObject, suspended: boolean } {
+  const applied = lastApplied(observed)
+  // Without the annotation there is nothing to merge against: the identity changes nothing.
+  if (applied === undefined) return { job: keepAsObserved(observed), suspended: false }
+  if (jobOutcome(observed) !== undefined) return { job: applied, suspended: false }
+  const spec = isRecord(applied.spec) ? applied.spec : {}
+  const annotations = applied.metadata.annotations ?? {}
+  const ours = annotations[SUSPENDED_BY_JOBFLOW] === 'true'
+  if (suspend && spec.suspend !== true) {
+    return { job: { ...applied, metadata: { ...applied.metadata, annotations: { ...annotations, [SUSPENDED_BY_JOBFLOW]: 'true' } }, spec: { ...spec, suspend: true } }, suspended: true }
+  }
+  if (!suspend && ours) {
+    const { [SUSPENDED_BY_JOBFLOW]: _, ...rest } = annotations
+    const metadata = { ...applied.metadata }
+    if (Object.keys(rest).length > 0) metadata.annotations = rest
+    else delete metadata.annotations
+    return { job: { ...applied, metadata, spec: { ...spec, suspend: false } }, suspended: false }
+  }
+  return { job: applied, suspended: suspend && ours }
+}
+
+/**
+ * Condition `Suspended`, as a Job has it: True while `spec.suspend` holds (with how many running
+ * Jobs it suspended), False once resumed; absent on a JobFlow never suspended.
+ */
+export function suspendedCondition (conditions: Condition[], suspend: boolean, suspendedJobs: number, now: Date): Condition[] {
+  if (suspend) {
+    const jobs = suspendedJobs === 0 ? '' : suspendedJobs === 1 ? '; 1 running Job suspended' : `; ${suspendedJobs} running Jobs suspended`
+    return setCondition(conditions, { type: 'Suspended', status: 'True', reason: 'JobFlowSuspended', message: `spec.suspend is true: no new Job starts${jobs}` }, now)
+  }
+  if (!conditions.some(c => c.type === 'Suspended' && c.status === 'True')) return conditions
+  return setCondition(conditions, { type: 'Suspended', status: 'False', reason: 'JobFlowResumed', message: 'spec.suspend is false: the flow goes on where it was' }, now)
+}
