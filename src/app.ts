@@ -125,8 +125,9 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   app.decorate('metrics', metrics)
   app.decorateRequest('hookCall', undefined)
   const kinds = options.kinds ?? ALL_KINDS
-  const effects = options.effects ?? new RecordingExecutor()
+  const effects = options.effects ?? new RecordingExecutor(options.clock !== undefined ? { clock: options.clock } : {})
   app.decorate('effects', effects)
+  recordEvents(app, effects, metrics)
   const scripts = options.scripts ?? new Map<string, string>()
   const clock = options.clock ?? (() => new Date())
   const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget())
@@ -151,6 +152,31 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   addServiceRoutes(app, metrics)
   await app.ready()
   return app
+}
+
+/** How long closing waits for the Events still queued. */
+const EVENTS_FLUSH_MS = 2000
+
+/**
+ * The executor's Events (src/effects/events.ts) are counted, a failure to write them logged at
+ * most once a minute (a ClusterRole without `events` fails every one), and those still queued
+ * written, for a while, when the app closes.
+ */
+function recordEvents (app: FastifyInstance, effects: EffectExecutor, metrics: Metrics): void {
+  const events = effects.events
+  if (events === undefined) return
+  let warnedAt = -Infinity
+  let failedSince = 0
+  events.observe((reason, result, message) => {
+    metrics.observeEvent(reason, result)
+    if (result !== 'failed') return
+    failedSince++
+    if (Date.now() - warnedAt < 60_000) return
+    app.log.warn({ reason, error: message, failedSinceLastLine: failedSince }, 'event not recorded')
+    warnedAt = Date.now()
+    failedSince = 0
+  })
+  app.addHook('onClose', async () => { await events.flush(EVENTS_FLUSH_MS) })
 }
 
 /** What every hook route needs: the hooks' context, the executor, the metrics, the credential check. */

@@ -1,5 +1,6 @@
 // Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome
 // (`shed`: answered 429 to keep the bytes in flight under budget); effects by type and result;
+// the Events recorded on the parents by reason and result;
 // the bytes of requests in flight and their budget; and which build answers (jobhooks_build_info).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -15,6 +16,8 @@ export interface Metrics {
   observeHook: (kind: string, hook: string, outcome: Outcome, seconds: number) => void
   /** Counts what became of each effect of a hook call. */
   observeEffects: (outcomes: readonly EffectOutcome[]) => void
+  /** Counts what became of an Event's occurrence (src/effects/events.ts). */
+  observeEvent: (reason: string, result: string) => void
   /** Counts a hook call refused for its credentials. */
   observeRefusal: (reason: string) => void
   /** Reports the bytes of hook requests in flight (read at each scrape) and their budget. */
@@ -39,6 +42,7 @@ export function createMetrics (): Metrics {
     registers: [registry]
   })
   const effects = new Counter({ name: 'jobhooks_effects_total', help: 'Effects by type and result (applied, gone, failed, refused, dry_run)', labelNames: ['type', 'result'] as const, registers: [registry] })
+  const events = new Counter({ name: 'jobhooks_events_total', help: 'Events recorded on the parents, by reason and result (created, patched, merged, suppressed, dropped, failed, dry_run)', labelNames: ['reason', 'result'] as const, registers: [registry] })
   const refusals = new Counter({ name: 'jobhooks_hook_refusals_total', help: 'Hook calls refused (401) for their credentials, by reason', labelNames: ['reason'] as const, registers: [registry] })
   let readInflight = (): number => 0
   new Gauge({ name: 'jobhooks_inflight_request_bytes', help: 'Bytes of sync and finalize requests being answered', registers: [registry], collect () { this.set(readInflight()) } })
@@ -54,6 +58,9 @@ export function createMetrics (): Metrics {
     },
     observeEffects (outcomes) {
       for (const { effect, result } of outcomes) effects.inc({ type: effect.type, result })
+    },
+    observeEvent (reason, result) {
+      events.inc({ reason, result })
     },
     observeHook (kind, hook, outcome, seconds) {
       calls.inc({ kind, hook, outcome })

@@ -16,7 +16,7 @@ import { parseJobFlowSpec } from '../src/controllers/jobflow/spec.js'
 import { parseEphemeralJobSpec } from '../src/controllers/ephemeraljob/spec.js'
 import { defaultHooksDir, loadScriptLibrary } from '../src/scripts/library.js'
 import type { KubeObject } from '../src/k8s/types.js'
-import { EFFECT_PERMISSIONS, PARENT_PERMISSIONS } from '../src/effects/executor.js'
+import { EFFECT_PERMISSIONS, EVENT_PERMISSIONS, PARENT_PERMISSIONS } from '../src/effects/executor.js'
 import { syncCollaSet } from '../src/controllers/collaset/sync.js'
 import { ALL_KINDS } from '../src/controllers/kinds.js'
 import { updateStrategyProblem } from '../src/protocol/update-strategy.js'
@@ -581,8 +581,9 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
       }
     }
   }
-  const needed = [...Object.values(EFFECT_PERMISSIONS), PARENT_PERMISSIONS].flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
-  t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS and the parents\' reads, no more, no less')
+  const needed = [...Object.values(EFFECT_PERMISSIONS), PARENT_PERMISSIONS, EVENT_PERMISSIONS].flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
+  t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS, the parents\' reads and the Events, no more, no less')
+  t.same(EVENT_PERMISSIONS, [{ apiGroup: '', resource: 'events', verbs: ['create', 'patch'] }], 'Events: create and patch in the core group, nothing more')
   t.same(PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`), ['ephemeraljobs get', 'operationjobs get', 'collasets get', 'jobflows get'], 'reads of the parents whose hooks have effects, only get')
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
   t.notOk(granted.some(g => g.includes('*')), 'no wildcards')

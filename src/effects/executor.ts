@@ -12,20 +12,18 @@ import { request as httpsRequest } from 'node:https'
 import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
 import { RecordingExecutor } from './dry-run.js'
+import { EventRecorder, type EventRecorderOptions } from './events.js'
 import { withinReach } from './scope.js'
-import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, SetPodCondition, SetPodLabels } from './types.js'
+import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission, SetPodCondition, SetPodLabels } from './types.js'
 
-/** One RBAC rule's worth of access, as a ClusterRole spells it. */
-export interface Permission {
-  apiGroup: string
-  resource: string
-  verbs: string[]
-}
+export type { Permission } from './types.js'
+export { EVENT_PERMISSIONS } from './events.js'
 
 /**
  * What each effect type needs from the API server, and nothing more. The ClusterRole in
- * manifests/deploy/rbac.yaml grants exactly the union of these (test/manifests.test.ts checks
- * it), and `Delete` acts only on the resources listed for it here.
+ * manifests/deploy/rbac.yaml grants exactly the union of these, PARENT_PERMISSIONS and
+ * EVENT_PERMISSIONS (events.ts: the Events recorded on the parents), which
+ * test/manifests.test.ts checks; and `Delete` acts only on the resources listed for it here.
  */
 export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permission[]>> = {
   InjectEphemeralContainers: [{ apiGroup: '', resource: 'pods/ephemeralcontainers', verbs: ['patch'] }],
@@ -71,6 +69,11 @@ export interface ClusterExecutorOptions {
   concurrency: number
   /** Time one `apply` call may take; what is not done by then fails (and is retried next sync). */
   budgetMs: number
+  /**
+   * Record Events on the parents for what was applied (events.ts), written in the background
+   * through the same connection, `concurrency` at a time, each within `budgetMs`. Off unless set.
+   */
+  events?: boolean | Omit<EventRecorderOptions, 'send'>
 }
 
 /** One request to the API server: what an effect turns into, or a read. */
@@ -178,11 +181,12 @@ function deleteRequest (effect: DeleteObject): Request {
 /** The parts of the API's Status answer we read. */
 interface Status {
   message?: unknown
-  details?: { causes?: Array<{ field?: unknown }> }
+  /** A cause's type is spelled `reason` in JSON (metav1.StatusCause). */
+  details?: { causes?: Array<{ field?: unknown, reason?: unknown, message?: unknown }> }
 }
 
 /** What an API answer means for an effect. */
-export function classify (statusCode: number, body: string): { result: EffectOutcome['result'], message?: string } {
+export function classify (statusCode: number, body: string): Pick<EffectOutcome, 'result' | 'message' | 'disruptionBudget'> {
   if (statusCode >= 200 && statusCode < 300) return { result: 'applied' }
   // 404: the object is gone. 409: a Delete's UID precondition failed, the name is another
   // object's now.
@@ -190,7 +194,20 @@ export function classify (statusCode: number, body: string): { result: EffectOut
   const status = parseStatus(body)
   // A patch's UID precondition fails as an invalid change of metadata.uid: another object too.
   if (statusCode === 422 && (status?.details?.causes ?? []).some(cause => cause.field === 'metadata.uid')) return { result: 'gone' }
-  return { result: 'failed', message: `HTTP ${statusCode}: ${statusMessage(statusCode, status, body)}` }
+  const message = statusMessage(statusCode, status, body)
+  const budget = disruptionBudget(statusCode, status, message)
+  return { result: 'failed', message: `HTTP ${statusCode}: ${message}`, ...(budget !== undefined ? { disruptionBudget: budget } : {}) }
+}
+
+/**
+ * Why a PodDisruptionBudget refused an eviction, if one did: the API server answers 429 (or 403,
+ * for a budget it cannot count) with a cause of type `DisruptionBudget` whose message names the
+ * budget ("The disruption budget web needs 2 healthy pods and has 2 currently").
+ */
+function disruptionBudget (statusCode: number, status: Status | undefined, message: string): string | undefined {
+  const cause = (status?.details?.causes ?? []).find(c => c.reason === 'DisruptionBudget')
+  if (cause !== undefined) return typeof cause.message === 'string' && cause.message !== '' ? cause.message : message
+  return statusCode === 429 && /disruption budget/i.test(message) ? message : undefined
 }
 
 function parseStatus (body: string): Status | undefined {
@@ -212,12 +229,17 @@ function statusMessage (statusCode: number, status: Status | undefined, body: st
 /** Applies effects through the Kubernetes API with the credentials of a KubeConfig. */
 export class ClusterExecutor implements EffectExecutor {
   readonly mode = 'cluster' as const
+  readonly events: EventRecorder | undefined
   private readonly server: URL
 
   constructor (private readonly kubeConfig: KubeConfig, private readonly options: ClusterExecutorOptions) {
     const cluster = kubeConfig.getCurrentCluster()
     if (cluster === null) throw new Error('the kubeconfig has no current cluster')
     this.server = new URL(cluster.server)
+    const events = options.events === true ? {} : options.events === false ? undefined : options.events
+    this.events = events === undefined
+      ? undefined
+      : new EventRecorder({ concurrency: options.concurrency, timeoutMs: options.budgetMs, ...events, send: async (request, signal) => await this.send(request, signal) })
   }
 
   /** What an effect the time budget left undone fails with. */
@@ -230,7 +252,11 @@ export class ClusterExecutor implements EffectExecutor {
     const { inReach, refused } = withinReach(parent, effects)
     const outcomes = new Map<Effect, EffectOutcome>(refused)
     if (inReach.length > 0 && parent !== undefined) await this.applyWithinBudget(parent, inReach, outcomes)
-    return effects.map(effect => outcomes.get(effect) ?? { effect, result: 'failed', message: this.late })
+    const applied = effects.map(effect => outcomes.get(effect) ?? { effect, result: 'failed' as const, message: this.late })
+    // Only queued: the answer does not wait for its Events. Only what was applied, or refused by
+    // a PodDisruptionBudget, earns one, which needs the parent confirmed.
+    if (parent !== undefined) this.events?.record(parent, applied)
+    return applied
   }
 
   /**
@@ -402,7 +428,7 @@ export function selectExecutor (credentials: CredentialSource, options: ClusterE
     }
   }
   return {
-    executor: new ClusterExecutor(credentials.kubeConfig, options),
+    executor: new ClusterExecutor(credentials.kubeConfig, { events: true, ...options }),
     level: 'info',
     message: `effects are applied to the cluster (${credentials.description}; concurrency ${options.concurrency}, budget ${options.budgetMs} ms)`
   }

@@ -3,6 +3,14 @@
 // data next to their answer; one executor applies them (docs/operations.md, "Effects and permissions").
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
+import type { EventRecorder } from './events.js'
+
+/** One RBAC rule's worth of access, as a ClusterRole spells it. */
+export interface Permission {
+  apiGroup: string
+  resource: string
+  verbs: string[]
+}
 
 /** An object an effect acts on. The UID guards every write: a new object of the same name is left alone. */
 export interface ObjectRef {
@@ -86,6 +94,11 @@ export interface EffectOutcome {
   effect: Effect
   result: EffectResult
   message?: string
+  /**
+   * A failed eviction that a PodDisruptionBudget refused (HTTP 429 with the `DisruptionBudget`
+   * cause): the API server's reason, which names the budget. A wait, retried, not an error.
+   */
+  disruptionBudget?: string
 }
 
 /** Failed (retried on the next sync) or refused (never sent): what the answer and the log name. */
@@ -102,6 +115,11 @@ export interface EffectExecutor {
    * the request's parent has no UID: then nothing is in reach.
    */
   apply: (parent: ObjectRef | undefined, effects: Effect[]) => Promise<EffectOutcome[]>
+  /**
+   * Records Kubernetes Events on the parents for what was applied (events.ts), when this
+   * executor does; it never holds up `apply`.
+   */
+  readonly events?: EventRecorder
 }
 
 /** A short, stable description of an effect for logs, metrics and status messages. */

@@ -91,7 +91,7 @@ export class SimulatorExecutor implements EffectExecutor {
       }
       case 'Evict': {
         const refusal = this.disruptionRefusal(current)
-        if (refusal !== undefined) return { effect, result: 'failed', message: `HTTP 429: ${refusal}` }
+        if (refusal !== undefined) return { effect, result: 'failed', message: `HTTP 429: ${refusal}`, disruptionBudget: refusal }
         this.host.remove(ref)
         return { effect, result: 'applied' }
       }

@@ -1,14 +1,16 @@
 // EphemeralJob against the real thing: the API server with our CRD and its CEL rules,
 // Metacontroller calling our service, and the service's executor patching the
 // pods/ephemeralcontainers subresource. kwok runs the Pods but not ephemeral containers, so this
-// test writes their statuses in the kubelet's place and checks that the job's status follows.
-// Everything asserted is read back from the API server.
+// test writes their statuses in the kubelet's place and checks that the job's status follows, and
+// that `kubectl describe` of the job shows the Events the service recorded on it. Everything
+// asserted is read back from the API server.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
 import { containerState, setEphemeralContainerState, startScenarios } from './scenario.js'
+import { waitForDescribedEvents } from './describe.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -110,6 +112,12 @@ t.test('story 1: containers really land in the Pods one at a time, and the statu
   const wide = await cluster.kubectl(['get', 'ejob', '-n', ns, '-o', 'wide'])
   // kubectl puts the wide-only columns last.
   t.match(wide.stdout, /^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s+STATUS\s*\nhello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+\s+Failed\s*\n/, 'and STATUS with -o wide')
+
+  // Where a Kruise user looks for what the job did to the Pods: kubectl describe ejob.
+  const events = await waitForDescribedEvents(cluster, 'ejob', ns, JOB, 'an InjectedContainers Event per Pod', list => list.filter(e => e.reason === 'InjectedContainers').length === PODS.length)
+  t.same(events.filter(e => e.reason === 'InjectedContainers').map(e => `${e.type} ${e.from} ${e.message}`).sort(),
+    PODS.map(p => `Normal jobhooks Injected ephemeral container helloworld-ec into Pod ${p}`).sort(), 'kubectl describe ejob: each injection, naming its Pod, from jobhooks')
+  t.same(events.filter(e => e.reason !== 'InjectedContainers'), [], 'and nothing else')
 })
 
 t.test('ttlSecondsAfterCreated: the service deletes the EphemeralJob itself', async t => {
@@ -122,6 +130,12 @@ t.test('ttlSecondsAfterCreated: the service deletes the EphemeralJob itself', as
     return result.code !== 0 && /NotFound/.test(result.stderr) ? true : undefined
   }, 60_000, 500)
   t.pass('deleted')
+  // The job is gone, so kubectl describe has nothing to show; its Event outlives it.
+  const events = await waitFor('the TTLExpired Event', async () => {
+    const list = await getJson(['get', 'events', '-n', ns, '--field-selector', `involvedObject.uid=${String(first.metadata.uid)},reason=TTLExpired`])
+    return list.items.length > 0 ? list.items : undefined
+  }, 30_000, 500)
+  t.match(events, [{ type: 'Normal', message: `Deleted EphemeralJob ${JOB}: its time to live has passed`, source: { component: 'jobhooks' }, involvedObject: { kind: 'EphemeralJob', name: JOB, namespace: ns } }], 'kubectl get events: the deletion after the TTL')
 })
 
 t.test('the CRD refuses invalid EphemeralJobs and changes to what may not change', async t => {

@@ -3,13 +3,15 @@
 // readiness-gate condition and evicting them through the eviction API, where the disruption
 // controller's PodDisruptionBudgets hold. The Deployment, ReplicaSet and disruption controllers
 // are the real kube-controller-manager's; kwok plays the kubelet, readiness gates included
-// (test/e2e/kwok-stages.yaml). Everything asserted is read back from the API server.
+// (test/e2e/kwok-stages.yaml). `kubectl describe opj` shows the Events the service recorded on the
+// job for what it did. Everything asserted is read back from the API server.
 import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
 import { isLive, isPodReady, podCondition, sampleReadyPods, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
+import { describedEvents, waitForDescribedEvents } from './describe.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -202,6 +204,15 @@ t.test('Recreate through the eviction API: a PodDisruptionBudget refusal makes t
   t.ok(held !== undefined && isLive(held) && held.metadata.uid === targetUid, `${target} is still there, not being deleted`)
   t.equal(held?.metadata.labels?.[LOCK], 'opj-recreate', `${target} carries the PodOpsLifecycle lock ${LOCK}=opj-recreate`)
   t.same((await pods(ns, 'app=web')).map(p => p.metadata.name).sort(), names, 'the Deployment still has its two Pods')
+  // Where a kuperator user looks: kubectl describe opj shows the refusal, counted on one Warning.
+  const refusals = (await waitForDescribedEvents(cluster, 'opj', ns, 'opj-recreate', 'the refusal counted more than once', events =>
+    events.some(e => e.reason === 'EvictionRefused' && e.count > 1))).filter(e => e.reason === 'EvictionRefused')
+  t.equal(refusals.length, 1, `one EvictionRefused Event for every retry, not one each: ${refusals.map(e => e.age).join('; ')}`)
+  t.match(refusals[0], { type: 'Warning', from: 'jobhooks', message: new RegExp(`^Cannot evict Pod ${target}: The disruption budget web needs 2 healthy pods and has 2 currently$`) }, 'a Warning naming the Pod and, in the API server\'s words, the budget')
+  const refusalEvents = (await getJson(['get', 'events', '-n', ns, '--field-selector', 'reason=EvictionRefused'])).items
+  t.equal(refusalEvents.length, 1, 'one Event object in the namespace')
+  t.match(refusalEvents[0], { involvedObject: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'OperationJob', name: 'opj-recreate', uid: refused.metadata.uid }, related: { kind: 'Pod', name: target, uid: targetUid }, reportingComponent: 'jobhooks' })
+  t.ok(refusalEvents[0].count > 1, `its count is raised on each retry (${String(refusalEvents[0].count)})`)
 
   await kubectlOk(t, ['patch', 'pdb', 'web', '-n', ns, '--type', 'merge', '-p', '{"spec":{"minAvailable":1}}'])
   await waitFor(`${target} to be evicted`, async () => {
@@ -229,6 +240,14 @@ t.test('Recreate through the eviction API: a PodDisruptionBudget refusal makes t
   const remaining = await pod(ns, other)
   t.equal(remaining?.metadata.labels?.[LOCK], undefined, `${other} carries no lock`)
   t.match(await kubectlOk(t, ['get', 'opj', '-n', ns]), /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-recreate\s+Recreate\s+Succeeded\s+\d+\s+\d+\s+0\s+\S+/, 'kubectl get opj shows ACTION Recreate, PROGRESS Succeeded')
+
+  const events = await waitForDescribedEvents(cluster, 'opj', ns, 'opj-recreate', 'the eviction', list => list.some(e => e.reason === 'EvictedPod'))
+  t.same(events.filter(e => e.reason !== 'EvictionRefused').map(e => `${e.type} ${e.reason} ${e.from} ${e.message}`).sort(), [
+    `Normal EvictedPod jobhooks Evicted Pod ${target}`,
+    `Normal LabelledPod jobhooks Labelled Pod ${target}: ${LOCK}=opj-recreate`
+  ], 'kubectl describe opj: the lock, then the eviction once the budget allowed it')
+  const { text } = await describedEvents(cluster, 'opj', ns, 'opj-recreate')
+  t.comment(`kubectl describe opj opj-recreate:\n${text.slice(text.indexOf('Events:'))}`)
 })
 
 t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gate False, not Ready) before the eviction', async t => {
@@ -291,6 +310,13 @@ t.test('Recreate of a CollaSet Pod inside a PodOpsLifecycle: out of traffic (gat
   t.equal(uids.size, 3, `foo had three Pods in all: the two first ones and one new one, nothing else evicted (${[...uids].map(([uid, name]) => `${name}/${uid.slice(0, 8)}`).join(', ')})`)
   t.equal(podCondition(back, GATE)?.status, 'True', 'with its gate True')
   t.equal(back?.metadata.labels?.[LOCK], undefined, 'and no lock')
+
+  const events = await waitForDescribedEvents(cluster, 'opj', ns, 'opj-lifecycle', 'the eviction', list => list.some(e => e.reason === 'EvictedPod'))
+  t.same(events.map(e => `${e.type} ${e.reason} ${e.message}`).sort(), [
+    `Normal EvictedPod Evicted Pod ${target}`,
+    `Normal LabelledPod Labelled Pod ${target}: ${LOCK}=opj-lifecycle`,
+    `Normal SetPodCondition Set condition ${GATE}=False on Pod ${target}: OperationJob opj-lifecycle takes the Pod out of traffic`
+  ], 'kubectl describe opj: the lock, traffic off, the eviction')
 })
 
 t.test('the Label example as a user applies it: web-0 labelled, then web-1 once the partition grows; the CRD refuses what Label refuses', async t => {
@@ -308,6 +334,8 @@ t.test('the Label example as a user applies it: web-0 labelled, then web-1 once 
   t.match(done.status, { progress: 'Succeeded', succeededPodCount: 2, failedPodCount: 0 })
   t.same((await pods(ns, 'track=canary')).map(p => p.metadata.name).sort(), ['web-0', 'web-1'], 'kubectl get pods -l track=canary: the two targets')
   t.not(jobCondition(done, 'EffectsApplied')?.status, 'False', 'no effect failed')
+  const events = await waitForDescribedEvents(cluster, 'opj', ns, 'web-canary', 'both Pods labelled', list => list.filter(e => e.reason === 'LabelledPod').length === 2)
+  t.same(events.map(e => `${e.type} ${e.reason} ${e.from} ${e.message}`).sort(), ['web-0', 'web-1'].map(p => `Normal LabelledPod jobhooks Labelled Pod ${p}: track=canary`), 'kubectl describe opj: each Pod labelled')
 
   const refused = async (what: string, edit: (job: any) => void, message: RegExp): Promise<void> => {
     const job = exampleDoc('operationjob-label.yaml', 'OperationJob')

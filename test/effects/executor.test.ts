@@ -157,7 +157,7 @@ t.test('Evict posts an Eviction with the UID precondition; a PodDisruptionBudget
     : { status: 201, body: { kind: 'Status', status: 'Success' } })
   const executor = executorFor(t, api.url)
   const effect: Effect = { type: 'Evict', target: pod('web-0', 'uid-w0') }
-  t.same(await executor.apply(parentOf([effect]), [effect]), [{ effect, result: 'failed', message: 'HTTP 429: Cannot evict pod as it would violate the pod\'s disruption budget.' }])
+  t.same(await executor.apply(parentOf([effect]), [effect]), [{ effect, result: 'failed', message: 'HTTP 429: Cannot evict pod as it would violate the pod\'s disruption budget.', disruptionBudget: 'Cannot evict pod as it would violate the pod\'s disruption budget.' }], 'a refusal by the budget, said so')
   const [request] = api.requests
   t.equal(request?.method, 'POST')
   t.equal(request?.url, '/api/v1/namespaces/team-a/pods/web-0/eviction')
