@@ -35,7 +35,8 @@ const USAGE = `usage: npm run simulate -- <manifest.yaml>... [options]
   --hang NAME        the ephemeral containers of Pod (or workload) NAME keep running
   --set [OBJ:]PATH=VALUE
                      edit an object at the time of the next --at, as kubectl edit would: OBJ names
-                     it (default: the last jobhooks object of the manifests), VALUE is YAML
+                     it (default: the last jobhooks object of the manifests), VALUE is YAML; a key
+                     with dots in brackets: 'metadata.annotations[jobhooks.io/rerun]=1'
   --at SECONDS       when the --set edits before it happen (simulated seconds from the start: 60 or 60s)
   --duration SECONDS how long every Job runs before it finishes (default 10)
   --pods FILE        Pods and Deployments to add to the manifests' (applied first), for the
@@ -74,10 +75,12 @@ function seconds (flag: string, raw: string, min: number): number {
 }
 
 function parseEdit (raw: string): Omit<Edit, 'at'> {
-  const match = /^(?:([a-z0-9.-]+):)?([A-Za-z0-9_.]+)=(.*)$/s.exec(raw)
+  const match = /^(?:([a-z0-9.-]+):)?((?:[A-Za-z0-9_]+|\[[^\]=]+\])(?:\.[A-Za-z0-9_]+|\[[^\]=]+\])*)=(.*)$/s.exec(raw)
   if (match === null) throw new UsageError(`--set takes [OBJECT:]PATH=VALUE, not ${JSON.stringify(raw)}`)
   const [, object, path, value] = match as unknown as [string, string | undefined, string, string]
-  return { ...(object !== undefined ? { object } : {}), path: path.split('.'), value: parseYaml(value) as unknown, text: `${path}=${value}` }
+  // A key with dots or slashes goes in brackets: metadata.annotations[jobhooks.io/rerun]=1.
+  const segments = [...path.matchAll(/([A-Za-z0-9_]+)|\[([^\]]+)\]/g)].map(m => (m[1] ?? m[2]) as string)
+  return { ...(object !== undefined ? { object } : {}), path: segments, value: parseYaml(value) as unknown, text: `${path}=${value}` }
 }
 
 function parseArguments (argv: string[]): Arguments | 'help' {
@@ -275,8 +278,9 @@ class Run {
   /** Runs until every parent has settled and (at the end) every edit is made, or nothing moves for a while. */
   async untilSettled (last: boolean): Promise<void> {
     for (;;) {
-      this.makeDueEdits()
-      const pending = last && this.args.edits.length > 0
+      // A parent edited just now has not been synced yet: it is not settled, whatever its status says.
+      const edited = this.makeDueEdits()
+      const pending = (last && this.args.edits.length > 0) || edited
       const parents = this.parents()
       if (!pending && parents.every(settled) && this.world.podsUp()) return
       if (this.sim.seconds() >= this.args.until) {
@@ -301,7 +305,8 @@ class Run {
     return PARENTS.flatMap(kind => this.sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }))
   }
 
-  private makeDueEdits (): void {
+  private makeDueEdits (): boolean {
+    let edited = false
     while (this.args.edits.length > 0 && (this.args.edits[0] as Edit).at <= this.sim.seconds()) {
       const edit = this.args.edits.shift() as Edit
       const target = edit.object !== undefined
@@ -309,11 +314,15 @@ class Run {
         : this.parents().filter(p => p.kind !== 'CollaSet').at(-1) ?? this.parents().at(-1)
       if (target === undefined) continue
       this.sim.edit(refOf(target), object => setPath(object as unknown as Record<string, unknown>, edit.path, edit.value), `set ${edit.text}`)
+      edited = true
     }
+    return edited
   }
 }
 
 function setPath (object: Record<string, unknown>, path: string[], value: unknown): void {
+  // Labels and annotations are strings, as kubectl writes them (rerun=1 is "1", not 1).
+  if (path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations') && path.length === 3 && value !== null) value = String(value)
   let at = object
   for (const key of path.slice(0, -1)) {
     if (!isRecord(at[key])) at[key] = {}

@@ -72,6 +72,17 @@ t.test('--fail flow:N fails the first N attempts of a flow: with retries left th
   t.ok(spent.out.some(l => /jobflow-retry\s+Failed at t=65s/.test(l)))
 })
 
+t.test('--set with a bracketed key annotates: jobhooks.io/rerun at 120 s reruns the failed upload and the publish it skipped', async t => {
+  const retry = fileURLToPath(new URL('../../manifests/examples/jobflow-retry.yaml', import.meta.url))
+  const { code, out, err } = await run([retry, '--fail', 'upload:3', '--set', 'metadata.annotations[jobhooks.io/rerun]=1', '--at', '120'])
+  t.equal(code, 0)
+  t.same(err, [])
+  t.match(out.find(l => l.startsWith('t=120s')), /edited \(set metadata.annotations\[jobhooks.io\/rerun\]=1\); created Job jobflow-retry-upload-4/)
+  t.ok(out.some(l => /jobflow-retry\s+Succeeded at t=140s \(4\/4 jobs succeeded, 4 earlier attempts\)/.test(l)))
+  const bad = await run([retry, '--set', 'metadata.annotations[=1', '--at', '5'])
+  t.not(bad.code, 0, 'an unclosed bracket is a usage error')
+})
+
 t.test('--duration sets how long each Job runs', async t => {
   const { code, out } = await run([exampleManifest(t), '--duration=5'])
   t.equal(code, 0)
