@@ -131,8 +131,9 @@ t.test('the CRD refuses invalid JobFlows at kubectl apply time', async t => {
 })
 
 t.test('a Job the flow keeps is never written by Metacontroller: its spec, labels and annotations stay as they are', async t => {
-  // The hooks return a kept child by its identity only (the rest of it is never even built from
-  // the request); under OnDelete that must change nothing. job2 is suspended, so it stays while
+  // The hook answers a kept Job as Metacontroller last applied it (its last-applied annotation);
+  // under InPlace that must change nothing, not even the resourceVersion. job2 is suspended (by its
+  // own template, which the JobFlow's suspend never undoes), so it stays while
   // job1 and job4 finish and the JobFlow is synced again and again around it.
   const ns = await namespace('ondelete')
   await applyWithJob2Suspended(ns)
@@ -155,6 +156,7 @@ t.test('a Job the flow keeps is never written by Metacontroller: its spec, label
   const after = await job2()
   t.equal(after.metadata.uid, before.metadata.uid, 'the same Job, never recreated')
   t.equal(after.metadata.generation, before.metadata.generation, 'its spec never updated')
+  t.equal(after.metadata.resourceVersion, before.metadata.resourceVersion, 'not written at all (InPlace finds nothing to change)')
   t.same(after.spec, before.spec)
   t.same(after.metadata.labels, before.metadata.labels, 'every label kept, ours and someone else\'s')
   t.same(after.metadata.annotations, before.metadata.annotations, 'every annotation kept, Metacontroller\'s last-applied one too')
