@@ -65,6 +65,9 @@ export async function run (command: string, args: string[], options: { input?: s
     child.stdout.on('data', chunk => { stdout += String(chunk) })
     child.stderr.on('data', chunk => { stderr += String(chunk) })
     child.on('error', reject)
+    // A command that exits before reading its input (kubectl failing early) closes the pipe: the
+    // exit code and stderr say what happened, so EPIPE on the write is no error of its own.
+    child.stdin.on('error', () => {})
     child.on('close', code => resolve({ code, stdout, stderr }))
     child.stdin.end(options.input ?? '')
   })

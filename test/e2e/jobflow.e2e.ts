@@ -237,3 +237,47 @@ t.test('jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipp
   await new Promise(resolve => setTimeout(resolve, 5_000))
   t.equal((await jobsByName(ns)).size, after.size, 'no more Jobs')
 })
+
+t.test('spec.suspend: the running Job is suspended through its spec.suspend alone, no new Job starts; resumed, the same Job goes on and the flow succeeds', async t => {
+  const ns = await namespace('suspend')
+  // job1 runs six pods one after the other (about 3 s each in the tier): long enough to be caught running.
+  await apply(cluster.kubectl, stringify(example(spec => { Object.assign(spec.flows.find((f: any) => f.name === 'job1').jobTemplate, { completions: 6, parallelism: 1 }) })), ns)
+  const job1 = async (): Promise<any> => await getJson(['get', 'job', 'jobflow-example-job1', '-n', ns])
+  await waitFor('job1 to be running', async () => ((await job1().catch(() => undefined))?.status?.succeeded >= 1 ? true : undefined), 120_000, 500)
+  const before = await job1()
+
+  await cluster.kubectl(['patch', 'jobflow', 'jobflow-example', '-n', ns, '--type', 'merge', '-p', '{"spec":{"suspend":true}}'])
+  const suspended = await waitFor('job1 to be suspended', async () => {
+    const job = await job1()
+    return job.spec.suspend === true && (job.status.conditions ?? []).some((c: any) => c.type === 'Suspended' && c.status === 'True') ? job : undefined
+  }, 60_000, 500)
+  t.equal(suspended.metadata.uid, before.metadata.uid, 'the same Job')
+  const { suspend: _, ...specAfter } = suspended.spec
+  const { suspend: __, ...specBefore } = before.spec
+  t.same(specAfter, specBefore, 'nothing else of its spec changed')
+  t.same(suspended.metadata.labels, before.metadata.labels, 'its labels are as they were')
+  t.same(suspended.metadata.ownerReferences, before.metadata.ownerReferences)
+  const { 'metacontroller.k8s.io/last-applied-configuration': applied, ...annotations } = suspended.metadata.annotations
+  const { 'metacontroller.k8s.io/last-applied-configuration': _applied, ...annotationsBefore } = before.metadata.annotations
+  t.same(annotations, { ...annotationsBefore, 'jobhooks.io/suspended-by-jobflow': 'true' }, 'and of its annotations only the mark and Metacontroller\'s copy')
+  t.ok(applied.includes('"suspend":true'))
+  const flow = await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'condition Suspended', status =>
+    (status.conditions ?? []).some((c: any) => c.type === 'Suspended' && c.status === 'True'), 60_000)
+  t.match(flow.status.conditions.find((c: any) => c.type === 'Suspended'), { reason: 'JobFlowSuspended', message: /1 running Job suspended/ })
+
+  const jobsWhileSuspended = [...(await jobsByName(ns)).keys()].sort()
+  await new Promise(resolve => setTimeout(resolve, 8_000))
+  t.same([...(await jobsByName(ns)).keys()].sort(), jobsWhileSuspended, 'no new Job while suspended')
+  t.notOk(jobsWhileSuspended.includes('jobflow-example-job2'), 'job2, which waits for job1, did not start')
+  t.equal((await job1()).status.active ?? 0, 0, 'job1 runs no pod')
+
+  await cluster.kubectl(['patch', 'jobflow', 'jobflow-example', '-n', ns, '--type', 'merge', '-p', '{"spec":{"suspend":false}}'])
+  const done = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'], 240_000)
+  t.equal(done.status.phase, 'Succeeded')
+  t.match(done.status.conditions.find((c: any) => c.type === 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
+  const resumed = await job1()
+  t.equal(resumed.metadata.uid, before.metadata.uid, 'job1 was resumed, not created again')
+  t.equal(resumed.spec.suspend, false)
+  t.equal(resumed.status.succeeded, 6, 'and ran its six pods')
+  t.notOk('jobhooks.io/suspended-by-jobflow' in resumed.metadata.annotations, 'the mark is gone')
+})

@@ -723,3 +723,28 @@ t.test('spec.suspend on a JobFlow that finished changes nothing; a template that
   t.equal(condition(sim, 'Suspended'), undefined, 'a finished JobFlow is not suspended')
   t.notOk(sim.timeline.slice(writes).some(e => e.type === 'job-suspended'), 'no finished Job touched')
 })
+
+t.test('jobhooks.io/rerun: a sync handed the JobFlow from before the rerun\'s status write (its new Job already there) decides the same rerun, marks that Job, and keeps the flow running', async t => {
+  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+  applyAll(sim, exampleObjects())
+  await sim.runUntilQuiet()
+  sim.edit(flowRef(), o => { o.metadata.annotations = { 'jobhooks.io/rerun': '1' } })
+  const annotated = sim.get(flowRef()) as KubeObject
+  t.equal(annotated.metadata.annotations?.['jobhooks.io/rerun'], '1')
+  t.equal(status(sim).phase, 'Failed', 'not synced yet')
+  const rerun = await sim.reconcile(flowRef())
+  t.same(rerun.created.map(r => r.name), [jobName('job2-2')], 'the rerun creates job2\'s new attempt')
+  const written = structuredClone(status(sim))
+  await sim.advance(1)
+
+  sim.handOlderParent(flowRef(), annotated)
+  const stale = await sim.reconcile(flowRef())
+  t.same(stale.created, [], 'nothing created twice')
+  t.match(status(sim).rerun, { value: '1', message: 'rerunning job2, job3, job5' }, 'the same decision')
+  t.equal(status(sim).completionTime, undefined, 'still running, not finished again')
+  t.match(attempts(sim, 'job2'), [{ phase: 'Failed' }, { jobName: jobName('job2-2'), attempt: 2, rerun: '1' }], 'the adopted attempt is the rerun\'s')
+  t.same((status(sim).jobs as unknown[]).length, (written.jobs as unknown[]).length)
+  await sim.runUntilQuiet()
+  t.equal(status(sim).phase, 'Succeeded')
+  t.same(createdJobs(sim).slice(3), [jobName('job2-2'), jobName('job3-2'), jobName('job5-2')], 'each rerun attempt once')
+})

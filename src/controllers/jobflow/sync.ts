@@ -56,7 +56,9 @@ export function answerJobFlow (request: SyncRequest, context: HookContext): Sync
   const wasFinished = typeof previous.completionTime === 'string'
   const flows = observeFlows(parent, spec, memory, observedJobs, wasFinished, context.now)
   // A rerun asked for on a finished JobFlow gives each failed and skipped flow a new attempt.
-  const rerun = rerunRequest(parent, previous, wasFinished, [...flows.values()].map(f => f.current).filter((r): r is JobRecord => r !== undefined), context.now)
+  // Decided on what the status remembers, so that a sync handed a copy from before the rerun's own
+  // status write (its new Jobs already there) decides the same and only marks them.
+  const rerun = rerunRequest(parent, previous, wasFinished, [...flows.values()].map(f => f.remembered ?? f.current).filter((r): r is JobRecord => r !== undefined), context.now)
   if (rerun?.act === true) for (const state of flows.values()) startRerun(parent, state, rerun.value)
   const finished = wasFinished && rerun?.act !== true
   const base = rerun?.act === true ? restarted(previous, rerun, context.now) : previous
@@ -107,6 +109,8 @@ interface FlowState {
   retryOf?: JobRecord
   /** The rerun the current attempt is the first of. */
   rerun?: string
+  /** The last attempt the previous status names, as its Job now says. */
+  remembered?: JobRecord
 }
 
 /** The flow's records, earlier attempts first: what status.jobs holds of it. */
@@ -146,6 +150,8 @@ function observeFlows (parent: KubeObject, spec: JobFlowSpec, memory: Map<string
     if (job !== undefined) state.current = recordFromJob(flow.name, job, mine, now, attempt)
     else if (isSettled(mine)) state.current = mine
     else if (mine !== undefined) state.pending = mine
+    const last = history[history.length - 1]
+    if (last !== undefined) state.remembered = attemptOf(last) < attempt ? earlier[earlier.length - 1] : state.current ?? mine
     const rerun = mine?.rerun
     if (rerun !== undefined) state.rerun = rerun
     if (!finished && state.current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) nextAttempt(parent, state)
@@ -191,8 +197,17 @@ function backToFailure (state: FlowState): JobRecord {
 
 /** A rerun: a failed or skipped flow's record becomes history, and a new attempt is to start. */
 function startRerun (parent: KubeObject, state: FlowState, value: string): void {
+  const from = state.remembered ?? state.current
+  if (from?.phase !== 'Failed' && from?.phase !== 'Skipped') return
+  if (state.attempt > attemptOf(from)) {
+    // The rerun's attempt exists already: this sync was handed the JobFlow from before the status
+    // that named it. It is marked as the rerun's, as that status had it.
+    state.rerun = value
+    if (state.current !== undefined) state.current = { ...state.current, rerun: value }
+    return
+  }
   const current = state.current
-  if (current?.phase !== 'Failed' && current?.phase !== 'Skipped') return
+  if (current === undefined) return
   state.earlier = [...state.earlier, current]
   state.attempt = attemptOf(current) + 1
   state.id = jobIdentity(parent, state.flow, state.attempt)
