@@ -102,8 +102,8 @@ export function k8sTime (ms: number): string {
   return timestamp(new Date(ms))
 }
 
-/** A small deterministic PRNG (mulberry32), so the DAG is the same on every run. */
-function prng (seed: number): () => number {
+/** A small deterministic PRNG (mulberry32), so the DAG is the same on every run (and a test's random JSON). */
+export function prng (seed: number): () => number {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6D2B79F5) >>> 0

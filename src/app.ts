@@ -7,7 +7,7 @@ import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
   CustomizeQuerySchema, HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
-import { DEFAULT_BODY_LIMIT, readBody } from './protocol/body-reader.js'
+import { DEFAULT_BODY_LIMIT, readBody, releaseBody } from './protocol/body-reader.js'
 import { project } from './protocol/projection.js'
 import { updateStrategyProblem } from './protocol/update-strategy.js'
 import { chargeOf, defaultInflightBudget, InflightBudget, SHED_RETRY_AFTER_SECONDS } from './protocol/inflight.js'
@@ -104,9 +104,13 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
           built = project(body, reads)
         } catch {
           // Not a body the projection accepts: the strict parser says why, or builds it whole.
-          json(request, body.toString('utf8'), done)
+          const text = body.toString('utf8')
+          releaseBody(body)
+          json(request, text, done)
           return
         }
+        // What was built holds nothing of the body's bytes: the next body may be read into them.
+        releaseBody(body)
         done(null, built)
       })
     })

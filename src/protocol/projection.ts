@@ -8,6 +8,20 @@
 // kept bytes in one copy; then JSON.parse builds that text, once. JSON.parse builds objects
 // faster than code of ours could, and objects the hooks then read fast.
 //
+// Where the time goes, and so how the walk is written (docs/architecture.md, "What it costs in
+// time"): a JavaScript loop costs about a nanosecond and a half per byte it looks at, and a call
+// to Buffer's indexOf about twenty nanoseconds however far it jumps. So the walk looks at as few
+// bytes one by one as it can:
+// - member names are matched against the shape's names as bytes (no string is made for a name,
+//   except one written with escapes);
+// - a skipped value is run through by a loop that only tracks strings and brackets: the bytes
+//   between strings are few in Kubernetes' JSON, and a string is looked at byte by byte for its
+//   first few bytes only, then its end is found by indexOf;
+// - a skipped value is skipped without calls, its open brackets kept in a preallocated array, and
+//   the walk that follows the shape calls itself at most MAX_WALK_DEPTH deep, so deeply nested
+//   garbage cannot overflow the stack: past either limit the reader throws, and the strict parser
+//   judges.
+//
 // What is checked, and what falls back:
 // - A skipped value is checked for its structure: strings closed, brackets balanced and matched,
 //   nothing between strings but what JSON allows there (blanks, punctuation, numbers, literals).
@@ -18,7 +32,10 @@
 //   its strict JSON parser, which gives the usual answer: a 400 that says what is wrong, or, if
 //   the body is valid after all, the whole request. The body itself is never changed.
 // - A `"__proto__"` or `"constructor"` string in anything kept (a member name, or any string of a
-//   value kept whole) throws too, and the strict parser, which refuses such keys, decides.
+//   value kept whole), or as the name of a member of an object the shape names members of, throws
+//   too, and the strict parser, which refuses such keys, decides.
+import { isAscii } from 'node:buffer'
+import { endianness } from 'node:os'
 import type { Shape } from '../k8s/reads.js'
 
 const QUOTE = 0x22
@@ -30,12 +47,39 @@ const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** Bytes that may stand between a skipped value's strings: blanks, `,` `:`, numbers, `true` `false` `null`. */
-const BETWEEN_STRINGS = new Uint8Array(256)
-for (const c of ' \t\r\n,:0123456789+-.eEtruefalsn') BETWEEN_STRINGS[c.charCodeAt(0)] = 1
+/** What a byte is outside strings, for the loop that skips a value. */
+const INVALID = 0
+/** Blanks, `,` `:`, and the bytes of numbers and of `true` `false` `null`. */
+const BETWEEN = 1
+const STRING = 2
+const OPEN = 3
+const CLOSE = 4
+const CLASS = new Uint8Array(256)
+for (const c of ' \t\r\n,:0123456789+-.eEtruefalsn') CLASS[c.charCodeAt(0)] = BETWEEN
+CLASS[QUOTE] = STRING
+CLASS[OPEN_BRACE] = OPEN
+CLASS[OPEN_BRACKET] = OPEN
+CLASS[CLOSE_BRACE] = CLOSE
+CLASS[CLOSE_BRACKET] = CLOSE
 /** Bytes a scalar (number or literal) is made of. */
 const SCALAR = new Uint8Array(256)
 for (const c of '0123456789+-.eEtruefalsn') SCALAR[c.charCodeAt(0)] = 1
+/** Blanks JSON allows between tokens. */
+const BLANK = new Uint8Array(256)
+for (const c of ' \t\r\n') BLANK[c.charCodeAt(0)] = 1
+
+/**
+ * How deep a skipped value may nest before the body is left to the strict parser. Kubernetes
+ * objects nest a few dozen levels.
+ */
+export const MAX_DEPTH = 10_000
+/**
+ * How deep the walk that follows the shape may go: it calls itself for each level (arrays in
+ * arrays go on with the same shape), and stays far from the end of the stack.
+ */
+export const MAX_WALK_DEPTH = 512
+/** The closer each open bracket of the value being skipped waits for: reused, the reader is synchronous. */
+const CLOSERS = new Uint8Array(MAX_DEPTH)
 
 /** Strings the strict parser must judge: as member names they could reach an object's prototype. */
 const UNSAFE_NAMES = ['__proto__', 'constructor']
@@ -43,13 +87,52 @@ const UNSAFE_BYTES = UNSAFE_NAMES.map(name => Buffer.from(JSON.stringify(name)))
 const UNSAFE_LENGTHS = new Set(UNSAFE_BYTES.map(name => name.length))
 /** The longest an unsafe name can be written with escapes (`\u005f` for each character), quotes included. */
 const LONGEST_ESCAPED_NAME = 2 + 6 * Math.max(...UNSAFE_NAMES.map(name => name.length))
-/** How far a string is scanned byte by byte before indexOf looks for its end: built, and skipped. */
-const SHORT_STRING = 64
-const SKIPPED_SHORT_STRING = 8
+/**
+ * How far a string is looked at byte by byte before indexOf looks for its end: a loop is cheaper
+ * than the call for a string shorter than about a dozen bytes (most member names, most values).
+ */
+const SHORT_STRING = 12
+/** The same for a string looked at four bytes at a time. */
+const SHORT_STRING_WORDS = 6
+/** Whether a 32-bit word holds its first byte lowest (quoteOrBackslash relies on it). */
+const LITTLE_ENDIAN = endianness() === 'LE'
+/** Runs of kept bytes shorter than this are copied by a loop, longer ones by Buffer's copy. */
+const SHORT_RUN = 48
 
 /** Why a body was not projected: the caller parses it whole instead. */
 export class NotProjected extends Error {
   override name = 'NotProjected'
+}
+
+/**
+ * A shape that names members, made ready for matching names as bytes: the names' UTF-8 bytes and
+ * the shape of each, and the shape of the members it does not name.
+ */
+interface Members {
+  readonly names: readonly Buffer[]
+  readonly strings: readonly string[]
+  readonly shapes: readonly Compiled[]
+  readonly others: Compiled
+}
+type Compiled = boolean | Members
+
+const compiled = new WeakMap<object, Members>()
+
+/** `shape` made ready for the reader, once per shape object. */
+function compile (shape: Shape): Compiled {
+  if (typeof shape === 'boolean') return shape
+  let members = compiled.get(shape)
+  if (members === undefined) {
+    const strings = Object.keys(shape).filter(name => name !== '*')
+    members = {
+      names: strings.map(name => Buffer.from(name, 'utf8')),
+      strings,
+      shapes: strings.map(name => compile(shape[name] as Shape)),
+      others: Object.hasOwn(shape, '*') ? compile(shape['*'] as Shape) : false
+    }
+    compiled.set(shape, members)
+  }
+  return members
 }
 
 /**
@@ -59,17 +142,25 @@ export class NotProjected extends Error {
 export function project (body: Buffer, shape: Shape): unknown {
   const reader = new Reader(body)
   reader.skipBlanks()
-  reader.value(shape)
+  reader.value(compile(shape), 0)
   reader.skipBlanks()
   if (reader.at !== body.length) reader.fail('bytes after the value')
   return JSON.parse(reader.kept())
 }
 
-/** Buffer's own decoder, without the argument checks of toString around it (hot paths). */
+/** Buffer's own decoders, without the argument checks of toString around them (hot paths). */
 interface Slicing {
-  latin1Slice: (start: number, end: number) => string
   utf8Slice: (start: number, end: number) => string
+  latin1Slice: (start: number, end: number) => string
 }
+
+/**
+ * The buffer the kept bytes are copied into, kept from one body to the next: a fresh one of
+ * megabytes is paid for in page faults and brings garbage collections forward. Up to
+ * SCRATCH_MAX_BYTES; a larger one is used once and dropped.
+ */
+let scratch: Buffer = Buffer.alloc(0)
+const SCRATCH_MAX_BYTES = 64 * 1024 * 1024
 
 /**
  * The kept bytes, in order: runs of the body's bytes, a run growing while what is kept next
@@ -84,7 +175,9 @@ class Kept {
   private runEnd = 0
 
   constructor (private readonly body: Buffer) {
-    this.out = Buffer.allocUnsafe(Math.max(4096, body.length >>> 4))
+    // The text is copied out of it by text(): one buffer serves every body, one after the other.
+    const wanted = Math.max(4096, body.length >>> 3)
+    this.out = scratch.length >= wanted ? scratch : Buffer.allocUnsafeSlow(wanted)
   }
 
   /** Keeps the body's bytes from `start` to `end`. */
@@ -104,35 +197,47 @@ class Kept {
   }
 
   private flush (): void {
-    const size = this.runEnd - this.runStart
+    const start = this.runStart
+    const size = this.runEnd - start
     if (size === 0) return
     if (this.length + size > this.out.length) {
       const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.length + size))
       this.out.copy(grown, 0, 0, this.length)
       this.out = grown
     }
-    this.body.copy(this.out, this.length, this.runStart, this.runEnd)
+    // Most runs are a member or two: a loop copies them sooner than a call into C++ would.
+    if (size < SHORT_RUN) {
+      const out = this.out
+      const body = this.body
+      let to = this.length
+      for (let from = start; from < this.runEnd; from++) out[to++] = body[from] as number
+    } else {
+      this.body.copy(this.out, this.length, start, this.runEnd)
+    }
     this.length += size
   }
 
   /** The kept bytes as text, once everything is kept. */
   text (): string {
     this.flush()
-    return (this.out as unknown as Slicing).utf8Slice(0, this.length)
+    const out = this.out
+    if (out.length > scratch.length && out.length <= SCRATCH_MAX_BYTES) scratch = out
+    // ASCII (what Kubernetes' JSON mostly is) becomes a string by a copy; UTF-8 is decoded.
+    const slicing = out as unknown as Slicing
+    return isAscii(out.subarray(0, this.length)) ? slicing.latin1Slice(0, this.length) : slicing.utf8Slice(0, this.length)
   }
 }
 
 class Reader {
   at = 0
-  /** Whether the last string read by endOfString may hold an escape. */
-  escaped = false
-  /** Whether it holds a byte outside ASCII (and so needs UTF-8 decoding). */
-  wide = false
   private readonly slicing: Slicing
   private readonly out: Kept
+  /** The body as 32-bit words, when it starts on a word boundary (a body read off a socket does). */
+  private readonly words: Int32Array | undefined
   constructor (private readonly body: Buffer) {
     this.slicing = body as unknown as Slicing
     this.out = new Kept(body)
+    this.words = LITTLE_ENDIAN && (body.byteOffset & 3) === 0 ? new Int32Array(body.buffer, body.byteOffset, body.length >>> 2) : undefined
   }
 
   /** What was kept, as JSON text. */
@@ -147,20 +252,16 @@ class Reader {
   skipBlanks (): void {
     const body = this.body
     let at = this.at
-    for (;;) {
-      const byte = body[at]
-      if (byte !== 0x20 && byte !== 0x0a && byte !== 0x0d && byte !== 0x09) break
-      at++
-    }
+    while (BLANK[body[at] as number] === 1) at++
     this.at = at
   }
 
-  /** Keeps the value at the cursor (no blanks before it) as `shape` (not `false`) says. */
-  value (shape: Shape): void {
-    if (shape === true || shape === false) return this.whole()
+  /** Keeps the value at the cursor (no blanks before it) as `shape` says; `depth` is how deep the walk is. */
+  value (shape: Compiled, depth: number): void {
+    if (typeof shape === 'boolean') return this.whole()
     const byte = this.body[this.at]
-    if (byte === OPEN_BRACE) return this.object(shape)
-    if (byte === OPEN_BRACKET) return this.array(shape)
+    if (byte === OPEN_BRACE) return this.object(shape, depth + 1)
+    if (byte === OPEN_BRACKET) return this.array(shape, depth + 1)
     this.whole()
   }
 
@@ -171,82 +272,113 @@ class Reader {
     this.out.range(start, this.at)
   }
 
-  private object (shape: { readonly [member: string]: Shape }): void {
+  private object (shape: Members, depth: number): void {
+    if (depth > MAX_WALK_DEPTH) this.fail('nesting too deep')
     const body = this.body
-    const others: Shape = Object.hasOwn(shape, '*') ? shape['*'] as Shape : false
     this.out.byte(this.at)
     this.at++
-    this.skipBlanks()
+    if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
     // -1 before anything is kept, -2 right after, then where the comma after it is.
     let comma = -1
-    let first = true
-    for (;;) {
-      if (first && body[this.at] === CLOSE_BRACE) break
-      first = false
-      if (body[this.at] !== QUOTE) this.fail('expected a member name')
-      const start = this.at
-      const key = this.key()
-      const keyEnd = this.at
-      this.skipBlanks()
-      if (body[this.at] !== COLON) this.fail('expected :')
-      const colon = this.at
-      this.at++
-      this.skipBlanks()
-      const member = Object.hasOwn(shape, key) ? shape[key] as Shape : others
-      if (member === false) {
-        this.skipValue(false)
-      } else {
-        if (comma >= 0) this.out.byte(comma)
-        this.out.range(start, keyEnd)
-        this.out.byte(colon)
-        this.value(member)
-        comma = -2
+    if (body[this.at] !== CLOSE_BRACE) {
+      for (;;) {
+        if (body[this.at] !== QUOTE) this.fail('expected a member name')
+        const start = this.at
+        const member = this.member(shape)
+        const keyEnd = this.at
+        if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
+        if (body[this.at] !== COLON) this.fail('expected :')
+        const colon = this.at
+        this.at++
+        if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
+        if (member === false) {
+          this.skipValue(false)
+        } else {
+          if (comma >= 0) this.out.byte(comma)
+          this.out.range(start, keyEnd)
+          this.out.byte(colon)
+          this.value(member, depth)
+          comma = -2
+        }
+        if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
+        const next = body[this.at]
+        if (next === CLOSE_BRACE) break
+        if (next !== COMMA) this.fail('expected , or }')
+        // The comma that goes before the next member kept, once one was kept before it.
+        if (comma !== -1) comma = this.at
+        this.at++
+        if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
       }
-      this.skipBlanks()
-      const next = body[this.at]
-      if (next === CLOSE_BRACE) break
-      if (next !== COMMA) this.fail('expected , or }')
-      // The comma that goes before the next member kept, once one was kept before it.
-      if (comma !== -1) comma = this.at
-      this.at++
-      this.skipBlanks()
     }
     this.out.byte(this.at)
     this.at++
   }
 
-  private array (shape: Shape): void {
+  private array (shape: Members, depth: number): void {
+    if (depth > MAX_WALK_DEPTH) this.fail('nesting too deep')
     const body = this.body
     this.out.byte(this.at)
     this.at++
-    this.skipBlanks()
+    if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
     if (body[this.at] !== CLOSE_BRACKET) {
       for (;;) {
-        this.value(shape)
-        this.skipBlanks()
+        this.value(shape, depth)
+        if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
         const next = body[this.at]
         if (next === CLOSE_BRACKET) break
         if (next !== COMMA) this.fail('expected , or ]')
         this.out.byte(this.at)
         this.at++
-        this.skipBlanks()
+        if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
       }
     }
     this.out.byte(this.at)
     this.at++
   }
 
-  /** A member name, decoded. */
-  private key (): string {
+  /**
+   * Moves the cursor past the member name at it and gives the shape `shape` has for that member.
+   * A name without escapes is compared with the shape's names as bytes; one with escapes is
+   * decoded first.
+   */
+  private member (shape: Members): Compiled {
     const body = this.body
-    const start = this.at
-    const end = this.endOfString(start)
-    this.at = end
-    const key = this.escaped
-      ? JSON.parse(this.slicing.utf8Slice(start, end)) as string
-      : this.wide ? this.slicing.utf8Slice(start + 1, end - 1) : this.slicing.latin1Slice(start + 1, end - 1)
-    if (UNSAFE_NAMES.includes(key)) this.fail(`member ${key}`)
-    return key
+    const start = this.at + 1
+    let at = start
+    const stop = Math.min(start + SHORT_STRING, body.length)
+    let escaped = false
+    while (at < stop) {
+      const byte = body[at] as number
+      if (byte === QUOTE) break
+      if (byte === BACKSLASH) {
+        escaped = true
+        at += 2
+      } else {
+        at++
+      }
+    }
+    if (at >= stop) {
+      at = this.endOfString(at - 1) - 1
+      if (!escaped) for (let i = start; i < at && !escaped; i++) escaped = body[i] === BACKSLASH
+    }
+    this.at = at + 1
+    const length = at - start
+    if (escaped) {
+      const name = JSON.parse(this.slicing.utf8Slice(start - 1, at + 1)) as string
+      if (UNSAFE_NAMES.includes(name)) this.fail(`member ${name}`)
+      const index = shape.strings.indexOf(name)
+      return index >= 0 ? shape.shapes[index] as Compiled : shape.others
+    }
+    if (UNSAFE_LENGTHS.has(length + 2)) this.refuseUnsafe(start - 1, at + 1)
+    const names = shape.names
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as Buffer
+      if (name.length !== length) continue
+      let j = 0
+      while (j < length && name[j] === body[start + j]) j++
+      if (j === length) return shape.shapes[i] as Compiled
+    }
+    return shape.others
   }
 
   /** Throws when the string from `start` to `end` (quotes included) is one the strict parser must judge. */
@@ -269,10 +401,14 @@ class Reader {
     }
   }
 
-  /** The index just after the string that opens at `start`, found by indexOf: for strings skipped. */
-  private endOfSkippedString (start: number): number {
+  /**
+   * The index just after the string whose bytes up to `from` (at least its opening quote) were
+   * looked at already, found by indexOf: the first quote not escaped by an odd number of
+   * backslashes before it.
+   */
+  private endOfString (from: number): number {
     const body = this.body
-    let at = start + 1
+    let at = from + 1
     for (;;) {
       at = body.indexOf(QUOTE, at)
       if (at < 0) {
@@ -281,40 +417,9 @@ class Reader {
       }
       let backslashes = 0
       while (body[at - 1 - backslashes] === BACKSLASH) backslashes++
-      if (backslashes % 2 === 0) return at + 1
+      if ((backslashes & 1) === 0) return at + 1
       at++
     }
-  }
-
-  /**
-   * The index just after the string that opens at `start`; `escaped` says whether it may hold an
-   * escape.
-   */
-  private endOfString (start: number): number {
-    const body = this.body
-    let at = start + 1
-    // Most strings (member names, most values) end sooner than a call to indexOf returns.
-    const stop = Math.min(at + SHORT_STRING, body.length)
-    let escaped = false
-    let high = 0
-    while (at < stop) {
-      const byte = body[at] as number
-      if (byte === QUOTE) {
-        this.escaped = escaped
-        this.wide = high >= 0x80
-        return at + 1
-      }
-      high |= byte
-      if (byte === BACKSLASH) {
-        escaped = true
-        at += 2
-      } else {
-        at++
-      }
-    }
-    this.escaped = true
-    this.wide = true
-    return this.endOfSkippedString(at - 1)
   }
 
   /**
@@ -323,50 +428,56 @@ class Reader {
    */
   skipValue (built: boolean): void {
     const body = this.body
-    const first = body[this.at]
-    if (first === QUOTE) {
-      this.at = this.endOfString(this.at)
-      return
-    }
-    if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
-      const start = this.at
-      while (SCALAR[body[this.at] as number] === 1) this.at++
-      if (this.at === start) this.fail('expected a value')
-      return
-    }
-    // The closing byte each open bracket waits for, innermost last. The bytes between strings
-    // are looked at one by one (Metacontroller's JSON has few), strings are run through to their
-    // closing quote: the short ones here, the long ones by indexOf, which runs at memory speed.
-    const closers: number[] = []
-    let at = this.at
     const length = body.length
+    let at = this.at
+    const first = body[at] as number
+    if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
+      if (first === QUOTE) {
+        const end = this.skipString(at)
+        if (built) this.refuseUnsafe(at, end)
+        this.at = end
+        return
+      }
+      while (SCALAR[body[at] as number] === 1) at++
+      if (at === this.at) this.fail('expected a value')
+      this.at = at
+      return
+    }
+    // The closer each open bracket waits for, innermost last. The bytes between strings are
+    // looked at one by one (Metacontroller's JSON has few), strings are run through to their
+    // closing quote.
+    const closers = CLOSERS
+    let depth = 0
     while (at < length) {
       const byte = body[at] as number
-      if (byte === QUOTE) {
-        const start = at
-        at++
-        const stop = Math.min(at + SKIPPED_SHORT_STRING, length)
-        while (at < stop) {
-          const inner = body[at] as number
-          if (inner === QUOTE) break
-          at += inner === BACKSLASH ? 2 : 1
-        }
-        at = at < stop ? at + 1 : this.endOfSkippedString(at - 1)
-        if (built) this.refuseUnsafe(start, at)
+      const kind = CLASS[byte] as number
+      if (kind === STRING) {
+        const end = this.skipString(at)
+        if (built) this.refuseUnsafe(at, end)
+        at = end
         continue
       }
-      if (byte === OPEN_BRACE) closers.push(CLOSE_BRACE)
-      else if (byte === OPEN_BRACKET) closers.push(CLOSE_BRACKET)
-      else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
-        if (closers.pop() !== byte) {
+      if (kind === BETWEEN) {
+        at++
+        continue
+      }
+      if (kind === OPEN) {
+        if (depth === MAX_DEPTH) {
+          this.at = at
+          this.fail('nesting too deep')
+        }
+        // `[` + 2 is `]`, `{` + 2 is `}`.
+        closers[depth++] = byte + 2
+      } else if (kind === CLOSE) {
+        if (depth === 0 || closers[--depth] !== byte) {
           this.at = at
           this.fail('a bracket that does not match')
         }
-        if (closers.length === 0) {
+        if (depth === 0) {
           this.at = at + 1
           return
         }
-      } else if (BETWEEN_STRINGS[byte] !== 1) {
+      } else {
         this.at = at
         this.fail('a byte JSON does not allow there')
       }
@@ -375,4 +486,55 @@ class Reader {
     this.at = length
     this.fail('a value that never closes')
   }
+
+  /** The index just after the string that opens at `start`. */
+  private skipString (start: number): number {
+    const words = this.words
+    if (words === undefined) return this.skipStringBytes(start)
+    let at = start + 1
+    let index = at >> 2
+    if (index >= words.length) return this.skipStringBytes(start)
+    // Four bytes at a time: the bytes of the first word before the string are masked out.
+    let found = quoteOrBackslash(words[index] as number) & (-1 << ((at & 3) << 3))
+    // Past a few words, indexOf finds the end sooner (a long image name, a message).
+    const far = index + SHORT_STRING_WORDS
+    for (;;) {
+      while (found === 0) {
+        if (++index === words.length) return this.skipStringBytes((index << 2) - 1)
+        if (index === far) return this.endOfString((index << 2) - 1)
+        found = quoteOrBackslash(words[index] as number)
+      }
+      // The lowest byte found: 31 - clz32 of the lowest bit is its bit, / 8 its byte.
+      at = (index << 2) + ((31 - Math.clz32(found & -found)) >> 3)
+      if (this.body[at] === QUOTE) return at + 1
+      // A backslash: the byte after it is escaped, whatever it is.
+      at += 2
+      index = at >> 2
+      if (index >= words.length) return this.skipStringBytes(at - 1)
+      found = quoteOrBackslash(words[index] as number) & (-1 << ((at & 3) << 3))
+    }
+  }
+
+  /** skipString, a byte at a time: `start` is the opening quote, or the last byte looked at already. */
+  private skipStringBytes (start: number): number {
+    const body = this.body
+    let at = start + 1
+    const stop = Math.min(at + SHORT_STRING, body.length)
+    while (at < stop) {
+      const byte = body[at] as number
+      if (byte === QUOTE) return at + 1
+      at += byte === BACKSLASH ? 2 : 1
+    }
+    return this.endOfString(at - 1)
+  }
+}
+
+/**
+ * The high bit of each byte of `word` that is a quote or a backslash, and no other bit: the exact
+ * form of the "has a zero byte" test (no carry crosses from one byte into the next).
+ */
+function quoteOrBackslash (word: number): number {
+  const quote = word ^ 0x22222222
+  const backslash = word ^ 0x5c5c5c5c
+  return ~((((quote & 0x7f7f7f7f) + 0x7f7f7f7f) | quote) & (((backslash & 0x7f7f7f7f) + 0x7f7f7f7f) | backslash)) & 0x80808080
 }

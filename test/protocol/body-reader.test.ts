@@ -2,7 +2,7 @@
 // HTTP, what the routes build of a body (src/protocol/projection.ts) answers as the whole would.
 import t from 'tap'
 import { PassThrough } from 'node:stream'
-import { readBody } from '../../src/protocol/body-reader.js'
+import { readBody, releaseBody, SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
 import { daemonJobFixture } from '../../bench/daemonjob.js'
 import { testApp } from '../helpers/app.js'
 
@@ -37,6 +37,44 @@ t.test('reading a body keeps fastify\'s limits', async t => {
   t.match((await read(['x'.repeat(60), 'y'.repeat(60)], undefined, 100)).error, { statusCode: 413 }, 'bytes over the limit')
   t.match((await read(['{}'], '5', 100)).error, { statusCode: 400, message: 'bad length' }, 'bytes differ from Content-Length')
   t.match((await read([], undefined, 100, new Error('reset'))).error, { statusCode: 400, message: 'reset' }, 'a failing stream')
+})
+
+t.test('a large body is read into the buffer the last one gave back, a small one never', async t => {
+  const errors = { tooLarge: () => new Error('too large'), badLength: () => new Error('bad length') }
+  const read = async (text: string): Promise<Buffer> => {
+    const stream = new PassThrough()
+    const result = new Promise<Buffer>((resolve, reject) => {
+      readBody(stream, String(Buffer.byteLength(text)), 1e9, errors, (error, body) => error === null ? resolve(body) : reject(error))
+    })
+    // In chunks, as a socket gives them.
+    for (let at = 0; at < text.length; at += 65536) stream.write(text.slice(at, at + 65536))
+    stream.end()
+    return await result
+  }
+  const large = 'a'.repeat(SPARE_MIN_BYTES + 10)
+  const first = await read(large)
+  t.equal(first.toString(), large)
+  releaseBody(first)
+  const smaller = 'b'.repeat(SPARE_MIN_BYTES + 5)
+  const second = await read(smaller)
+  t.equal(second.buffer, first.buffer, 'the same memory')
+  t.equal(second.toString(), smaller, 'holding the new body, at its own length')
+  const third = await read(large)
+  t.not(third.buffer, first.buffer, 'taken: a body read meanwhile gets a buffer of its own')
+  t.equal(third.toString(), large)
+  releaseBody(second)
+  releaseBody(third)
+  const larger = 'c'.repeat(SPARE_MIN_BYTES * 2)
+  const fourth = await read(larger)
+  t.not(fourth.buffer, first.buffer, 'a spare too small is not used')
+  t.not(fourth.buffer, third.buffer)
+  t.equal(fourth.toString(), larger)
+  releaseBody(fourth)
+  const small = await read('{"a":1}')
+  t.not(small.buffer, fourth.buffer, 'a small body is read into a buffer of its own')
+  releaseBody(small)
+  releaseBody(Buffer.from(larger))
+  t.equal((await read(larger)).buffer, fourth.buffer, 'buffers the reader did not allocate are not taken back')
 })
 
 t.test('through HTTP, managedFields change nothing in a hook\'s answer', async t => {
