@@ -200,3 +200,31 @@ t.test('retry: a later attempt whose record was lost is found by its name and ke
   t.match((response.status.jobs as any[]).filter(j => j.name === 'job2'), [{ phase: 'Failed' }, { jobName: 'jobflow-example-job2-2', phase: 'Running', attempt: 2 }])
   t.notOk(jobsOf(response).has('jobflow-example-job2-3'))
 })
+
+t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 again as job2-2 (job3 and job5 wait for it), keeps job1 and job4, and records the rerun', async t => {
+  const request = fixture('jobflow/sync-rerun.v2.json')
+  const response = syncJobFlow(request, context())
+  t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job4'])
+  t.equal(response.status.phase, 'Running')
+  t.notOk('completionTime' in response.status, 'running again')
+  t.same(response.status.rerun, { value: '1', time: NOW, message: 'rerunning job2, job3, job5' })
+  t.match((response.status.jobs as any[]).filter(j => j.name === 'job3'), [{ phase: 'Skipped' }, { jobName: 'jobflow-example-job3-2', phase: 'Pending', attempt: 2, rerun: '1', message: 'waiting for job2' }])
+  t.match(condition(response, 'Failed'), { status: 'False', reason: 'Rerun' })
+  request.parent.status = response.status
+  const again = syncJobFlow(request, context())
+  t.same(again.status.rerun, response.status.rerun, 'the same value acts once')
+  t.same([...jobsOf(again).keys()], [...jobsOf(response).keys()])
+})
+
+t.test('suspend fixture: spec.suspend answers the running job4 as last applied with spec.suspend and the mark, the finished job1 as last applied, and starts no job2', async t => {
+  const request = fixture('jobflow/sync-suspend.v2.json')
+  const response = syncJobFlow(request, context())
+  const jobs = jobsOf(response)
+  t.same([...jobs.keys()], ['jobflow-example-job1', 'jobflow-example-job4'], 'job2 is due but not started')
+  const applied = (name: string): any => JSON.parse((request.children['Job.batch/v1'] as any)[`default/${name}`].metadata.annotations['metacontroller.k8s.io/last-applied-configuration'])
+  t.same(jobs.get('jobflow-example-job1'), applied('jobflow-example-job1'), 'a finished Job: exactly as last applied, nothing to write')
+  const job4 = applied('jobflow-example-job4')
+  t.same(jobs.get('jobflow-example-job4'), { ...job4, metadata: { ...job4.metadata, annotations: { ...job4.metadata.annotations, 'jobhooks.io/suspended-by-jobflow': 'true' } }, spec: { ...job4.spec, suspend: true } })
+  t.match(record(response, 'job2'), { phase: 'Pending', message: 'not started: the JobFlow is suspended (creating the Job)' })
+  t.match(condition(response, 'Suspended'), { status: 'True', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' })
+})
