@@ -12,6 +12,7 @@
 // 69 MiB, reading into a fresh buffer took five times as long as into one read into before). One
 // buffer is kept, the larger; it is dropped when a larger body comes (so that a spare never sits
 // beside a body that did not fit in it) and after SPARE_IDLE_MS without a body.
+import { bodyMemory } from './skip-wasm.js'
 
 /**
  * The largest hook request read: a DaemonJob over 15,000 Nodes as busy kubelets report them (the
@@ -27,21 +28,25 @@ export const SPARE_MIN_BYTES = 1024 * 1024
 /** How long the spare buffer is kept without a body to read into it. */
 const SPARE_IDLE_MS = 60_000
 
-/** The buffer given back by the last large body, to read the next one into. */
-let spare: ArrayBuffer | undefined
-/** The buffers this reader allocated for large bodies: only those are taken back. */
-const reusable = new WeakSet<ArrayBuffer>()
+/** The buffer given back by the last large body, whole, to read the next one into. */
+let spare: Buffer | undefined
+/** The whole buffer of each large body, by its memory: only those are taken back. */
+const wholeBuffers = new WeakMap<ArrayBufferLike, Buffer>()
 const dropSpare = setTimeout(() => { spare = undefined }, SPARE_IDLE_MS)
 dropSpare.unref()
 
-/** A buffer of `size` bytes to read a body into: the spare when it is large enough. */
+/**
+ * A buffer of `size` bytes to read a body into: the spare when it is large enough, else a
+ * WebAssembly memory of its own (for the projection's skip, src/protocol/skip-wasm.ts) where there
+ * is WebAssembly SIMD.
+ */
 function bodyBuffer (size: number): Buffer {
   if (size < SPARE_MIN_BYTES) return Buffer.allocUnsafe(size)
   const taken = spare
   spare = undefined
-  if (taken !== undefined && taken.byteLength >= size) return Buffer.from(taken, 0, size)
-  const fresh = Buffer.allocUnsafeSlow(size)
-  reusable.add(fresh.buffer)
+  if (taken !== undefined && taken.length >= size) return taken.subarray(0, size)
+  const fresh = bodyMemory(size) ?? Buffer.allocUnsafeSlow(size)
+  wholeBuffers.set(fresh.buffer, fresh)
   return fresh
 }
 
@@ -50,9 +55,9 @@ function bodyBuffer (size: number): Buffer {
  * was copied out of it): the next large body is read into it. Any other buffer is left alone.
  */
 export function releaseBody (body: Buffer): void {
-  const buffer = body.buffer
-  if (!(buffer instanceof ArrayBuffer) || !reusable.has(buffer)) return
-  if (spare === undefined || buffer.byteLength > spare.byteLength) spare = buffer
+  const whole = wholeBuffers.get(body.buffer)
+  if (whole === undefined) return
+  if (spare === undefined || whole.length > spare.length) spare = whole
   dropSpare.refresh()
 }
 

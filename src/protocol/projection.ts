@@ -37,6 +37,9 @@
 import { isAscii } from 'node:buffer'
 import { endianness } from 'node:os'
 import type { Shape } from '../k8s/reads.js'
+import { BETWEEN, CLASS, CLOSE, MAX_DEPTH, OPEN, STRING, skipperOf } from './skip-wasm.js'
+
+export { MAX_DEPTH }
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -47,20 +50,6 @@ const CLOSE_BRACE = 0x7d
 const OPEN_BRACKET = 0x5b
 const CLOSE_BRACKET = 0x5d
 
-/** What a byte is outside strings, for the loop that skips a value. */
-const INVALID = 0
-/** Blanks, `,` `:`, and the bytes of numbers and of `true` `false` `null`. */
-const BETWEEN = 1
-const STRING = 2
-const OPEN = 3
-const CLOSE = 4
-const CLASS = new Uint8Array(256)
-for (const c of ' \t\r\n,:0123456789+-.eEtruefalsn') CLASS[c.charCodeAt(0)] = BETWEEN
-CLASS[QUOTE] = STRING
-CLASS[OPEN_BRACE] = OPEN
-CLASS[OPEN_BRACKET] = OPEN
-CLASS[CLOSE_BRACE] = CLOSE
-CLASS[CLOSE_BRACKET] = CLOSE
 /** Bytes a scalar (number or literal) is made of. */
 const SCALAR = new Uint8Array(256)
 for (const c of '0123456789+-.eEtruefalsn') SCALAR[c.charCodeAt(0)] = 1
@@ -68,11 +57,6 @@ for (const c of '0123456789+-.eEtruefalsn') SCALAR[c.charCodeAt(0)] = 1
 const BLANK = new Uint8Array(256)
 for (const c of ' \t\r\n') BLANK[c.charCodeAt(0)] = 1
 
-/**
- * How deep a skipped value may nest before the body is left to the strict parser. Kubernetes
- * objects nest a few dozen levels.
- */
-export const MAX_DEPTH = 10_000
 /**
  * How deep the walk that follows the shape may go: it calls itself for each level (arrays in
  * arrays go on with the same shape), and stays far from the end of the stack.
@@ -234,9 +218,12 @@ class Reader {
   private readonly out: Kept
   /** The body as 32-bit words, when it starts on a word boundary (a body read off a socket does). */
   private readonly words: Int32Array | undefined
+  /** WebAssembly's skip (src/protocol/skip-wasm.ts), when the body lies in a memory of its. */
+  private readonly skip: ((at: number, end: number) => number) | undefined
   constructor (private readonly body: Buffer) {
     this.slicing = body as unknown as Slicing
     this.out = new Kept(body)
+    this.skip = skipperOf(body)
     this.words = LITTLE_ENDIAN && (body.byteOffset & 3) === 0 ? new Int32Array(body.buffer, body.byteOffset, body.length >>> 2) : undefined
   }
 
@@ -441,6 +428,15 @@ class Reader {
       while (SCALAR[body[at] as number] === 1) at++
       if (at === this.at) this.fail('expected a value')
       this.at = at
+      return
+    }
+    if (!built && this.skip !== undefined) {
+      const end = this.skip(at, length)
+      if (end < 0) {
+        this.at = at
+        this.fail(`a value skipped by WebAssembly (${end})`)
+      }
+      this.at = end
       return
     }
     // The closer each open bracket waits for, innermost last. The bytes between strings are

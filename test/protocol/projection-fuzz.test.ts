@@ -9,6 +9,8 @@ import { project, MAX_DEPTH, MAX_WALK_DEPTH } from '../../src/protocol/projectio
 import type { Shape } from '../../src/k8s/reads.js'
 import { testApp } from '../helpers/app.js'
 import { prng as random } from '../../bench/fixtures.js'
+import { bodyMemory } from '../../src/protocol/skip-wasm.js'
+import { SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
 
 const NOT_PROJECTED = { name: 'NotProjected' }
 
@@ -76,13 +78,27 @@ function holdsString (value: unknown, string: string): boolean {
   return Object.entries(value).some(([name, member]) => name === string || holdsString(member, string))
 }
 
-/** `text` in a buffer whose first byte is `offset` bytes into a 4-byte word. */
+/**
+ * `text` in a buffer whose first byte is `offset` bytes into a 4-byte word, or, for offset 4, in
+ * a WebAssembly memory as the body reader reads a large body (skipped by WebAssembly).
+ */
 function at (text: string, offset: number): Buffer {
   const bytes = Buffer.from(text)
+  if (offset === 4) {
+    const memory = bodyMemory(bytes.length)
+    if (memory === undefined) throw new Error('no WebAssembly SIMD')
+    // What the memory holds past the body must not count: quotes here, as if a string went on.
+    new Uint8Array(memory.buffer, memory.byteOffset + bytes.length).fill(0x22)
+    bytes.copy(memory)
+    return memory
+  }
   const buffer = Buffer.allocUnsafeSlow(bytes.length + offset)
   bytes.copy(buffer, offset)
   return buffer.subarray(offset)
 }
+
+/** Every layout `at` makes. */
+const OFFSETS = [0, 1, 2, 3, 4]
 
 t.test('random JSON: a `true` shape builds what JSON.parse builds, and any shape what it keeps of that', async t => {
   const next = random(11)
@@ -96,7 +112,7 @@ t.test('random JSON: a `true` shape builds what JSON.parse builds, and any shape
       continue
     }
     const parsed = JSON.parse(text)
-    const offset = i % 4
+    const offset = i % OFFSETS.length
     t.strictSame(project(at(text, offset), true), parsed, `value ${i}, offset ${offset}`)
     const shape = randomShape(next, 0)
     t.strictSame(project(at(text, offset), shape), reference(parsed, shape), `value ${i}, shape ${JSON.stringify(shape)}`)
@@ -111,7 +127,7 @@ t.test('quotes and backslashes on every byte of a word, in strings of every leng
       for (let position = 0; position <= length; position++) {
         const inner = 'y'.repeat(position) + special + 'z'.repeat(length - position)
         const text = JSON.stringify({ skipped: [inner, { k: inner }], kept: inner, [inner]: 1 })
-        for (let offset = 0; offset < 4; offset++) {
+        for (const offset of OFFSETS) {
           const built = project(at(text, offset), { kept: true, [inner]: true }) as Record<string, unknown>
           if (built.kept !== inner || built[inner] !== 1) t.fail(`length ${length}, ${special} at ${position}, offset ${offset}`)
         }
@@ -137,14 +153,17 @@ t.test('every prefix of a body, and every class of malformed body, throws', asyn
   const next = random(5)
   for (let i = 0; i < 40; i++) {
     const text = JSON.stringify({ a: randomValue(next, 0), b: [randomString(next), { c: randomValue(next, 2) }] })
-    const bytes = Buffer.from(text)
+    // The document in each layout: a prefix of it is followed by the rest, which must not count.
+    const layouts = OFFSETS.map(offset => at(text, offset))
     const accepted: string[] = []
-    for (let end = 0; end < bytes.length; end++) {
+    for (let end = 0; end < Buffer.byteLength(text); end++) {
       for (const shape of [true, {}, { b: true }] as Shape[]) {
-        try {
-          project(bytes.subarray(0, end), shape)
-          accepted.push(`the first ${end} bytes (${JSON.stringify(shape)})`)
-        } catch {}
+        layouts.forEach((bytes, offset) => {
+          try {
+            project(bytes.subarray(0, end), shape)
+            accepted.push(`the first ${end} bytes (${JSON.stringify(shape)}, layout ${offset})`)
+          } catch {}
+        })
       }
     }
     t.strictSame(accepted, [], `no prefix of body ${i} is accepted`)
@@ -163,16 +182,19 @@ t.test('every prefix of a body, and every class of malformed body, throws', asyn
   }
   for (const [what, text] of Object.entries(malformed)) {
     for (const shape of [true, {}, { a: true }, { '*': {} }] as Shape[]) {
-      t.throws(() => project(Buffer.from(text), shape), `${what} (${JSON.stringify(shape)})`)
+      for (const offset of OFFSETS) t.throws(() => project(at(text, offset), shape), `${what} (${JSON.stringify(shape)}, layout ${offset})`)
     }
-    t.throws(() => project(Buffer.from(text), {}), NOT_PROJECTED, `${what}: NotProjected when skipped`)
+    for (const offset of OFFSETS) t.throws(() => project(at(text, offset), {}), NOT_PROJECTED, `${what}: NotProjected when skipped (layout ${offset})`)
   }
 })
 
 t.test('deep nesting throws NotProjected, never a RangeError', async t => {
   const deep = (depth: number, open: string, close: string): string => open.repeat(depth) + close.repeat(depth)
-  t.strictSame(project(Buffer.from(`{"a":${deep(MAX_DEPTH - 1, '[', ']')},"b":1}`), { b: true }), { b: 1 }, 'skipped, up to the limit')
-  t.throws(() => project(Buffer.from(`{"a":${deep(MAX_DEPTH + 1, '[', ']')},"b":1}`), { b: true }), NOT_PROJECTED, 'skipped, past the limit')
+  for (const offset of [0, 4]) {
+    t.strictSame(project(at(`{"a":${deep(MAX_DEPTH - 1, '[', ']')},"b":1}`, offset), { b: true }), { b: 1 }, `skipped, up to the limit (layout ${offset})`)
+    t.throws(() => project(at(`{"a":${deep(MAX_DEPTH + 1, '{"x":', '}')},"b":1}`, offset), { b: true }), NOT_PROJECTED, `skipped, past the limit (layout ${offset})`)
+    t.throws(() => project(at('{"a":' + '['.repeat(1_000_000), offset), {}), NOT_PROJECTED, `garbage (layout ${offset})`)
+  }
   t.throws(() => project(Buffer.from('['.repeat(1_000_000)), {}), NOT_PROJECTED, 'garbage')
   t.throws(() => project(Buffer.from('{"a":' + '['.repeat(1_000_000)), { a: { b: true } }), NOT_PROJECTED, 'garbage under a shape: arrays in arrays go on with the same shape')
   t.throws(() => project(Buffer.from(`{"a":${deep(MAX_WALK_DEPTH + 1, '[', ']')}}`), { a: { b: true } }), NOT_PROJECTED, 'valid, past the walk\'s limit: left to the strict parser')
@@ -194,6 +216,11 @@ t.test('through the routes, every malformed body gets the strict parser\'s 400, 
     `{${parent},"children":{}}  x`,
     `{${parent},"related":{"Node.v1":{"n":{"metadata":{"name":"n\\ud800"},"status":{"x":"\u0001"}}}}}`.slice(0, -3)
   ]
+  // Large enough to be read into a WebAssembly memory and skipped there.
+  const nodes = Array.from({ length: 400 }, (_, i) => `"n${i}":{"metadata":{"name":"n${i}"},"status":{"images":[${Array.from({ length: 30 }, () => '{"names":["registry.example.com/a@sha256:' + 'f'.repeat(64) + '"],"sizeBytes":1}').join(',')}]}}`)
+  bodies.push(`{${parent},"related":{"Node.v1":{${nodes.join(',')}}}}`.replace('"sizeBytes":1}]}}}}', '"sizeBytes":1}]]}}}}'))
+  bodies.push(`{${parent},"related":{"Node.v1":{${nodes.join(',')}}}}`.replace('"sizeBytes":1}]}}}}', '"sizeBytes":1,#}]}}}}'))
+  t.ok(Buffer.byteLength(bodies.at(-1) as string) > SPARE_MIN_BYTES, 'a large body')
   for (const payload of bodies) {
     const headers = { 'content-type': 'application/json' }
     const a = await read.inject({ method: 'POST', url: '/hooks/daemonjob/sync', payload, headers })
