@@ -14,11 +14,15 @@
 // bytes one by one as it can:
 // - member names are matched against the shape's names as bytes (no string is made for a name,
 //   except one written with escapes);
-// - a skipped value is run through by a loop that only tracks strings and brackets: the bytes
-//   between strings are few in Kubernetes' JSON, and a string is looked at byte by byte for its
-//   first few bytes only, then its end is found by indexOf;
-// - a skipped value is skipped without calls, its open brackets kept in a preallocated array, and
-//   the walk that follows the shape calls itself at most MAX_WALK_DEPTH deep, so deeply nested
+// - an object or array kept whole or skipped is run through by WebAssembly with SIMD, sixteen
+//   bytes of a string at a time (src/protocol/skip-wasm.ts), when the body lies in a WebAssembly
+//   memory, as a large body read off a socket does (src/protocol/body-reader.ts);
+// - otherwise by a loop that only tracks strings and brackets: the bytes between strings are few
+//   in Kubernetes' JSON, and a string is looked at four bytes at a time (a 32-bit word) for its
+//   first few words only, then its end is found by indexOf;
+// - the strings of what is kept whole are judged once, on the kept bytes (refuseUnsafeKept);
+// - a value is skipped without calls, its open brackets kept in a preallocated array, and the
+//   walk that follows the shape calls itself at most MAX_WALK_DEPTH deep, so deeply nested
 //   garbage cannot overflow the stack: past either limit the reader throws, and the strict parser
 //   judges.
 //
@@ -69,6 +73,8 @@ const CLOSERS = new Uint8Array(MAX_DEPTH)
 const UNSAFE_NAMES = ['__proto__', 'constructor']
 const UNSAFE_BYTES = UNSAFE_NAMES.map(name => Buffer.from(JSON.stringify(name)))
 const UNSAFE_LENGTHS = new Set(UNSAFE_BYTES.map(name => name.length))
+/** What any spelling of an unsafe name in JSON holds: the name itself, or an escape of one of its characters. */
+const UNSAFE_HINTS = [...UNSAFE_NAMES, '\\u005', '\\u006', '\\u007']
 /** The longest an unsafe name can be written with escapes (`\u005f` for each character), quotes included. */
 const LONGEST_ESCAPED_NAME = 2 + 6 * Math.max(...UNSAFE_NAMES.map(name => name.length))
 /**
@@ -152,17 +158,14 @@ const SCRATCH_MAX_BYTES = 64 * 1024 * 1024
  * kept object in one run).
  */
 class Kept {
-  private out: Buffer
+  /** Allocated by the first copy: a reader that only checks (refuseUnsafeKept) never needs one. */
+  private out: Buffer = Buffer.alloc(0)
   private length = 0
   /** The run of the body not copied yet: from `runStart` to `runEnd`. */
   private runStart = 0
   private runEnd = 0
 
-  constructor (private readonly body: Buffer) {
-    // The text is copied out of it by text(): one buffer serves every body, one after the other.
-    const wanted = Math.max(4096, body.length >>> 3)
-    this.out = scratch.length >= wanted ? scratch : Buffer.allocUnsafeSlow(wanted)
-  }
+  constructor (private readonly body: Buffer) {}
 
   /** Keeps the body's bytes from `start` to `end`. */
   range (start: number, end: number): void {
@@ -185,9 +188,15 @@ class Kept {
     const size = this.runEnd - start
     if (size === 0) return
     if (this.length + size > this.out.length) {
-      const grown = Buffer.allocUnsafe(Math.max(this.out.length * 2, this.length + size))
-      this.out.copy(grown, 0, 0, this.length)
-      this.out = grown
+      if (this.length === 0) {
+        // The text is copied out of it by text(): one buffer serves every body, one after the other.
+        const wanted = Math.max(4096, this.body.length >>> 3, size)
+        this.out = scratch.length >= wanted ? scratch : Buffer.allocUnsafeSlow(wanted)
+      } else {
+        const grown = Buffer.allocUnsafeSlow(Math.max(this.out.length * 2, this.length + size))
+        this.out.copy(grown, 0, 0, this.length)
+        this.out = grown
+      }
     }
     // Most runs are a member or two: a loop copies them sooner than a call into C++ would.
     if (size < SHORT_RUN) {
@@ -206,9 +215,11 @@ class Kept {
     this.flush()
     const out = this.out
     if (out.length > scratch.length && out.length <= SCRATCH_MAX_BYTES) scratch = out
+    const kept = out.subarray(0, this.length)
+    refuseUnsafeKept(kept)
     // ASCII (what Kubernetes' JSON mostly is) becomes a string by a copy; UTF-8 is decoded.
     const slicing = out as unknown as Slicing
-    return isAscii(out.subarray(0, this.length)) ? slicing.latin1Slice(0, this.length) : slicing.utf8Slice(0, this.length)
+    return isAscii(kept) ? slicing.latin1Slice(0, this.length) : slicing.utf8Slice(0, this.length)
   }
 }
 
@@ -252,10 +263,13 @@ class Reader {
     this.whole()
   }
 
-  /** Keeps the value at the cursor whole. */
+  /**
+   * Keeps the value at the cursor whole. Its strings are judged once everything is kept
+   * (refuseUnsafeKept), so that it is skipped as fast as what is not kept.
+   */
   private whole (): void {
     const start = this.at
-    this.skipValue(true)
+    this.skipValue(false)
     this.out.range(start, this.at)
   }
 
@@ -430,7 +444,7 @@ class Reader {
       this.at = at
       return
     }
-    if (!built && this.skip !== undefined) {
+    if (this.skip !== undefined) {
       const end = this.skip(at, length)
       if (end < 0) {
         this.at = at
@@ -533,4 +547,16 @@ function quoteOrBackslash (word: number): number {
   const quote = word ^ 0x22222222
   const backslash = word ^ 0x5c5c5c5c
   return ~((((quote & 0x7f7f7f7f) + 0x7f7f7f7f) | quote) & (((backslash & 0x7f7f7f7f) + 0x7f7f7f7f) | backslash)) & 0x80808080
+}
+
+/**
+ * Throws NotProjected when the kept JSON holds a string the strict parser must judge (see the top
+ * of the file). An unsafe name is either spelled out or written with an escape of one of its
+ * characters (`\u005f` for `_`, `\u006…` and `\u007…` for its letters): without any of these the
+ * kept bytes are passed by a few searches at memory speed; with one, each of their strings is
+ * looked at.
+ */
+function refuseUnsafeKept (kept: Buffer): void {
+  if (!UNSAFE_HINTS.some(hint => kept.includes(hint))) return
+  new Reader(kept).skipValue(true)
 }

@@ -143,6 +143,19 @@ t.test('unicode escapes, surrogate pairs and lone surrogates, in names and value
   t.strictSame(project(Buffer.from(text), { a: true, 'bé': true, '😀': true }), { a: '😀', 'bé': '\ud800', '😀': [1] }, 'escaped names match the shape\'s names, raw ones as UTF-8 bytes')
 })
 
+t.test('a kept string is refused only when it is an unsafe name, however it is written', async t => {
+  for (const offset of OFFSETS) {
+    for (const unsafe of ['"__proto__"', '"constructor"', '"\\u005f_proto__"', '"\\u0063onstructor"', '"con\\u0073tructor"', '"\\u005F\\u005Fproto__"']) {
+      t.throws(() => project(at(`{"a":{"b":[1,{"c":${unsafe}}]}}`, offset), { a: true }), NOT_PROJECTED, `${unsafe} (layout ${offset})`)
+      t.throws(() => project(at(`{"a":{"b":{${unsafe}:1}}}`, offset), { a: true }), NOT_PROJECTED, `${unsafe} as a name (layout ${offset})`)
+      t.strictSame(project(at(`{"a":1,"b":{${unsafe}:1}}`, offset), { a: true }), { a: 1 }, `${unsafe} skipped (layout ${offset})`)
+    }
+    for (const safe of ['"x_constructor"', '"__proto__x"', '"\\u0063"', '"\\u005f"', '"constructors"']) {
+      t.strictSame(project(at(`{"a":[${safe},{${safe}:2}]}`, offset), { a: true }), JSON.parse(`{"a":[${safe},{${safe}:2}]}`), `${safe} (layout ${offset})`)
+    }
+  }
+})
+
 t.test('numbers come out as JSON.parse makes them', async t => {
   for (const number of ['0', '-0', '1e400', '-1e-400', '123456789012345678901234567890', '0.1', '2.5E+3', '-7e-1']) {
     t.strictSame(project(Buffer.from(`{"n":${number},"m":[${number}]}`), { n: true }), { n: JSON.parse(number) }, number)
