@@ -244,12 +244,19 @@ const skippers = new WeakMap<ArrayBuffer, (at: number, end: number) => number>()
 
 /**
  * A buffer of `size` bytes inside a WebAssembly memory of its own, for a body to be read into and
- * skipped by skipperOf; undefined where WebAssembly SIMD is missing.
+ * skipped by skipperOf; undefined where WebAssembly SIMD is missing or no such memory can be had.
  */
 export function bodyMemory (size: number): Buffer | undefined {
   if (compiled === undefined) return undefined
-  const memory = new WebAssembly.Memory({ initial: Math.ceil((BODY_OFFSET + size + PADDING) / PAGE) })
-  const instance = new WebAssembly.Instance(compiled, { env: { memory } })
+  let memory: WebAssembly.Memory
+  let instance: WebAssembly.Instance
+  try {
+    memory = new WebAssembly.Memory({ initial: Math.ceil((BODY_OFFSET + size + PADDING) / PAGE) })
+    instance = new WebAssembly.Instance(compiled, { env: { memory } })
+  } catch {
+    // No memory of that size to be had (the address space of a 32-bit process): a plain buffer will do.
+    return undefined
+  }
   new Uint8Array(memory.buffer, TABLE, 256).set(CLASS)
   skippers.set(memory.buffer, instance.exports.skip as (at: number, end: number) => number)
   return Buffer.from(memory.buffer, BODY_OFFSET, size)
