@@ -10,8 +10,13 @@
 // into it: every page of it is faulted in and zeroed by the kernel as the first bytes land, and
 // V8 counts it as new external memory, which brings garbage collections forward (at 5,000 Nodes,
 // 69 MiB, reading into a fresh buffer took five times as long as into one read into before). One
-// buffer is kept, the larger; it is dropped when a larger body comes (so that a spare never sits
-// beside a body that did not fit in it) and after SPARE_IDLE_MS without a body.
+// buffer is kept, and only when no other large body is being read: so the spare never adds to
+// the bytes in flight (a body being read has its buffer, taken or fresh; a spare sits idle only
+// while no large body is read). It is dropped when a larger body comes and after SPARE_IDLE_MS
+// without a body. A body over SPARE_MAX_BYTES always gets a fresh buffer: V8 schedules its
+// collections by the memory it sees allocated, and a buffer read into again is not seen, so the
+// garbage of earlier syncs stays in the heap longer; at 15,000 Nodes (209 MiB) that cost 100 MiB
+// more at the peak than the page faults it saved were worth.
 import { bodyMemory } from './skip-wasm.js'
 
 /**
@@ -25,13 +30,19 @@ const EMPTY = Buffer.alloc(0)
 
 /** Bodies smaller than this are read into buffers of their own (Node's pool, for small ones). */
 export const SPARE_MIN_BYTES = 1024 * 1024
+/** Bodies larger than this are never read into a spare buffer (see the top of the file). */
+export const SPARE_MAX_BYTES = 128 * 1024 * 1024
 /** How long the spare buffer is kept without a body to read into it. */
 const SPARE_IDLE_MS = 60_000
 
 /** The buffer given back by the last large body, whole, to read the next one into. */
 let spare: Buffer | undefined
+/** The large bodies being read or built, each in a buffer of its own. */
+let largeBodies = 0
 /** The whole buffer of each large body, by its memory: only those are taken back. */
 const wholeBuffers = new WeakMap<ArrayBufferLike, Buffer>()
+/** The memories of the large bodies being read or built: each is given back once. */
+const inUse = new WeakSet<ArrayBufferLike>()
 const dropSpare = setTimeout(() => { spare = undefined }, SPARE_IDLE_MS)
 dropSpare.unref()
 
@@ -42,22 +53,30 @@ dropSpare.unref()
  */
 function bodyBuffer (size: number): Buffer {
   if (size < SPARE_MIN_BYTES) return Buffer.allocUnsafe(size)
+  largeBodies++
   const taken = spare
   spare = undefined
-  if (taken !== undefined && taken.length >= size) return taken.subarray(0, size)
+  if (taken !== undefined && taken.length >= size) {
+    inUse.add(taken.buffer)
+    return taken.subarray(0, size)
+  }
   const fresh = bodyMemory(size) ?? Buffer.allocUnsafeSlow(size)
   wholeBuffers.set(fresh.buffer, fresh)
+  inUse.add(fresh.buffer)
   return fresh
 }
 
 /**
  * Gives the buffer of a body back, once nothing refers to its bytes any more (what was built of it
- * was copied out of it): the next large body is read into it. Any other buffer is left alone.
+ * was copied out of it): the next large body is read into it, unless another is being read (then
+ * it is garbage). Call it once per body read; any other buffer is left alone.
  */
 export function releaseBody (body: Buffer): void {
   const whole = wholeBuffers.get(body.buffer)
-  if (whole === undefined) return
-  if (spare === undefined || whole.length > spare.length) spare = whole
+  if (whole === undefined || !inUse.delete(body.buffer)) return
+  largeBodies--
+  if (largeBodies > 0 || whole.length > SPARE_MAX_BYTES) return
+  spare = whole
   dropSpare.refresh()
 }
 
