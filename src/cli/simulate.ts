@@ -13,6 +13,7 @@
 import { pathToFileURL } from 'node:url'
 import { parse as parseYaml } from 'yaml'
 import type { KubeObject } from '../k8s/types.js'
+import { attemptJobName } from '../controllers/jobflow/attempts.js'
 import { isRecord } from '../k8s/types.js'
 import { Simulator, type HookVersion } from '../simulator/simulator.js'
 import { controllerFromManifest, JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
@@ -380,13 +381,14 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
 }
 
 /**
- * `--fail flow:N`: a Job of that flow fails when it is one of the flow's first N attempts, read
- * from its name (`<jobflow>-<flow>` is the first, `<jobflow>-<flow>-<n>` the n-th).
+ * `--fail flow:N`: a Job of that flow fails when it is one of the flow's first N attempts, named as
+ * the JobFlow names them (src/controllers/jobflow/attempts.ts).
  */
 function failingAttempt (job: KubeObject, failAttempts: Record<string, number>): 'fail' | undefined {
   const flow = job.metadata.labels?.['jobhooks.io/flow']
+  const jobflow = job.metadata.labels?.['jobhooks.io/jobflow']
   const failing = flow === undefined ? undefined : failAttempts[flow]
-  if (failing === undefined || flow === undefined) return undefined
-  const suffix = job.metadata.name.endsWith(`-${flow}`) ? '1' : /-([0-9]+)$/.exec(job.metadata.name)?.[1]
-  return suffix !== undefined && Number(suffix) <= failing ? 'fail' : undefined
+  if (failing === undefined || flow === undefined || jobflow === undefined) return undefined
+  for (let attempt = 1; attempt <= failing; attempt++) if (attemptJobName(jobflow, flow, attempt) === job.metadata.name) return 'fail'
+  return undefined
 }

@@ -154,7 +154,7 @@ function observeFlows (parent: KubeObject, spec: JobFlowSpec, memory: Map<string
     if (last !== undefined) state.remembered = attemptOf(last) < attempt ? earlier[earlier.length - 1] : state.current ?? mine
     const rerun = mine?.rerun
     if (rerun !== undefined) state.rerun = rerun
-    if (!finished && state.current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) nextAttempt(parent, state)
+    if (!finished && state.current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) nextAttempt(parent, state, { retryOf: state.current })
     else if (state.current === undefined && rerun === undefined && earlier[earlier.length - 1]?.phase === 'Failed') {
       // A retry decided on an earlier sync, its Job not created yet: it goes on while the spec allows it.
       if (retryAllowed(flow.retry, earlier)) state.retryOf = earlier[earlier.length - 1]
@@ -170,16 +170,20 @@ function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]
   return retry !== undefined && retriesUsed(run) < retry.limit
 }
 
-/** The current attempt failed with retries left: it becomes history, and the next is current. */
-function nextAttempt (parent: KubeObject, state: FlowState): void {
-  const failed = state.current as JobRecord
-  state.earlier = [...state.earlier, failed]
-  state.retryOf = failed
-  state.attempt++
+/**
+ * The current attempt becomes history and the next one, still to start, is current: a retry of a
+ * failure (`retryOf`) or the first attempt of a rerun (`rerun`).
+ */
+function nextAttempt (parent: KubeObject, state: FlowState, why: { retryOf: JobRecord } | { rerun: string }): void {
+  const ended = state.current as JobRecord
+  state.earlier = [...state.earlier, ended]
+  state.attempt = attemptOf(ended) + 1
   state.id = jobIdentity(parent, state.flow, state.attempt)
   delete state.current
   delete state.pending
+  delete state.retryOf
   delete state.rerun
+  Object.assign(state, why)
 }
 
 /** A retry that will not run after all (the spec's retry was lowered, or FailFast): the failure stands. */
@@ -206,15 +210,7 @@ function startRerun (parent: KubeObject, state: FlowState, value: string): void 
     if (state.current !== undefined) state.current = { ...state.current, rerun: value }
     return
   }
-  const current = state.current
-  if (current === undefined) return
-  state.earlier = [...state.earlier, current]
-  state.attempt = attemptOf(current) + 1
-  state.id = jobIdentity(parent, state.flow, state.attempt)
-  state.rerun = value
-  delete state.current
-  delete state.pending
-  delete state.retryOf
+  if (state.current !== undefined) nextAttempt(parent, state, { rerun: value })
 }
 
 /** The status a rerun starts from: no completion time, and the outcome condition no longer true. */
