@@ -8,7 +8,7 @@ import {
   CustomizeQuerySchema, HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
 import { DEFAULT_BODY_LIMIT, readBody, releaseBody } from './protocol/body-reader.js'
-import { project } from './protocol/projection.js'
+import { OBJECT_MEMO, project } from './protocol/projection.js'
 import { updateStrategyProblem } from './protocol/update-strategy.js'
 import { chargeOf, defaultInflightBudget, InflightBudget, SHED_RETRY_AFTER_SECONDS } from './protocol/inflight.js'
 import { syncRequestShape, WHOLE_REQUEST, type HookContext, type HookName, type KindHooks, type SyncRequest, type CustomizeRequest } from './protocol/hooks.js'
@@ -136,6 +136,7 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   const clock = options.clock ?? (() => new Date())
   const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget())
   metrics.watchInflight(() => budget.inflight, budget.budget)
+  metrics.watchMemo(OBJECT_MEMO)
   // A caller may pin the clock only where nothing is applied to a cluster.
   const pinnable = effects.mode === 'dry-run'
   const routes: HookRoutes = {

@@ -1,7 +1,8 @@
 // Prometheus metrics of the service: hook calls and their durations by kind, hook and outcome
 // (`shed`: answered 429 to keep the bytes in flight under budget); effects by type and result;
 // the Events recorded on the parents by reason and result;
-// the bytes of requests in flight and their budget; and which build answers (jobhooks_build_info).
+// the bytes of requests in flight and their budget; the memo of built objects (its bytes, objects
+// and lookups); and which build answers (jobhooks_build_info).
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
@@ -22,6 +23,17 @@ export interface Metrics {
   observeRefusal: (reason: string) => void
   /** Reports the bytes of hook requests in flight (read at each scrape) and their budget. */
   watchInflight: (inflight: () => number, budget: number) => void
+  /** Reports the memo of built objects (src/protocol/object-memo.ts), read at each scrape. */
+  watchMemo: (memo: MemoFigures) => void
+}
+
+/** What the metrics read of the memo of built objects. */
+export interface MemoFigures {
+  readonly size: number
+  readonly count: number
+  readonly limit: number
+  readonly hits: number
+  readonly misses: number
 }
 
 /** A registry of its own per app, so that apps built side by side (tests) do not share counts. */
@@ -47,8 +59,29 @@ export function createMetrics (): Metrics {
   let readInflight = (): number => 0
   new Gauge({ name: 'jobhooks_inflight_request_bytes', help: 'Bytes of sync and finalize requests being answered', registers: [registry], collect () { this.set(readInflight()) } })
   const budgetGauge = new Gauge({ name: 'jobhooks_inflight_budget_bytes', help: 'Bytes of requests in flight beyond which calls are shed with 429 (outcome="shed")', registers: [registry] })
+  let memo: MemoFigures = { size: 0, count: 0, limit: 0, hits: 0, misses: 0 }
+  new Gauge({ name: 'jobhooks_object_memo_bytes', help: 'Bytes the memo of built child and related objects holds (their JSON and what was built of it)', registers: [registry], collect () { this.set(memo.size) } })
+  new Gauge({ name: 'jobhooks_object_memo_limit_bytes', help: 'Bytes the memo of built objects may hold', registers: [registry], collect () { this.set(memo.limit) } })
+  new Gauge({ name: 'jobhooks_object_memo_objects', help: 'Objects in the memo of built objects', registers: [registry], collect () { this.set(memo.count) } })
+  // The memo counts since the process started; each scrape adds what it counted since the last.
+  let counted = { hits: 0, misses: 0 }
+  new Counter({
+    name: 'jobhooks_object_memo_lookups_total',
+    help: 'Child and related objects looked up in the memo: hit (built before, the same bytes) or miss (built now)',
+    labelNames: ['result'] as const,
+    registers: [registry],
+    collect () {
+      this.inc({ result: 'hit' }, Math.max(0, memo.hits - counted.hits))
+      this.inc({ result: 'miss' }, Math.max(0, memo.misses - counted.misses))
+      counted = { hits: memo.hits, misses: memo.misses }
+    }
+  })
   return {
     registry,
+    watchMemo (figures) {
+      memo = figures
+      counted = { hits: figures.hits, misses: figures.misses }
+    },
     watchInflight (inflight, budget) {
       readInflight = inflight
       budgetGauge.set(budget)

@@ -1,6 +1,8 @@
 // The hook routes build a request only as far as each kind's reads say (src/k8s/reads.ts,
 // src/protocol/projection.ts). The proof that nothing a hook reads is left out: every fixture, and
-// every benchmark request at a small size, gets byte for byte the answer the whole request gets.
+// every benchmark request at a small size, gets byte for byte the answer the whole request gets,
+// and again when its objects come from the memo of what was built (src/protocol/object-memo.ts):
+// sent a second time, after every other fixture was, whose objects share many names.
 // And a controller whose children Metacontroller would update in a way the kind's answers are not
 // safe under gets a 400, not an answer.
 import t from 'tap'
@@ -9,7 +11,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { testApp } from './helpers/app.js'
 import { FIXTURES } from './helpers/fixtures.js'
-import { project } from '../src/protocol/projection.js'
+import { OBJECT_MEMO, project } from '../src/protocol/projection.js'
 import { syncRequestShape, WHOLE_REQUEST } from '../src/protocol/hooks.js'
 import { ALL_KINDS } from '../src/controllers/kinds.js'
 import { CASES } from '../bench/kinds.js'
@@ -26,6 +28,7 @@ t.test('every fixture gets the answer its whole request gets, and is read by the
   const read = await testApp(t)
   const whole = await testApp(t, { keepWhole: true })
   let count = 0
+  const first: Array<{ url: string, body: Buffer, answer: string, name: string }> = []
   for (const dir of readdirSync(FIXTURES)) {
     const kind = ALL_KINDS.find(k => k.kind === dir)
     if (kind === undefined) continue
@@ -36,10 +39,17 @@ t.test('every fixture gets the answer its whole request gets, and is read by the
       const [a, b, status] = await answers(read, whole, `/hooks/${dir}/${hook}?effects=show`, body)
       t.equal(status, 200, `${dir}/${file}`)
       t.equal(a, b, `${dir}/${file}: byte-identical`)
+      first.push({ url: `/hooks/${dir}/${hook}?effects=show`, body, answer: a, name: `${dir}/${file}` })
       count++
     }
   }
   t.ok(count >= 40, `${count} fixtures`)
+  const hitsBefore = OBJECT_MEMO.hits
+  for (const { url, body, answer, name } of first) {
+    const again = await read.inject({ method: 'POST', url, payload: body, headers: { 'content-type': 'application/json' } })
+    t.equal(again.body, answer, `${name}: the same answer the second time`)
+  }
+  t.ok(OBJECT_MEMO.hits > hitsBefore, 'objects came from the memo')
 })
 
 t.test('every benchmark request, at a small size, gets the answer its whole request gets', async t => {
@@ -55,6 +65,8 @@ t.test('every benchmark request, at a small size, gets the answer its whole requ
     const [a, b, status] = await answers(clocked, wholeClocked, `${path}?effects=show`, JSON.stringify(request))
     t.equal(status, 200, name)
     t.equal(a, b, `${name}: byte-identical`)
+    const [again] = await answers(clocked, wholeClocked, `${path}?effects=show`, JSON.stringify(request))
+    t.equal(again, a, `${name}: the same answer from the memo`)
   }
   t.ok(read !== whole)
 })

@@ -18,7 +18,7 @@ export type Shape = boolean | ObjectShape
 export type ObjectShape = { readonly [member: string]: Shape }
 
 /** Every member but managedFields: the parent, and objects a kind reads whole. */
-export const WHOLE_OBJECT: Shape = { '*': true, metadata: { '*': true, managedFields: false } }
+export const WHOLE_OBJECT: ObjectShape = { '*': true, metadata: { '*': true, managedFields: false } }
 
 /**
  * What any hook reads of an object's metadata: who it is, whom it belongs to, its labels, and

@@ -4,6 +4,7 @@ import type { RelatedResourceRule } from './schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
 import type { Effect } from '../effects/types.js'
 import { WHOLE_OBJECT, type Shape } from '../k8s/reads.js'
+import { memoized } from './projection.js'
 
 export const HOOK_NAMES = ['sync', 'finalize', 'customize'] as const
 export type HookName = typeof HOOK_NAMES[number]
@@ -91,14 +92,25 @@ export interface KindReads {
  * The shape of a sync or finalize request whose hooks read `reads`: the controller and the parent
  * whole (without managedFields), each child and related object to its group's shape.
  */
-export function syncRequestShape (reads: KindReads = {}): Shape {
-  const groups = (shapes: Readonly<Record<string, Shape>> = {}): Shape => {
-    const byGroup: Record<string, Shape> = { '*': { '*': WHOLE_OBJECT } }
-    for (const [group, shape] of Object.entries(shapes)) byGroup[group] = { '*': shape }
-    return byGroup
+export function syncRequestShape (reads: KindReads = NO_READS): Shape {
+  let shape = requestShapes.get(reads)
+  if (shape === undefined) {
+    // Each child and related object is memoized (src/protocol/object-memo.ts): Metacontroller
+    // sends the same bytes for most of them sync after sync.
+    const groups = (shapes: Readonly<Record<string, Shape>> = {}): Shape => {
+      const byGroup: Record<string, Shape> = { '*': { '*': memoized(WHOLE_OBJECT) } }
+      for (const [group, shape] of Object.entries(shapes)) byGroup[group] = { '*': shape === true ? true : shape === false ? false : memoized(shape) }
+      return byGroup
+    }
+    shape = { '*': true, controller: WHOLE_OBJECT, parent: WHOLE_OBJECT, children: groups(reads.children), related: groups(reads.related) }
+    requestShapes.set(reads, shape)
   }
-  return { '*': true, controller: WHOLE_OBJECT, parent: WHOLE_OBJECT, children: groups(reads.children), related: groups(reads.related) }
+  return shape
 }
+
+const NO_READS: KindReads = {}
+/** The shape of each kind's requests, made once: a memoized shape is remembered by its identity. */
+const requestShapes = new WeakMap<KindReads, Shape>()
 
 /** A request built whole but for managedFields: customize requests, and kinds that declare no reads. */
 export const WHOLE_REQUEST = syncRequestShape()

@@ -40,7 +40,8 @@
 //   too, and the strict parser, which refuses such keys, decides.
 import { isAscii } from 'node:buffer'
 import { endianness } from 'node:os'
-import type { Shape } from '../k8s/reads.js'
+import type { ObjectShape, Shape } from '../k8s/reads.js'
+import { ObjectMemo } from './object-memo.js'
 import { BETWEEN, CLASS, CLOSE, MAX_DEPTH, OPEN, STRING, skipperOf } from './skip-wasm.js'
 
 export { MAX_DEPTH }
@@ -103,10 +104,35 @@ interface Members {
   readonly strings: readonly string[]
   readonly shapes: readonly Compiled[]
   readonly others: Compiled
+  /** For a memoized shape (an object remembered between requests), what its memo keys start with; else ''. */
+  readonly memo: string
+  /** Whether a memoized shape is this one or below it: where the built request holds stand-ins. */
+  readonly hasMemo: boolean
 }
 type Compiled = boolean | Members
 
 const compiled = new WeakMap<object, Members>()
+
+/** What was built of the objects of memoized shapes, for the requests that carry them again. */
+export const OBJECT_MEMO = new ObjectMemo()
+const memoizedShapes = new WeakSet<object>()
+const memoizedCopies = new WeakMap<object, ObjectShape>()
+let memoShapes = 0
+
+/**
+ * `shape`, for an object that is the value of a member (a child or related object in its group's
+ * map): what is built of it is remembered and given again for the same bytes under the same
+ * member name (src/protocol/object-memo.ts). The same shape gives the same memoized shape.
+ */
+export function memoized (shape: ObjectShape): ObjectShape {
+  let copy = memoizedCopies.get(shape)
+  if (copy === undefined) {
+    copy = { ...shape }
+    memoizedShapes.add(copy)
+    memoizedCopies.set(shape, copy)
+  }
+  return copy
+}
 
 /** `shape` made ready for the reader, once per shape object. */
 function compile (shape: Shape): Compiled {
@@ -114,11 +140,16 @@ function compile (shape: Shape): Compiled {
   let members = compiled.get(shape)
   if (members === undefined) {
     const strings = Object.keys(shape).filter(name => name !== '*')
+    const shapes = strings.map(name => compile(shape[name] as Shape))
+    const others = Object.hasOwn(shape, '*') ? compile(shape['*'] as Shape) : false
+    const memo = memoizedShapes.has(shape) ? `${++memoShapes}:` : ''
     members = {
       names: strings.map(name => Buffer.from(name, 'utf8')),
       strings,
-      shapes: strings.map(name => compile(shape[name] as Shape)),
-      others: Object.hasOwn(shape, '*') ? compile(shape['*'] as Shape) : false
+      shapes,
+      others,
+      memo,
+      hasMemo: memo !== '' || [...shapes, others].some(s => typeof s !== 'boolean' && s.hasMemo)
     }
     compiled.set(shape, members)
   }
@@ -131,11 +162,14 @@ function compile (shape: Shape): Compiled {
  */
 export function project (body: Buffer, shape: Shape): unknown {
   const reader = new Reader(body)
+  const ready = compile(shape)
   reader.skipBlanks()
-  reader.value(compile(shape), 0)
+  reader.value(ready, 0)
   reader.skipBlanks()
   if (reader.at !== body.length) reader.fail('bytes after the value')
-  return JSON.parse(reader.kept())
+  const built = JSON.parse(reader.kept()) as unknown
+  if (typeof ready !== 'boolean' && ready.hasMemo) reader.restore(built, ready)
+  return built
 }
 
 /** Buffer's own decoders, without the argument checks of toString around them (hot paths). */
@@ -183,21 +217,39 @@ class Kept {
     this.range(at, at + 1)
   }
 
+  /** Room for `size` more bytes after the kept ones. */
+  private reserve (size: number): void {
+    if (this.length + size <= this.out.length) return
+    if (this.out.length === 0) {
+      // The text is copied out of it by text(): one buffer serves every body, one after the other.
+      const wanted = Math.max(4096, this.body.length >>> 3, size)
+      this.out = scratch.length >= wanted ? scratch : Buffer.allocUnsafeSlow(wanted)
+    } else {
+      const grown = Buffer.allocUnsafeSlow(Math.max(this.out.length * 2, this.length + size))
+      this.out.copy(grown, 0, 0, this.length)
+      this.out = grown
+    }
+  }
+
+  /** Keeps `text`, ASCII, which is not in the body (a stand-in). */
+  literal (text: string): void {
+    this.flush()
+    this.reserve(text.length)
+    this.length += this.out.write(text, this.length, 'latin1')
+  }
+
+  /** How many bytes are kept so far. */
+  mark (): number {
+    this.flush()
+    return this.length
+  }
+
   private flush (): void {
     const start = this.runStart
     const size = this.runEnd - start
     if (size === 0) return
-    if (this.length + size > this.out.length) {
-      if (this.length === 0) {
-        // The text is copied out of it by text(): one buffer serves every body, one after the other.
-        const wanted = Math.max(4096, this.body.length >>> 3, size)
-        this.out = scratch.length >= wanted ? scratch : Buffer.allocUnsafeSlow(wanted)
-      } else {
-        const grown = Buffer.allocUnsafeSlow(Math.max(this.out.length * 2, this.length + size))
-        this.out.copy(grown, 0, 0, this.length)
-        this.out = grown
-      }
-    }
+    this.runStart = this.runEnd
+    this.reserve(size)
     // Most runs are a member or two: a loop copies them sooner than a call into C++ would.
     if (size < SHORT_RUN) {
       const out = this.out
@@ -215,16 +267,26 @@ class Kept {
     this.flush()
     const out = this.out
     if (out.length > scratch.length && out.length <= SCRATCH_MAX_BYTES) scratch = out
-    const kept = out.subarray(0, this.length)
+    return this.decode(0, this.length)
+  }
+
+  /** The kept bytes from `start` to `end` as text, once no unsafe name is found in them. */
+  private decode (start: number, end: number): string {
+    const kept = this.out.subarray(start, end)
     refuseUnsafeKept(kept)
     // ASCII (what Kubernetes' JSON mostly is) becomes a string by a copy; UTF-8 is decoded.
-    const slicing = out as unknown as Slicing
-    return isAscii(kept) ? slicing.latin1Slice(0, this.length) : slicing.utf8Slice(0, this.length)
+    const slicing = this.out as unknown as Slicing
+    return isAscii(kept) ? slicing.latin1Slice(start, end) : slicing.utf8Slice(start, end)
   }
 }
 
 class Reader {
   at = 0
+  /** The objects of memoized shapes found in the memo, in the order of their stand-ins in the kept text. */
+  private readonly recalled: unknown[] = []
+  /** Where the objects of memoized shapes not in the memo lie, by memo key: to remember once built. */
+  private readonly unknown = new Map<string, { start: number, end: number, textLength: number }>()
+  private readonly now = Date.now()
   private readonly slicing: Slicing
   private readonly out: Kept
   /** The body as 32-bit words, when it starts on a word boundary (a body read off a socket does). */
@@ -298,7 +360,8 @@ class Reader {
           if (comma >= 0) this.out.byte(comma)
           this.out.range(start, keyEnd)
           this.out.byte(colon)
-          this.value(member, depth)
+          if (typeof member !== 'boolean' && member.memo !== '') this.memoObject(member, start, keyEnd, depth)
+          else this.value(member, depth)
           comma = -2
         }
         if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
@@ -313,6 +376,65 @@ class Reader {
     }
     this.out.byte(this.at)
     this.at++
+  }
+
+  /**
+   * The object at the cursor, the value of the member named by the bytes from `nameStart` to
+   * `nameEnd` (quotes included), of a memoized shape. When the memo has it (the same name, the
+   * same bytes), a stand-in is kept for it: its index in `recalled`, a number, where only an
+   * object is accepted, so that no number of the body is taken for one. Else it is kept as any
+   * other object, and where it lies is noted, for restore to remember what is built of it. A
+   * name written with escapes or other than ASCII is not memoized: restore finds what to
+   * remember by the decoded name, which is then the name's bytes.
+   */
+  private memoObject (shape: Members, nameStart: number, nameEnd: number, depth: number): void {
+    const body = this.body
+    const start = this.at
+    if (body[start] !== OPEN_BRACE) this.fail('expected an object')
+    for (let i = nameStart + 1; i < nameEnd - 1; i++) {
+      const byte = body[i] as number
+      if (byte === BACKSLASH || byte >= 0x80) return this.object(shape, depth + 1)
+    }
+    const key = shape.memo + this.slicing.latin1Slice(nameStart + 1, nameEnd - 1)
+    const known = OBJECT_MEMO.recall(key, body, start, this.now)
+    if (known !== undefined) {
+      this.at = start + known.bytes.length
+      this.out.literal(String(this.recalled.push(known.built) - 1))
+      return
+    }
+    if (!OBJECT_MEMO.hasRoom(this.now)) return this.object(shape, depth + 1)
+    const mark = this.out.mark()
+    this.object(shape, depth + 1)
+    this.unknown.set(key, { start, end: this.at, textLength: this.out.mark() - mark })
+  }
+
+  /**
+   * Completes what JSON.parse built of the kept text, following the shape as the reader did: the
+   * objects the memo had in place of their stand-ins, and the objects of memoized shapes it did
+   * not have remembered.
+   */
+  restore (value: unknown, shape: Members): void {
+    if (value === null || typeof value !== 'object') return
+    if (Array.isArray(value)) {
+      for (const element of value) this.restore(element, shape)
+      return
+    }
+    const record = value as Record<string, unknown>
+    for (const name in record) {
+      const index = shape.strings.indexOf(name)
+      const member = index >= 0 ? shape.shapes[index] as Compiled : shape.others
+      if (typeof member === 'boolean' || !member.hasMemo) continue
+      const built = record[name]
+      if (member.memo === '') {
+        this.restore(built, member)
+      } else if (typeof built === 'number') {
+        record[name] = this.recalled[built]
+      } else {
+        const key = member.memo + name
+        const at = this.unknown.get(key)
+        if (at !== undefined) OBJECT_MEMO.remember(key, this.body, at.start, at.end, built, at.textLength, this.now)
+      }
+    }
   }
 
   private array (shape: Members, depth: number): void {

@@ -1,0 +1,29 @@
+// The memo of built objects, seen from the service: a second sync of the same objects takes them
+// from it, gets the same answer, and /metrics says so.
+import t from 'tap'
+import { testApp } from './helpers/app.js'
+import { fixture } from './helpers/fixtures.js'
+import { OBJECT_MEMO } from '../src/protocol/projection.js'
+
+const metric = async (app: Awaited<ReturnType<typeof testApp>>, name: string): Promise<number> => {
+  const line = ((await app.inject({ url: '/metrics' })).body).split('\n').find(l => l.startsWith(name + ' '))
+  return Number(line?.slice(name.length + 1))
+}
+
+t.test('a second sync of the same Nodes and Jobs takes them from the memo, and /metrics counts it', async t => {
+  OBJECT_MEMO.clear()
+  const app = await testApp(t)
+  const payload = fixture('daemonjob/sync-running.v2.json')
+  const post = async (): Promise<string> => (await app.inject({ method: 'POST', url: '/hooks/daemonjob/sync?effects=show', payload, headers: { 'content-type': 'application/json' } })).body
+  const first = await post()
+  const hits = await metric(app, 'jobhooks_object_memo_lookups_total{result="hit"}')
+  const misses = await metric(app, 'jobhooks_object_memo_lookups_total{result="miss"}')
+  const objects = await metric(app, 'jobhooks_object_memo_objects')
+  t.equal(hits, 0, 'nothing remembered on the first sync')
+  t.ok(misses > 0 && objects === misses, `each object looked up once and remembered (${objects})`)
+  t.ok(await metric(app, 'jobhooks_object_memo_bytes') > 0)
+  t.equal(await metric(app, 'jobhooks_object_memo_limit_bytes'), OBJECT_MEMO.limit)
+  t.equal(await post(), first, 'the same answer')
+  t.equal(await metric(app, 'jobhooks_object_memo_lookups_total{result="hit"}'), objects, 'every object from the memo the second time')
+  t.equal(await metric(app, 'jobhooks_object_memo_lookups_total{result="miss"}'), misses)
+})

@@ -1,0 +1,108 @@
+// What the projection builds of a child or related object is remembered and given again only for
+// the same bytes under the same name; what is given again is frozen; a memo never grows past its
+// limit, and what was used in the last seconds is never pushed out.
+import t from 'tap'
+import { memoized, OBJECT_MEMO, project } from '../../src/protocol/projection.js'
+import { deepFreeze, ObjectMemo, RECENT_MS } from '../../src/protocol/object-memo.js'
+import type { Shape } from '../../src/k8s/reads.js'
+
+const POD = memoized({ metadata: { name: true }, status: { phase: true } })
+const SHAPE: Shape = { parent: true, related: { '*': { '*': POD } } }
+
+function request (pods: Record<string, unknown>, parent: unknown = { n: 1 }): Buffer {
+  return Buffer.from(JSON.stringify({ parent, related: { 'Pod.v1': pods } }))
+}
+function pod (name: string, phase: string, extra = 'x'): unknown {
+  return { metadata: { name, uid: extra }, spec: { big: extra.repeat(50) }, status: { phase } }
+}
+type Built = { parent: unknown, related: Record<string, Record<string, { metadata: { name: string }, status: { phase: string } }>> }
+const build = (body: Buffer, shape: Shape = SHAPE): Built => project(body, shape) as Built
+
+t.beforeEach(() => OBJECT_MEMO.clear())
+
+t.test('the same bytes under the same name give the object built before, frozen', async t => {
+  const body = request({ a: pod('a', 'Running'), b: pod('b', 'Pending') })
+  const first = build(body)
+  t.same(first, { parent: { n: 1 }, related: { 'Pod.v1': { a: { metadata: { name: 'a' }, status: { phase: 'Running' } }, b: { metadata: { name: 'b' }, status: { phase: 'Pending' } } } } })
+  const second = build(request({ a: pod('a', 'Running'), b: pod('b', 'Pending') }, { n: 2 }))
+  t.equal(second.related['Pod.v1']?.a, first.related['Pod.v1']?.a, 'the same object')
+  t.same(second.parent, { n: 2 }, 'the rest built anew')
+  t.ok(Object.isFrozen(second.related['Pod.v1']?.a?.status), 'frozen all the way down')
+  t.throws(() => { (second.related['Pod.v1']?.a?.status as { phase: string }).phase = 'x' }, TypeError, 'a hook cannot write into it')
+  t.notOk(Object.isFrozen(second.related['Pod.v1']), 'the maps around it are the request\'s own')
+  t.equal(OBJECT_MEMO.count, 2)
+})
+
+t.test('changed bytes, even in what the shape skips, are built anew; so is another name', async t => {
+  const first = build(request({ a: pod('a', 'Running') }))
+  const skippedChanged = build(request({ a: pod('a', 'Running', 'y') }))
+  t.not(skippedChanged.related['Pod.v1']?.a, first.related['Pod.v1']?.a)
+  t.same(skippedChanged.related['Pod.v1']?.a, first.related['Pod.v1']?.a)
+  const readChanged = build(request({ a: pod('a', 'Succeeded', 'y') }))
+  t.equal(readChanged.related['Pod.v1']?.a?.status.phase, 'Succeeded')
+  const renamed = build(request({ b: pod('a', 'Succeeded', 'y') }))
+  t.not(renamed.related['Pod.v1']?.b, readChanged.related['Pod.v1']?.a, 'the same bytes under another name')
+  t.equal(OBJECT_MEMO.count, 2, 'a name\'s changed object replaces its entry')
+})
+
+t.test('a longer object that starts with the remembered bytes is not taken for it', async t => {
+  build(request({ a: { status: { phase: 'Running' } } }))
+  const text = '{"parent":{},"related":{"Pod.v1":{"a":{"status":{"phase":"Running"}},"b":1}}}'
+  t.throws(() => build(Buffer.from(text)), { name: 'NotProjected' }, 'a number where an object is memoized: the strict parser decides')
+  const longer = build(Buffer.from('{"parent":{},"related":{"Pod.v1":{"a":{"status":{"phase":"Running"},"metadata":{"name":"z"}}}}}'))
+  t.same(longer.related['Pod.v1']?.a, { status: { phase: 'Running' }, metadata: { name: 'z' } })
+})
+
+t.test('numbers in the rest of the request are never taken for objects of the memo', async t => {
+  build(request({ a: pod('a', 'Running') }))
+  const body = Buffer.from(JSON.stringify({ parent: { n: 0, m: [0, 1] }, related: { 'Pod.v1': { a: pod('a', 'Running'), '0': pod('0', 'Failed') } } }))
+  const built = build(body)
+  t.same(built.parent, { n: 0, m: [0, 1] })
+  t.equal(built.related['Pod.v1']?.['0']?.status.phase, 'Failed', 'a name like an array index')
+  t.equal(build(body).related['Pod.v1']?.['0']?.status.phase, 'Failed', 'and again from the memo')
+})
+
+t.test('names written with escapes or beyond ASCII are built every time, correctly', async t => {
+  const text = (phase: string): Buffer => Buffer.from(`{"parent":{},"related":{"Pod.v1":{"a\\\\b":{"status":{"phase":"${phase}"}},"a\\u005cb":{"status":{"phase":"${phase}2"}},"é":{"status":{"phase":"${phase}"}}}}}`)
+  const first = build(text('Running'))
+  t.same(first.related['Pod.v1'], { 'a\\b': { status: { phase: 'Running2' } }, é: { status: { phase: 'Running' } } }, 'the last of two members of one name counts, as for JSON.parse')
+  t.equal(OBJECT_MEMO.count, 0)
+  t.same(build(text('Failed')).related['Pod.v1'], { 'a\\b': { status: { phase: 'Failed2' } }, é: { status: { phase: 'Failed' } } })
+})
+
+t.test('arrays met by a memoized shape: each element\'s objects are memoized the same way', async t => {
+  const text = '{"parent":{},"related":[{"Pod.v1":{"a":{"status":{"phase":"A"}}}},{"Pod.v1":{"a":{"status":{"phase":"B"}}}}]}'
+  const expected = [{ 'Pod.v1': { a: { status: { phase: 'A' } } } }, { 'Pod.v1': { a: { status: { phase: 'B' } } } }]
+  t.same(build(Buffer.from(text)).related, expected)
+  t.same(build(Buffer.from(text)).related, expected, 'again, with the memo')
+})
+
+t.test('a memo never holds more than its limit, and keeps what was used in the last seconds', async t => {
+  const body = Buffer.from('{"x":"' + 'a'.repeat(300) + '"}')
+  const memo = new ObjectMemo(3 * (body.length + 10))
+  const now = 1_000_000
+  memo.remember('a', body, 0, body.length, { a: 1 }, 10, now)
+  memo.remember('b', body, 0, body.length, { b: 1 }, 10, now)
+  memo.remember('c', body, 0, body.length, { c: 1 }, 10, now + 1)
+  t.equal(memo.count, 3)
+  t.ok(memo.size <= memo.limit)
+  memo.remember('d', body, 0, body.length, { d: 1 }, 10, now + RECENT_MS - 1)
+  t.equal(memo.count, 3, 'no room, and everything was used recently: not remembered')
+  t.notOk(memo.hasRoom(now + RECENT_MS - 1))
+  t.ok(memo.recall('a', body, 0, now + RECENT_MS - 1), 'a used again: now the most recent')
+  t.ok(memo.hasRoom(now + RECENT_MS + 1), 'b has not been used for a while')
+  memo.remember('d', body, 0, body.length, { d: 1 }, 10, now + RECENT_MS + 1)
+  t.notOk(memo.recall('b', body, 0, now + RECENT_MS + 1), 'the least recently used went')
+  t.ok(memo.recall('a', body, 0, now + RECENT_MS + 1))
+  t.ok(memo.recall('d', body, 0, now + RECENT_MS + 1))
+  t.ok(memo.size <= memo.limit)
+  memo.remember('huge', Buffer.alloc(2000, 0x20), 0, 2000, {}, 1, now + 10 * RECENT_MS)
+  t.notOk(memo.recall('huge', Buffer.alloc(2000, 0x20), 0, now + 10 * RECENT_MS), 'larger than the memo: never')
+  t.equal(memo.count, 3, 'and nothing pushed out for it')
+})
+
+t.test('deepFreeze freezes what JSON.parse builds, shared or not', async t => {
+  const value = deepFreeze(JSON.parse('{"a":[{"b":1}],"c":{"d":null}}') as { a: Array<{ b: number }>, c: { d: null } })
+  t.ok(Object.isFrozen(value) && Object.isFrozen(value.a) && Object.isFrozen(value.a[0]) && Object.isFrozen(value.c))
+  t.equal(deepFreeze(3), 3)
+})
