@@ -134,7 +134,7 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   recordEvents(app, effects, metrics)
   const scripts = options.scripts ?? new Map<string, string>()
   const clock = options.clock ?? (() => new Date())
-  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget())
+  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget(OBJECT_MEMO.limit))
   metrics.watchInflight(() => budget.inflight, budget.budget)
   metrics.watchMemo(OBJECT_MEMO)
   // A caller may pin the clock only where nothing is applied to a cluster.

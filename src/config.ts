@@ -10,6 +10,8 @@ export interface Config {
   bodyLimit: number
   /** Bytes of sync and finalize requests in flight at most; beyond, calls are shed with 429. Undefined: three quarters of the heap limit. */
   inflightBudget?: number
+  /** Bytes the memo of built objects may hold (src/protocol/object-memo.ts); 0 turns it off. Undefined: a sixteenth of the heap limit, at most 64 MiB. */
+  objectMemoBytes?: number
   hooksDir: string
   /** How long SIGTERM waits for in-flight hooks before the process exits anyway. */
   shutdownGraceMs: number
@@ -37,6 +39,7 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT),
     ...(present(env, 'INFLIGHT_BUDGET_BYTES') ? { inflightBudget: integer(env, 'INFLIGHT_BUDGET_BYTES', 0, 1) } : {}),
+    ...(present(env, 'OBJECT_MEMO_BYTES') ? { objectMemoBytes: integer(env, 'OBJECT_MEMO_BYTES', 0) } : {}),
     hooksDir: env.HOOKS_DIR ?? defaultHooksDir(),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),
     effectsConcurrency: integer(env, 'EFFECTS_CONCURRENCY', 8, 1),

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '../src/server.js'
 import { readConfig } from '../src/config.js'
+import { OBJECT_MEMO } from '../src/protocol/projection.js'
 import { fixture } from './helpers/fixtures.js'
 import { authority } from './helpers/certificates.js'
 
@@ -56,6 +57,17 @@ t.test('settings come from the environment', async t => {
   t.throws(() => readConfig({ PORT: 'eighty' }), /PORT must be a whole number/)
   t.equal(readConfig({}).port, 8080)
   t.equal(readConfig({}).bodyLimit, 256 * 1024 * 1024)
+  t.equal(readConfig({ OBJECT_MEMO_BYTES: '0' }).objectMemoBytes, 0, 'the memo may be turned off')
+  t.equal(readConfig({}).objectMemoBytes, undefined, 'by default it follows the heap limit')
+})
+
+t.test('OBJECT_MEMO_BYTES sizes the memo of built objects the process keeps', async t => {
+  const before = OBJECT_MEMO.limit
+  t.teardown(() => OBJECT_MEMO.resize(before))
+  const config = { ...readConfig({ OBJECT_MEMO_BYTES: '12345' }), host: '127.0.0.1', port: 0, logLevel: 'silent' }
+  const running = await startServer(config, new EventEmitter(), {})
+  t.teardown(async () => { await running.app.close() })
+  t.equal(OBJECT_MEMO.limit, 12345)
 })
 
 /** A folder of its own (t.testdir is one per test, and reset by each call). */

@@ -102,7 +102,11 @@ export function syncRequestShape (reads: KindReads = NO_READS): Shape {
       for (const [group, shape] of Object.entries(shapes)) byGroup[group] = { '*': shape === true ? true : shape === false ? false : memoized(shape) }
       return byGroup
     }
-    shape = { '*': true, controller: WHOLE_OBJECT, parent: WHOLE_OBJECT, children: groups(reads.children), related: groups(reads.related) }
+    // The parent whole, its spec and status memoized: a sync mostly sees them as the last one
+    // did, and the status of a large job (a record per Pod or target) is most of what is left
+    // to build once its objects come from the memo. Fresh shapes: an entry per kind.
+    const parent = { ...WHOLE_OBJECT, spec: memoized({ '*': true }), status: memoized({ '*': true }) }
+    shape = { '*': true, controller: WHOLE_OBJECT, parent, children: groups(reads.children), related: groups(reads.related) }
     requestShapes.set(reads, shape)
   }
   return shape

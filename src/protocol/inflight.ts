@@ -14,17 +14,19 @@ import { getHeapStatistics } from 'node:v8'
 export const SHED_RETRY_AFTER_SECONDS = 2
 
 /**
- * The default budget: three quarters of the heap the process may grow to. The bytes of a request
- * are held outside the heap, once, from the moment they are read until what the hooks read is
- * built from them (src/protocol/body-reader.ts keeps one buffer for the next body only while no
- * other is read, so it never adds to the bytes in flight); what the hooks build of them in the
- * heap is a small part (a tenth for a DaemonJob's Nodes: see src/k8s/reads.ts). So the process
- * needs about its heap plus the bytes in flight: with the Deployment's Node options (a 576 MiB
- * heap limit) and its 1 GiB memory limit, that leaves about 430 MiB for requests, six DaemonJob
- * syncs of 5,000 busy Nodes at once (bench/scale.ts measures it).
+ * The default budget: three quarters of the heap the process may grow to, less what the memo of
+ * built objects may hold (`memoLimit`, src/protocol/object-memo.ts). The bytes of a request are
+ * held outside the heap, once, from the moment they are read until what the hooks read is built
+ * from them (src/protocol/body-reader.ts keeps one buffer for the next body only while no other
+ * is read, so it never adds to the bytes in flight); what the hooks build of them in the heap is
+ * a small part (a tenth for a DaemonJob's Nodes: see src/k8s/reads.ts). The memo holds copies of
+ * objects' bytes outside the heap too. So the process needs about its heap, the bytes in flight
+ * and the memo: with the Deployment's Node options (a 576 MiB heap limit, a 36 MiB memo) and its
+ * 1 GiB memory limit, that leaves about 396 MiB for requests, five DaemonJob syncs of 5,000 busy
+ * Nodes at once (bench/scale.ts measures it).
  */
-export function defaultInflightBudget (): number {
-  return Math.floor(getHeapStatistics().heap_size_limit * 3 / 4)
+export function defaultInflightBudget (memoLimit: number): number {
+  return Math.max(0, Math.floor(getHeapStatistics().heap_size_limit * 3 / 4) - memoLimit)
 }
 
 export class InflightBudget {

@@ -16,13 +16,23 @@
 // RECENT_MS: a request larger than the memo fills it and builds the rest as before, rather than
 // pushing out, object by object, what it will ask for again on its next sync (with least
 // recently used alone, a cluster a little larger than the memo would miss on every object).
+//
+// Only an object the hooks read a fair share of is remembered (WORTH_REMEMBERING): comparing its
+// bytes saves walking them and building what is read, while for an object read to a sliver (a
+// Node, 11 KiB of which a DaemonJob reads its labels and taints) it saves little more than
+// skipping the rest, which is fast, for all of its bytes held.
 import { getHeapStatistics } from 'node:v8'
+
+/** An object is remembered when what is built of it is at least this share of its bytes. */
+export const WORTH_REMEMBERING = 1 / 8
 
 /**
  * An entry used this recently stays: longer than any one sync takes, shorter than a parent's
  * resync period (45 s), so that what one parent last used makes way for what another asks for.
  */
 export const RECENT_MS = 10_000
+/** How stale an entry's place in the order may grow before a use moves it: moving costs, and one sync uses thousands. */
+const REORDER_MS = 1_000
 
 export interface Entry {
   /** The bytes the object was built from. */
@@ -40,7 +50,22 @@ export class ObjectMemo {
   hits = 0
   misses = 0
 
-  constructor (readonly limit: number = defaultMemoLimit()) {}
+  constructor (private bytesLimit: number = defaultMemoLimit()) {}
+
+  /** The bytes the memo may hold. */
+  get limit (): number {
+    return this.bytesLimit
+  }
+
+  /** Sets the bytes the memo may hold, dropping the least recently used entries past it; 0 turns it off. */
+  resize (limit: number): void {
+    this.bytesLimit = limit
+    for (const [key, entry] of this.entries) {
+      if (this.held <= limit) break
+      this.entries.delete(key)
+      this.held -= entry.size
+    }
+  }
 
   /** The bytes the memo holds, counted as `size` was given to `remember`. */
   get size (): number {
@@ -63,12 +88,12 @@ export class ObjectMemo {
       return undefined
     }
     this.hits++
-    if (entry.used !== now) {
-      // Last in the map's order: the map runs from the least recently used.
-      entry.used = now
+    if (now - entry.used >= REORDER_MS) {
+      // Last in the map's order: the map runs from the least recently used (to within REORDER_MS).
       this.entries.delete(key)
       this.entries.set(key, entry)
     }
+    entry.used = now
     return entry
   }
 
@@ -82,6 +107,7 @@ export class ObjectMemo {
       this.entries.delete(key)
       this.held -= old.size
     }
+    if (!worthRemembering(end - start, textLength)) return
     const size = end - start + textLength
     if (this.held + size > this.limit && !this.makeRoom(size, now)) return
     this.entries.set(key, { bytes: Buffer.from(body.subarray(start, end)), built: deepFreeze(built), size, used: now })
@@ -112,9 +138,19 @@ export class ObjectMemo {
   }
 }
 
-/** A sixteenth of the heap the process may grow to, at most 64 MiB. */
+/** Whether an object of `bytes` whose kept text is `textLength` long is worth its place in a memo. */
+export function worthRemembering (bytes: number, textLength: number): boolean {
+  return textLength >= bytes * WORTH_REMEMBERING
+}
+
+/** The memo's default limit in this process: memoLimitFor its heap limit. */
 export function defaultMemoLimit (): number {
-  return Math.min(64 * 1024 * 1024, Math.floor(getHeapStatistics().heap_size_limit / 16))
+  return memoLimitFor(getHeapStatistics().heap_size_limit)
+}
+
+/** A sixteenth of the heap a process may grow to, at most 64 MiB. */
+export function memoLimitFor (heapLimit: number): number {
+  return Math.min(64 * 1024 * 1024, Math.floor(heapLimit / 16))
 }
 
 /** `value` and everything in it frozen: what is shared between requests cannot be written to. */

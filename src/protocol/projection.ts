@@ -41,7 +41,7 @@
 import { isAscii } from 'node:buffer'
 import { endianness } from 'node:os'
 import type { ObjectShape, Shape } from '../k8s/reads.js'
-import { ObjectMemo } from './object-memo.js'
+import { ObjectMemo, worthRemembering } from './object-memo.js'
 import { BETWEEN, CLASS, CLOSE, MAX_DEPTH, OPEN, STRING, skipperOf } from './skip-wasm.js'
 
 export { MAX_DEPTH }
@@ -231,11 +231,15 @@ class Kept {
     }
   }
 
-  /** Keeps `text`, ASCII, which is not in the body (a stand-in). */
-  literal (text: string): void {
+  /** Keeps the digits of `n`, a whole number that is not in the body (a stand-in). */
+  number (n: number): void {
     this.flush()
-    this.reserve(text.length)
-    this.length += this.out.write(text, this.length, 'latin1')
+    let digits = 1
+    for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++
+    this.reserve(digits)
+    const out = this.out
+    for (let i = this.length + digits - 1, rest = n; i >= this.length; i--, rest = Math.floor(rest / 10)) out[i] = 0x30 + rest % 10
+    this.length += digits
   }
 
   /** How many bytes are kept so far. */
@@ -381,16 +385,21 @@ class Reader {
   /**
    * The object at the cursor, the value of the member named by the bytes from `nameStart` to
    * `nameEnd` (quotes included), of a memoized shape. When the memo has it (the same name, the
-   * same bytes), a stand-in is kept for it: its index in `recalled`, a number, where only an
-   * object is accepted, so that no number of the body is taken for one. Else it is kept as any
-   * other object, and where it lies is noted, for restore to remember what is built of it. A
-   * name written with escapes or other than ASCII is not memoized: restore finds what to
-   * remember by the decoded name, which is then the name's bytes.
+   * same bytes), a stand-in is kept for it: its index in `recalled`, a number. Else it is kept as
+   * any other object, and where it lies is noted, for restore to remember what is built of it.
+   * Any other value is kept as the shape says, but a number, which the strict parser judges: no
+   * number there may be taken for a stand-in. A name written with escapes or other than ASCII is
+   * not memoized: restore finds what to remember by the decoded name, which is then the name's
+   * bytes.
    */
   private memoObject (shape: Members, nameStart: number, nameEnd: number, depth: number): void {
     const body = this.body
     const start = this.at
-    if (body[start] !== OPEN_BRACE) this.fail('expected an object')
+    const first = body[start] as number
+    if (first !== OPEN_BRACE) {
+      if (first === 0x2d || (first >= 0x30 && first <= 0x39)) this.fail('a number where an object is remembered')
+      return this.value(shape, depth)
+    }
     for (let i = nameStart + 1; i < nameEnd - 1; i++) {
       const byte = body[i] as number
       if (byte === BACKSLASH || byte >= 0x80) return this.object(shape, depth + 1)
@@ -399,13 +408,14 @@ class Reader {
     const known = OBJECT_MEMO.recall(key, body, start, this.now)
     if (known !== undefined) {
       this.at = start + known.bytes.length
-      this.out.literal(String(this.recalled.push(known.built) - 1))
+      this.out.number(this.recalled.push(known.built) - 1)
       return
     }
     if (!OBJECT_MEMO.hasRoom(this.now)) return this.object(shape, depth + 1)
     const mark = this.out.mark()
     this.object(shape, depth + 1)
-    this.unknown.set(key, { start, end: this.at, textLength: this.out.mark() - mark })
+    const textLength = this.out.mark() - mark
+    if (worthRemembering(this.at - start, textLength)) this.unknown.set(key, { start, end: this.at, textLength })
   }
 
   /**

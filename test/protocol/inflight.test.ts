@@ -28,6 +28,9 @@ t.test('a call is charged its Content-Length, or the body limit without a usable
   for (const header of [undefined, '', 'abc', '-1', '1.5']) t.equal(chargeOf(header, 10_000), 10_000, JSON.stringify(header))
 })
 
-t.test('the default budget is half the heap the process may grow to', async t => {
-  t.equal(defaultInflightBudget(), Math.floor(getHeapStatistics().heap_size_limit * 3 / 4))
+t.test('the default budget is three quarters of the heap the process may grow to, less the memo of built objects', async t => {
+  const threeQuarters = Math.floor(getHeapStatistics().heap_size_limit * 3 / 4)
+  t.equal(defaultInflightBudget(0), threeQuarters)
+  t.equal(defaultInflightBudget(36 * 1024 * 1024), threeQuarters - 36 * 1024 * 1024)
+  t.equal(defaultInflightBudget(threeQuarters + 1), 0)
 })

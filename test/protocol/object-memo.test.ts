@@ -49,6 +49,8 @@ t.test('a longer object that starts with the remembered bytes is not taken for i
   build(request({ a: { status: { phase: 'Running' } } }))
   const text = '{"parent":{},"related":{"Pod.v1":{"a":{"status":{"phase":"Running"}},"b":1}}}'
   t.throws(() => build(Buffer.from(text)), { name: 'NotProjected' }, 'a number where an object is memoized: the strict parser decides')
+  const nulled = build(Buffer.from('{"parent":{},"related":{"Pod.v1":{"a":null,"b":"x","c":[{"status":{"phase":"P","x":1}}]}}}'))
+  t.same(nulled.related['Pod.v1'], { a: null, b: 'x', c: [{ status: { phase: 'P' } }] }, 'other values are built as the shape says')
   const longer = build(Buffer.from('{"parent":{},"related":{"Pod.v1":{"a":{"status":{"phase":"Running"},"metadata":{"name":"z"}}}}}'))
   t.same(longer.related['Pod.v1']?.a, { status: { phase: 'Running' }, metadata: { name: 'z' } })
 })
@@ -79,19 +81,19 @@ t.test('arrays met by a memoized shape: each element\'s objects are memoized the
 
 t.test('a memo never holds more than its limit, and keeps what was used in the last seconds', async t => {
   const body = Buffer.from('{"x":"' + 'a'.repeat(300) + '"}')
-  const memo = new ObjectMemo(3 * (body.length + 10))
+  const memo = new ObjectMemo(3 * (body.length + 100))
   const now = 1_000_000
-  memo.remember('a', body, 0, body.length, { a: 1 }, 10, now)
-  memo.remember('b', body, 0, body.length, { b: 1 }, 10, now)
-  memo.remember('c', body, 0, body.length, { c: 1 }, 10, now + 1)
+  memo.remember('a', body, 0, body.length, { a: 1 }, 100, now)
+  memo.remember('b', body, 0, body.length, { b: 1 }, 100, now)
+  memo.remember('c', body, 0, body.length, { c: 1 }, 100, now + 1)
   t.equal(memo.count, 3)
   t.ok(memo.size <= memo.limit)
-  memo.remember('d', body, 0, body.length, { d: 1 }, 10, now + RECENT_MS - 1)
+  memo.remember('d', body, 0, body.length, { d: 1 }, 100, now + RECENT_MS - 1)
   t.equal(memo.count, 3, 'no room, and everything was used recently: not remembered')
   t.notOk(memo.hasRoom(now + RECENT_MS - 1))
   t.ok(memo.recall('a', body, 0, now + RECENT_MS - 1), 'a used again: now the most recent')
   t.ok(memo.hasRoom(now + RECENT_MS + 1), 'b has not been used for a while')
-  memo.remember('d', body, 0, body.length, { d: 1 }, 10, now + RECENT_MS + 1)
+  memo.remember('d', body, 0, body.length, { d: 1 }, 100, now + RECENT_MS + 1)
   t.notOk(memo.recall('b', body, 0, now + RECENT_MS + 1), 'the least recently used went')
   t.ok(memo.recall('a', body, 0, now + RECENT_MS + 1))
   t.ok(memo.recall('d', body, 0, now + RECENT_MS + 1))
@@ -99,6 +101,31 @@ t.test('a memo never holds more than its limit, and keeps what was used in the l
   memo.remember('huge', Buffer.alloc(2000, 0x20), 0, 2000, {}, 1, now + 10 * RECENT_MS)
   t.notOk(memo.recall('huge', Buffer.alloc(2000, 0x20), 0, now + 10 * RECENT_MS), 'larger than the memo: never')
   t.equal(memo.count, 3, 'and nothing pushed out for it')
+})
+
+t.test('an object the shape reads a sliver of is not remembered: comparing it would save little', async t => {
+  const sparse = memoized({ metadata: { name: true } })
+  const shape: Shape = { parent: true, related: { '*': { '*': sparse } } }
+  const body = request({ a: pod('a', 'Running', 'long'.repeat(20)) })
+  build(body, shape)
+  t.equal(OBJECT_MEMO.count, 0)
+  build(request({ a: pod('a', 'Running') }), SHAPE)
+  t.equal(OBJECT_MEMO.count, 1, 'read to a fair share, it is')
+})
+
+t.test('a memo resized smaller drops the least recently used first; 0 turns it off', async t => {
+  const body = Buffer.from('{"x":1}')
+  const memo = new ObjectMemo(1000)
+  for (const key of ['a', 'b', 'c']) memo.remember(key, body, 0, body.length, {}, 3, 1)
+  memo.recall('a', body, 0, 5000)
+  memo.resize(2 * (body.length + 3))
+  t.same([memo.recall('b', body, 0, 6000), memo.count], [undefined, 2], 'b was the least recently used')
+  t.ok(memo.recall('a', body, 0, 6000) !== undefined && memo.recall('c', body, 0, 6000) !== undefined)
+  memo.resize(0)
+  t.equal(memo.count, 0)
+  memo.remember('d', body, 0, body.length, {}, 3, 4)
+  t.notOk(memo.hasRoom(4))
+  t.equal(memo.count, 0, 'off: nothing remembered')
 })
 
 t.test('deepFreeze freezes what JSON.parse builds, shared or not', async t => {
