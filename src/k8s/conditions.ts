@@ -5,7 +5,9 @@ import { timestamp } from './time.js'
 /** The condition of `type` in a `status.conditions` list, if any. */
 export function findCondition (conditions: unknown, type: string): Condition | undefined {
   if (!Array.isArray(conditions)) return undefined
-  return conditions.find((c): c is Condition => isRecord(c) && c.type === type)
+  // A loop, not find with a closure: it runs for every Pod of a sync, several times.
+  for (const c of conditions) if (isRecord(c) && c.type === type) return c as Condition
+  return undefined
 }
 
 /** True when the object's status carries condition `type` with status "True". */

@@ -13,22 +13,39 @@ export function readDetails (value: unknown): Map<string, TargetDetail> {
   if (!Array.isArray(value)) return details
   for (const entry of value) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.progress !== 'string' || !PROGRESS.has(entry.progress) || details.has(entry.name)) continue
-    const extraInfo = isRecord(entry.extraInfo)
-      ? Object.fromEntries(Object.entries(entry.extraInfo).filter((kv): kv is [string, string] => typeof kv[1] === 'string'))
-      : undefined
-    const error = isRecord(entry.error) && typeof entry.error.reason === 'string'
-      ? { reason: entry.error.reason, message: typeof entry.error.message === 'string' ? entry.error.message : '' }
-      : undefined
-    details.set(entry.name, detail({
-      name: entry.name,
-      progress: entry.progress as TargetProgress,
-      ...(typeof entry.startTime === 'string' ? { startTime: entry.startTime } : {}),
-      ...(typeof entry.endTime === 'string' ? { endTime: entry.endTime } : {}),
-      ...(extraInfo !== undefined ? { extraInfo } : {}),
-      ...(error !== undefined ? { error } : {})
-    }))
+    // Member by member rather than by spreads: there is a detail for each of thousands of targets.
+    const read: TargetDetail = { name: entry.name, progress: entry.progress as TargetProgress }
+    if (typeof entry.startTime === 'string') read.startTime = entry.startTime
+    if (typeof entry.endTime === 'string') read.endTime = entry.endTime
+    if (isRecord(entry.extraInfo)) {
+      const extraInfo = canonicalExtraInfo(entry.extraInfo)
+      if (extraInfo !== undefined) read.extraInfo = extraInfo
+    }
+    if (read.progress !== 'Succeeded' && isRecord(entry.error) && typeof entry.error.reason === 'string') {
+      read.error = { reason: entry.error.reason, message: typeof entry.error.message === 'string' ? entry.error.message : '' }
+    }
+    // Already as detail() would make it: fields in its order, extraInfo canonical.
+    details.set(entry.name, read)
   }
   return details
+}
+
+/** The string members of `extraInfo` but empty ones, in the order of their keys; undefined when none is left. */
+function canonicalExtraInfo (extraInfo: Readonly<Record<string, unknown>>): Record<string, string> | undefined {
+  const keys = Object.keys(extraInfo)
+  // Kept sorted by detail(), so usually sorted already: checked before a sort is paid for.
+  for (let i = 1; i < keys.length; i++) {
+    if ((keys[i - 1] as string) > (keys[i] as string)) {
+      keys.sort()
+      break
+    }
+  }
+  let out: Record<string, string> | undefined
+  for (const key of keys) {
+    const value = extraInfo[key]
+    if (typeof value === 'string' && value !== '') (out ??= {})[key] = value
+  }
+  return out
 }
 
 /** A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key): identical input, identical bytes. */
@@ -36,8 +53,8 @@ export function detail (d: TargetDetail): TargetDetail {
   const out: TargetDetail = { name: d.name, progress: d.progress }
   if (d.startTime !== undefined) out.startTime = d.startTime
   if (d.endTime !== undefined) out.endTime = d.endTime
-  const keys = Object.keys(d.extraInfo ?? {}).filter(k => d.extraInfo?.[k] !== '').sort()
-  if (keys.length > 0) out.extraInfo = Object.fromEntries(keys.map(k => [k, (d.extraInfo as Record<string, string>)[k] as string]))
+  const extraInfo = d.extraInfo !== undefined ? canonicalExtraInfo(d.extraInfo) : undefined
+  if (extraInfo !== undefined) out.extraInfo = extraInfo
   if (d.error !== undefined && d.progress !== 'Succeeded') out.error = { reason: d.error.reason, message: d.error.message }
   return out
 }

@@ -27,14 +27,14 @@ export interface OperationJobSpec {
   TTLSecondsAfterFinished: number
 }
 
-/** The job as actions see it. */
-export function actionJob (parent: KubeObject): ActionJob {
+/** The job as actions see it; `targets`, when the spec's were read already (thousands, read once a sync). */
+export function actionJob (parent: KubeObject, targets: readonly OperationTarget[] = readTargets(parent.spec)): ActionJob {
   return {
     name: parent.metadata.name,
     ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
     ...(typeof parent.metadata.uid === 'string' ? { uid: parent.metadata.uid } : {}),
     spec: isRecord(parent.spec) ? parent.spec : {},
-    targets: readTargets(parent.spec).map(t => t.name)
+    targets: targets.map(t => t.name)
   }
 }
 
@@ -63,7 +63,7 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
         problems.push(`spec.targets[${i}].containers must be a list of container names`)
       } else {
         containers = entry.containers as string[]
-        if (new Set(containers).size !== containers.length) problems.push(`spec.targets[${i}].containers names a container twice`)
+        if (containers.length > 1 && new Set(containers).size !== containers.length) problems.push(`spec.targets[${i}].containers names a container twice`)
       }
     }
     targets.push({ name: entry.name, containers })
@@ -75,8 +75,8 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
  * What is wrong with the action's part of the spec: its own field against the schema it declared,
  * then, when that holds, whatever the action's `validate` finds.
  */
-function actionProblems (action: RegisteredAction, parent: KubeObject, scripts: ScriptLibrary): string[] {
-  const job = actionJob(parent)
+function actionProblems (action: RegisteredAction, parent: KubeObject, targets: readonly OperationTarget[], scripts: ScriptLibrary): string[] {
+  const job = actionJob(parent, targets)
   const field = action.specField
   if (field !== undefined) {
     const value = job.spec[field.name]
@@ -105,7 +105,7 @@ export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegis
   const operationDelaySeconds = optionalWholeNumber(spec.operationDelaySeconds, 'spec.operationDelaySeconds', 0, undefined, problems)
   const activeDeadlineSeconds = optionalWholeNumber(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems) ?? DEFAULT_ACTIVE_DEADLINE_SECONDS
   const TTLSecondsAfterFinished = optionalWholeNumber(spec.TTLSecondsAfterFinished, 'spec.TTLSecondsAfterFinished', 1, undefined, problems) ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED
-  if (action !== undefined) problems.push(...actionProblems(action, parent, scripts))
+  if (action !== undefined) problems.push(...actionProblems(action, parent, targets, scripts))
   if (problems.length > 0 || action === undefined) return { ok: false, problems }
   return {
     ok: true,

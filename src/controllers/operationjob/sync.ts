@@ -77,7 +77,7 @@ class TargetsSync {
     for (const pod of objectsOf(request.related, 'Pod', 'v1')) {
       if (namespace === undefined || pod.metadata.namespace === namespace) this.pods.set(pod.metadata.name, pod)
     }
-    this.action = { job: actionJob(parent), related: request.related ?? {}, now: context.now, scripts: context.scripts }
+    this.action = { job: actionJob(parent, spec.targets), related: request.related ?? {}, now: context.now, scripts: context.scripts }
     this.stamp = timestamp(context.now)
     this.nowMs = context.now.getTime()
     this.details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' as TargetProgress })
