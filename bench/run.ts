@@ -28,7 +28,7 @@ import { buildApp, createFastify, DEFAULT_BODY_LIMIT } from '../src/app.js'
 import { syncJobFlow } from '../src/controllers/jobflow/sync.js'
 import type { SyncRequest, SyncResponse } from '../src/protocol/hooks.js'
 import { jobFlowRequestBody, type FixtureExpectation } from './fixtures.js'
-import { benchKinds, CASES, kindGoals, kindTable, type KindCase } from './kinds.js'
+import { benchKinds, CASES, deploymentMemoLimit, kindGoals, kindTable, type KindCase } from './kinds.js'
 import { benchScale, BURST_CALLS, BURST_NODES, LARGEST_NODES, scaleReport } from './scale.js'
 
 const SAMPLE_MS = 25
@@ -393,7 +393,7 @@ async function main (): Promise<void> {
   if (sizes.length > 0) await benchJobFlow()
   if (kindSizes === undefined || kindSizes.length > 0) {
     const cases = kindCases()
-    console.log(`\n# ${cases.map(c => c.kind).join(', ')}: one sync at a time over HTTP, about ${duration} s per kind and size\n`)
+    console.log(`\n# ${cases.map(c => c.kind).join(', ')}: one sync at a time over HTTP, about ${duration} s per kind and size, the memo of built objects ${(deploymentMemoLimit() / 1024 / 1024).toFixed(0)} MiB (as large as the Deployment's process has it)\n`)
     const rows = await benchKinds(kindSizes, duration, cases)
     console.log(kindTable(rows))
     console.log('\nGoals:')
