@@ -26,15 +26,19 @@ import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
 import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
-import { byCreation, containersReady, hasServiceGate, isAvailable, isFinished, isReady, isTerminating, serviceReady } from '../../k8s/pods.js'
+import { byCreation, containersReady, hasServiceGate, isFinished, isReady, isTerminating, serviceReady } from '../../k8s/pods.js'
 
-export interface CollaSetStatus {
+/** The counts of the status, in the order the status lists them. */
+interface ReplicaCounts {
   replicas: number
   readyReplicas: number
   availableReplicas: number
   updatedReplicas: number
   updatedReadyReplicas: number
   updatedAvailableReplicas: number
+}
+
+export interface CollaSetStatus extends ReplicaCounts {
   currentRevision?: string
   updatedRevision?: string
   selector?: string
@@ -42,34 +46,59 @@ export interface CollaSetStatus {
   [key: string]: unknown
 }
 
+/**
+ * A member Pod and what this sync reads of its conditions, read once: pairing, settling, scaling,
+ * the status and the readiness gate all ask about the same Pods, and a sort asks at every
+ * comparison. A per-sync record beside the Pod, never a mark on it: the Pods the hook is given are
+ * frozen and shared between requests.
+ */
+interface Member {
+  pod: KubeObject
+  ready: boolean
+  /** The service-ready condition is True: with `ready`, the Pod is available. */
+  serving: boolean
+}
+
+function member (pod: KubeObject): Member {
+  return { pod, ready: isReady(pod), serving: serviceReady(pod) }
+}
+
+/** Oldest first, then by name (byCreation), for members. */
+function byMemberCreation (a: Member, b: Member): number {
+  return byCreation(a.pod, b.pod)
+}
+
 /** Scale-down order: not Ready first, then newest, then the greatest name. */
-function removalOrder (a: KubeObject, b: KubeObject): number {
-  const ar = isReady(a) ? 1 : 0
-  const br = isReady(b) ? 1 : 0
-  if (ar !== br) return ar - br
-  return -byCreation(a, b)
+function removalOrder (a: Member, b: Member): number {
+  if (a.ready !== b.ready) return a.ready ? 1 : -1
+  return -byCreation(a.pod, b.pod)
 }
 
 /** Rollout order: not Ready first, then oldest, then by name. */
-function rolloutOrder (a: KubeObject, b: KubeObject): number {
-  const ar = isReady(a) ? 1 : 0
-  const br = isReady(b) ? 1 : 0
-  if (ar !== br) return ar - br
-  return byCreation(a, b)
+function rolloutOrder (a: Member, b: Member): number {
+  if (a.ready !== b.ready) return a.ready ? 1 : -1
+  return byCreation(a.pod, b.pod)
+}
+
+/** Replacement order: Ready first, then oldest, then by name. */
+function replacementOrder (a: Member, b: Member): number {
+  if (a.ready !== b.ready) return a.ready ? -1 : 1
+  return byCreation(a.pod, b.pod)
 }
 
 /**
  * What one sync decides about the observed Pods, step by step: which go (`drop`), which origin is
  * being replaced by which Pod (`pairOf`, with the replacements in `inPair`), and the Pods that
- * count against `replicas` (`logical`).
+ * count against `replicas` (`logical`). Sets and maps are keyed by the Pod itself, as a Pod is
+ * one Pod however often the request lists it.
  */
 interface PodPlan {
   /** The Pods that take part in the set: neither terminating nor finished. */
-  members: KubeObject[]
+  members: Member[]
   drop: Set<KubeObject>
-  pairOf: Map<KubeObject, KubeObject>
+  pairOf: Map<KubeObject, Member>
   inPair: Set<KubeObject>
-  logical: KubeObject[]
+  logical: Member[]
 }
 
 /** observe → pair → settle → scale → create → render. */
@@ -85,59 +114,90 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const spec = parsed.value
   const updated = templateRevision(parent.metadata.name, spec.template)
   const pods = objectsOf(request.children, 'Pod', 'v1')
-  const plan = pairReplacements(pods, updated)
+  const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
   scaleDown(plan, spec.replicas)
   const created = createPods(parent, spec, updated, pods, plan)
   const kept = pods.filter(p => !plan.drop.has(p))
   const children = [...kept.map(keepAsObserved), ...created].sort(byName)
-  const status = renderStatus(kept, spec, updated, previous, context.now)
-  return { response: { status, children }, effects: gateEffects(kept, context.now) }
+  // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
+  const live = plan.members.filter(m => !plan.drop.has(m.pod))
+  const status = renderStatus(live, spec, updated, previous, context.now)
+  return { response: { status, children }, effects: gateEffects(live, context.now) }
 }
 
-/** A member takes part in the set: neither terminating nor finished. */
-function isMember (pod: KubeObject): boolean {
-  return !isTerminating(pod) && !isFinished(pod)
+/** The observed Pods that take part in the set (members), and the finished ones, which go. */
+interface Observed {
+  members: Member[]
+  finished: KubeObject[]
+}
+
+/**
+ * A member is neither terminating nor finished; a finished Pod is dropped; a terminating one is
+ * neither, and is kept as observed.
+ */
+function observe (pods: readonly KubeObject[]): Observed {
+  const observed: Observed = { members: [], finished: [] }
+  for (const pod of pods) {
+    if (isTerminating(pod)) continue
+    if (isFinished(pod)) observed.finished.push(pod)
+    else observed.members.push(member(pod))
+  }
+  return observed
 }
 
 /**
  * Replacement pairs: origin → its replacement; the first candidate (Ready first, then oldest)
  * wins. Finished Pods go, and so do replacements no longer wanted that are not Ready yet.
  */
-function pairReplacements (pods: KubeObject[], updated: string): PodPlan {
-  const members = pods.filter(isMember)
-  const memberByOrigin = new Map(members.map(p => [originLabelValue(p.metadata.name), p]))
-  const plan: PodPlan = { members, drop: new Set(pods.filter(p => !isTerminating(p) && isFinished(p))), pairOf: new Map(), inPair: new Set(), logical: [] }
-  const candidates = members.filter(p => originOf(p) !== undefined)
-    .sort((a, b) => (isReady(a) === isReady(b) ? byCreation(a, b) : isReady(a) ? -1 : 1))
+function pairReplacements ({ members, finished }: Observed, updated: string): PodPlan {
+  const plan: PodPlan = { members, drop: new Set(finished), pairOf: new Map(), inPair: new Set(), logical: [] }
+  const candidates = members.filter(m => originOf(m.pod) !== undefined).sort(replacementOrder)
+  const memberByOrigin = originsNamed(members, candidates)
   for (const replacement of candidates) {
-    const origin = memberByOrigin.get(originOf(replacement) as string)
-    if (origin === undefined || origin === replacement) continue // The origin is gone: a regular member now.
+    const origin = memberByOrigin.get(originOf(replacement.pod) as string)
+    if (origin === undefined || origin.pod === replacement.pod) continue // The origin is gone: a regular member now.
     // A replacement of a replacement still coming up is no pair: cancelled like a withdrawn one.
-    const active = !plan.inPair.has(origin) && (wantsReplace(origin) || (revisionOf(origin) !== updated && revisionOf(replacement) === updated))
-    if (active && !plan.pairOf.has(origin)) {
-      plan.pairOf.set(origin, replacement)
-      plan.inPair.add(replacement)
-    } else if (!isReady(replacement)) {
-      plan.drop.add(replacement) // Cancelled (or a second one): not Ready yet, so nothing is lost.
+    const active = !plan.inPair.has(origin.pod) && (wantsReplace(origin.pod) || (revisionOf(origin.pod) !== updated && revisionOf(replacement.pod) === updated))
+    if (active && !plan.pairOf.has(origin.pod)) {
+      plan.pairOf.set(origin.pod, replacement)
+      plan.inPair.add(replacement.pod)
+    } else if (!replacement.ready) {
+      plan.drop.add(replacement.pod) // Cancelled (or a second one): not Ready yet, so nothing is lost.
     }
   }
   return plan
 }
 
+/**
+ * The members the candidates name as their origin, by that name (originLabelValue); of two
+ * members with the same one, the later. Only those are indexed: a replacement is rare, and an
+ * index of every member cost more than the rest of the pairing.
+ */
+function originsNamed (members: readonly Member[], candidates: readonly Member[]): Map<string, Member> {
+  const byOrigin = new Map<string, Member>()
+  if (candidates.length === 0) return byOrigin
+  const named = new Set(candidates.map(m => originOf(m.pod)))
+  for (const m of members) {
+    const origin = originLabelValue(m.pod.metadata.name)
+    if (named.has(origin)) byOrigin.set(origin, m)
+  }
+  return byOrigin
+}
+
 /** Pairs whose replacement is Ready are done: the origin goes, the replacement takes its place. */
 function settleReadyPairs (plan: PodPlan): void {
   const replacements = new Set(plan.inPair)
-  for (const pod of plan.members) {
-    if (replacements.has(pod) || plan.drop.has(pod)) continue
-    const replacement = plan.pairOf.get(pod)
-    if (replacement !== undefined && isReady(replacement)) {
-      plan.drop.add(pod)
-      plan.pairOf.delete(pod)
-      plan.inPair.delete(replacement)
+  for (const m of plan.members) {
+    if (replacements.has(m.pod) || plan.drop.has(m.pod)) continue
+    const replacement = plan.pairOf.get(m.pod)
+    if (replacement !== undefined && replacement.ready) {
+      plan.drop.add(m.pod)
+      plan.pairOf.delete(m.pod)
+      plan.inPair.delete(replacement.pod)
       plan.logical.push(replacement)
     } else {
-      plan.logical.push(pod)
+      plan.logical.push(m)
     }
   }
 }
@@ -146,56 +206,82 @@ function settleReadyPairs (plan: PodPlan): void {
 function scaleDown (plan: PodPlan, replicas: number): void {
   if (plan.logical.length <= replicas) return
   const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
-  for (const pod of removed) {
+  for (const { pod } of removed) {
     plan.drop.add(pod)
     const replacement = plan.pairOf.get(pod)
     if (replacement !== undefined) {
-      plan.drop.add(replacement)
+      plan.drop.add(replacement.pod)
       plan.pairOf.delete(pod)
-      plan.inPair.delete(replacement)
+      plan.inPair.delete(replacement.pod)
     }
   }
-  plan.logical = plan.logical.filter(p => !plan.drop.has(p))
+  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
 }
 
-/** New Pods: up to `replicas`, a replacement per replace request, and one rollout Pod at a time. */
+/**
+ * New Pods: up to `replicas`, a replacement per replace request, and one rollout Pod at a time.
+ * What to create is decided first, each new Pod as the Pod it replaces (undefined: it adds
+ * capacity); names only then, as the names taken cost a pass over every Pod and most syncs create
+ * nothing.
+ */
 function createPods (parent: KubeObject, spec: CollaSetSpec, updated: string, pods: KubeObject[], plan: PodPlan): KubeObject[] {
-  const { name, namespace } = parent.metadata
-  const used = new Set<string>()
-  for (const pod of pods) {
-    used.add(pod.metadata.name)
-    const origin = originOf(pod)
-    if (origin !== undefined) used.add(origin)
-  }
-  // The CollaSet's name alone seeds the names, so they are the same in every namespace and
-  // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const namer = new PodNamer(name, name, used)
-  const created: KubeObject[] = []
-  for (let i = plan.logical.length; i < spec.replicas; i++) created.push(newPod(namer.next(), namespace, spec, updated))
-  for (const pod of [...plan.logical].sort(byCreation)) {
-    if (wantsReplace(pod) && !plan.pairOf.has(pod)) {
-      const replacement = newPod(namer.next(), namespace, spec, updated, originLabelValue(pod.metadata.name))
-      created.push(replacement)
-      plan.pairOf.set(pod, replacement)
-    }
-  }
-  // Rollout: one old-revision Pod at a time, new Pod first.
+  const origins: Array<KubeObject | undefined> = []
+  for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
+  const requests = replaceRequests(plan)
+  origins.push(...requests)
+  // Rollout: one old-revision Pod at a time, new Pod first; not while a rollout pair is open.
   const rolling = [...plan.pairOf.keys()].some(origin => !wantsReplace(origin))
   if (!rolling) {
-    const stale = plan.logical.filter(p => revisionOf(p) !== updated && !plan.pairOf.has(p)).sort(rolloutOrder)[0]
-    if (stale !== undefined) created.push(newPod(namer.next(), namespace, spec, updated, originLabelValue(stale.metadata.name)))
+    // Not a Pod already paired, nor one given its replacement above.
+    const stale = plan.logical.filter(m => revisionOf(m.pod) !== updated && !plan.pairOf.has(m.pod) && !requests.has(m.pod)).sort(rolloutOrder)[0]
+    if (stale !== undefined) origins.push(stale.pod)
   }
-  return created
+  if (origins.length === 0) return []
+  const { name, namespace } = parent.metadata
+  // The CollaSet's name alone seeds the names, so they are the same in every namespace and
+  // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
+  const namer = new PodNamer(name, name, takenNames(pods))
+  return origins.map(origin => newPod(namer.next(), namespace, spec, updated, origin === undefined ? undefined : originLabelValue(origin.metadata.name)))
+}
+
+/**
+ * The Pods that ask to be replaced (to-replace) and have no replacement yet, oldest first, each
+ * once. Ordering every Pod costs more than the rest of the sync, so it is done only when some
+ * request waits, which a steady set has none of. All of them are ordered, not just the waiting
+ * ones: the same order for timestamps from an API server, but even a request with malformed ones
+ * gets the answer it always got.
+ */
+function replaceRequests (plan: PodPlan): Set<KubeObject> {
+  const requests = new Set<KubeObject>()
+  if (!plan.logical.some(m => awaitsReplacement(plan, m.pod))) return requests
+  for (const { pod } of [...plan.logical].sort(byMemberCreation)) {
+    if (awaitsReplacement(plan, pod)) requests.add(pod)
+  }
+  return requests
+}
+
+function awaitsReplacement (plan: PodPlan, pod: KubeObject): boolean {
+  return wantsReplace(pod) && !plan.pairOf.has(pod)
+}
+
+/** The names no new Pod may take: every observed Pod's, and every origin a replacement names. */
+function * takenNames (pods: readonly KubeObject[]): Generator<string> {
+  for (const pod of pods) {
+    yield pod.metadata.name
+    const origin = originOf(pod)
+    if (origin !== undefined) yield origin
+  }
 }
 
 /** The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod. */
-function gateEffects (kept: KubeObject[], now: Date): Effect[] {
+function gateEffects (live: readonly Member[], now: Date): Effect[] {
   const effects: Effect[] = []
-  for (const pod of kept) {
+  // The cheap checks first, the reference (a new object) last: most Pods owe nothing.
+  for (const { pod, serving } of live) {
+    if (serving || pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined) continue
+    if (!hasServiceGate(pod) || !containersReady(pod)) continue
     const ref = refTo(pod)
-    if (!isMember(pod) || ref === undefined) continue
-    if (!hasServiceGate(pod) || !containersReady(pod) || serviceReady(pod)) continue
-    if (pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined) continue
+    if (ref === undefined) continue
     effects.push({
       type: 'SetPodCondition',
       target: ref,
@@ -205,16 +291,25 @@ function gateEffects (kept: KubeObject[], now: Date): Effect[] {
   return effects
 }
 
-function renderStatus (kept: KubeObject[], spec: CollaSetSpec, updated: string, previous: Record<string, unknown>, now: Date): CollaSetStatus {
-  const live = kept.filter(isMember)
-  const fresh = live.filter(p => revisionOf(p) === updated)
+/** Counts the live members in one pass: they are thousands, and each count would be a pass. */
+function countReplicas (live: readonly Member[], updated: string): ReplicaCounts {
+  const counts: ReplicaCounts = { replicas: 0, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0, updatedAvailableReplicas: 0 }
+  for (const { pod, ready, serving } of live) {
+    const available = ready && serving
+    counts.replicas++
+    if (ready) counts.readyReplicas++
+    if (available) counts.availableReplicas++
+    if (revisionOf(pod) !== updated) continue
+    counts.updatedReplicas++
+    if (ready) counts.updatedReadyReplicas++
+    if (available) counts.updatedAvailableReplicas++
+  }
+  return counts
+}
+
+function renderStatus (live: readonly Member[], spec: CollaSetSpec, updated: string, previous: Record<string, unknown>, now: Date): CollaSetStatus {
   return {
-    replicas: live.length,
-    readyReplicas: live.filter(isReady).length,
-    availableReplicas: live.filter(isAvailable).length,
-    updatedReplicas: fresh.length,
-    updatedReadyReplicas: fresh.filter(isReady).length,
-    updatedAvailableReplicas: fresh.filter(isAvailable).length,
+    ...countReplicas(live, updated),
     currentRevision: currentRevision(live, updated),
     updatedRevision: updated,
     selector: selectorString(spec.selector),
@@ -226,9 +321,9 @@ function renderStatus (kept: KubeObject[], spec: CollaSetSpec, updated: string, 
  * The revision most members still run while a rollout is under way (ties: the smallest), the
  * updated one once every member runs it.
  */
-function currentRevision (live: KubeObject[], updated: string): string {
+function currentRevision (live: readonly Member[], updated: string): string {
   const counts = new Map<string, number>()
-  for (const pod of live) {
+  for (const { pod } of live) {
     const revision = revisionOf(pod)
     if (revision === undefined || revision === updated) continue
     counts.set(revision, (counts.get(revision) ?? 0) + 1)
