@@ -141,9 +141,15 @@ export function nodeOfJob (job: KubeObject): string | undefined {
   const template = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template : undefined
   const pod = isRecord(template?.spec) ? template.spec as unknown as PodSpec : undefined
   for (const term of pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
-    // Ours is the last one: a term of the template may pin a name of its own before it.
-    const pin = (term.matchFields ?? []).filter(r => r.key === NAME_FIELD && r.operator === 'In' && r.values?.length === 1).at(-1)
-    if (pin?.values?.[0] !== undefined) return pin.values[0]
+    // Ours is the last one: a term of the template may pin a name of its own before it. A loop
+    // from the end, not a filter: this runs for each of thousands of Jobs, twice a sync.
+    const fields = term.matchFields ?? []
+    for (let i = fields.length - 1; i >= 0; i--) {
+      const r = fields[i]
+      if (r?.key !== NAME_FIELD || r.operator !== 'In' || r.values?.length !== 1) continue
+      if (r.values[0] !== undefined) return r.values[0]
+      break
+    }
   }
   return job.metadata.labels?.[NODE_LABEL]
 }
