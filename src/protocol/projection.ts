@@ -26,6 +26,10 @@
 //   garbage cannot overflow the stack: past either limit the reader throws, and the strict parser
 //   judges.
 //
+// An object of a memoized shape (a child or related object, a parent's spec or status) whose bytes
+// are those it was built from before is not walked at all: a stand-in is kept for it, and the
+// object built then takes its place after JSON.parse (memoObject, restore; src/protocol/object-memo.ts).
+//
 // What is checked, and what falls back:
 // - A skipped value is checked for its structure: strings closed, brackets balanced and matched,
 //   nothing between strings but what JSON allows there (blanks, punctuation, numbers, literals).
