@@ -92,6 +92,9 @@ const WARMUP_SYNCS = 3
  * sync costs when the service remembers nothing of the request's objects (see the top of the file).
  */
 const COLD_SYNCS = 7
+/** Syncs timed per size with a tenth of the objects changed since the last (1 in CHANGED_SHARE). */
+const CHANGED_SYNCS = 10
+const CHANGED_SHARE = 10
 
 export interface KindRow {
   kind: string
@@ -110,6 +113,8 @@ export interface KindRow {
    * shown beside the steady state, judged by no goal. Absent when not measured.
    */
   coldP50?: number
+  /** The median of CHANGED_SYNCS syncs each finding a tenth of the objects changed since the last. Absent when not measured. */
+  changedP50?: number
 }
 
 /** The `q` quantile (0–1) of sorted samples, nearest rank. */
@@ -126,8 +131,8 @@ class Poster {
   private pending: { resolve: (reply: PosterReply) => void, reject: (error: Error) => void } | undefined
   private failure: Error | undefined
 
-  constructor (url: URL, body: Buffer) {
-    this.worker = new Worker(POSTER_WORKER, { workerData: { url: url.href, body } satisfies PosterData })
+  constructor (url: URL, body: Buffer, variant: Buffer) {
+    this.worker = new Worker(POSTER_WORKER, { workerData: { url: url.href, body, variant } satisfies PosterData })
     this.worker.on('message', (reply: PosterReply) => {
       const pending = this.pending
       this.pending = undefined
@@ -153,9 +158,9 @@ class Poster {
     })
   }
 
-  /** One POST; resolves with the answer's bytes. */
-  async fetch (): Promise<Buffer> {
-    const reply = await this.call({ type: 'fetch' })
+  /** One POST (of the variant, when `variant`); resolves with the answer's bytes. */
+  async fetch (variant = false): Promise<Buffer> {
+    const reply = await this.call({ type: 'fetch', variant })
     if ('error' in reply) throw new Error(reply.error)
     if (!('answer' in reply)) throw new Error('the client\'s worker gave no answer\'s bytes')
     return Buffer.from(reply.answer.buffer, reply.answer.byteOffset, reply.answer.byteLength)
@@ -166,9 +171,9 @@ class Poster {
     this.worker.postMessage({ type: 'expect', answer } satisfies PosterMessage)
   }
 
-  /** One POST, timed by the worker; whether its answer was the expected bytes. */
-  async sync (): Promise<{ ms: number, same: boolean }> {
-    const reply = await this.call({ type: 'sync' })
+  /** One POST (of the variant, when `variant`), timed by the worker; whether its answer was the expected bytes. */
+  async sync (variant = false): Promise<{ ms: number, same: boolean }> {
+    const reply = await this.call({ type: 'sync', variant })
     if ('error' in reply) throw new Error(reply.error)
     if (!('same' in reply)) throw new Error('the client\'s worker did not compare the answer')
     return reply
@@ -191,6 +196,8 @@ interface Target {
   samples: number[]
   /** First syncs, nothing remembered, ms. */
   cold: number[]
+  /** Syncs in which a tenth of the objects changed since the last, ms. */
+  changed: number[]
   close: () => Promise<void>
 }
 
@@ -202,6 +209,7 @@ interface Target {
 async function target (c: KindCase, size: number): Promise<Target> {
   const fixture = c.build(size)
   const body = Buffer.from(JSON.stringify(fixture.request))
+  const variant = Buffer.from(JSON.stringify(changedShare(fixture.request)))
   const now = fixture.now
   const app = await buildApp({ clock: () => now })
   let poster: Poster | undefined
@@ -214,11 +222,12 @@ async function target (c: KindCase, size: number): Promise<Target> {
   }
   try {
     await app.listen({ host: '127.0.0.1', port: 0 })
-    poster = new Poster(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${c.path}`), body)
+    poster = new Poster(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${c.path}`), body, variant)
     const answer = await poster.fetch()
     fixture.verify(JSON.parse(answer.toString('utf8')))
+    if (!answer.equals(await poster.fetch(true))) throw new Error('the request with a tenth of its objects changed where no hook reads got another answer')
     poster.expect(answer)
-    return { size, bodyBytes: body.length, parseMs: parseTime(body), answerBytes: answer.length, poster, samples: [], cold: [], close }
+    return { size, bodyBytes: body.length, parseMs: parseTime(body), answerBytes: answer.length, poster, samples: [], cold: [], changed: [], close }
   } catch (error) {
     await close()
     throw new Error(`${c.kind} at ${size} ${c.unit}: ${error instanceof Error ? error.message : String(error)}`)
@@ -237,9 +246,27 @@ function parseTime (body: Buffer): number {
   return percentile(times.sort((a, b) => a - b), 0.5)
 }
 
-/** One sync, timed by the client's worker; its answer must be the checked one, byte for byte. */
-async function sync (c: KindCase, t: Target): Promise<number> {
-  const { ms, same } = await t.poster.sync()
+/**
+ * `request` with every CHANGED_SHARE-th child and related object changed where no hook reads (its
+ * `metadata.resourceVersion`, as any write to an object changes it): other bytes, the same answer.
+ */
+function changedShare (request: unknown): unknown {
+  const copy = structuredClone(request) as { children?: Record<string, Record<string, { metadata?: Record<string, unknown> }>>, related?: Record<string, Record<string, { metadata?: Record<string, unknown> }>> }
+  let i = 0
+  for (const groups of [copy.children, copy.related]) {
+    for (const objects of Object.values(groups ?? {})) {
+      for (const object of Object.values(objects)) {
+        if (i++ % CHANGED_SHARE !== 0 || object.metadata === undefined) continue
+        object.metadata.resourceVersion = `${String(object.metadata.resourceVersion ?? '')}1`
+      }
+    }
+  }
+  return copy
+}
+
+/** One sync (of the variant, when `variant`), timed by the client's worker; its answer must be the checked one, byte for byte. */
+async function sync (c: KindCase, t: Target, variant = false): Promise<number> {
+  const { ms, same } = await t.poster.sync(variant)
   if (!same) throw new Error(`${c.kind} at ${t.size} ${c.unit}: two identical requests got different answers`)
   return ms
 }
@@ -281,10 +308,17 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
         t.cold.push(await sync(c, t))
       }
     }
+    // Between the two: the request and its variant in turn, so that each sync finds a tenth of
+    // its objects changed since the last (a busy job's objects change between its syncs).
+    for (const t of targets) {
+      await sync(c, t)
+      for (let i = 0; i < CHANGED_SYNCS; i++) t.changed.push(await sync(c, t, i % 2 === 0))
+    }
     return targets.map(t => {
       const sorted = [...t.samples].sort((a, b) => a - b)
       const cold = [...t.cold].sort((a, b) => a - b)
-      return { kind: c.kind, size: t.size, unit: c.unit, bodyBytes: t.bodyBytes, responseBytes: t.answerBytes, requests: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), parseMs: t.parseMs, coldP50: percentile(cold, 0.5) }
+      const changed = [...t.changed].sort((a, b) => a - b)
+      return { kind: c.kind, size: t.size, unit: c.unit, bodyBytes: t.bodyBytes, responseBytes: t.answerBytes, requests: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), parseMs: t.parseMs, coldP50: percentile(cold, 0.5), changedP50: percentile(changed, 0.5) }
     })
   } finally {
     for (const t of targets) await t.close()
@@ -313,12 +347,14 @@ function mib (bytes: number): string {
 
 export function kindTable (rows: readonly KindRow[]): string {
   const lines = [
-    '| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | first sync p50 ms | JSON.parse ms | ÷ sync p50 | ÷ first sync |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
+    '| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | a tenth changed p50 ms | first sync p50 ms | JSON.parse ms | ÷ sync p50 | ÷ a tenth changed | ÷ first sync |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
   ]
+  const beside = (ms: number | undefined, parseMs: number): [string, string] => ms === undefined ? ['–', '–'] : [ms.toFixed(1), (parseMs / ms).toFixed(2)]
   for (const r of rows) {
-    const cold = r.coldP50 === undefined ? ['–', '–'] : [r.coldP50.toFixed(1), (r.parseMs / r.coldP50).toFixed(2)]
-    lines.push(`| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${cold[0]} | ${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} | ${cold[1]} |`)
+    const cold = beside(r.coldP50, r.parseMs)
+    const changed = beside(r.changedP50, r.parseMs)
+    lines.push(`| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${changed[0]} | ${cold[0]} | ${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} | ${changed[1]} | ${cold[1]} |`)
   }
   return lines.join('\n')
 }
@@ -337,6 +373,9 @@ export function kindGoals (rows: readonly KindRow[]): string[] {
     // sync, with nothing remembered (after the service starts, or when every object changed),
     // is shown beside it, judged by no goal, so that the memo's gain is not taken for the cost
     // of building what the hooks read.
+    if (large.changedP50 !== undefined) {
+      lines.push(`- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a sync finding a tenth of its objects changed since the last takes ${large.changedP50.toFixed(1)} ms (JSON.parse ÷ that sync = ${(large.parseMs / large.changedP50).toFixed(2)}×)`)
+    }
     if (large.coldP50 !== undefined) {
       lines.push(`- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a first sync, nothing remembered, takes ${large.coldP50.toFixed(1)} ms (JSON.parse ÷ first sync = ${(large.parseMs / large.coldP50).toFixed(2)}×)`)
     }

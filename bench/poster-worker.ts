@@ -8,8 +8,11 @@
 // - { type: 'fetch' }: post, and answer { ms, answer } with the answer's bytes (to be checked by
 //   the fixture on the main thread);
 // - { type: 'expect', answer }: the bytes every later answer must be, byte for byte; no reply;
-// - { type: 'sync' }: post, compare the answer with the expected bytes chunk by chunk as it
-//   arrives, without keeping it, and answer { ms, same }.
+// - { type: 'sync', variant? }: post (the variant's bytes when `variant`), compare the answer
+//   with the expected bytes chunk by chunk as it arrives, without keeping it, and answer
+//   { ms, same }.
+// The variant is the same request with a share of its objects changed where no hook reads
+// (bench/kinds.ts): the same answer, other bytes.
 // Anything but 200 (or a failed call) is answered { error }.
 import http from 'node:http'
 import { performance } from 'node:perf_hooks'
@@ -18,9 +21,10 @@ import { parentPort, workerData } from 'node:worker_threads'
 export interface PosterData {
   url: string
   body: Uint8Array
+  variant: Uint8Array
 }
 
-export type PosterMessage = { type: 'fetch' } | { type: 'expect', answer: Uint8Array } | { type: 'sync' }
+export type PosterMessage = { type: 'fetch', variant?: boolean } | { type: 'expect', answer: Uint8Array } | { type: 'sync', variant?: boolean }
 
 export type PosterReply = { ms: number, answer: Uint8Array } | { ms: number, same: boolean } | { error: string }
 
@@ -74,6 +78,7 @@ if (parentPort !== null) {
   const data = workerData as PosterData
   const url = new URL(data.url)
   const body = buffer(data.body)
+  const variant = buffer(data.variant)
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   let expected: Buffer | undefined
   port.on('message', (message: PosterMessage) => {
@@ -86,7 +91,7 @@ if (parentPort !== null) {
       port.postMessage({ error: 'a sync before the expected answer was given' } satisfies PosterReply)
       return
     }
-    post(url, agent, body, want).then(
+    post(url, agent, message.variant === true ? variant : body, want).then(
       answer => port.postMessage((answer.bytes !== undefined ? { ms: answer.ms, answer: answer.bytes } : { ms: answer.ms, same: answer.same === true }) satisfies PosterReply),
       (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PosterReply)
     )
