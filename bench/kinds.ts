@@ -335,10 +335,15 @@ export async function benchKinds (sizes: readonly number[] | undefined, seconds:
   return rows
 }
 
-/** The memo's limit in a process started with the Deployment's Node options (memoLimitFor its heap limit). */
+let deploymentMemo: number | undefined
+
+/** The memo's limit in a process started with the Deployment's Node options (memoLimitFor its heap limit), asked of such a process once. */
 export function deploymentMemoLimit (): number {
-  const heapLimit = execFileSync(process.execPath, [...deploymentSettings().nodeOptions, '-p', 'v8.getHeapStatistics().heap_size_limit'], { encoding: 'utf8' })
-  return memoLimitFor(Number(heapLimit.trim()))
+  if (deploymentMemo === undefined) {
+    const heapLimit = execFileSync(process.execPath, [...deploymentSettings().nodeOptions, '-p', 'v8.getHeapStatistics().heap_size_limit'], { encoding: 'utf8' })
+    deploymentMemo = memoLimitFor(Number(heapLimit.trim()))
+  }
+  return deploymentMemo
 }
 
 function mib (bytes: number): string {

@@ -17,15 +17,12 @@ export function readDetails (value: unknown): Map<string, TargetDetail> {
     const read: TargetDetail = { name: entry.name, progress: entry.progress as TargetProgress }
     if (typeof entry.startTime === 'string') read.startTime = entry.startTime
     if (typeof entry.endTime === 'string') read.endTime = entry.endTime
-    if (isRecord(entry.extraInfo)) {
-      const extraInfo = canonicalExtraInfo(entry.extraInfo)
-      if (extraInfo !== undefined) read.extraInfo = extraInfo
-    }
-    if (read.progress !== 'Succeeded' && isRecord(entry.error) && typeof entry.error.reason === 'string') {
+    // detail() keeps only the string members of extraInfo.
+    if (isRecord(entry.extraInfo)) read.extraInfo = entry.extraInfo as Record<string, string>
+    if (isRecord(entry.error) && typeof entry.error.reason === 'string') {
       read.error = { reason: entry.error.reason, message: typeof entry.error.message === 'string' ? entry.error.message : '' }
     }
-    // Already as detail() would make it: fields in its order, extraInfo canonical.
-    details.set(entry.name, read)
+    details.set(entry.name, detail(read))
   }
   return details
 }
