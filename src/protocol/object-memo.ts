@@ -17,13 +17,16 @@
 // pushing out, object by object, what it will ask for again on its next sync (with least
 // recently used alone, a cluster a little larger than the memo would miss on every object).
 //
-// Only an object the hooks read a fair share of is remembered (WORTH_REMEMBERING): comparing its
-// bytes saves walking them and building what is read, while for an object read to a sliver (a
-// Node, 11 KiB of which a DaemonJob reads its labels and taints) it saves little more than
-// skipping the rest, which is fast, for all of its bytes held.
+// An object the hooks read a fair share of (WORTH_REMEMBERING) is remembered by its bytes:
+// comparing them saves walking them. One read to a sliver (a Node: of its 11 KiB a DaemonJob reads
+// the labels and taints) is remembered by the text kept of it instead: holding its bytes would
+// cost a whole Node for a few hundred bytes built, and skipping what is not read is fast. It is
+// walked as before, and when what is kept of it is byte for byte what was kept last time, what
+// was built of that text is given again: not parsing it and not building it saves what the walk
+// costs a second time. Its answer is the same for the same reason: built from the same text.
 import { getHeapStatistics } from 'node:v8'
 
-/** An object is remembered when what is built of it is at least this share of its bytes. */
+/** An object is remembered by its bytes when what is built of it is at least this share of them, else by its kept text. */
 export const WORTH_REMEMBERING = 1 / 8
 
 /**
@@ -35,8 +38,10 @@ export const RECENT_MS = 10_000
 const REORDER_MS = 1_000
 
 export interface Entry {
-  /** The bytes the object was built from. */
+  /** The bytes the object was built from: its own, or (`byText`) the text kept of them. */
   readonly bytes: Buffer
+  /** Whether `bytes` is the text kept of the object rather than the object's bytes. */
+  readonly byText: boolean
   readonly built: unknown
   /** What the entry counts against the limit: its bytes and the text what was built came from. */
   readonly size: number
@@ -82,11 +87,32 @@ export class ObjectMemo {
    */
   recall (key: string, body: Buffer, start: number, now: number): Entry | undefined {
     const entry = this.entries.get(key)
+    // An entry of kept text is looked up by recallText, once the object is walked.
+    if (entry?.byText === true) return undefined
     const length = entry?.bytes.length ?? 0
     if (entry === undefined || start + length > body.length || body.compare(entry.bytes, 0, length, start, start + length) !== 0) {
       this.misses++
       return undefined
     }
+    return this.used(key, entry, now)
+  }
+
+  /**
+   * The entry under `key` of an object whose kept text is the bytes of `text` from `start` to
+   * `end`, when it was remembered by that text, else undefined.
+   */
+  recallText (key: string, text: Buffer, start: number, end: number, now: number): Entry | undefined {
+    const entry = this.entries.get(key)
+    // No entry, or one by the object's bytes: recall, which looks first, counted the miss.
+    if (entry === undefined || !entry.byText) return undefined
+    if (entry.bytes.length !== end - start || text.compare(entry.bytes, 0, end - start, start, end) !== 0) {
+      this.misses++
+      return undefined
+    }
+    return this.used(key, entry, now)
+  }
+
+  private used (key: string, entry: Entry, now: number): Entry {
     this.hits++
     if (now - entry.used >= REORDER_MS) {
       // Last in the map's order: the map runs from the least recently used (to within REORDER_MS).
@@ -99,18 +125,20 @@ export class ObjectMemo {
 
   /**
    * Keeps what was built (`built`, frozen here) of the bytes of `body` from `start` to `end` under
-   * `key`, if there is room; `textLength` is the length of the text it was built from.
+   * `key`, if there is room; `textLength` is the length of the text it was built from. With
+   * `byText` those bytes are that text (recallText finds the entry); else they are the object's
+   * own (recall finds it), and it is kept only if worth remembering.
    */
-  remember (key: string, body: Buffer, start: number, end: number, built: unknown, textLength: number, now: number): void {
+  remember (key: string, body: Buffer, start: number, end: number, built: unknown, textLength: number, now: number, byText = false): void {
     const old = this.entries.get(key)
     if (old !== undefined) {
       this.entries.delete(key)
       this.held -= old.size
     }
-    if (!worthRemembering(end - start, textLength)) return
+    if (!byText && !worthRemembering(end - start, textLength)) return
     const size = end - start + textLength
     if (this.held + size > this.limit && !this.makeRoom(size, now)) return
-    this.entries.set(key, { bytes: Buffer.from(body.subarray(start, end)), built: deepFreeze(built), size, used: now })
+    this.entries.set(key, { bytes: Buffer.from(body.subarray(start, end)), byText, built: deepFreeze(built), size, used: now })
     this.held += size
   }
 

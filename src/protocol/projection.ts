@@ -246,6 +246,17 @@ class Kept {
     this.length += digits
   }
 
+  /** The buffer the kept bytes are in, up to mark(): another, larger one once more are kept. */
+  get bytes (): Buffer {
+    return this.out
+  }
+
+  /** Forgets the bytes kept after the first `length` (a mark()). */
+  truncate (length: number): void {
+    this.flush()
+    this.length = length
+  }
+
   /** How many bytes are kept so far. */
   mark (): number {
     this.flush()
@@ -292,8 +303,11 @@ class Reader {
   at = 0
   /** The objects of memoized shapes found in the memo, in the order of their stand-ins in the kept text. */
   private readonly recalled: unknown[] = []
-  /** Where the objects of memoized shapes not in the memo lie, by memo key: to remember once built. */
-  private readonly unknown = new Map<string, { start: number, end: number, textLength: number }>()
+  /**
+   * Where the objects of memoized shapes not in the memo lie, by memo key, to remember once built:
+   * in the body, or (`byText`) in the kept text.
+   */
+  private readonly unknown = new Map<string, { start: number, end: number, textLength: number, byText: boolean }>()
   private readonly now = Date.now()
   private readonly slicing: Slicing
   private readonly out: Kept
@@ -390,11 +404,13 @@ class Reader {
    * The object at the cursor, the value of the member named by the bytes from `nameStart` to
    * `nameEnd` (quotes included), of a memoized shape. When the memo has it (the same name, the
    * same bytes), a stand-in is kept for it: its index in `recalled`, a number. Else it is kept as
-   * any other object, and where it lies is noted, for restore to remember what is built of it.
-   * Any other value is kept as the shape says, but a number, which the strict parser judges: no
-   * number there may be taken for a stand-in. A name written with escapes or other than ASCII is
-   * not memoized: restore finds what to remember by the decoded name, which is then the name's
-   * bytes.
+   * any other object; an object read to a sliver (not worth remembering by its bytes) is then
+   * looked up by the text kept of it, and given a stand-in too when that text is the one the memo
+   * has. Where an object not in the memo lies (in the body, or in the kept text) is noted, for
+   * restore to remember what is built of it. Any other value is kept as the shape says, but a
+   * number, which the strict parser judges: no number there may be taken for a stand-in. A name
+   * written with escapes or other than ASCII is not memoized: restore finds what to remember by
+   * the decoded name, which is then the name's bytes.
    */
   private memoObject (shape: Members, nameStart: number, nameEnd: number, depth: number): void {
     const body = this.body
@@ -415,11 +431,21 @@ class Reader {
       this.out.number(this.recalled.push(known.built) - 1)
       return
     }
-    if (!OBJECT_MEMO.hasRoom(this.now)) return this.object(shape, depth + 1)
     const mark = this.out.mark()
     this.object(shape, depth + 1)
-    const textLength = this.out.mark() - mark
-    if (worthRemembering(this.at - start, textLength)) this.unknown.set(key, { start, end: this.at, textLength })
+    const textEnd = this.out.mark()
+    const textLength = textEnd - mark
+    if (worthRemembering(this.at - start, textLength)) {
+      if (OBJECT_MEMO.hasRoom(this.now)) this.unknown.set(key, { start, end: this.at, textLength, byText: false })
+      return
+    }
+    const byText = OBJECT_MEMO.recallText(key, this.out.bytes, mark, textEnd, this.now)
+    if (byText !== undefined) {
+      this.out.truncate(mark)
+      this.out.number(this.recalled.push(byText.built) - 1)
+      return
+    }
+    if (OBJECT_MEMO.hasRoom(this.now)) this.unknown.set(key, { start: mark, end: textEnd, textLength, byText: true })
   }
 
   /**
@@ -446,7 +472,7 @@ class Reader {
       } else {
         const key = member.memo + name
         const at = this.unknown.get(key)
-        if (at !== undefined) OBJECT_MEMO.remember(key, this.body, at.start, at.end, built, at.textLength, this.now)
+        if (at !== undefined) OBJECT_MEMO.remember(key, at.byText ? this.out.bytes : this.body, at.start, at.end, built, at.textLength, this.now, at.byText)
       }
     }
   }

@@ -103,14 +103,37 @@ t.test('a memo never holds more than its limit, and keeps what was used in the l
   t.equal(memo.count, 3, 'and nothing pushed out for it')
 })
 
-t.test('an object the shape reads a sliver of is not remembered: comparing it would save little', async t => {
-  const sparse = memoized({ metadata: { name: true } })
+t.test('an object the shape reads a sliver of is remembered by the text kept of it', async t => {
+  const sparse = memoized({ metadata: { name: true }, status: { phase: true } })
   const shape: Shape = { parent: true, related: { '*': { '*': sparse } } }
-  const body = request({ a: pod('a', 'Running', 'long'.repeat(20)) })
-  build(body, shape)
+  const long = 'long'.repeat(200)
+  const first = build(request({ a: pod('a', 'Running', long), b: pod('b', 'Pending', long) }), shape)
+  t.equal(OBJECT_MEMO.count, 2)
+  const bytes = request({ a: pod('a', 'Running', long) }).length
+  t.ok(OBJECT_MEMO.size < bytes, 'what it holds is the kept text, not the object\'s bytes')
+  const again = build(request({ a: pod('a', 'Running', 'other'.repeat(160)), b: pod('b', 'Pending', long) }, { n: 2 }), shape)
+  t.equal(again.related['Pod.v1']?.a, first.related['Pod.v1']?.a, 'what is skipped changed, what is kept did not: the same object')
+  t.equal(again.related['Pod.v1']?.b, first.related['Pod.v1']?.b)
+  t.ok(Object.isFrozen(again.related['Pod.v1']?.a?.metadata), 'frozen all the way down')
+  t.same(again.parent, { n: 2 })
+  const changed = build(request({ a: pod('a', 'Failed', long), b: pod('b', 'Pending', long) }), shape)
+  t.not(changed.related['Pod.v1']?.a, first.related['Pod.v1']?.a, 'what is kept changed: built anew')
+  t.same(changed.related['Pod.v1']?.a, { metadata: { name: 'a' }, status: { phase: 'Failed' } })
+  t.equal(changed.related['Pod.v1']?.b, first.related['Pod.v1']?.b, 'the other one still from the memo')
+  const text = JSON.stringify({ parent: {}, related: { 'Pod.v1': { a: pod('a', 'Failed', long), b: pod('b', 'Pending', long) } } })
+  const spaced = build(Buffer.from(text.replace('"phase":"Failed"', '"phase": "Failed"')), shape)
+  t.same(spaced.related['Pod.v1']?.a, { metadata: { name: 'a' }, status: { phase: 'Failed' } }, 'other kept bytes, the same value: built anew, rightly')
+  t.equal(build(Buffer.from(text), shape).related['Pod.v1']?.b, first.related['Pod.v1']?.b, 'and the stand-ins after it stay in place')
+  t.throws(() => build(Buffer.from(text.replace('"phase":"Pending"', '"phase":"Pending"]')), shape), { name: 'NotProjected' }, 'a broken object is refused, remembered text or not')
+})
+
+t.test('an object read to a sliver whose kept text holds an unsafe name is never remembered', async t => {
+  const sparse = memoized({ metadata: true })
+  const shape: Shape = { parent: true, related: { '*': { '*': sparse } } }
+  const text = `{"parent":{},"related":{"Pod.v1":{"a":{"metadata":{"__proto__":{"x":1}},"spec":"${'s'.repeat(500)}"}}}}`
+  t.throws(() => build(Buffer.from(text), shape), { name: 'NotProjected' })
   t.equal(OBJECT_MEMO.count, 0)
-  build(request({ a: pod('a', 'Running') }), SHAPE)
-  t.equal(OBJECT_MEMO.count, 1, 'read to a fair share, it is')
+  t.throws(() => build(Buffer.from(text), shape), { name: 'NotProjected' }, 'and refused again')
 })
 
 t.test('a memo resized smaller drops the least recently used first; 0 turns it off', async t => {
