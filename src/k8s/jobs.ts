@@ -3,11 +3,14 @@
 import type { KubeObject } from './types.js'
 import { isRecord } from './types.js'
 import { findCondition } from './conditions.js'
+import { rememberedFor } from './derived.js'
 
 export type JobOutcome = 'Succeeded' | 'Failed'
 
 /** `Succeeded` once `Complete` is True, `Failed` once `Failed` is True, otherwise undefined. */
-export function jobOutcome (job: KubeObject): JobOutcome | undefined {
+export const jobOutcome = rememberedFor(readJobOutcome)
+
+function readJobOutcome (job: KubeObject): JobOutcome | undefined {
   const conditions = isRecord(job.status) ? job.status.conditions : undefined
   if (findCondition(conditions, 'Complete')?.status === 'True') return 'Succeeded'
   if (findCondition(conditions, 'Failed')?.status === 'True') return 'Failed'

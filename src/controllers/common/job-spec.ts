@@ -5,6 +5,7 @@ import type { KubeObject, ObjectMap } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { keepAsObserved, objectsByName } from '../../k8s/objects.js'
 import { mountedScriptsConfigMaps } from '../../scripts/configmap.js'
+import { rememberedFor } from '../../k8s/derived.js'
 
 /**
  * Checks a Job spec the way the API server would refuse it, so the problem shows in our status
@@ -22,6 +23,12 @@ export function jobSpecProblems (spec: JobSpec, at: string): string[] {
   return []
 }
 
+/** The scripts ConfigMaps a Job's pods mount (frozen: a frozen Job's are shared from sync to sync). */
+const scriptsOfJob = rememberedFor(job => {
+  const pod = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template.spec : undefined
+  return Object.freeze(mountedScriptsConfigMaps(pod))
+})
+
 /**
  * The ConfigMap children next to the Jobs: the current scripts ConfigMap (if any), then every
  * older one that a kept Job still mounts, as observed. `keptJobs` are the observed Jobs returned
@@ -29,10 +36,7 @@ export function jobSpecProblems (spec: JobSpec, at: string): string[] {
  */
 export function scriptsConfigMapChildren (keptJobs: Iterable<KubeObject>, current: KubeObject | undefined, children: ObjectMap): KubeObject[] {
   const mounted = new Set<string>()
-  for (const job of keptJobs) {
-    const pod = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template.spec : undefined
-    for (const name of mountedScriptsConfigMaps(pod)) mounted.add(name)
-  }
+  for (const job of keptJobs) for (const name of scriptsOfJob(job)) mounted.add(name)
   const out: KubeObject[] = []
   if (current !== undefined) {
     out.push(current)

@@ -6,6 +6,7 @@ import type { Affinity, PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v
 import type { KubeObject, ObjectMeta } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { childName, fitName } from '../../k8s/names.js'
+import { rememberedFor } from '../../k8s/derived.js'
 import { applyGlobalParams } from '../common/global-params.js'
 import { runScriptInPod } from '../../scripts/configmap.js'
 import { takeJobTtl } from '../common/job-ttl.js'
@@ -137,7 +138,9 @@ function pinnedAffinity (given: Affinity | undefined, node: string): Affinity {
  * The node a Job of ours runs on: the name it is pinned to, else its node label, else
  * undefined. Read from the Job, so a Job whose node is gone is still known by its node.
  */
-export function nodeOfJob (job: KubeObject): string | undefined {
+export const nodeOfJob = rememberedFor(readNodeOfJob)
+
+function readNodeOfJob (job: KubeObject): string | undefined {
   const template = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template : undefined
   const pod = isRecord(template?.spec) ? template.spec as unknown as PodSpec : undefined
   for (const term of pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
