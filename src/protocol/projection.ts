@@ -432,9 +432,13 @@ class Reader {
       return
     }
     const mark = this.out.mark()
+    const standIns = this.recalled.length
     this.object(shape, depth + 1)
     const textEnd = this.out.mark()
     const textLength = textEnd - mark
+    // Kept text with stand-ins in it (a memoized shape inside this one; none today) says which
+    // object stands where in this request only: it is not the object's.
+    if (this.recalled.length !== standIns) return
     if (worthRemembering(this.at - start, textLength)) {
       if (OBJECT_MEMO.hasRoom(this.now)) this.unknown.set(key, { start, end: this.at, textLength, byText: false })
       return
