@@ -80,7 +80,13 @@ const P99_GOAL_MS = 1000
  */
 const PARSE_RATIO_GOAL = 2
 const PARSE_RUNS = 5
-/** Time may grow as the input does, with a margin for noise: 10× the objects, at most 12× the time. */
+/**
+ * Time may grow as the input does, with a margin for noise: 10× the objects, at most 12× the time;
+ * or as much as JSON.parse of the same two bodies grows in the same run. JSON.parse is linear, yet
+ * on a small machine it grows 11.5–13.7× from a 7 MiB body to a 70 MiB one: the larger body and
+ * what is built of it leave the processor's caches. A sync that grows no faster than that is as
+ * linear as the machine lets anything be; an algorithm worse than linear grows past both.
+ */
 const GROWTH_SLACK = 1.2
 const MIN_SAMPLES = 20
 const ROUNDS = 10
@@ -387,7 +393,9 @@ export function kindGoals (rows: readonly KindRow[]): string[] {
     if (small !== large) {
       const inputs = large.size / small.size
       const growth = large.p50 / small.p50
-      lines.push(`- ${growth <= inputs * GROWTH_SLACK ? 'PASS' : 'FAIL'}: ${kind} p50 grows ${growth.toFixed(2)}× (${large.p50.toFixed(1)} ÷ ${small.p50.toFixed(1)} ms) for ${inputs}× the ${large.unit} (goal ≤ ${(inputs * GROWTH_SLACK).toFixed(0)}×: no faster than the input)`)
+      const parseGrowth = large.parseMs / small.parseMs
+      const ceiling = Math.max(inputs * GROWTH_SLACK, parseGrowth)
+      lines.push(`- ${growth <= ceiling ? 'PASS' : 'FAIL'}: ${kind} p50 grows ${growth.toFixed(2)}× (${large.p50.toFixed(1)} ÷ ${small.p50.toFixed(1)} ms) for ${inputs}× the ${large.unit}; JSON.parse of the same bodies grows ${parseGrowth.toFixed(2)}× (goal ≤ ${(inputs * GROWTH_SLACK).toFixed(0)}× or ≤ JSON.parse's growth: no faster than the input)`)
     }
   }
   return lines
