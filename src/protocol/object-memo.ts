@@ -127,7 +127,7 @@ export class ObjectMemo {
    * Keeps what was built (`built`, frozen here) of the bytes of `body` from `start` to `end` under
    * `key`, if there is room; `textLength` is the length of the text it was built from. With
    * `byText` those bytes are that text (recallText finds the entry); else they are the object's
-   * own (recall finds it), and it is kept only if worth remembering.
+   * own (recall finds it). Which one is the projection's choice (worthRemembering).
    */
   remember (key: string, body: Buffer, start: number, end: number, built: unknown, textLength: number, now: number, byText = false): void {
     const old = this.entries.get(key)
@@ -135,7 +135,6 @@ export class ObjectMemo {
       this.entries.delete(key)
       this.held -= old.size
     }
-    if (!byText && !worthRemembering(end - start, textLength)) return
     const size = end - start + textLength
     if (this.held + size > this.limit && !this.makeRoom(size, now)) return
     this.entries.set(key, { bytes: Buffer.from(body.subarray(start, end)), byText, built: deepFreeze(built), size, used: now })

@@ -29,6 +29,8 @@
 // An object of a memoized shape (a child or related object, a parent's spec or status) whose bytes
 // are those it was built from before is not walked at all: a stand-in is kept for it, and the
 // object built then takes its place after JSON.parse (memoObject, restore; src/protocol/object-memo.ts).
+// One the hooks read a sliver of (a Node) is walked, and gets a stand-in when what is kept of it
+// is the text it was built from before.
 //
 // What is checked, and what falls back:
 // - A skipped value is checked for its structure: strings closed, brackets balanced and matched,
@@ -428,7 +430,7 @@ class Reader {
     const known = OBJECT_MEMO.recall(key, body, start, this.now)
     if (known !== undefined) {
       this.at = start + known.bytes.length
-      this.out.number(this.recalled.push(known.built) - 1)
+      this.standIn(known.built)
       return
     }
     const mark = this.out.mark()
@@ -436,8 +438,9 @@ class Reader {
     this.object(shape, depth + 1)
     const textEnd = this.out.mark()
     const textLength = textEnd - mark
-    // Kept text with stand-ins in it (a memoized shape inside this one; none today) says which
-    // object stands where in this request only: it is not the object's.
+    // With stand-ins inside (a memoized shape within this one; none today), neither its kept text
+    // nor what is built of it is the object's: the stand-ins say what stands where in this
+    // request only, and restore does not look inside what it remembers.
     if (this.recalled.length !== standIns) return
     if (worthRemembering(this.at - start, textLength)) {
       if (OBJECT_MEMO.hasRoom(this.now)) this.unknown.set(key, { start, end: this.at, textLength, byText: false })
@@ -446,10 +449,15 @@ class Reader {
     const byText = OBJECT_MEMO.recallText(key, this.out.bytes, mark, textEnd, this.now)
     if (byText !== undefined) {
       this.out.truncate(mark)
-      this.out.number(this.recalled.push(byText.built) - 1)
+      this.standIn(byText.built)
       return
     }
     if (OBJECT_MEMO.hasRoom(this.now)) this.unknown.set(key, { start: mark, end: textEnd, textLength, byText: true })
+  }
+
+  /** Keeps a stand-in for `built`, an object of the memo: its index in `recalled`. */
+  private standIn (built: unknown): void {
+    this.out.number(this.recalled.push(built) - 1)
   }
 
   /**
