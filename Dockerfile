@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # The jobhooks image: the compiled service, its production dependencies and the shipped scripts.
-#   docker build -t <registry>/jobhooks:0.1.0 .   (then set it in manifests/kustomization.yaml)
+#   docker build -t <registry>/jobhooks:0.2.0 .   (then set it in manifests/kustomization.yaml)
 # Pin the base image by digest for reproducible builds (node:22-bookworm-slim@sha256:...).
 ARG NODE_IMAGE=node:22-bookworm-slim
 
