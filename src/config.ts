@@ -35,7 +35,7 @@ export interface Config {
 export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: integer(env, 'PORT', 8080),
-    host: env.HOST ?? '0.0.0.0',
+    host: env.HOST ?? defaultHost(env),
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT),
     ...(present(env, 'INFLIGHT_BUDGET_BYTES') ? { inflightBudget: integer(env, 'INFLIGHT_BUDGET_BYTES', 0, 1) } : {}),
@@ -62,6 +62,15 @@ function trustSettings (env: NodeJS.ProcessEnv): Pick<Config, 'auth' | 'authToke
   if ((settings.tlsCertFile === undefined) !== (settings.tlsKeyFile === undefined)) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither')
   if (settings.tlsClientCaFile !== undefined && settings.tlsCertFile === undefined) throw new Error('TLS_CLIENT_CA_FILE (mutual TLS) needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE too')
   return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ReturnType<typeof trustSettings>
+}
+
+/**
+ * Every interface in a cluster (the kubelet sets KUBERNETES_SERVICE_HOST; the Service and the
+ * probes reach the pod by its IP), loopback elsewhere: a service started on a laptop is not
+ * offered to the network it happens to sit on.
+ */
+function defaultHost (env: NodeJS.ProcessEnv): string {
+  return present(env, 'KUBERNETES_SERVICE_HOST') ? '0.0.0.0' : '127.0.0.1'
 }
 
 function present (env: NodeJS.ProcessEnv, name: string): boolean {
