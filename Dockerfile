@@ -1,28 +1,51 @@
 # syntax=docker/dockerfile:1
 # The jobhooks image: the compiled service, its production dependencies and the shipped scripts.
+#   npm run image   (scripts/image.sh: docker or podman, prints the image and its size)
 #   docker build -t <registry>/jobhooks:0.2.0 .   (then set it in manifests/kustomization.yaml)
-# Pin the base image by digest for reproducible builds (node:22-bookworm-slim@sha256:...).
+#
+# The base, pinned: node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
+# is the multi-arch index digest public projects pin as node:22.23.3-bookworm-slim (the Node
+# version CI runs). Build with --build-arg NODE_IMAGE=<that reference> for a reproducible base;
+# the tag alone follows Node 22's patch releases.
 ARG NODE_IMAGE=node:22-bookworm-slim
+
+# Behind a TLS-inspecting proxy, npm needs the proxy's CA: pass it as the build secret
+# `extra-ca` (--secret id=extra-ca,src=<file>, docker and podman alike), and the steps that run
+# npm point NODE_EXTRA_CA_CERTS at it. A secret is mounted for one RUN only and never lands in a
+# layer; no CA is ever copied into the image.
 
 # 1. Compile TypeScript with every dependency installed.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN --mount=type=secret,id=extra-ca,required=false \
+    if [ -f /run/secrets/extra-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra-ca; fi && \
+    npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npx tsc -p tsconfig.build.json
 
-# 2. Production dependencies only.
+# 2. Production dependencies only, without what Node never loads: type declarations and source
+# maps (about half of @kubernetes/client-node), and the packages' own tests, fixtures and
+# benchmarks (the image holds no test files, ours or theirs).
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN --mount=type=secret,id=extra-ca,required=false \
+    if [ -f /run/secrets/extra-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra-ca; fi && \
+    npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && \
+    find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \
+      -o -name '*.test.*' -o -name '*.spec.*' -o -name '*.bench.*' \) -delete && \
+    find node_modules -depth -type d \( -name test -o -name tests -o -name __tests__ -o -name spec -o -name specs \
+      -o -name fixtures -o -name bench -o -name benchmark -o -name benchmarks \) -exec rm -rf {} +
 
 # 3. Runtime. Files stay owned by root and read-only for the `node` user (uid 1000) that runs
 # the server, which also suits readOnlyRootFilesystem in the Deployment.
 FROM ${NODE_IMAGE} AS runtime
+# An image runs where the service must be reached from outside its own network namespace (the
+# Service, the probes): every interface, whatever the default outside a cluster.
 ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
     PORT=8080
 WORKDIR /app
 COPY --from=prod-deps /app/node_modules ./node_modules
