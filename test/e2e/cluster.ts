@@ -8,21 +8,17 @@
 // that their hooks call the service under test at its 127.0.0.1 URL instead of the Service.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
-import { appendFileSync, createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
-import { get as httpGet } from 'node:http'
-import { get as httpsGet } from 'node:https'
-import { createServer } from 'node:net'
+import { appendFileSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse, parseAllDocuments, stringify } from 'yaml'
+import { freePort, Process, run, signal, waitFor, type Result } from './processes.js'
+import { startProcessService, type Service, type ServiceHost } from './service.js'
+
+export { run, waitFor, type Result } from './processes.js'
+export type { Service } from './service.js'
 
 export const ROOT = join(import.meta.dirname, '..', '..')
-
-export interface Result {
-  code: number | null
-  stdout: string
-  stderr: string
-}
 
 export interface Cluster {
   /** Which Metacontroller runs the hooks ("existing cluster" when it is the user's). */
@@ -44,6 +40,8 @@ export interface Cluster {
   spawnKubectl: (args: string[]) => ChildProcess
   /** Where the processes' logs are, to look at after a failure. */
   logDir?: string
+  /** What serves the hooks, when the tier runs it: "checkout", or "image jobhooks:<version>" (E2E_SERVICE=image). */
+  service?: string
   /** The process ID of the service under test, when the tier runs it (its memory is read from /proc). */
   servicePid?: number
   /** When the tier runs the service: kills it at once (SIGKILL, as an OOM kill or a lost node would). */
@@ -53,114 +51,16 @@ export interface Cluster {
    * that (a token file, TLS files); resolves once it is ready.
    */
   startService?: (env?: NodeJS.ProcessEnv) => Promise<void>
+  /**
+   * Starts a service of `build` (a release's folder, test/e2e/previous-release.sh; the checkout
+   * when absent) on a free port of its own, as the tier starts its service, for a scenario that
+   * puts it behind hooksUrl itself (a proxy: TierOptions.serviceAtHooksUrl false). Stopped with
+   * everything else at the end, if the scenario has not.
+   */
+  startBackend?: (options?: { build?: string, env?: NodeJS.ProcessEnv }) => Promise<Service>
   stop: () => Promise<void>
 }
 
-/** Runs a command to completion, collecting its output. */
-export async function run (command: string, args: string[], options: { input?: string, env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
-  return await new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', chunk => { stdout += String(chunk) })
-    child.stderr.on('data', chunk => { stderr += String(chunk) })
-    child.on('error', reject)
-    // A command that exits before reading its input (kubectl failing early) closes the pipe: the
-    // exit code and stderr say what happened, so EPIPE on the write is no error of its own.
-    child.stdin.on('error', () => {})
-    child.on('close', code => resolve({ code, stdout, stderr }))
-    child.stdin.end(options.input ?? '')
-  })
-}
-
-/** Polls `probe` until it returns a value, or fails naming `what` after `timeoutMs`. */
-export async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 500): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  let lastError: unknown
-  for (;;) {
-    try {
-      const value = await probe()
-      if (value !== undefined) return value
-    } catch (error) {
-      lastError = error
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`)
-    }
-    await new Promise(resolve => setTimeout(resolve, everyMs))
-  }
-}
-
-/** The status of a GET of `url`; over HTTPS without checking the certificate, as the kubelet probes. */
-async function probeStatus (url: string): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const done = (response: { statusCode?: number, resume: () => void }): void => { response.resume(); resolve(response.statusCode ?? 0) }
-    const request = url.startsWith('https:') ? httpsGet(url, { rejectUnauthorized: false }, done) : httpGet(url, done)
-    request.on('error', reject)
-    request.setTimeout(2_000, () => request.destroy(new Error(`GET ${url} timed out`)))
-  })
-}
-
-async function freePort (): Promise<number> {
-  return await new Promise((resolve, reject) => {
-    const server = createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      server.close(() => resolve(port))
-    })
-  })
-}
-
-/** A long-running process in its own process group, its output in a log file. */
-class Process {
-  readonly child: ChildProcess
-  private exited: Promise<void>
-
-  constructor (readonly name: string, command: string, args: string[], logDir: string, env: NodeJS.ProcessEnv = process.env) {
-    const log = createWriteStream(join(logDir, `${name}.log`))
-    this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
-    this.child.stdout?.pipe(log)
-    this.child.stderr?.pipe(log)
-    this.exited = new Promise(resolve => this.child.once('exit', () => resolve()))
-    this.child.once('error', error => log.write(`spawn failed: ${error.message}\n`))
-  }
-
-  get running (): boolean {
-    return this.child.exitCode === null && this.child.signalCode === null
-  }
-
-  /** SIGTERM to the process group, SIGKILL after five seconds. */
-  async stop (): Promise<void> {
-    const pid = this.child.pid
-    if (pid === undefined || !this.running) return
-    signal(pid, 'SIGTERM')
-    const killed = setTimeout(() => signal(pid, 'SIGKILL'), 5_000)
-    await this.exited
-    clearTimeout(killed)
-  }
-
-  /** SIGKILL to the process group, and wait until it is gone. */
-  async killNow (): Promise<void> {
-    this.kill()
-    await this.exited
-  }
-
-  /** For exit handlers, which cannot wait. */
-  kill (): void {
-    if (this.child.pid !== undefined && this.running) signal(this.child.pid, 'SIGKILL')
-  }
-}
-
-function signal (pid: number, name: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, name)
-  } catch {
-    // Already gone.
-  }
-}
 
 interface Binaries {
   bin: string
@@ -194,6 +94,11 @@ export interface TierOptions {
    * the service itself with startService.
    */
   jobhooks?: 'manifests' | 'none'
+  /**
+   * With `manifests`: false leaves hooksUrl free for the scenario (a proxy in front of services
+   * it starts with startBackend) instead of starting the service there.
+   */
+  serviceAtHooksUrl?: boolean
 }
 
 export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluster> {
@@ -325,21 +230,11 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     }
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
-    // The Node options of the image's command and of the Deployment's NODE_OPTIONS.
+    const host: ServiceHost = { logDir: dir, kubeconfig, ...(installed ? { tokenFile } : {}), start, ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {}) }
     let starts = 0
-    const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Process> => {
-      const started = start(starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(ROOT, 'dist', 'src', 'server.js')], {
-        ...process.env, PORT: String(hooksPort), HOST: '127.0.0.1', LOG_LEVEL: 'info', KUBECONFIG: kubeconfig, ...(installed ? { AUTH_TOKEN_FILE: tokenFile } : {}), ...options.serviceEnv, ...env
-      })
-      // Over HTTPS too: the probe checks no certificate, as the kubelet's does not.
-      const probe = env.TLS_CERT_FILE !== undefined ? `${hooksUrl.replace(/^http:/, 'https:')}/readyz` : `${hooksUrl}/readyz`
-      await waitFor('jobhooks /readyz', async () => {
-        if (!started.running) throw new Error('the service exited')
-        return (await probeStatus(probe).catch(() => undefined)) === 200 ? true : undefined
-      }, 30_000, 100)
-      return started
-    }
-    let service = installed ? await startService() : undefined
+    const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Service> =>
+      await startProcessService(host, { name: starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, port: hooksPort as number, env })
+    let service = installed && options.serviceAtHooksUrl !== false ? await startService() : undefined
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
     if (installed) for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
@@ -383,12 +278,14 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       kubectl,
       spawnKubectl,
       logDir: dir,
-      get servicePid () { return service?.child.pid },
-      killService: async () => { await service?.killNow() },
+      service: 'checkout',
+      get servicePid () { return service?.pid },
+      killService: async () => { await service?.kill() },
       startService: async (env?: NodeJS.ProcessEnv) => {
         if (service?.running === true) throw new Error('the service is running')
         service = await startService(env)
       },
+      startBackend: async ({ build, env } = {}) => await startProcessService(host, { name: `backend-${starts++}`, port: await freePort(), ...(build !== undefined ? { build } : {}), ...(env !== undefined ? { env } : {}) }),
       stop
     }
   } catch (error) {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # npm run e2e: the end-to-end tier. Builds (or reuses) the control plane (test/e2e/build-binaries.sh:
 # Kubernetes, etcd, kwok and helm from Go modules, Metacontroller v4.17.2 from its source), builds the
-# service from the working tree, and runs test/e2e/*.e2e.ts with tap.
+# service from the working tree, and runs test/e2e/*.e2e.ts with tap, or the files given:
+#
+#   npm run e2e -- test/e2e/trust.e2e.ts test/e2e/jobflow.e2e.ts
 #
 # With E2E_KUBECONFIG set, runs the same scenarios against that cluster instead: it must run
 # Metacontroller and jobhooks already (kubectl apply -k manifests) and be able to run busybox pods;
@@ -26,4 +28,6 @@ fi
 
 npx tsc -p tsconfig.build.json
 # test/e2e is left out of npm test; here it is all there is.
-npx tap --disable-coverage --reporter=tap --timeout=1800 --exclude='**/node_modules/**' test/e2e/*.e2e.ts
+if [ "$#" -eq 0 ]; then set -- test/e2e/*.e2e.ts; fi
+for file in "$@"; do [ -f "$file" ] || { echo "e2e: no such scenario file: $file" >&2; exit 1; }; done
+npx tap --disable-coverage --reporter=tap --timeout=1800 --exclude='**/node_modules/**' "$@"
