@@ -49,6 +49,8 @@ export interface ContainerRun {
   /** http or https, from the readiness probe. */
   probeScheme: 'http' | 'https'
   terminationGraceSeconds: number
+  /** The preStop exec command, which the kubelet runs in the container before SIGTERM, within the grace period. */
+  preStopCommand?: string[]
   /** The folder each Secret volume is mounted at, by volume name. */
   secretMounts: Record<string, string>
 }
@@ -81,6 +83,7 @@ export function containerRun (deployment: Deployment, options: ContainerRunOptio
     livenessPath: httpGet(container.livenessProbe, 'livenessProbe').path,
     probeScheme: readiness.scheme,
     terminationGraceSeconds: pod.terminationGracePeriodSeconds ?? 30,
+    ...(container.lifecycle?.preStop?.exec?.command !== undefined ? { preStopCommand: container.lifecycle.preStop.exec.command } : {}),
     secretMounts: volumes.secretMounts
   }
 }
