@@ -1,6 +1,6 @@
 import t, { type Test } from 'tap'
 import { EventEmitter } from 'node:events'
-import { request as httpRequest } from 'node:http'
+import { Agent, request as httpRequest } from 'node:http'
 import { request as httpsRequest } from 'node:https'
 import type { TLSSocket } from 'node:tls'
 import { Writable } from 'node:stream'
@@ -16,17 +16,21 @@ import { authority } from './helpers/certificates.js'
 
 t.test('SIGTERM lets the hook in flight finish, then closes', async t => {
   const signals = new EventEmitter()
-  const config = { ...readConfig({}), host: '127.0.0.1', port: 0, logLevel: 'silent' }
+  // A grace period the test outlives: a server still open at its end rejects `closed`.
+  const config = { ...readConfig({}), host: '127.0.0.1', port: 0, logLevel: 'silent', shutdownGraceMs: 10_000 }
   const running = await startServer(config, signals, {})
   t.teardown(async () => { await running.app.close() })
   const { port } = running.app.server.address() as AddressInfo
+  // A client that keeps idle connections for ever, as Metacontroller's Go client keeps them 90 s.
+  const agent = new Agent({ keepAlive: true })
+  t.teardown(() => agent.destroy())
 
   const body = JSON.stringify(fixture('jobflow/sync-new.v2.json'))
-  const answer = new Promise<{ status: number, body: string }>((resolve, reject) => {
-    const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/hooks/jobflow/sync', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, res => {
+  const answer = new Promise<{ status: number, body: string, connection?: string }>((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, agent, method: 'POST', path: '/hooks/jobflow/sync', headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, res => {
       let text = ''
       res.on('data', chunk => { text += String(chunk) })
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, ...(res.headers.connection !== undefined ? { connection: res.headers.connection } : {}) }))
     })
     req.on('error', reject)
     // Half the body now: the request is in flight when the signal comes.
@@ -36,9 +40,10 @@ t.test('SIGTERM lets the hook in flight finish, then closes', async t => {
       setTimeout(() => req.end(body.slice(100)), 50)
     }, 50)
   })
-  const { status, body: text } = await answer
+  const { status, body: text, connection } = await answer
   t.equal(status, 200)
   t.equal(JSON.parse(text).status.phase, 'Pending')
+  t.equal(connection, 'close', 'the answer closes its connection: no idle one keeps the server open')
   await running.closed
   t.equal(running.app.server.listening, false, 'no longer listening')
 })
