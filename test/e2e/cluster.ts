@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parse, parseAllDocuments, stringify } from 'yaml'
 import { freePort, Process, run, signal, waitFor, type Result } from './processes.js'
-import { startProcessService, type Service, type ServiceHost } from './service.js'
+import { imagePlan, removeContainers, startImageService, type ContainerHost } from './image-service.js'
+import { startProcessService, type Service } from './service.js'
 
 export { run, waitFor, type Result } from './processes.js'
 export type { Service } from './service.js'
@@ -119,15 +120,18 @@ function existingCluster (kubeconfig: string): Cluster {
 }
 
 /**
- * A detached watcher that kills every process group listed in `pidFile` once this process is
- * gone, however it went: a test runner's timeout or a SIGKILL leaves no handler time to run.
+ * A detached watcher that kills every process group listed in `pidFile` and removes every
+ * container listed in `containersFile` (E2E_SERVICE=image: a killed podman client leaves its
+ * container running) once this process is gone, however it went: a test runner's timeout or a
+ * SIGKILL leaves no handler time to run.
  */
-function startReaper (pidFile: string, dir: string): ChildProcess {
+function startReaper (pidFile: string, containersFile: string, dir: string): ChildProcess {
   const keep = process.env.E2E_KEEP !== undefined
   const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done
 for pid in $(cat '${pidFile}' 2>/dev/null); do kill -TERM -"$pid" 2>/dev/null; done
 sleep 3
 for pid in $(cat '${pidFile}' 2>/dev/null); do kill -KILL -"$pid" 2>/dev/null; done
+for name in $(cat '${containersFile}' 2>/dev/null); do podman rm -f --ignore "$name" >/dev/null 2>&1; done
 ${keep ? '' : `rm -rf '${dir}'`}`
   const reaper = spawn('/bin/sh', ['-c', script], { detached: true, stdio: 'ignore' })
   reaper.unref()
@@ -137,8 +141,10 @@ ${keep ? '' : `rm -rf '${dir}'`}`
 export async function startCluster (binaries: Binaries, options: TierOptions = {}): Promise<Cluster> {
   const dir = mkdtempSync(join(tmpdir(), 'jobhooks-e2e-'))
   const pidFile = join(dir, 'pids')
+  const containersFile = join(dir, 'containers')
   writeFileSync(pidFile, '')
-  const reaper = startReaper(pidFile, dir)
+  const reaper = startReaper(pidFile, containersFile, dir)
+  const containers: string[] = []
   const processes: Process[] = []
   const killAll = (): void => { for (const p of processes) p.kill() }
   // Whatever ends the run (a failed assertion, a timeout, Ctrl-C), nothing is left running: these
@@ -160,6 +166,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
   const spawnKubectl = (args: string[]): ChildProcess => spawn(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const stop = async (): Promise<void> => {
     for (const p of [...processes].reverse()) await p.stop()
+    await removeContainers(containers)
     process.removeListener('exit', killAll)
     if (reaper.pid !== undefined) signal(reaper.pid, 'SIGKILL')
     if (process.env.E2E_KEEP === undefined) rmSync(dir, { recursive: true, force: true })
@@ -230,10 +237,16 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     }
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
-    const host: ServiceHost = { logDir: dir, kubeconfig, ...(installed ? { tokenFile } : {}), start, ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {}) }
+    const trackContainer = (name: string): void => { containers.push(name); appendFileSync(containersFile, `${name}\n`) }
+    const host: ContainerHost = { logDir: dir, kubeconfig, ...(installed ? { tokenFile } : {}), start, trackContainer, ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {}) }
+    // The image runs where the tier hands the service its own token: the chart's scenarios
+    // (jobhooks: 'none') hand it files of their own, which stay on the host.
+    const image = installed ? await imagePlan() : undefined
     let starts = 0
-    const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Service> =>
-      await startProcessService(host, { name: starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, port: hooksPort as number, env })
+    const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Service> => {
+      const settings = { name: starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, port: hooksPort as number, env }
+      return image !== undefined ? await startImageService(host, image, settings) : await startProcessService(host, settings)
+    }
     let service = installed && options.serviceAtHooksUrl !== false ? await startService() : undefined
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
@@ -278,7 +291,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       kubectl,
       spawnKubectl,
       logDir: dir,
-      service: 'checkout',
+      service: image !== undefined ? `image ${image.image}` : 'checkout',
       get servicePid () { return service?.pid },
       killService: async () => { await service?.kill() },
       startService: async (env?: NodeJS.ProcessEnv) => {

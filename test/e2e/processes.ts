@@ -105,6 +105,11 @@ export class Process {
     await this.exited
   }
 
+  /** Resolves once the process has exited (by itself, or as another command ended it). */
+  async exit (): Promise<void> {
+    await this.exited
+  }
+
   /** For exit handlers, which cannot wait. */
   kill (): void {
     if (this.child.pid !== undefined && this.running) signal(this.child.pid, 'SIGKILL')
