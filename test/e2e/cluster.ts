@@ -41,7 +41,7 @@ export interface Cluster {
   spawnKubectl: (args: string[]) => ChildProcess
   /** Where the processes' logs are, to look at after a failure. */
   logDir?: string
-  /** What serves the hooks, when the tier runs it: "checkout", or "image jobhooks:<version>" (E2E_SERVICE=image). */
+  /** What startService runs at hooksUrl: "checkout", or "image jobhooks:<version>" (E2E_SERVICE=image). */
   service?: string
   /** The process ID of the service under test, when the tier runs it (its memory is read from /proc). */
   servicePid?: number
@@ -239,9 +239,10 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
     const trackContainer = (name: string): void => { containers.push(name); appendFileSync(containersFile, `${name}\n`) }
     const host: ContainerHost = { logDir: dir, kubeconfig, ...(installed ? { tokenFile } : {}), start, trackContainer, ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {}) }
-    // The image runs where the tier hands the service its own token: the chart's scenarios
-    // (jobhooks: 'none') hand it files of their own, which stay on the host.
-    const image = installed ? await imagePlan() : undefined
+    // The image runs where the tier hands the service its own token at hooksUrl: the chart's
+    // scenarios (jobhooks: 'none') hand it files of their own, which stay on the host, and the
+    // upgrade's run releases behind a proxy, as processes.
+    const image = installed && options.serviceAtHooksUrl !== false ? await imagePlan() : undefined
     let starts = 0
     const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Service> => {
       const settings = { name: starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, port: hooksPort as number, env }
@@ -291,7 +292,8 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       kubectl,
       spawnKubectl,
       logDir: dir,
-      service: image !== undefined ? `image ${image.image}` : 'checkout',
+      // A scenario that fronts hooksUrl itself says what runs behind it.
+      ...(options.serviceAtHooksUrl !== false ? { service: image !== undefined ? `image ${image.image}` : 'checkout' } : {}),
       get servicePid () { return service?.pid },
       killService: async () => { await service?.kill() },
       startService: async (env?: NodeJS.ProcessEnv) => {
