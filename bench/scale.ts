@@ -89,6 +89,7 @@ async function post (port: number, body: Buffer): Promise<Call> {
   return await new Promise<Call>((resolve, reject) => {
     let answered = false
     const request = http.request({ host: '127.0.0.1', port, path: PATH, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, response => {
+      answered = true
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - start, body: Buffer.concat(chunks) }))
