@@ -7,8 +7,9 @@ import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
   CustomizeQuerySchema, HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
-import { DEFAULT_BODY_LIMIT, readBody, releaseBody } from './protocol/body-reader.js'
-import { OBJECT_MEMO, project } from './protocol/projection.js'
+import { DEFAULT_BODY_LIMIT, readBody } from './protocol/body-reader.js'
+import { project } from './protocol/projection.js'
+import { WireState } from './protocol/wire-state.js'
 import { updateStrategyProblem } from './protocol/update-strategy.js'
 import { chargeOf, defaultInflightBudget, InflightBudget, SHED_RETRY_AFTER_SECONDS } from './protocol/inflight.js'
 import { syncRequestShape, WHOLE_REQUEST, type HookContext, type HookName, type KindHooks, type SyncRequest, type CustomizeRequest } from './protocol/hooks.js'
@@ -44,6 +45,8 @@ export interface AppOptions {
   inflightBudget?: number
   /** Build request bodies whole instead of only what the hooks read: tests compare the two. */
   keepWhole?: boolean
+  /** Bytes the app's memo of built objects may hold (docs/wire.md); 0 turns it off. Default: defaultMemoLimit(). */
+  memoBytes?: number
 }
 
 /** What a hook call leaves on its request for the one log line and the metrics written at the end. */
@@ -63,6 +66,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     metrics: Metrics
     effects: EffectExecutor
+    /** What the wire keeps between requests: the memo, the body buffers (src/protocol/wire-state.ts). */
+    wire: WireState
   }
 }
 
@@ -72,7 +77,7 @@ declare module 'fastify' {
  * route's `reads` shape says (src/protocol/projection.ts) unless `keepWhole`. The benchmark's echo
  * route runs on one of these too, keeping the body whole, since it must give it back.
  */
-export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https' | 'keepWhole'> = {}) {
+export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https' | 'keepWhole' | 'memoBytes'> = {}) {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const app = Fastify({
     // The HTTPS server is a node:https server; fastify's types want the choice at compile time.
@@ -83,6 +88,9 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
     // A hook that takes longer than Metacontroller's timeout is useless anyway.
     requestTimeout: 30_000
   }).withTypeProvider<TypeBoxTypeProvider>()
+  const wire = new WireState(options.memoBytes !== undefined ? { memoBytes: options.memoBytes } : {})
+  app.decorate('wire', wire)
+  app.addHook('onClose', async () => { wire.close() })
   // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON,
   // with fastify's own JSON parser, which refuses __proto__ and constructor keys as it does for
   // application/json, wherever the projection does not build it.
@@ -91,9 +99,12 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
     app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, json)
   } else {
     app.removeContentTypeParser('application/json')
-    const errors = { tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH() }
+    const errors = {
+      tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(),
+      badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
+    }
     app.addContentTypeParser(['application/json', '*'], (request, payload, done) => {
-      readBody(payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
+      readBody(wire.bodies, payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
         if (error !== null) {
           done(error, undefined)
           return
@@ -101,16 +112,16 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
         const reads = (request.routeOptions.config as RouteReads).reads ?? WHOLE_REQUEST
         let built: unknown
         try {
-          built = project(body, reads)
+          built = project(body, reads, wire)
         } catch {
           // Not a body the projection accepts: the strict parser says why, or builds it whole.
           const text = body.toString('utf8')
-          releaseBody(body)
+          wire.bodies.release(body)
           json(request, text, done)
           return
         }
         // What was built holds nothing of the body's bytes: the next body may be read into them.
-        releaseBody(body)
+        wire.bodies.release(body)
         done(null, built)
       })
     })
@@ -145,9 +156,9 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   recordEvents(app, effects, metrics)
   const scripts = options.scripts ?? new Map<string, string>()
   const clock = options.clock ?? (() => new Date())
-  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget(OBJECT_MEMO.limit))
+  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget(app.wire.memo.limit))
   metrics.watchInflight(() => budget.inflight, budget.budget)
-  metrics.watchMemo(OBJECT_MEMO)
+  metrics.watchMemo(app.wire.memo)
   // A caller may pin the clock only where nothing is applied to a cluster.
   const pinnable = effects.mode === 'dry-run'
   const routes: HookRoutes = {

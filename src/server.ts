@@ -9,7 +9,6 @@ import { loadCredentials, selectExecutor } from './effects/executor.js'
 import { decideTrust } from './trust/policy.js'
 import { createHookGuard } from './trust/guard.js'
 import { loadTls } from './trust/tls.js'
-import { OBJECT_MEMO } from './protocol/projection.js'
 
 export interface Running {
   app: FastifyInstance
@@ -40,12 +39,11 @@ export async function startServer (config: Config, signals: SignalSource = proce
   const guard = trust.guarded
     ? createHookGuard({ ...(config.authTokenFile !== undefined ? { tokenFile: config.authTokenFile } : {}), clientCertificate: config.tlsClientCaFile !== undefined, reloadMs: config.credentialsReloadMs, log })
     : undefined
-  // The memo serves every route of the process: its size is the process's setting.
-  if (config.objectMemoBytes !== undefined) OBJECT_MEMO.resize(config.objectMemoBytes)
   const app: FastifyInstance = await buildApp({
     logger: { level: config.logLevel, ...(logStream !== undefined ? { stream: logStream } : {}) },
     bodyLimit: config.bodyLimit,
     ...(config.inflightBudget !== undefined ? { inflightBudget: config.inflightBudget } : {}),
+    ...(config.objectMemoBytes !== undefined ? { memoBytes: config.objectMemoBytes } : {}),
     scripts,
     effects: executor,
     ...(guard !== undefined ? { guard } : {}),
