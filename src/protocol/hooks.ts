@@ -110,7 +110,8 @@ export function syncRequestShape (reads: KindReads = {}): Shape {
   // left to build once its objects come from the memo.
   const metadata = { ...WHOLE_OBJECT.metadata as ObjectShape, uid: PARENT_UID }
   const parent = { ...WHOLE_OBJECT, metadata, spec: memoizedPart({ '*': true }), status: memoizedPart({ '*': true }) }
-  return { '*': true, controller: WHOLE_OBJECT, parent, children: groups(reads.children), related: groups(reads.related) }
+  const children = groups(reads.children)
+  return { '*': true, controller: WHOLE_OBJECT, parent, children, related: groups(reads.related) }
 }
 
 /** A request built whole but for managedFields: customize requests, and kinds that declare no reads. */

@@ -138,7 +138,8 @@ export class ObjectMemo {
    * own (recall finds it). Which one is the projection's choice (worthRemembering).
    */
   remember (
-    key: string, body: Buffer, start: number, end: number, built: unknown, textLength: number, now: number, byText = false
+    key: string, body: Buffer, start: number, end: number,
+    built: unknown, textLength: number, now: number, byText = false
   ): void {
     const old = this.entries.get(key)
     if (old !== undefined) {

@@ -19,7 +19,9 @@
 // anything kept, or as the name of a member of an object the shape names members of, throws too.
 import type { Shape } from '../k8s/reads.js'
 import type { Compiled, Members } from './compiled-shape.js'
-import { BACKSLASH, endOfString, fail, MAX_DEPTH, QUOTE, refuseUnsafe, SHORT_STRING, skipValue, UNSAFE_LENGTHS, UNSAFE_NAMES } from './json-skip.js'
+import {
+  BACKSLASH, endOfString, fail, MAX_DEPTH, QUOTE, refuseUnsafe, SHORT_STRING, skipValue, UNSAFE_LENGTHS, UNSAFE_NAMES
+} from './json-skip.js'
 import { Kept } from './kept.js'
 import { worthRemembering } from './object-memo.js'
 import { WireState } from './wire-state.js'
@@ -179,7 +181,7 @@ class Reader {
     this.parentUid = this.plainName(start, this.at)
   }
 
-  /** The text of the string from `start` to `end` (quotes included) without them; undefined when escaped or not ASCII. */
+  /** The text of the string from `start` to `end` (quotes included), unquoted; undefined if escaped or not ASCII. */
   private plainName (start: number, end: number): string | undefined {
     const body = this.body
     for (let i = start + 1; i < end - 1; i++) {

@@ -1,7 +1,7 @@
 // What the wire keeps from one request to the next, owned by one app (created by createFastify,
 // decorated on it as `wire`): the memo of built objects, the buffers large bodies are read into,
-// the buffer kept text is copied into, the shapes made ready for reading. Two apps in one process (the server and a test, the
-// simulator's) share none of it. docs/wire.md says what each part buys.
+// the buffer kept text is copied into, the shapes made ready for reading. Two apps in one process
+// (the server and a test, the simulator's) share none of it. docs/wire.md says what each part buys.
 import { BodyBuffers } from './body-reader.js'
 import { ShapeCompiler } from './compiled-shape.js'
 import type { KeptSpace } from './kept.js'
