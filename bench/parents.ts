@@ -41,7 +41,8 @@ async function round (app: FastifyInstance, path: string, bodies: readonly strin
   const memo = app.wire.memo
   const [hits, misses] = [memo.hits, memo.misses]
   for (const payload of bodies) {
-    const answer = await app.inject({ method: 'POST', url: path, payload, headers: { 'content-type': 'application/json' } })
+    const headers = { 'content-type': 'application/json' }
+    const answer = await app.inject({ method: 'POST', url: path, payload, headers })
     if (answer.statusCode !== 200) throw new Error(`${path}: ${answer.statusCode} ${answer.body.slice(0, 200)}`)
   }
   return { lookups: memo.hits - hits + memo.misses - misses, hits: memo.hits - hits }
@@ -79,12 +80,13 @@ export function hitRateTable (rows: readonly HitRateRow[]): string {
   ]
   for (const r of rows) {
     const objects = `${r.size.toLocaleString('en')} ${r.unit}`
-    lines.push(`| ${r.kind} | ${r.parents} | ${objects} | ${r.first.lookups} | ${percent(r.first)} | ${r.again.lookups} | ${percent(r.again)} |`)
+    const rounds = `${r.first.lookups} | ${percent(r.first)} | ${r.again.lookups} | ${percent(r.again)}`
+    lines.push(`| ${r.kind} | ${r.parents} | ${objects} | ${rounds} |`)
   }
   return lines.join('\n')
 }
 
-/** The goal: syncing the parents again, the memo hits (today's keys would make it miss every parent's spec and status). */
+/** The goal: syncing the parents again, the memo hits (keyed by kind, every parent's spec and status missed). */
 export function hitRateGoals (rows: readonly HitRateRow[]): string[] {
   return rows.map(r => `- ${r.again.hits > 0 ? 'PASS' : 'FAIL'}: ${r.kind}, ${r.parents} parents synced in turn, ` +
     `then again: the memo hit ${percent(r.again)} of ${r.again.lookups} lookups the second time (goal > 0)`)

@@ -6,7 +6,8 @@ import { freezeForGood, isFrozenForGood, rememberedFor } from '../../src/k8s/der
 import type { KubeObject } from '../../src/k8s/types.js'
 
 function job (name: string, node?: string): KubeObject {
-  return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, ...(node !== undefined ? { labels: { node } } : {}) } }
+  const labels = node !== undefined ? { labels: { node } } : {}
+  return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, ...labels } }
 }
 
 t.test('an object frozen for good is read once; one that is not, every time', async t => {

@@ -169,7 +169,8 @@ t.test('a parent\'s spec and status are remembered by its UID: two parents synce
   })
   const body = (uid: string, phase: string): Buffer => Buffer.from(JSON.stringify({ parent: parent(uid, phase) }))
   type Parent = { parent: { spec: unknown, status: unknown } }
-  const sync = (uid: string, phase: string): Parent['parent'] => (project(body(uid, phase), shape, wire) as Parent).parent
+  const sync = (uid: string, phase: string): Parent['parent'] =>
+    (project(body(uid, phase), shape, wire) as Parent).parent
   const first = [sync('u1', 'Running'), sync('u2', 'Running')]
   t.same([wire.memo.hits, wire.memo.misses], [0, 4], 'nothing remembered yet')
   const second = [sync('u1', 'Running'), sync('u2', 'Running')]
@@ -178,12 +179,14 @@ t.test('a parent\'s spec and status are remembered by its UID: two parents synce
   t.equal(second[1]?.status, first[1]?.status)
   t.same(sync('u1', 'Succeeded').status, { phase: 'Succeeded' }, 'a changed status is built anew')
   const late = Buffer.from('{"parent":{"spec":{"size":"u1"},"metadata":{"uid":"u1"}}}')
-  t.same((project(late, shape, wire) as Parent).parent.spec, { size: 'u1' }, 'a UID after the spec: built, not remembered')
+  const built = (project(late, shape, wire) as Parent).parent.spec
+  t.same(built, { size: 'u1' }, 'a UID after the spec: built, not remembered')
 })
 
 t.test('a child is remembered by its group and key: the same key in another group is another object', async t => {
   const shape: Shape = { parent: true, related: { '*': { '*': POD } } }
-  const text = JSON.stringify({ parent: {}, related: { 'Pod.v1': { a: pod('a', 'Running') }, 'Pod.v2': { a: pod('a', 'Running') } } })
+  const related = { 'Pod.v1': { a: pod('a', 'Running') }, 'Pod.v2': { a: pod('a', 'Running') } }
+  const text = JSON.stringify({ parent: {}, related })
   const first = build(Buffer.from(text), shape)
   t.equal(wire.memo.count, 2, 'one entry per group')
   const again = build(Buffer.from(text), shape)
