@@ -24,7 +24,7 @@
 //   each size is timed for about `seconds` in total, at least 20 syncs, in slices interleaved with
 //   the other size's (see timeKind), and the median (p50) and p99 reported.
 // - The service remembers what it built of each child and related object between requests
-//   (OBJECT_MEMO, src/protocol/object-memo.ts), for the bytes it was built from. The timed syncs
+//   (its memo, docs/wire.md), for the bytes it was built from. The timed syncs
 //   are the steady state: every object as the last sync saw it, which is what a resync looks
 //   like, and what the goals are judged on. Beside them, COLD_SYNCS first syncs per size, each
 //   after the memo is emptied (as after the service starts, or when every object has changed),
@@ -35,7 +35,6 @@ import { performance } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import { Worker } from 'node:worker_threads'
 import { buildApp } from '../src/app.js'
-import { OBJECT_MEMO } from '../src/protocol/projection.js'
 import { memoLimitFor } from '../src/protocol/object-memo.js'
 import { deploymentSettings } from './scale.js'
 import { execFileSync } from 'node:child_process'
@@ -96,7 +95,7 @@ const MAX_SAMPLES = 2000
 const WARMUP_MS = 1000
 const WARMUP_SYNCS = 3
 /**
- * First syncs timed per size after the steady state, each after OBJECT_MEMO is emptied: what a
+ * First syncs timed per size after the steady state, each after the app's memo is emptied: what a
  * sync costs when the service remembers nothing of the request's objects (see the top of the file).
  */
 const COLD_SYNCS = 7
@@ -117,7 +116,7 @@ export interface KindRow {
   /** The median time of a plain JSON.parse of the request body's text, in this process. */
   parseMs: number
   /**
-   * The median of COLD_SYNCS first syncs, each with nothing remembered (OBJECT_MEMO emptied):
+   * The median of COLD_SYNCS first syncs, each with nothing remembered (the memo emptied):
    * shown beside the steady state, judged by no goal. Absent when not measured.
    */
   coldP50?: number
@@ -206,6 +205,8 @@ interface Target {
   cold: number[]
   /** Syncs in which a tenth of the objects changed since the last, ms. */
   changed: number[]
+  /** Empties the memo of the app this size is served by: its next sync is a first sync. */
+  clearMemo: () => void
   close: () => Promise<void>
 }
 
@@ -219,7 +220,9 @@ async function target (c: KindCase, size: number): Promise<Target> {
   const body = Buffer.from(JSON.stringify(fixture.request))
   const variant = Buffer.from(JSON.stringify(changedShare(fixture.request)))
   const now = fixture.now
-  const app = await buildApp({ clock: () => now })
+  // The memo as large as the Deployment's process would have it, not as large as this process's
+  // heap allows: what does not fit there is built on every sync here too.
+  const app = await buildApp({ clock: () => now, memoBytes: deploymentMemoLimit() })
   let poster: Poster | undefined
   const close = async (): Promise<void> => {
     try {
@@ -235,7 +238,11 @@ async function target (c: KindCase, size: number): Promise<Target> {
     fixture.verify(JSON.parse(answer.toString('utf8')))
     if (!answer.equals(await poster.fetch(true))) throw new Error('the request with a tenth of its objects changed where no hook reads got another answer')
     poster.expect(answer)
-    return { size, bodyBytes: body.length, parseMs: parseTime(body), answerBytes: answer.length, poster, samples: [], cold: [], changed: [], close }
+    return {
+      size, bodyBytes: body.length, parseMs: parseTime(body), answerBytes: answer.length, poster, samples: [], cold: [], changed: [],
+      clearMemo: () => { app.wire.memo.clear() },
+      close
+    }
   } catch (error) {
     await close()
     throw new Error(`${c.kind} at ${size} ${c.unit}: ${error instanceof Error ? error.message : String(error)}`)
@@ -290,8 +297,6 @@ async function sync (c: KindCase, t: Target, variant = false): Promise<number> {
 async function timeKind (c: KindCase, sizes: readonly number[], seconds: number): Promise<KindRow[]> {
   const targets: Target[] = []
   try {
-    // Each kind starts as a service that has just started: nothing remembered of another kind's objects.
-    OBJECT_MEMO.clear()
     for (const size of sizes) targets.push(await target(c, size))
     for (const t of targets) {
       const warm = performance.now() + WARMUP_MS
@@ -314,7 +319,7 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
     // so that what the memo saves is not mistaken for what building costs.
     for (const t of targets) {
       for (let i = 0; i < COLD_SYNCS; i++) {
-        OBJECT_MEMO.clear()
+        t.clearMemo()
         t.cold.push(await sync(c, t))
       }
     }
@@ -337,9 +342,6 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
 
 /** Times every kind (of `cases`) at its own two sizes, or at `sizes` when given (BENCH_KIND_SIZES). */
 export async function benchKinds (sizes: readonly number[] | undefined, seconds: number, cases: readonly KindCase[] = CASES): Promise<KindRow[]> {
-  // The memo as large as the Deployment's process would have it, not as large as this process's
-  // heap allows: what does not fit there is built on every sync here too.
-  OBJECT_MEMO.resize(deploymentMemoLimit())
   const rows: KindRow[] = []
   for (const c of cases) rows.push(...await timeKind(c, sizes ?? c.sizes, seconds))
   return rows

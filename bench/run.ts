@@ -19,7 +19,8 @@
 // BENCH_CONNECTIONS (default 4), BENCH_SIZES (default "10,100,1000"), BENCH_CLIENT=inline to
 // run autocannon on the main thread, BENCH_BREAKDOWN=0 to skip the in-process breakdown.
 // BENCH_KIND_SIZES and BENCH_KINDS choose what bench/kinds.ts times of the other kinds;
-// BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts).
+// BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts). BENCH_PARENTS=0 skips
+// the memo's hit rate over 50 parents of each kind synced in turn (bench/parents.ts).
 import { performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import autocannon from 'autocannon'
@@ -30,6 +31,7 @@ import type { SyncRequest, SyncResponse } from '../src/protocol/hooks.js'
 import { jobFlowRequestBody, type FixtureExpectation } from './fixtures.js'
 import { benchKinds, CASES, deploymentMemoLimit, kindGoals, kindTable, type KindCase } from './kinds.js'
 import { benchScale, BURST_CALLS, BURST_NODES, LARGEST_NODES, scaleReport } from './scale.js'
+import { hitRateGoals, hitRateTable, memoHitRates, PARENTS } from './parents.js'
 
 const SAMPLE_MS = 25
 const HOOK_PATH = '/hooks/jobflow/sync'
@@ -53,6 +55,7 @@ const inlineClient = process.env.BENCH_CLIENT === 'inline'
 /** BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts). */
 const scale = process.env.BENCH_SCALE !== '0'
 const breakdown = process.env.BENCH_BREAKDOWN !== '0'
+const parents = process.env.BENCH_PARENTS !== '0'
 const slice = duration / rounds
 const warmup = Math.max(0.5, Math.min(2, duration / 4))
 
@@ -399,10 +402,21 @@ async function main (): Promise<void> {
     console.log('\nGoals:')
     console.log(kindGoals(rows).join('\n'))
   }
+  if (parents) await benchParents()
   if (scale) {
     console.log(`\n# The largest cluster and a burst: DaemonJob at ${LARGEST_NODES.toLocaleString('en')} Nodes, and ${BURST_CALLS} syncs of ${BURST_NODES.toLocaleString('en')} Nodes at once, against the service as the Deployment runs it\n`)
     console.log(scaleReport(await benchScale()))
   }
+}
+
+/** The memo's hit rate over PARENTS parents of each kind, of 100 objects each (what every fixture allows), synced in turn twice. */
+async function benchParents (): Promise<void> {
+  const memo = deploymentMemoLimit()
+  console.log(`\n# The memo over ${PARENTS} parents of each kind, synced in turn, then again (memo ${(memo / 1024 / 1024).toFixed(0)} MiB)\n`)
+  const rows = await memoHitRates(() => 100, PARENTS, kindCases(), memo)
+  console.log(hitRateTable(rows))
+  console.log('\nGoals:')
+  console.log(hitRateGoals(rows).join('\n'))
 }
 
 /** The kinds BENCH_KINDS names (all of them when unset). */

@@ -1,24 +1,33 @@
 // The fastify application: routes for every kind's hooks plus health and metrics. Building it
 // never listens; server.ts does that.
 import { STATUS_CODES } from 'node:http'
-import Fastify, { errorCodes, LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify'
+import Fastify, {
+  errorCodes, LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply,
+  type FastifyRequest, type FastifyServerOptions
+} from 'fastify'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import {
   CustomizeRequestSchema, CustomizeResponseSchema, ErrorResponseSchema, HealthResponseSchema,
   CustomizeQuerySchema, HookQuerySchema, SyncRequestSchema, SyncResponseSchema, type SyncRequestBody
 } from './protocol/schemas.js'
-import { DEFAULT_BODY_LIMIT, readBody, releaseBody } from './protocol/body-reader.js'
-import { OBJECT_MEMO, project } from './protocol/projection.js'
+import { DEFAULT_BODY_LIMIT, readBody } from './protocol/body-reader.js'
+import { project } from './protocol/projection.js'
+import { WireState } from './protocol/wire-state.js'
 import { updateStrategyProblem } from './protocol/update-strategy.js'
 import { chargeOf, defaultInflightBudget, InflightBudget, SHED_RETRY_AFTER_SECONDS } from './protocol/inflight.js'
-import { syncRequestShape, WHOLE_REQUEST, type HookContext, type HookName, type KindHooks, type SyncRequest, type CustomizeRequest } from './protocol/hooks.js'
+import {
+  syncRequestShape, WHOLE_REQUEST, type HookContext, type HookName, type KindHooks, type SyncRequest,
+  type CustomizeRequest
+} from './protocol/hooks.js'
 import type { Shape } from './k8s/reads.js'
 import type { KubeObject } from './k8s/types.js'
 import type { ScriptLibrary } from './scripts/library.js'
 import { ALL_KINDS } from './controllers/kinds.js'
 import { runSyncHook, type RunResult } from './controllers/hook-runner.js'
 import { createMetrics, type Metrics, type Outcome } from './metrics.js'
-import { describeEffect, isUnapplied, refTo, type EffectExecutor, type EffectOutcome, type ObjectRef } from './effects/types.js'
+import {
+  describeEffect, isUnapplied, refTo, type EffectExecutor, type EffectOutcome, type ObjectRef
+} from './effects/types.js'
 import { RecordingExecutor } from './effects/dry-run.js'
 import { withEffectOutcomes } from './protocol/effects-applied.js'
 import { showEffects } from './effects/show.js'
@@ -40,10 +49,12 @@ export interface AppOptions {
   guard?: HookGuard
   /** Options for an HTTPS server (src/trust/tls.ts); without them, plain HTTP. */
   https?: import('node:https').ServerOptions
-  /** Bytes of sync and finalize requests in flight at most (src/protocol/inflight.ts); default: three quarters of the heap limit. */
+  /** Bytes of sync and finalize requests in flight at most (src/protocol/inflight.ts); default: 3/4 of heap. */
   inflightBudget?: number
   /** Build request bodies whole instead of only what the hooks read: tests compare the two. */
   keepWhole?: boolean
+  /** Bytes the app's memo of built objects may hold (docs/wire.md); 0 turns it off. Default: defaultMemoLimit(). */
+  memoBytes?: number
 }
 
 /** What a hook call leaves on its request for the one log line and the metrics written at the end. */
@@ -63,6 +74,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     metrics: Metrics
     effects: EffectExecutor
+    /** What the wire keeps between requests: the memo, the body buffers (src/protocol/wire-state.ts). */
+    wire: WireState
   }
 }
 
@@ -72,7 +85,9 @@ declare module 'fastify' {
  * route's `reads` shape says (src/protocol/projection.ts) unless `keepWhole`. The benchmark's echo
  * route runs on one of these too, keeping the body whole, since it must give it back.
  */
-export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https' | 'keepWhole'> = {}) {
+export function createFastify (
+  options: Pick<AppOptions, 'logger' | 'bodyLimit' | 'https' | 'keepWhole' | 'memoBytes'> = {}
+) {
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const app = Fastify({
     // The HTTPS server is a node:https server; fastify's types want the choice at compile time.
@@ -83,6 +98,9 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
     // A hook that takes longer than Metacontroller's timeout is useless anyway.
     requestTimeout: 30_000
   }).withTypeProvider<TypeBoxTypeProvider>()
+  const wire = new WireState(options.memoBytes !== undefined ? { memoBytes: options.memoBytes } : {})
+  app.decorate('wire', wire)
+  app.addHook('onClose', async () => { wire.close() })
   // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON,
   // with fastify's own JSON parser, which refuses __proto__ and constructor keys as it does for
   // application/json, wherever the projection does not build it.
@@ -91,9 +109,12 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
     app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, json)
   } else {
     app.removeContentTypeParser('application/json')
-    const errors = { tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(), badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH() }
+    const errors = {
+      tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(),
+      badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
+    }
     app.addContentTypeParser(['application/json', '*'], (request, payload, done) => {
-      readBody(payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
+      readBody(wire.bodies, payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
         if (error !== null) {
           done(error, undefined)
           return
@@ -101,16 +122,16 @@ export function createFastify (options: Pick<AppOptions, 'logger' | 'bodyLimit' 
         const reads = (request.routeOptions.config as RouteReads).reads ?? WHOLE_REQUEST
         let built: unknown
         try {
-          built = project(body, reads)
+          built = project(body, reads, wire)
         } catch {
           // Not a body the projection accepts: the strict parser says why, or builds it whole.
           const text = body.toString('utf8')
-          releaseBody(body)
+          wire.bodies.release(body)
           json(request, text, done)
           return
         }
         // What was built holds nothing of the body's bytes: the next body may be read into them.
-        releaseBody(body)
+        wire.bodies.release(body)
         done(null, built)
       })
     })
@@ -145,9 +166,9 @@ export async function buildApp (options: AppOptions = {}): Promise<FastifyInstan
   recordEvents(app, effects, metrics)
   const scripts = options.scripts ?? new Map<string, string>()
   const clock = options.clock ?? (() => new Date())
-  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget(OBJECT_MEMO.limit))
+  const budget = new InflightBudget(options.inflightBudget ?? defaultInflightBudget(app.wire.memo.limit))
   metrics.watchInflight(() => budget.inflight, budget.budget)
-  metrics.watchMemo(OBJECT_MEMO)
+  metrics.watchMemo(app.wire.memo)
   // A caller may pin the clock only where nothing is applied to a cluster.
   const pinnable = effects.mode === 'dry-run'
   const routes: HookRoutes = {
@@ -206,12 +227,21 @@ interface HookRoutes {
   admit: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined>
 }
 
-const ERRORS = { 400: ErrorResponseSchema, 401: ErrorResponseSchema, 404: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 429: ErrorResponseSchema, 500: ErrorResponseSchema }
+const ERRORS = {
+  400: ErrorResponseSchema,
+  401: ErrorResponseSchema,
+  404: ErrorResponseSchema,
+  413: ErrorResponseSchema,
+  415: ErrorResponseSchema,
+  429: ErrorResponseSchema,
+  500: ErrorResponseSchema
+}
 
 /** 4xx answers say what was wrong; anything else is a 500 that says nothing more (law 2: never a 500 for garbage). */
 function answerErrors (app: FastifyInstance, kinds: readonly KindHooks[]): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const statusCode = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500 ? error.statusCode : 500
+    const clientError = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500
+    const statusCode = clientError ? error.statusCode as number : 500
     if (request.hookCall !== undefined) request.hookCall.outcome = statusCode < 500 ? 'bad_request' : 'error'
     if (statusCode >= 500) request.log.error({ err: error }, 'unexpected error')
     const message = statusCode >= 500
@@ -222,7 +252,8 @@ function answerErrors (app: FastifyInstance, kinds: readonly KindHooks[]): void 
   app.setNotFoundHandler((request, reply) => reply.code(404).send({
     statusCode: 404,
     error: 'Not Found',
-    message: `no route ${request.method} ${request.url}; hooks are ${kinds.map(k => hookPaths(k).join(', ')).join(', ')}`
+    message: `no route ${request.method} ${request.url}; ` +
+      `hooks are ${kinds.map(k => hookPaths(k).join(', ')).join(', ')}`
   }))
 }
 
@@ -242,7 +273,14 @@ function logHookCalls (app: FastifyInstance, metrics: Metrics, budget: InflightB
     if (call === undefined) return
     release(call)
     metrics.observeHook(call.kind, call.hook, call.outcome, reply.elapsedTime / 1000)
-    const line = { kind: call.kind, hook: call.hook, parent: call.parent, outcome: call.outcome, statusCode: reply.statusCode, durationMs: Math.round(reply.elapsedTime * 10) / 10 }
+    const line = {
+      kind: call.kind,
+      hook: call.hook,
+      parent: call.parent,
+      outcome: call.outcome,
+      statusCode: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10
+    }
     // A burst sheds many calls, each retried: the metrics count them, the log stays quiet.
     if (call.outcome === 'ok') request.log.info(line, 'hook call')
     else if (call.outcome === 'shed') request.log.debug(line, 'hook call')
@@ -270,7 +308,8 @@ function admitCalls (budget: InflightBudget, bodyLimit: number): HookRoutes['adm
     return await reply.code(429).header('retry-after', String(SHED_RETRY_AFTER_SECONDS)).send({
       statusCode: 429,
       error: 'Too Many Requests',
-      message: `${Math.ceil(budget.inflight / 0x100000)} MiB of hook requests are being answered (budget ${Math.ceil(budget.budget / 0x100000)} MiB): come back in ${SHED_RETRY_AFTER_SECONDS} s`
+      message: `${Math.ceil(budget.inflight / 0x100000)} MiB of hook requests are being answered ` +
+        `(budget ${Math.ceil(budget.budget / 0x100000)} MiB): come back in ${SHED_RETRY_AFTER_SECONDS} s`
     })
   }
 }
@@ -289,7 +328,9 @@ function guardCalls (guard: HookGuard | undefined, metrics: Metrics): HookRoutes
     const suppressed = refusalLog.due(request.ip)
     if (suppressed !== undefined) {
       // The route, not the URL: a token put in a query string stays out of the log.
-      request.log.warn({ source: request.ip, reason: refusal, route: request.routeOptions.url, refusedSinceLastLine: suppressed }, 'hook call refused: it did not prove it comes from Metacontroller')
+      const route = request.routeOptions.url
+      const line = { source: request.ip, reason: refusal, route, refusedSinceLastLine: suppressed }
+      request.log.warn(line, 'hook call refused: it did not prove it comes from Metacontroller')
     }
     return await reply.code(401).header('www-authenticate', 'Bearer realm="jobhooks"').header('connection', 'close')
       .send({ statusCode: 401, error: 'Unauthorized', message: REFUSAL_MESSAGES[refusal] })
@@ -310,7 +351,9 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
     if (kind[hook] === undefined) continue
     app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/${hook}`, {
       config: reads,
-      schema: { body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...ERRORS } },
+      schema: {
+        body: SyncRequestSchema, querystring: HookQuerySchema, response: { 200: SyncResponseSchema, ...ERRORS }
+      },
       onRequest: [routes.guard, startCall(kind.kind, hook), routes.admit]
     }, async (request, reply) => {
       const now = routes.context(request)
@@ -324,7 +367,10 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
       // copying them through every young-generation collection costs more than the hook).
       request.body = undefined as unknown as typeof request.body
       call.outcome = result.outcome
-      if (result.error !== undefined) request.log.error({ err: result.error, parent: call.parent }, `${kind.kind} ${hook} hook failed; every child kept`)
+      if (result.error !== undefined) {
+        const failed = `${kind.kind} ${hook} hook failed; every child kept`
+        request.log.error({ err: result.error, parent: call.parent }, failed)
+      }
       const outcomes = await routes.effects.apply(parent, result.effects)
       routes.metrics.observeEffects(outcomes)
       logUnapplied(request.log, call, outcomes)
@@ -335,7 +381,11 @@ function addHookRoutes (app: FastifyInstance, kind: KindHooks, routes: HookRoute
   const customize = kind.customize
   if (customize === undefined) return
   app.withTypeProvider<TypeBoxTypeProvider>().post(`/hooks/${kind.kind}/customize`, {
-    schema: { body: CustomizeRequestSchema, querystring: CustomizeQuerySchema, response: { 200: CustomizeResponseSchema, ...ERRORS } },
+    schema: {
+      body: CustomizeRequestSchema,
+      querystring: CustomizeQuerySchema,
+      response: { 200: CustomizeResponseSchema, ...ERRORS }
+    },
     onRequest: [routes.guard, startCall(kind.kind, 'customize')]
   }, async (request, reply) => {
     const parent = request.body.parent as KubeObject
@@ -377,7 +427,9 @@ function addServiceRoutes (app: FastifyInstance, metrics: Metrics): void {
  * Runs a sync or finalize hook on a request body and names its parent on `call`. A function of
  * its own, so that no variable of the route's (async) handler holds the request's objects.
  */
-function runHook (kind: KindHooks, hook: 'sync' | 'finalize', body: SyncRequestBody, now: HookContext, call: HookCall): { result: RunResult, parent: ObjectRef | undefined } {
+function runHook (
+  kind: KindHooks, hook: 'sync' | 'finalize', body: SyncRequestBody, now: HookContext, call: HookCall
+): { result: RunResult, parent: ObjectRef | undefined } {
   const syncRequest: SyncRequest = {
     controller: body.controller,
     parent: body.parent as KubeObject,
@@ -399,7 +451,9 @@ const REFUSAL_MESSAGES: Readonly<Record<Refusal, string>> = {
 
 /** The routes of a kind's hooks, for messages and for checking CompositeControllers against them. */
 export function hookPaths (kind: KindHooks): string[] {
-  return (['sync', 'finalize', 'customize'] as const).filter(h => kind[h] !== undefined).map(h => `POST /hooks/${kind.kind}/${h}`)
+  return (['sync', 'finalize', 'customize'] as const)
+    .filter(h => kind[h] !== undefined)
+    .map(h => `POST /hooks/${kind.kind}/${h}`)
 }
 
 function describe (parent: KubeObject): string {

@@ -9,7 +9,6 @@ import { loadCredentials, selectExecutor } from './effects/executor.js'
 import { decideTrust } from './trust/policy.js'
 import { createHookGuard } from './trust/guard.js'
 import { loadTls } from './trust/tls.js'
-import { OBJECT_MEMO } from './protocol/projection.js'
 
 export interface Running {
   app: FastifyInstance
@@ -26,26 +25,40 @@ export interface SignalSource {
  * service account in a Pod): with them effects are applied, without them only recorded. Logs go
  * to standard output, or to `logStream` (tests).
  */
-export async function startServer (config: Config, signals: SignalSource = process, env: NodeJS.ProcessEnv = process.env, logStream?: NodeJS.WritableStream): Promise<Running> {
+export async function startServer (
+  config: Config,
+  signals: SignalSource = process,
+  env: NodeJS.ProcessEnv = process.env,
+  logStream?: NodeJS.WritableStream
+): Promise<Running> {
   const scripts = loadScriptLibrary(config.hooksDir)
   const credentials = await loadCredentials(env)
   // Before anything listens: in a cluster, no hooks that anyone could call.
   const trust = decideTrust(config, credentials.source !== 'none')
-  const { executor, message, level } = selectExecutor(credentials, { concurrency: config.effectsConcurrency, budgetMs: config.effectsBudgetMs })
+  const effectsOptions = { concurrency: config.effectsConcurrency, budgetMs: config.effectsBudgetMs }
+  const { executor, message, level } = selectExecutor(credentials, effectsOptions)
   const tls = config.tlsCertFile !== undefined && config.tlsKeyFile !== undefined
-    ? loadTls({ certFile: config.tlsCertFile, keyFile: config.tlsKeyFile, ...(config.tlsClientCaFile !== undefined ? { clientCaFile: config.tlsClientCaFile } : {}) })
+    ? loadTls({
+      certFile: config.tlsCertFile,
+      keyFile: config.tlsKeyFile,
+      ...(config.tlsClientCaFile !== undefined ? { clientCaFile: config.tlsClientCaFile } : {})
+    })
     : undefined
   // The guard logs through the app's logger, which exists only once the app does.
   const log = { info: (msg: string) => app.log.info(msg), error: (msg: string) => app.log.error(msg) }
   const guard = trust.guarded
-    ? createHookGuard({ ...(config.authTokenFile !== undefined ? { tokenFile: config.authTokenFile } : {}), clientCertificate: config.tlsClientCaFile !== undefined, reloadMs: config.credentialsReloadMs, log })
+    ? createHookGuard({
+      ...(config.authTokenFile !== undefined ? { tokenFile: config.authTokenFile } : {}),
+      clientCertificate: config.tlsClientCaFile !== undefined,
+      reloadMs: config.credentialsReloadMs,
+      log
+    })
     : undefined
-  // The memo serves every route of the process: its size is the process's setting.
-  if (config.objectMemoBytes !== undefined) OBJECT_MEMO.resize(config.objectMemoBytes)
   const app: FastifyInstance = await buildApp({
     logger: { level: config.logLevel, ...(logStream !== undefined ? { stream: logStream } : {}) },
     bodyLimit: config.bodyLimit,
     ...(config.inflightBudget !== undefined ? { inflightBudget: config.inflightBudget } : {}),
+    ...(config.objectMemoBytes !== undefined ? { memoBytes: config.objectMemoBytes } : {}),
     scripts,
     effects: executor,
     ...(guard !== undefined ? { guard } : {}),
@@ -53,24 +66,30 @@ export async function startServer (config: Config, signals: SignalSource = proce
   })
   app.log.info({ scripts: [...scripts.keys()], hooksDir: config.hooksDir }, 'shipped scripts loaded')
   app.log[level]({ effects: executor.mode }, message)
+  const unguarded = 'hook calls are not authenticated: no cluster credentials, so effects are only recorded'
   if (trust.warning !== undefined) app.log.warn(trust.warning)
-  else app.log.info(guard?.description ?? 'hook calls are not authenticated: no cluster credentials, so effects are only recorded')
+  else app.log.info(guard?.description ?? unguarded)
   const tlsWatch = tls?.watch(app.server as unknown as HttpsServer, config.credentialsReloadMs, log)
   app.addHook('onClose', async () => { guard?.close(); tlsWatch?.stop() })
   await app.listen({ port: config.port, host: config.host })
-  app.log.info({ tls: tls === undefined ? 'off' : config.tlsClientCaFile !== undefined ? 'mutual' : 'on' }, `serving ${tls === undefined ? 'HTTP' : 'HTTPS'}`)
+  const tlsMode = tls === undefined ? 'off' : config.tlsClientCaFile !== undefined ? 'mutual' : 'on'
+  app.log.info({ tls: tlsMode }, `serving ${tls === undefined ? 'HTTP' : 'HTTPS'}`)
+  return { app, closed: closeOnSignal(app, config.shutdownGraceMs, signals) }
+}
 
-  const closed = new Promise<void>((resolve, reject) => {
+/** Resolves once the app has closed after SIGTERM or SIGINT; rejects when its hooks outlast `graceMs`. */
+async function closeOnSignal (app: FastifyInstance, graceMs: number, signals: SignalSource): Promise<void> {
+  return await new Promise<void>((resolve, reject) => {
     const shutdown = (signal: string) => () => {
-      app.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: finishing hooks in flight')
-      const timer = setTimeout(() => reject(new Error(`hooks still running ${config.shutdownGraceMs} ms after ${signal}`)), config.shutdownGraceMs)
+      app.log.info({ signal, graceMs }, 'shutting down: finishing hooks in flight')
+      const late = (): void => { reject(new Error(`hooks still running ${graceMs} ms after ${signal}`)) }
+      const timer = setTimeout(late, graceMs)
       timer.unref()
       app.close().then(() => { clearTimeout(timer); resolve() }, reject)
     }
     signals.once('SIGTERM', shutdown('SIGTERM'))
     signals.once('SIGINT', shutdown('SIGINT'))
   })
-  return { app, closed }
 }
 
 async function main (): Promise<void> {

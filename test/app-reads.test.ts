@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import { testApp } from './helpers/app.js'
 import { FIXTURES } from './helpers/fixtures.js'
-import { OBJECT_MEMO, project } from '../src/protocol/projection.js'
+import { project } from '../src/protocol/projection.js'
 import { syncRequestShape, WHOLE_REQUEST } from '../src/protocol/hooks.js'
 import { ALL_KINDS } from '../src/controllers/kinds.js'
 import { CASES } from '../bench/kinds.js'
@@ -44,12 +44,12 @@ t.test('every fixture gets the answer its whole request gets, and is read by the
     }
   }
   t.ok(count >= 40, `${count} fixtures`)
-  const hitsBefore = OBJECT_MEMO.hits
+  const hitsBefore = read.wire.memo.hits
   for (const { url, body, answer, name } of first) {
     const again = await read.inject({ method: 'POST', url, payload: body, headers: { 'content-type': 'application/json' } })
     t.equal(again.body, answer, `${name}: the same answer the second time`)
   }
-  t.ok(OBJECT_MEMO.hits > hitsBefore, 'objects came from the memo')
+  t.ok(read.wire.memo.hits > hitsBefore, 'objects came from the memo')
 })
 
 t.test('every benchmark request, at a small size, gets the answer its whole request gets', async t => {

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startServer } from '../src/server.js'
 import { readConfig } from '../src/config.js'
-import { OBJECT_MEMO } from '../src/protocol/projection.js'
 import { fixture } from './helpers/fixtures.js'
 import { authority } from './helpers/certificates.js'
 
@@ -69,13 +68,11 @@ t.test('settings come from the environment', async t => {
   t.equal(readConfig({}).objectMemoBytes, undefined, 'by default it follows the heap limit')
 })
 
-t.test('OBJECT_MEMO_BYTES sizes the memo of built objects the process keeps', async t => {
-  const before = OBJECT_MEMO.limit
-  t.teardown(() => OBJECT_MEMO.resize(before))
+t.test('OBJECT_MEMO_BYTES sizes the memo of built objects the server keeps', async t => {
   const config = { ...readConfig({ OBJECT_MEMO_BYTES: '12345' }), host: '127.0.0.1', port: 0, logLevel: 'silent' }
   const running = await startServer(config, new EventEmitter(), {})
   t.teardown(async () => { await running.app.close() })
-  t.equal(OBJECT_MEMO.limit, 12345)
+  t.equal(running.app.wire.memo.limit, 12345)
 })
 
 /** A folder of its own (t.testdir is one per test, and reset by each call). */

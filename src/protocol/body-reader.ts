@@ -5,8 +5,8 @@
 // joined at the end. The bytes of the bodies being read are bounded by the in-flight budget
 // (src/protocol/inflight.ts), which admits a call by its Content-Length before its body is read.
 //
-// A large body's buffer is given back once the body is built (releaseBody) and read into again
-// by the next large body that fits in it. A fresh buffer of tens of MiB costs more than reading
+// A large body's buffer is given back once the body is built (BodyBuffers.release) and read into
+// again by the next large body that fits in it. A fresh buffer of tens of MiB costs more than reading
 // into it: every page of it is faulted in and zeroed by the kernel as the first bytes land, and
 // V8 counts it as new external memory, which brings garbage collections forward (at 5,000 Nodes,
 // 69 MiB, reading into a fresh buffer took five times as long as into one read into before). One
@@ -16,8 +16,8 @@
 // without a body. A body over SPARE_MAX_BYTES always gets a fresh buffer: V8 schedules its
 // collections by the memory it sees allocated, and a buffer read into again is not seen, so the
 // garbage of earlier syncs stays in the heap longer; at 15,000 Nodes (209 MiB) that cost 100 MiB
-// more at the peak than the page faults it saved were worth.
-import { bodyMemory } from './skip-wasm.js'
+// more at the peak than the page faults it saved were worth. The buffers are the app's
+// (src/protocol/wire-state.ts): two apps in one process share none.
 
 /**
  * The largest hook request read: a DaemonJob over 15,000 Nodes as busy kubelets report them (the
@@ -35,49 +35,58 @@ export const SPARE_MAX_BYTES = 128 * 1024 * 1024
 /** How long the spare buffer is kept without a body to read into it. */
 const SPARE_IDLE_MS = 60_000
 
-/** The buffer given back by the last large body, whole, to read the next one into. */
-let spare: Buffer | undefined
-/** The large bodies being read or built, each in a buffer of its own. */
-let largeBodies = 0
-/** The whole buffer of each large body, by its memory: only those are taken back. */
-const wholeBuffers = new WeakMap<ArrayBufferLike, Buffer>()
-/** The memories of the large bodies being read or built: each is given back once. */
-const inUse = new WeakSet<ArrayBufferLike>()
-const dropSpare = setTimeout(() => { spare = undefined }, SPARE_IDLE_MS)
-dropSpare.unref()
+/** The buffers of the large bodies one app reads (src/protocol/wire-state.ts): its spare, and those in use. */
+export class BodyBuffers {
+  /** The buffer given back by the last large body, whole, to read the next one into. */
+  private spare: Buffer | undefined
+  /** The large bodies being read or built, each in a buffer of its own. */
+  private largeBodies = 0
+  /** The whole buffer of each large body, by its memory: only those are taken back. */
+  private readonly wholeBuffers = new WeakMap<ArrayBufferLike, Buffer>()
+  /** The memories of the large bodies being read or built: each is given back once. */
+  private readonly inUse = new WeakSet<ArrayBufferLike>()
+  private dropSpare: NodeJS.Timeout | undefined
 
-/**
- * A buffer of `size` bytes to read a body into: the spare when it is large enough, else a
- * WebAssembly memory of its own (for the projection's skip, src/protocol/skip-wasm.ts) where there
- * is WebAssembly SIMD.
- */
-function bodyBuffer (size: number): Buffer {
-  if (size < SPARE_MIN_BYTES) return Buffer.allocUnsafe(size)
-  largeBodies++
-  const taken = spare
-  spare = undefined
-  if (taken !== undefined && taken.length >= size) {
-    inUse.add(taken.buffer)
-    return taken.subarray(0, size)
+  /** A buffer of `size` bytes to read a body into: the spare when it is large enough. */
+  take (size: number): Buffer {
+    if (size < SPARE_MIN_BYTES) return Buffer.allocUnsafe(size)
+    this.largeBodies++
+    const taken = this.spare
+    this.spare = undefined
+    if (taken !== undefined && taken.length >= size) {
+      this.inUse.add(taken.buffer)
+      return taken.subarray(0, size)
+    }
+    const fresh = Buffer.allocUnsafeSlow(size)
+    this.wholeBuffers.set(fresh.buffer, fresh)
+    this.inUse.add(fresh.buffer)
+    return fresh
   }
-  const fresh = bodyMemory(size) ?? Buffer.allocUnsafeSlow(size)
-  wholeBuffers.set(fresh.buffer, fresh)
-  inUse.add(fresh.buffer)
-  return fresh
-}
 
-/**
- * Gives the buffer of a body back, once nothing refers to its bytes any more (what was built of it
- * was copied out of it): the next large body is read into it, unless another is being read (then
- * it is garbage). Call it once per body read; any other buffer is left alone.
- */
-export function releaseBody (body: Buffer): void {
-  const whole = wholeBuffers.get(body.buffer)
-  if (whole === undefined || !inUse.delete(body.buffer)) return
-  largeBodies--
-  if (largeBodies > 0 || whole.length > SPARE_MAX_BYTES) return
-  spare = whole
-  dropSpare.refresh()
+  /**
+   * Gives the buffer of a body back, once nothing refers to its bytes any more (what was built of
+   * it was copied out of it): the next large body is read into it, unless another is being read
+   * (then it is garbage). Call it once per body read; any other buffer is left alone.
+   */
+  release (body: Buffer): void {
+    const whole = this.wholeBuffers.get(body.buffer)
+    if (whole === undefined || !this.inUse.delete(body.buffer)) return
+    this.largeBodies--
+    if (this.largeBodies > 0 || whole.length > SPARE_MAX_BYTES) return
+    this.spare = whole
+    if (this.dropSpare === undefined) {
+      this.dropSpare = setTimeout(() => { this.spare = undefined }, SPARE_IDLE_MS)
+      this.dropSpare.unref()
+    } else {
+      this.dropSpare.refresh()
+    }
+  }
+
+  /** Drops the spare and its timer (the app closes). */
+  close (): void {
+    clearTimeout(this.dropSpare)
+    this.spare = undefined
+  }
 }
 
 /** What the parser needs of fastify's errors (its `errorCodes`), to refuse a body as fastify does. */
@@ -89,10 +98,11 @@ export interface BodyErrors {
 /**
  * Reads a request body as fastify's own body reader does: refused (413) when its Content-Length
  * or its bytes exceed `limit`, refused (400) when its bytes differ from its Content-Length or the
- * stream fails. Calls `done` once. The caller gives `body` back with releaseBody once it is done
- * with its bytes.
+ * stream fails. Calls `done` once. The caller gives `body` back to `buffers` once it is done with
+ * its bytes.
  */
 export function readBody (
+  buffers: BodyBuffers,
   payload: NodeJS.ReadableStream & { receivedEncodedLength?: number },
   contentLengthHeader: string | undefined,
   limit: number,
@@ -105,7 +115,7 @@ export function readBody (
     return
   }
   // Allocated at the announced size; a body longer than announced is refused once it is read.
-  const sized = Number.isSafeInteger(contentLength) && contentLength >= 0 ? bodyBuffer(contentLength) : undefined
+  const sized = Number.isSafeInteger(contentLength) && contentLength >= 0 ? buffers.take(contentLength) : undefined
   const chunks: Buffer[] = []
   let received = 0
   const stop = (): void => {
@@ -118,7 +128,7 @@ export function readBody (
     received += bytes.length
     if (received > limit || (payload.receivedEncodedLength ?? 0) > limit) {
       stop()
-      if (sized !== undefined) releaseBody(sized)
+      if (sized !== undefined) buffers.release(sized)
       done(errors.tooLarge(), EMPTY)
       return
     }
@@ -129,12 +139,12 @@ export function readBody (
     stop()
     if (error != null) {
       if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400
-      if (sized !== undefined) releaseBody(sized)
+      if (sized !== undefined) buffers.release(sized)
       done(error, EMPTY)
       return
     }
     if (!Number.isNaN(contentLength) && (payload.receivedEncodedLength ?? received) !== contentLength) {
-      if (sized !== undefined) releaseBody(sized)
+      if (sized !== undefined) buffers.release(sized)
       done(errors.badLength(), EMPTY)
       return
     }

@@ -17,11 +17,15 @@ export function withEffectOutcomes (response: SyncResponse, outcomes: EffectOutc
   if (outcomes.length === 0) return response
   const conditions = setCondition(response.status.conditions, effectsCondition(outcomes), now)
   const answer: SyncResponse = { ...response, status: { ...response.status, conditions } }
-  if (outcomes.some(o => o.result === 'failed')) answer.resyncAfterSeconds = Math.min(response.resyncAfterSeconds ?? EFFECT_RETRY_SECONDS, EFFECT_RETRY_SECONDS)
+  if (outcomes.some(o => o.result === 'failed')) {
+    answer.resyncAfterSeconds = Math.min(response.resyncAfterSeconds ?? EFFECT_RETRY_SECONDS, EFFECT_RETRY_SECONDS)
+  }
   return answer
 }
 
-function effectsCondition (outcomes: EffectOutcome[]): { type: string, status: 'True' | 'False', reason: string, message: string } {
+function effectsCondition (
+  outcomes: EffectOutcome[]
+): { type: string, status: 'True' | 'False', reason: string, message: string } {
   const unapplied = outcomes.filter(isUnapplied)
   if (unapplied.length > 0) {
     return {
@@ -34,7 +38,8 @@ function effectsCondition (outcomes: EffectOutcome[]): { type: string, status: '
   const recorded = outcomes.filter(o => o.result === 'dry_run').length
   if (recorded > 0) {
     const effects = recorded === 1 ? '1 effect was' : `${recorded} effects were`
-    return { type: EFFECTS_APPLIED, status: 'False', reason: 'DryRun', message: `${effects} recorded and not applied: the service has no cluster credentials (dry-run)` }
+    const message = `${effects} recorded and not applied: the service has no cluster credentials (dry-run)`
+    return { type: EFFECTS_APPLIED, status: 'False', reason: 'DryRun', message }
   }
   return { type: EFFECTS_APPLIED, status: 'True', reason: 'Applied', message: 'every effect was applied' }
 }

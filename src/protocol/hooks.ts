@@ -3,8 +3,8 @@ import type { KubeObject, ObjectMap } from '../k8s/types.js'
 import type { RelatedResourceRule } from './schemas.js'
 import type { ScriptLibrary } from '../scripts/library.js'
 import type { Effect } from '../effects/types.js'
-import { WHOLE_OBJECT, type Shape } from '../k8s/reads.js'
-import { memoized } from './projection.js'
+import { WHOLE_OBJECT, type ObjectShape, type Shape } from '../k8s/reads.js'
+import { memoized, memoizedPart, PARENT_UID } from './compiled-shape.js'
 
 export const HOOK_NAMES = ['sync', 'finalize', 'customize'] as const
 export type HookName = typeof HOOK_NAMES[number]
@@ -74,9 +74,11 @@ export interface ChildUpdates {
   methods: readonly UpdateMethod[]
 }
 
-/** The child groups a kind lets Metacontroller update: their children are kept as last applied, never by identity alone. */
+/** The child groups a kind lets Metacontroller update: their children are kept as last applied, not by identity. */
 export function keptAsApplied (kind: Pick<KindHooks, 'childUpdates'>): string[] {
-  return Object.entries(kind.childUpdates ?? {}).filter(([, updates]) => updates.methods.some(m => m !== 'OnDelete')).map(([group]) => group)
+  return Object.entries(kind.childUpdates ?? {})
+    .filter(([, updates]) => updates.methods.some(m => m !== 'OnDelete'))
+    .map(([group]) => group)
 }
 
 /**
@@ -90,31 +92,27 @@ export interface KindReads {
 
 /**
  * The shape of a sync or finalize request whose hooks read `reads`: the controller and the parent
- * whole (without managedFields), each child and related object to its group's shape.
+ * whole (without managedFields), each child and related object to its group's shape. Made once
+ * per route: the memo (docs/wire.md) tells readings of an object apart by their shape.
  */
-export function syncRequestShape (reads: KindReads = NO_READS): Shape {
-  let shape = requestShapes.get(reads)
-  if (shape === undefined) {
-    // Each child and related object is memoized (src/protocol/object-memo.ts): Metacontroller
-    // sends the same bytes for most of them sync after sync.
-    const groups = (shapes: Readonly<Record<string, Shape>> = {}): Shape => {
-      const byGroup: Record<string, Shape> = { '*': { '*': memoized(WHOLE_OBJECT) } }
-      for (const [group, shape] of Object.entries(shapes)) byGroup[group] = { '*': shape === true ? true : shape === false ? false : memoized(shape) }
-      return byGroup
+export function syncRequestShape (reads: KindReads = {}): Shape {
+  // Each child and related object is remembered by its group and key: Metacontroller sends the
+  // same bytes for most of them sync after sync.
+  const groups = (shapes: Readonly<Record<string, Shape>> = {}): Shape => {
+    const byGroup: Record<string, Shape> = { '*': { '*': memoized(WHOLE_OBJECT) } }
+    for (const [group, shape] of Object.entries(shapes)) {
+      byGroup[group] = { '*': typeof shape === 'boolean' ? shape : memoized(shape) }
     }
-    // The parent whole, its spec and status memoized: a sync mostly sees them as the last one
-    // did, and the status of a large job (a record per Pod or target) is most of what is left
-    // to build once its objects come from the memo. Fresh shapes: an entry per kind.
-    const parent = { ...WHOLE_OBJECT, spec: memoized({ '*': true }), status: memoized({ '*': true }) }
-    shape = { '*': true, controller: WHOLE_OBJECT, parent, children: groups(reads.children), related: groups(reads.related) }
-    requestShapes.set(reads, shape)
+    return byGroup
   }
-  return shape
+  // The parent whole, its spec and status remembered by its UID: a sync mostly sees them as the
+  // last one did, and the status of a large job (a record per Pod or target) is most of what is
+  // left to build once its objects come from the memo.
+  const metadata = { ...WHOLE_OBJECT.metadata as ObjectShape, uid: PARENT_UID }
+  const parent = { ...WHOLE_OBJECT, metadata, spec: memoizedPart({ '*': true }), status: memoizedPart({ '*': true }) }
+  const children = groups(reads.children)
+  return { '*': true, controller: WHOLE_OBJECT, parent, children, related: groups(reads.related) }
 }
-
-const NO_READS: KindReads = {}
-/** The shape of each kind's requests, made once: a memoized shape is remembered by its identity. */
-const requestShapes = new WeakMap<KindReads, Shape>()
 
 /** A request built whole but for managedFields: customize requests, and kinds that declare no reads. */
 export const WHOLE_REQUEST = syncRequestShape()

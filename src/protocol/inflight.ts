@@ -58,5 +58,6 @@ export class InflightBudget {
 /** The bytes a call is charged: its Content-Length, or `bodyLimit` when it has none. */
 export function chargeOf (contentLength: string | undefined, bodyLimit: number): number {
   const length = Number(contentLength)
-  return contentLength !== undefined && contentLength !== '' && Number.isSafeInteger(length) && length >= 0 ? Math.min(length, bodyLimit) : bodyLimit
+  const given = contentLength !== undefined && contentLength !== '' && Number.isSafeInteger(length) && length >= 0
+  return given ? Math.min(length, bodyLimit) : bodyLimit
 }

@@ -2,13 +2,18 @@
 // byte. Metacontroller sends every child and related object on every sync, and between two syncs
 // of a parent most of them have not changed: at 5,000 Pods, building what a hook reads of each
 // costs more than the hook itself. The projection (src/protocol/projection.ts) looks an object up
-// by its key in the request's map, compares the body's bytes with the bytes it was built from
-// (a memcmp, far faster than walking them), and on a match gives the object built before.
+// by what identifies it (docs/wire.md, "The memo"): a child or related object by its group and
+// its key in the group's map (`namespace/name`), a part of the parent (its spec, its status) by
+// the parent's UID and the part's name; each for one shape, since another shape builds another
+// object. It compares the body's bytes with the bytes the object was built from (a memcmp, far
+// faster than walking them), and on a match gives the object built before. Each app has a memo
+// of its own (src/protocol/wire-state.ts).
 //
 // Why this keeps the hooks' answers a function of the request (law 3): an object is reused only
 // for exactly the bytes it was built from, never on the word of a resourceVersion or a hash, so a
-// fixture edited by hand and sent again is built anew. What is reused is frozen (deeply): a hook
-// that wrote into what it was given would throw, not change the next request.
+// fixture edited by hand and sent again is built anew. What is reused is frozen for good
+// (src/k8s/derived.ts): a hook that wrote into what it was given would throw, not change the next
+// request.
 //
 // Memory: an entry holds a copy of the object's bytes and what was built of them, counted
 // against a limit (a sixteenth of the heap limit, at most 64 MiB: 36 MiB with the Deployment's
@@ -25,8 +30,9 @@
 // was built of that text is given again: not parsing it and not building it saves what the walk
 // costs a second time. Its answer is the same for the same reason: built from the same text.
 import { getHeapStatistics } from 'node:v8'
+import { freezeForGood } from '../k8s/derived.js'
 
-/** An object is remembered by its bytes when what is built of it is at least this share of them, else by its kept text. */
+/** An object is remembered by its bytes when what is built of it is at least this share of them, else by its text. */
 export const WORTH_REMEMBERING = 1 / 8
 
 /**
@@ -34,7 +40,7 @@ export const WORTH_REMEMBERING = 1 / 8
  * resync period (45 s), so that what one parent last used makes way for what another asks for.
  */
 export const RECENT_MS = 10_000
-/** How stale an entry's place in the order may grow before a use moves it: moving costs, and one sync uses thousands. */
+/** How stale an entry's place in the order may grow before a use moves it: one sync uses thousands. */
 const REORDER_MS = 1_000
 
 export interface Entry {
@@ -90,7 +96,8 @@ export class ObjectMemo {
     // An entry of kept text is looked up by recallText, once the object is walked.
     if (entry?.byText === true) return undefined
     const length = entry?.bytes.length ?? 0
-    if (entry === undefined || start + length > body.length || body.compare(entry.bytes, 0, length, start, start + length) !== 0) {
+    const end = start + length
+    if (entry === undefined || end > body.length || body.compare(entry.bytes, 0, length, start, end) !== 0) {
       this.misses++
       return undefined
     }
@@ -105,7 +112,8 @@ export class ObjectMemo {
     const entry = this.entries.get(key)
     // No entry, or one by the object's bytes: recall, which looks first, counted the miss.
     if (entry === undefined || !entry.byText) return undefined
-    if (entry.bytes.length !== end - start || text.compare(entry.bytes, 0, end - start, start, end) !== 0) {
+    const length = end - start
+    if (entry.bytes.length !== length || text.compare(entry.bytes, 0, length, start, end) !== 0) {
       this.misses++
       return undefined
     }
@@ -129,7 +137,10 @@ export class ObjectMemo {
    * `byText` those bytes are that text (recallText finds the entry); else they are the object's
    * own (recall finds it). Which one is the projection's choice (worthRemembering).
    */
-  remember (key: string, body: Buffer, start: number, end: number, built: unknown, textLength: number, now: number, byText = false): void {
+  remember (
+    key: string, body: Buffer, start: number, end: number,
+    built: unknown, textLength: number, now: number, byText = false
+  ): void {
     const old = this.entries.get(key)
     if (old !== undefined) {
       this.entries.delete(key)
@@ -137,11 +148,12 @@ export class ObjectMemo {
     }
     const size = end - start + textLength
     if (this.held + size > this.limit && !this.makeRoom(size, now)) return
-    this.entries.set(key, { bytes: Buffer.from(body.subarray(start, end)), byText, built: deepFreeze(built), size, used: now })
+    const bytes = Buffer.from(body.subarray(start, end))
+    this.entries.set(key, { bytes, byText, built: freezeForGood(built), size, used: now })
     this.held += size
   }
 
-  /** Drops the least recently used entries not used in the last RECENT_MS until `size` more bytes fit; whether they do. */
+  /** Drops the least recently used entries not used in RECENT_MS until `size` more bytes fit; whether they do. */
   private makeRoom (size: number, now: number): boolean {
     if (size > this.limit) return false
     for (const [key, entry] of this.entries) {
@@ -178,18 +190,4 @@ export function defaultMemoLimit (): number {
 /** A sixteenth of the heap a process may grow to, at most 64 MiB. */
 export function memoLimitFor (heapLimit: number): number {
   return Math.min(64 * 1024 * 1024, Math.floor(heapLimit / 16))
-}
-
-/** `value` and everything in it frozen: what is shared between requests cannot be written to. */
-export function deepFreeze<T> (value: T): T {
-  if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value
-  Object.freeze(value)
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) deepFreeze(value[i])
-  } else {
-    // What JSON.parse built has no members but its own, all enumerable.
-    const record = value as Record<string, unknown>
-    for (const member in record) deepFreeze(record[member])
-  }
-  return value
 }

@@ -15,13 +15,23 @@ export type PinnedClock = { pinned: false } | { pinned: true, now: Date } | { pi
  * The time a call pins, if any. `header` is the `x-jobhooks-now` header's value, `query` the
  * `now` query parameter's; `allowed` whether this service honours them (it has no credentials).
  */
-export function pinnedClock (header: string | string[] | undefined, query: string | undefined, allowed: boolean): PinnedClock {
+export function pinnedClock (
+  header: string | string[] | undefined, query: string | undefined, allowed: boolean
+): PinnedClock {
   const given = (Array.isArray(header) ? header[0] : header) ?? query
   if (given === undefined) return { pinned: false }
   if (!allowed) {
-    return { pinned: true, problem: `${NOW_HEADER} (or ?now=) pins the clock only on a service without cluster credentials (local runs, tests); this one applies effects to a cluster` }
+    return {
+      pinned: true,
+      problem: `${NOW_HEADER} (or ?now=) pins the clock only on a service without cluster credentials ` +
+        '(local runs, tests); this one applies effects to a cluster'
+    }
   }
   const ms = RFC3339.test(given) ? Date.parse(given) : NaN
-  if (Number.isNaN(ms)) return { pinned: true, problem: `${NOW_HEADER} (or ?now=) must be an RFC 3339 time such as 2026-01-02T03:04:05Z, not ${JSON.stringify(given)}` }
+  if (Number.isNaN(ms)) {
+    const problem = `${NOW_HEADER} (or ?now=) must be an RFC 3339 time such as 2026-01-02T03:04:05Z, ` +
+      `not ${JSON.stringify(given)}`
+    return { pinned: true, problem }
+  }
   return { pinned: true, now: new Date(ms) }
 }

@@ -29,17 +29,23 @@ export function unsafeChildResources (controller: unknown, kind: Pick<KindHooks,
   })
 }
 
-/** The strategies `kind` declares safe for the child resource `resource` of `apiVersion`: OnDelete, and what it adds. */
+/** The strategies `kind` declares safe for the child resource `resource` of `apiVersion`: OnDelete, and more. */
 function safeMethods (kind: Pick<KindHooks, 'childUpdates'>, apiVersion: unknown, resource: unknown): UpdateMethod[] {
   const declared = Object.entries(kind.childUpdates ?? {})
-    .find(([group, updates]) => updates.resource === resource && group.slice(group.indexOf('.') + 1) === apiVersion)?.[1].methods ?? []
+    .find(([group, updates]) => updates.resource === resource && group.slice(group.indexOf('.') + 1) === apiVersion)
+    ?.[1].methods ?? []
   return ['OnDelete', ...declared.filter(m => m !== 'OnDelete')]
 }
 
 /** Why a request of `controller` to `kind`'s hooks cannot be answered, or undefined when it can. */
-export function updateStrategyProblem (controller: unknown, kind: Pick<KindHooks, 'kind' | 'childUpdates'>): string | undefined {
+export function updateStrategyProblem (
+  controller: unknown, kind: Pick<KindHooks, 'kind' | 'childUpdates'>
+): string | undefined {
   const unsafe = unsafeChildResources(controller, kind)
   if (unsafe.length === 0) return undefined
-  const name = isRecord(controller) && isRecord(controller.metadata) ? String(controller.metadata.name) : 'the CompositeController'
-  return `${name} gives child resources update strategies the ${kind.kind} hooks' answers are not safe under, which the manifests never do: ${unsafe.join(', ')}`
+  const name = isRecord(controller) && isRecord(controller.metadata)
+    ? String(controller.metadata.name)
+    : 'the CompositeController'
+  return `${name} gives child resources update strategies the ${kind.kind} hooks' answers are not safe under, ` +
+    `which the manifests never do: ${unsafe.join(', ')}`
 }

@@ -10,7 +10,8 @@ function rows (small: Partial<KindRow>, large: Partial<KindRow>): KindRow[] {
     { ...base, size: 5000, p50: 90, parseMs: 240, ...large }
   ]
 }
-const verdict = (lines: string[], about: RegExp): string | undefined => lines.find(l => about.test(l))?.match(/^- (PASS|FAIL|INFO)/)?.[1]
+const verdict = (lines: string[], about: RegExp): string | undefined =>
+  lines.find(l => about.test(l))?.match(/^- (PASS|FAIL|INFO)/)?.[1]
 
 t.test('growth up to 12× for 10× the objects passes, and up to what JSON.parse of the same bodies grew', async t => {
   t.equal(verdict(kindGoals(rows({}, { p50: 96 })), /grows/), 'PASS', '12×')

@@ -2,7 +2,7 @@
 // HTTP, what the routes build of a body (src/protocol/projection.ts) answers as the whole would.
 import t from 'tap'
 import { PassThrough } from 'node:stream'
-import { readBody, releaseBody, SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
+import { BodyBuffers, readBody, SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
 import { daemonJobFixture } from '../../bench/daemonjob.js'
 import { testApp } from '../helpers/app.js'
 
@@ -20,7 +20,7 @@ t.test('reading a body keeps fastify\'s limits', async t => {
   const read = async (parts: string[], contentLength: string | undefined, limit: number, fail?: Error): Promise<{ error: Error | null, text: string }> => {
     const stream = new PassThrough()
     const result = new Promise<{ error: Error | null, text: string }>(resolve => {
-      readBody(stream, contentLength, limit, errors, (error, body) => resolve({ error, text: body.toString() }))
+      readBody(new BodyBuffers(), stream, contentLength, limit, errors, (error, body) => resolve({ error, text: body.toString() }))
     })
     if (fail !== undefined) stream.emit('error', fail)
     else {
@@ -41,10 +41,12 @@ t.test('reading a body keeps fastify\'s limits', async t => {
 
 t.test('a large body is read into the buffer the last one gave back, when no other was being read; a small one never', async t => {
   const errors = { tooLarge: () => new Error('too large'), badLength: () => new Error('bad length') }
+  const buffers = new BodyBuffers()
+  t.teardown(() => { buffers.close() })
   const read = async (text: string): Promise<Buffer> => {
     const stream = new PassThrough()
     const result = new Promise<Buffer>((resolve, reject) => {
-      readBody(stream, String(Buffer.byteLength(text)), 1e9, errors, (error, body) => error === null ? resolve(body) : reject(error))
+      readBody(buffers, stream, String(Buffer.byteLength(text)), 1e9, errors, (error, body) => error === null ? resolve(body) : reject(error))
     })
     // In chunks, as a socket gives them.
     for (let at = 0; at < text.length; at += 65536) stream.write(text.slice(at, at + 65536))
@@ -54,7 +56,7 @@ t.test('a large body is read into the buffer the last one gave back, when no oth
   const large = 'a'.repeat(SPARE_MIN_BYTES + 10)
   const first = await read(large)
   t.equal(first.toString(), large)
-  releaseBody(first)
+  buffers.release(first)
   const smaller = 'b'.repeat(SPARE_MIN_BYTES + 5)
   const second = await read(smaller)
   t.equal(second.buffer, first.buffer, 'the same memory')
@@ -62,22 +64,22 @@ t.test('a large body is read into the buffer the last one gave back, when no oth
   const third = await read(large)
   t.not(third.buffer, first.buffer, 'taken: a body read meanwhile gets a buffer of its own')
   t.equal(third.toString(), large)
-  releaseBody(second)
-  releaseBody(second)
-  releaseBody(third)
+  buffers.release(second)
+  buffers.release(second)
+  buffers.release(third)
   const again = await read(smaller)
   t.equal(again.buffer, third.buffer, 'given back while another body was read, a buffer is dropped; the last one given back is kept')
-  releaseBody(again)
+  buffers.release(again)
   const larger = 'c'.repeat(SPARE_MIN_BYTES * 2)
   const fourth = await read(larger)
   t.not(fourth.buffer, first.buffer, 'a spare too small is not used')
   t.not(fourth.buffer, third.buffer)
   t.equal(fourth.toString(), larger)
-  releaseBody(fourth)
+  buffers.release(fourth)
   const small = await read('{"a":1}')
   t.not(small.buffer, fourth.buffer, 'a small body is read into a buffer of its own')
-  releaseBody(small)
-  releaseBody(Buffer.from(larger))
+  buffers.release(small)
+  buffers.release(Buffer.from(larger))
   t.equal((await read(larger)).buffer, fourth.buffer, 'buffers the reader did not allocate are not taken back')
 })
 

@@ -1,10 +1,14 @@
 // What the projection builds of a child or related object is remembered and given again only for
-// the same bytes under the same name; what is given again is frozen; a memo never grows past its
-// limit, and what was used in the last seconds is never pushed out.
+// the same bytes under the same group and name; a parent's spec and status under its UID; what is
+// given again is frozen; a memo never grows past its limit, and what was used in the last seconds
+// is never pushed out; two apps' memos are their own.
 import t from 'tap'
-import { memoized, OBJECT_MEMO, project } from '../../src/protocol/projection.js'
-import { deepFreeze, ObjectMemo, RECENT_MS } from '../../src/protocol/object-memo.js'
+import { memoized, project } from '../../src/protocol/projection.js'
+import { ObjectMemo, RECENT_MS } from '../../src/protocol/object-memo.js'
+import { WireState } from '../../src/protocol/wire-state.js'
+import { freezeForGood } from '../../src/k8s/derived.js'
 import type { Shape } from '../../src/k8s/reads.js'
+import { syncRequestShape } from '../../src/protocol/hooks.js'
 
 const POD = memoized({ metadata: { name: true }, status: { phase: true } })
 const SHAPE: Shape = { parent: true, related: { '*': { '*': POD } } }
@@ -16,9 +20,10 @@ function pod (name: string, phase: string, extra = 'x'): unknown {
   return { metadata: { name, uid: extra }, spec: { big: extra.repeat(50) }, status: { phase } }
 }
 type Built = { parent: unknown, related: Record<string, Record<string, { metadata: { name: string }, status: { phase: string } }>> }
-const build = (body: Buffer, shape: Shape = SHAPE): Built => project(body, shape) as Built
+let wire = new WireState()
+const build = (body: Buffer, shape: Shape = SHAPE): Built => project(body, shape, wire) as Built
 
-t.beforeEach(() => OBJECT_MEMO.clear())
+t.beforeEach(() => { wire = new WireState() })
 
 t.test('the same bytes under the same name give the object built before, frozen', async t => {
   const body = request({ a: pod('a', 'Running'), b: pod('b', 'Pending') })
@@ -30,7 +35,7 @@ t.test('the same bytes under the same name give the object built before, frozen'
   t.ok(Object.isFrozen(second.related['Pod.v1']?.a?.status), 'frozen all the way down')
   t.throws(() => { (second.related['Pod.v1']?.a?.status as { phase: string }).phase = 'x' }, TypeError, 'a hook cannot write into it')
   t.notOk(Object.isFrozen(second.related['Pod.v1']), 'the maps around it are the request\'s own')
-  t.equal(OBJECT_MEMO.count, 2)
+  t.equal(wire.memo.count, 2)
 })
 
 t.test('changed bytes, even in what the shape skips, are built anew; so is another name', async t => {
@@ -42,7 +47,7 @@ t.test('changed bytes, even in what the shape skips, are built anew; so is anoth
   t.equal(readChanged.related['Pod.v1']?.a?.status.phase, 'Succeeded')
   const renamed = build(request({ b: pod('a', 'Succeeded', 'y') }))
   t.not(renamed.related['Pod.v1']?.b, readChanged.related['Pod.v1']?.a, 'the same bytes under another name')
-  t.equal(OBJECT_MEMO.count, 2, 'a name\'s changed object replaces its entry')
+  t.equal(wire.memo.count, 2, 'a name\'s changed object replaces its entry')
 })
 
 t.test('a longer object that starts with the remembered bytes is not taken for it', async t => {
@@ -68,7 +73,7 @@ t.test('names written with escapes or beyond ASCII are built every time, correct
   const text = (phase: string): Buffer => Buffer.from(`{"parent":{},"related":{"Pod.v1":{"a\\\\b":{"status":{"phase":"${phase}"}},"a\\u005cb":{"status":{"phase":"${phase}2"}},"é":{"status":{"phase":"${phase}"}}}}}`)
   const first = build(text('Running'))
   t.same(first.related['Pod.v1'], { 'a\\b': { status: { phase: 'Running2' } }, é: { status: { phase: 'Running' } } }, 'the last of two members of one name counts, as for JSON.parse')
-  t.equal(OBJECT_MEMO.count, 0)
+  t.equal(wire.memo.count, 0)
   t.same(build(text('Failed')).related['Pod.v1'], { 'a\\b': { status: { phase: 'Failed2' } }, é: { status: { phase: 'Failed' } } })
 })
 
@@ -108,9 +113,9 @@ t.test('an object the shape reads a sliver of is remembered by the text kept of 
   const shape: Shape = { parent: true, related: { '*': { '*': sparse } } }
   const long = 'long'.repeat(200)
   const first = build(request({ a: pod('a', 'Running', long), b: pod('b', 'Pending', long) }), shape)
-  t.equal(OBJECT_MEMO.count, 2)
+  t.equal(wire.memo.count, 2)
   const bytes = request({ a: pod('a', 'Running', long) }).length
-  t.ok(OBJECT_MEMO.size < bytes, 'what it holds is the kept text, not the object\'s bytes')
+  t.ok(wire.memo.size < bytes, 'what it holds is the kept text, not the object\'s bytes')
   const again = build(request({ a: pod('a', 'Running', 'other'.repeat(160)), b: pod('b', 'Pending', long) }, { n: 2 }), shape)
   t.equal(again.related['Pod.v1']?.a, first.related['Pod.v1']?.a, 'what is skipped changed, what is kept did not: the same object')
   t.equal(again.related['Pod.v1']?.b, first.related['Pod.v1']?.b)
@@ -132,7 +137,7 @@ t.test('an object read to a sliver whose kept text holds an unsafe name is never
   const shape: Shape = { parent: true, related: { '*': { '*': sparse } } }
   const text = `{"parent":{},"related":{"Pod.v1":{"a":{"metadata":{"__proto__":{"x":1}},"spec":"${'s'.repeat(500)}"}}}}`
   t.throws(() => build(Buffer.from(text), shape), { name: 'NotProjected' })
-  t.equal(OBJECT_MEMO.count, 0)
+  t.equal(wire.memo.count, 0)
   t.throws(() => build(Buffer.from(text), shape), { name: 'NotProjected' }, 'and refused again')
 })
 
@@ -151,8 +156,52 @@ t.test('a memo resized smaller drops the least recently used first; 0 turns it o
   t.equal(memo.count, 0, 'off: nothing remembered')
 })
 
-t.test('deepFreeze freezes what JSON.parse builds, shared or not', async t => {
-  const value = deepFreeze(JSON.parse('{"a":[{"b":1}],"c":{"d":null}}') as { a: Array<{ b: number }>, c: { d: null } })
+t.test('freezeForGood freezes what JSON.parse builds, shared or not', async t => {
+  const value = freezeForGood(JSON.parse('{"a":[{"b":1}],"c":{"d":null}}') as { a: Array<{ b: number }>, c: { d: null } })
   t.ok(Object.isFrozen(value) && Object.isFrozen(value.a) && Object.isFrozen(value.a[0]) && Object.isFrozen(value.c))
-  t.equal(deepFreeze(3), 3)
+  t.equal(freezeForGood(3), 3)
+})
+
+t.test('a parent\'s spec and status are remembered by its UID: two parents synced in turn both hit', async t => {
+  const shape = syncRequestShape({})
+  const parent = (uid: string, phase: string): unknown => ({
+    apiVersion: 'x/v1', kind: 'P', metadata: { name: uid, uid }, spec: { size: uid }, status: { phase }
+  })
+  const body = (uid: string, phase: string): Buffer => Buffer.from(JSON.stringify({ parent: parent(uid, phase) }))
+  type Parent = { parent: { spec: unknown, status: unknown } }
+  const sync = (uid: string, phase: string): Parent['parent'] =>
+    (project(body(uid, phase), shape, wire) as Parent).parent
+  const first = [sync('u1', 'Running'), sync('u2', 'Running')]
+  t.same([wire.memo.hits, wire.memo.misses], [0, 4], 'nothing remembered yet')
+  const second = [sync('u1', 'Running'), sync('u2', 'Running')]
+  t.same([wire.memo.hits, wire.memo.misses], [4, 4], 'each parent\'s spec and status from the memo')
+  t.equal(second[0]?.spec, first[0]?.spec, 'the same object')
+  t.equal(second[1]?.status, first[1]?.status)
+  t.same(sync('u1', 'Succeeded').status, { phase: 'Succeeded' }, 'a changed status is built anew')
+  const late = Buffer.from('{"parent":{"spec":{"size":"u1"},"metadata":{"uid":"u1"}}}')
+  const built = (project(late, shape, wire) as Parent).parent.spec
+  t.same(built, { size: 'u1' }, 'a UID after the spec: built, not remembered')
+})
+
+t.test('a child is remembered by its group and key: the same key in another group is another object', async t => {
+  const shape: Shape = { parent: true, related: { '*': { '*': POD } } }
+  const related = { 'Pod.v1': { a: pod('a', 'Running') }, 'Pod.v2': { a: pod('a', 'Running') } }
+  const text = JSON.stringify({ parent: {}, related })
+  const first = build(Buffer.from(text), shape)
+  t.equal(wire.memo.count, 2, 'one entry per group')
+  const again = build(Buffer.from(text), shape)
+  t.equal(again.related['Pod.v2']?.a, first.related['Pod.v2']?.a)
+  t.not(again.related['Pod.v1']?.a, again.related['Pod.v2']?.a, 'each group its own object')
+  t.equal(wire.memo.hits, 2)
+})
+
+t.test('two apps\' wire states share nothing: a hit in one is a miss in the other', async t => {
+  const other = new WireState()
+  const body = request({ a: pod('a', 'Running') })
+  build(body)
+  build(body)
+  t.equal(wire.memo.hits, 1)
+  project(body, SHAPE, other)
+  t.same([other.memo.hits, other.memo.misses], [0, 1], 'the other app remembered nothing')
+  t.not(other.bodies, wire.bodies, 'nor shares the body buffers')
 })
