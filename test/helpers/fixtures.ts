@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url'
 import type { HookContext, SyncRequest } from '../../src/protocol/hooks.js'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { loadScriptLibrary, defaultHooksDir } from '../../src/scripts/library.js'
-import { FIXED_NOW } from './app.js'
+
+/** The clock every fixture was recorded at. */
+export const FIXED_NOW = new Date('2026-01-02T03:04:05.000Z')
 
 export const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures')
 
