@@ -3,6 +3,7 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import type { ActionContext, ActionJob, ActionTarget } from '../../src/actions/registry.js'
 import { EXEC_JOB_ENV, EXEC_JOB_UID_ENV, execAction, execContainerName, parseExecSpec } from '../../src/actions/exec.js'
 import { SHIPPED_SCRIPTS } from '../helpers/fixtures.js'
+import { valueAt } from '../helpers/objects.js'
 
 const job = (exec: unknown, scripts?: unknown): ActionJob => ({ name: 'check', namespace: 'default', uid: 'job-uid', spec: { action: 'Exec', exec, ...(scripts !== undefined ? { scripts } : {}) }, targets: [] })
 const ctx = (j: ActionJob = job({ image: 'busybox', command: ['true'] })): ActionContext => ({ job: j, related: {}, now: new Date('2026-01-02T03:00:00Z'), scripts: SHIPPED_SCRIPTS })
@@ -63,7 +64,7 @@ t.test('operate injects one container marked with the job\'s name and UID, into 
     extraInfo: { ContainerName: 'opj-check', PodUID: 'pod-uid' }
   })
   const named = execAction.handler.operate(target(pod(), ['sidecar']), ctx())
-  t.equal((named.effects[0] as any).containers[0].targetContainerName, 'sidecar')
+  t.equal(valueAt(named.effects[0], 'containers', 0, 'targetContainerName'), 'sidecar')
   t.same(execAction.handler.operate(target(pod({ ephemeral: ours })), ctx()).effects, [], 'already injected: nothing more (idempotent)')
   t.match(execAction.handler.operate(target(pod(), ['db']), ctx()), { effects: [], error: { reason: 'ContainerNotFound' } })
   t.match(execAction.handler.operate(target(undefined), ctx()), { effects: [], error: { reason: 'PodNotFound' } })

@@ -7,6 +7,7 @@ import { job as operationJob, pod as testPod, T0 } from '../helpers/operationjob
 import { ActionRegistry } from '../../src/actions/index.js'
 import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { context, SHIPPED_SCRIPTS } from '../helpers/fixtures.js'
+import { condition } from '../helpers/conditions.js'
 
 const { handler } = labelAction
 const job = (label: unknown): ActionJob => ({ name: 'canary', namespace: 'default', uid: 'job-uid', spec: { action: 'Label', label }, targets: ['web-0'] })
@@ -59,7 +60,7 @@ t.test('through the OperationJob hook: the schema, then validate, make an unusab
     const parent = operationJob({ action: 'Label', targets: [{ name: 'a' }], ...(label !== undefined ? { label } : {}) })
     const answer = syncOperationJob({ parent, children: {}, related: { 'Pod.v1': { 'default/a': testPod('a') } }, finalizing: false }, context(T0), registry)
     t.equal(answer.response.status.progress, 'Invalid', what)
-    t.match((answer.response.status.conditions as any[]).find(c => c.type === 'Valid')?.message, message, what)
+    t.match(condition(answer.response.status, 'Valid')?.message, message, what)
     t.same(answer.effects, [], `${what}: nothing done`)
   }
 })

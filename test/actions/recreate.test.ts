@@ -6,7 +6,7 @@ import { defaultActions } from '../../src/actions/index.js'
 import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { OPS_LIFECYCLE_LABEL } from '../../src/k8s/labels.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
-import { at, job, next, request, workloadPod, type WorkloadPodOptions } from '../helpers/operationjob.js'
+import { at, detailOf, job, next, request, workloadPod, type WorkloadPodOptions } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
 
 const RS = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5d4f', uid: 'rs-uid', controller: true }
@@ -19,7 +19,6 @@ function pod (name: string, options: Omit<WorkloadPodOptions, 'owner'> & { lock?
 const recreate = (spec: Record<string, unknown> = {}, status?: Record<string, unknown>): KubeObject =>
   job({ action: 'Recreate', targets: [{ name: 'web-a' }], operationDelaySeconds: 10, ...spec }, status)
 const sync = (parent: KubeObject, pods: KubeObject[], seconds: number): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
-const detailOf = (answer: SyncAnswer): any => (answer.response.status.targetDetails as any[])[0]
 const types = (answer: SyncAnswer): string[] => answer.effects.map(e => e.type === 'SetPodLabels' ? `SetPodLabels ${JSON.stringify(e.labels)}` : e.type === 'SetPodCondition' ? `SetPodCondition ${e.condition.status}` : e.type)
 
 t.test('the lifecycle, sync by sync: lock, traffic off, not Ready, delay, evict, back, give back', async t => {
@@ -37,13 +36,13 @@ t.test('the lifecycle, sync by sync: lock, traffic off, not Ready, delay, evict,
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-a', { gated: true, serviceReady: 'False', lock: 'ops' }), pod('web-b')], 2)
   t.same(types(answer), [])
-  t.equal(detailOf(answer).extraInfo.TrafficOffTime, undefined, 'the delay has not started')
+  t.equal(detailOf(answer).extraInfo?.TrafficOffTime, undefined, 'the delay has not started')
   // 4. Not Ready: the delay starts; resync when it ends.
   parent = next(parent, answer)
   const off = [pod('web-a', { gated: true, serviceReady: 'False', lock: 'ops', ready: false }), pod('web-b')]
   answer = sync(parent, off, 3)
   t.same(types(answer), [])
-  t.equal(detailOf(answer).extraInfo.TrafficOffTime, '2026-01-02T03:00:03Z')
+  t.equal(detailOf(answer).extraInfo?.TrafficOffTime, '2026-01-02T03:00:03Z')
   t.equal(answer.response.resyncAfterSeconds, 10, 'resync when operationDelaySeconds is over')
   parent = next(parent, answer)
   answer = sync(parent, off, 8)
@@ -59,8 +58,8 @@ t.test('the lifecycle, sync by sync: lock, traffic off, not Ready, delay, evict,
   parent = next(parent, answer)
   answer = sync(parent, [...off, pod('web-c', { created: '2026-01-02T03:00:20Z' })], 20)
   t.same(types(answer), ['Evict'])
-  t.equal(detailOf(answer).extraInfo.LatestCreation, '2026-01-02T03:00:20Z')
-  t.equal(detailOf(answer).extraInfo.LatestCreationPods, 'uid-web-c', 'the Pods of the newer second only')
+  t.equal(detailOf(answer).extraInfo?.LatestCreation, '2026-01-02T03:00:20Z')
+  t.equal(detailOf(answer).extraInfo?.LatestCreationPods, 'uid-web-c', 'the Pods of the newer second only')
   // 7. Evicted; only the scale-up Pod and the old sibling are Ready: not back yet.
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-b'), pod('web-c', { created: '2026-01-02T03:00:20Z' })], 30)
@@ -112,9 +111,9 @@ t.test('failure gives the Pod back: condition True and the lock removed, then Re
   const answer = sync(recreate({ activeDeadlineSeconds: 30 }, status), [held], 31)
   t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'DeadlineExceeded' } })
   t.same(types(answer), ['SetPodCondition True', `SetPodLabels {"${OPS_LIFECYCLE_LABEL}":null}`])
-  t.equal(detailOf(answer).extraInfo.Released, undefined, 'not released while effects are owed')
+  t.equal(detailOf(answer).extraInfo?.Released, undefined, 'not released while effects are owed')
   const after = sync(next(recreate({ activeDeadlineSeconds: 30 }, status), answer), [pod('web-a', { gated: true, serviceReady: 'True' })], 35)
-  t.equal(detailOf(after).extraInfo.Released, 'true')
+  t.equal(detailOf(after).extraInfo?.Released, 'true')
   t.same(after.effects, [])
 })
 
@@ -142,7 +141,7 @@ t.test('LatestCreation stops moving once the target terminates: the ReplicaSet\'
   // Evicted: the target terminates (grace period) and the ReplicaSet's new Pod is already there.
   const draining = [pod('web-a', { lock: 'ops', terminating: true, ready: false }), pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z', ready: false })]
   let answer = sync(parent, draining, 31)
-  t.equal(detailOf(answer).extraInfo.LatestCreation, '2026-01-02T00:00:00Z', 'not moved by the replacement')
+  t.equal(detailOf(answer).extraInfo?.LatestCreation, '2026-01-02T00:00:00Z', 'not moved by the replacement')
   t.same(types(answer), [], 'no second eviction of a terminating Pod')
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z' })], 40)
@@ -162,7 +161,7 @@ t.test('a replacement made in the very second of the newest Pod (kwok, a busy Re
   t.match(detailOf(answer).extraInfo, { LatestCreation: second, LatestCreationPods: 'uid-web-b' })
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-a', { lock: 'ops', created: second }), pod('web-b', { created: second }), pod('web-c', { created: second })], 0)
-  t.equal(detailOf(answer).extraInfo.LatestCreationPods, 'uid-web-b uid-web-c', 'a Pod seen later in the same second joins them')
+  t.equal(detailOf(answer).extraInfo?.LatestCreationPods, 'uid-web-b uid-web-c', 'a Pod seen later in the same second joins them')
   // Evicted; the replacement is made within the same second, under another name.
   parent = next(parent, answer)
   answer = sync(parent, [pod('web-b', { created: second }), pod('web-c', { created: second })], 0)

@@ -5,7 +5,7 @@ import { defaultActions } from '../../src/actions/index.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/k8s/labels.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
-import { at, job, request, workloadPod } from '../helpers/operationjob.js'
+import { at, detailOf, job, request, workloadPod } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
 
 const CLS = { apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'cls-uid', controller: true }
@@ -30,7 +30,6 @@ const processing = (extraInfo: Record<string, string> = { PodUID: 'uid-foo-a' })
 })
 const replace = (status?: Record<string, unknown>): KubeObject => job({ action: 'Replace', targets: [{ name: 'foo-a' }] }, status)
 const sync = (parent: KubeObject, pods: KubeObject[], seconds = 10): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
-const detailOf = (answer: SyncAnswer): any => (answer.response.status.targetDetails as any[])[0]
 
 t.test('a new target: the Pod is labelled to-replace=true (an effect), once', async t => {
   const answer = sync(replace(), [pod('foo-a')], 0)

@@ -5,6 +5,7 @@
 // that `kubectl describe` of the job shows the Events the service recorded on it. Everything
 // asserted is read back from the API server.
 import t from 'tap'
+import type { Condition } from '../../src/k8s/types.js'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
@@ -94,7 +95,7 @@ t.test('story 1: containers really land in the Pods one at a time, and the statu
 
   const done = await waitForStatus(ns, 'finished', s => typeof s.completionTime === 'string')
   t.match(done.status, { phase: 'Failed', match: 4, succeeded: 2, failed: 2, running: 0, waiting: 0 })
-  const conditions = new Map(done.status.conditions.map((c: any) => [c.type, c]))
+  const conditions = new Map<string, Condition>(done.status.conditions.map((c: Condition) => [c.type, c]))
   t.match(conditions.get('Valid'), { status: 'True' })
   t.match(conditions.get('Failed'), { status: 'True', reason: 'PodsFailed', message: /helloworld-no-work-c: helloworld-ec exited with code 1/ })
   // That every effect was applied shows in the Pods themselves: each holds exactly one of our
@@ -105,7 +106,7 @@ t.test('story 1: containers really land in the Pods one at a time, and the statu
   for (const [name, pod] of final) {
     t.equal(pod.spec.ephemeralContainers.filter((c: any) => c.name === 'helloworld-ec').length, 1, `${name} got its container exactly once`)
   }
-  t.not((conditions.get('EffectsApplied') as any)?.status, 'False', 'no effect failed')
+  t.not(conditions.get('EffectsApplied')?.status, 'False', 'no effect failed')
   t.equal(done.status.observedGeneration, done.metadata.generation, 'Metacontroller wrote the status')
   const table = await cluster.kubectl(['get', 'ejob', '-n', ns])
   t.match(table.stdout, /^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s*\nhello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+/, 'kubectl get ejob shows the proposal\'s columns')

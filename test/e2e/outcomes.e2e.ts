@@ -2,6 +2,7 @@
 // the work resumes within a minute of the service coming back from an outage. Every Job creation
 // is counted from a watch of the API server (ADDED events), never from our logs.
 import t from 'tap'
+import type { Job } from 'kubernetes-types/batch/v1.js'
 import { stringify } from 'yaml'
 import { addKwokNode, apply, waitFor } from './cluster.js'
 import { daemonJobExample, jobFlowExample, startFlowUntilFirstJobs, startScenarios, waitForStatusOf, watchObjects } from './scenario.js'
@@ -129,12 +130,13 @@ t.test('the service killed while the example runs and started again 25 s later: 
   t.same([...added].sort(), FLOWS.map(f => `jobflow-example-${f}`), 'every Job created exactly once')
   // Dependency order, from the API server's times (whole seconds): a Job is created no sooner
   // than each of its dependencies completed.
-  const jobs = new Map((await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => [j.metadata.labels['jobhooks.io/flow'], j]))
+  const items: Job[] = (await getJson(['get', 'jobs', '-n', ns])).items
+  const jobs = new Map(items.map(j => [j.metadata?.labels?.['jobhooks.io/flow'], j]))
   const seconds = (time: string): number => Date.parse(time) / 1000
   for (const flow of done.spec.flows) {
     for (const dependency of flow.dependencies ?? []) {
-      const created = seconds((jobs.get(flow.name) as any).metadata.creationTimestamp)
-      const completed = seconds((jobs.get(dependency) as any).status.completionTime)
+      const created = seconds(jobs.get(flow.name)?.metadata?.creationTimestamp ?? '')
+      const completed = seconds(jobs.get(dependency)?.status?.completionTime ?? '')
       t.ok(created >= completed, `${String(flow.name)} created after ${String(dependency)} completed`)
     }
   }

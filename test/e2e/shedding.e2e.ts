@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { apply, ROOT, waitFor } from './cluster.js'
 import { startScenarios } from './scenario.js'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { valueAt } from '../helpers/objects.js'
 
 const FLOWS = 12
 const { cluster, namespace, getJson } = await startScenarios(t, { serviceEnv: { INFLIGHT_BUDGET_BYTES: '1' } })
@@ -49,16 +51,16 @@ t.test(`${FLOWS} JobFlows at once through a budget of one byte: calls are shed w
   held.destroy()
 
   const done = await waitFor(`${FLOWS} JobFlows to finish`, async () => {
-    const items = (await getJson(['get', 'jobflows', '-n', ns])).items as any[]
-    return items.length === FLOWS && items.every(f => ['Succeeded', 'Failed', 'Invalid'].includes(f.status?.phase)) ? items : undefined
+    const items: KubeObject[] = (await getJson(['get', 'jobflows', '-n', ns])).items
+    return items.length === FLOWS && items.every(f => ['Succeeded', 'Failed', 'Invalid'].includes(String(valueAt(f, 'status', 'phase')))) ? items : undefined
   }, 600_000, 2_000)
-  t.same(done.map(f => `${String(f.metadata.name)}=${String(f.status.phase)}`).sort(), flows.map(f => `${f.metadata.name}=Succeeded`).sort(), 'every flow Succeeded')
+  t.same(done.map(f => `${f.metadata.name}=${String(valueAt(f, 'status', 'phase'))}`).sort(), flows.map(f => `${f.metadata.name}=Succeeded`).sort(), 'every flow Succeeded')
 
   const shed = await calls('shed')
   t.ok(shed >= FLOWS, `calls were shed (${shed})`)
   t.equal(await calls('error'), 0, 'no call failed')
   // What Metacontroller made of the 429s: a requeue, never a sync error or a Warning event.
-  const events = (await getJson(['get', 'events', '-n', ns])).items as any[]
+  const events: Array<{ reason?: string, message?: string }> = (await getJson(['get', 'events', '-n', ns])).items
   t.same(events.filter(e => e.reason === 'SyncError').map(e => String(e.message)), [], 'no SyncError event on any JobFlow')
   const log = readFileSync(join(cluster.logDir as string, 'metacontroller.log'), 'utf8')
   t.ok(log.includes('Resync due to too many request for sync hooks'), 'Metacontroller logged the requeue after Retry-After')

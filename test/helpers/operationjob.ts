@@ -4,6 +4,7 @@ import type { KubeObject, OwnerReference } from '../../src/k8s/types.js'
 import { SERVICE_READY } from '../../src/k8s/labels.js'
 import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
 import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
+import type { TargetDetail } from '../../src/actions/types.js'
 import { execAction } from '../../src/actions/exec.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { context } from './fixtures.js'
@@ -68,6 +69,13 @@ export function finalize (parent: KubeObject, pods: KubeObject[], now: Date): Sy
 /** The job with the status an answer returned, as Metacontroller would write it back. */
 export function next (parent: KubeObject, answer: SyncAnswer, spec: Record<string, unknown> = {}): KubeObject {
   return { ...parent, spec: { ...(parent.spec as Record<string, unknown>), ...spec }, status: answer.response.status }
+}
+
+/** Entry `index` of an answer's `status.targetDetails`; throws when there is none. */
+export function detailOf (answer: SyncAnswer, index = 0): TargetDetail {
+  const detail = (answer.response.status.targetDetails as TargetDetail[] | undefined)?.[index]
+  if (detail === undefined) throw new Error(`the answer has no targetDetails[${index}]`)
+  return detail
 }
 
 export function progresses (answer: SyncAnswer): string[] {

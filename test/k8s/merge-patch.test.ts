@@ -26,8 +26,8 @@ t.test('the RFC\'s examples', async t => {
 t.test('neither the target nor the patch is changed', async t => {
   const target = { spec: { containers: [{ name: 'a' }], parallelism: 1 } }
   const patch = { spec: { parallelism: 2, containers: [{ name: 'b' }] } }
-  const result = mergePatch(target, patch) as any
+  const result = mergePatch(target, patch) as typeof target
   t.same(target, { spec: { containers: [{ name: 'a' }], parallelism: 1 } })
-  result.spec.containers[0].name = 'changed'
+  result.spec.containers[0]!.name = 'changed'
   t.same(patch.spec.containers, [{ name: 'b' }], 'the result shares nothing with the patch')
 })

@@ -14,6 +14,9 @@ import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
 import { capacityGuard, podCondition } from '../helpers/scenarios.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import type { PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js'
+import { condition } from '../helpers/conditions.js'
+import { specOf } from '../helpers/objects.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
@@ -56,12 +59,18 @@ for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'dire
       t.match(pod.metadata.name, /^foo-[a-z0-9]{5}$/, `${pod.metadata.name}: foo-<5 letters or digits>`)
       t.equal(podCondition(pod, SERVICE_READY), 'True', `${pod.metadata.name}: service-ready True`)
       t.equal(podCondition(pod, 'Ready'), 'True', `${pod.metadata.name}: Ready`)
-      t.same((pod.spec as any).readinessGates, [{ conditionType: SERVICE_READY }])
+      t.same(specOf<PodSpec>(pod).readinessGates, [{ conditionType: SERVICE_READY }])
       t.equal(pod.metadata.labels?.[REVISION_LABEL], status(sim).updatedRevision)
     }
     t.match(status(sim), {
-      replicas: 2, readyReplicas: 2, availableReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2, updatedAvailableReplicas: 2,
-      currentRevision: /^foo-[0-9a-f]{10}$/, selector: 'app=foo'
+      replicas: 2,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      updatedReplicas: 2,
+      updatedReadyReplicas: 2,
+      updatedAvailableReplicas: 2,
+      currentRevision: /^foo-[0-9a-f]{10}$/,
+      selector: 'app=foo'
     })
     t.equal(status(sim).currentRevision, status(sim).updatedRevision)
     t.equal(sim.effects.log.filter(e => e.effect.type === 'SetPodCondition').length, 2, 'one condition write per Pod, never repeated')
@@ -80,13 +89,13 @@ t.test('scale to 3 and back to 2: the newest Pod goes', async t => {
   const { sim, kubelet } = setup(t)
   await bringUp(sim, kubelet)
   const before = names(sim)
-  sim.edit(fooRef, o => { (o.spec as any).replicas = 3 })
+  sim.edit(fooRef, o => { specOf(o).replicas = 3 })
   await kubelet.run(10)
   t.equal(ready(sim).length, 3)
   const added = names(sim).filter(n => !before.includes(n))
   t.equal(added.length, 1)
   t.match(status(sim), { replicas: 3, readyReplicas: 3, availableReplicas: 3 })
-  sim.edit(fooRef, o => { (o.spec as any).replicas = 2 })
+  sim.edit(fooRef, o => { specOf(o).replicas = 2 })
   await kubelet.run(5)
   t.same(names(sim), before, 'the Pod added last is removed')
   t.match(status(sim), { replicas: 2, readyReplicas: 2 })
@@ -153,7 +162,7 @@ t.test('a template change rolls out one Pod at a time, new Pod first, never belo
   const oldRevision = status(sim).updatedRevision as string
   const oldPods = names(sim)
   const start = sim.seconds()
-  sim.edit(fooRef, o => { (o.spec as any).template.spec.containers[0].image = 'nginx:1.28' })
+  sim.edit(fooRef, o => { specOf<{ template: PodTemplateSpec }>(o).template.spec!.containers[0]!.image = 'nginx:1.28' })
   let peak = 0
   const guard = capacityGuard(t, sim, 2)
   await kubelet.run(30, () => {
@@ -166,7 +175,7 @@ t.test('a template change rolls out one Pod at a time, new Pod first, never belo
   t.equal(pods(sim).length, 2)
   for (const pod of pods(sim)) {
     t.equal(pod.metadata.labels?.[REVISION_LABEL], newRevision)
-    t.equal((pod.spec as any).containers[0].image, 'nginx:1.28')
+    t.equal(specOf<PodSpec>(pod).containers[0]?.image, 'nginx:1.28')
     t.notOk(oldPods.includes(pod.metadata.name))
   }
   t.match(status(sim), { replicas: 2, readyReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2, currentRevision: newRevision, updatedRevision: newRevision })
@@ -181,9 +190,9 @@ t.test('an invalid spec keeps every Pod and says why', async t => {
   const { sim, kubelet } = setup(t)
   await bringUp(sim, kubelet)
   const before = names(sim)
-  sim.edit(fooRef, o => { (o.spec as any).replicas = -1 })
+  sim.edit(fooRef, o => { specOf(o).replicas = -1 })
   await kubelet.run(3)
   t.same(names(sim), before)
-  const valid = (status(sim).conditions as any[]).find(c => c.type === 'Valid')
+  const valid = condition(status(sim), 'Valid')
   t.match(valid, { status: 'False', reason: 'InvalidSpec', message: /spec.replicas/ })
 })

@@ -10,6 +10,8 @@ import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import { daemonjobController, simNode } from '../../src/simulator/daemonjob.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import type { Job } from 'kubernetes-types/batch/v1.js'
+import { objectAs } from '../helpers/objects.js'
 
 const EXAMPLE_MANIFEST = fileURLToPath(new URL('../../manifests/examples/daemonjob.yaml', import.meta.url))
 const NAME = 'daemonjob-example'
@@ -65,11 +67,11 @@ t.test('five nodes, two excluded, one cordoned, one tainted: one Job; a node tha
   t.same(first.created.map(r => r.name), [jobName('node-3')], 'exactly one Job, for node-3')
   t.same(Object.keys(first.request?.related['Node.v1'] ?? {}), ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'], 'Nodes reach the hook, keyed by name')
 
-  const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('node-3') }) as any
-  t.same(job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
+  const job = objectAs<Job>(sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('node-3') }))
+  t.same(job.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
     [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }], 'pinned by required node affinity')
-  t.equal(job.spec.template.spec.nodeName, undefined)
-  t.match(job.metadata.labels, { 'jobhooks.io/daemonjob': NAME, 'jobhooks.io/node': 'node-3', key1: 'value1' })
+  t.equal(job.spec?.template.spec?.nodeName, undefined)
+  t.match(job.metadata?.labels, { 'jobhooks.io/daemonjob': NAME, 'jobhooks.io/node': 'node-3', key1: 'value1' })
 
   await sim.runUntil(jobStarted(jobName('node-3')))
   t.match(status(sim), { phase: 'Running', desired: 1, active: 1 })

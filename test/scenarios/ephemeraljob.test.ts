@@ -10,6 +10,9 @@ import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import { ephemeraljobController, jobContainers, runningPod, type EphemeralBehaviour } from '../../src/simulator/ephemeraljob.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import { condition } from '../helpers/conditions.js'
+import { specOf } from '../helpers/objects.js'
+import type { PodSpec } from 'kubernetes-types/core/v1.js'
 
 const BATCH_MANIFEST = fileURLToPath(new URL('../../manifests/examples/ephemeraljob-batch.yaml', import.meta.url))
 const DEBUG_MANIFEST = fileURLToPath(new URL('../../manifests/examples/ephemeraljob-debug.yaml', import.meta.url))
@@ -27,11 +30,6 @@ function simulator (t: Tap, ephemeral: EphemeralBehaviour = {}, version: HookVer
 function status (sim: Simulator, name = STORY): Record<string, any> {
   const object = sim.get(ejobRef(name))
   return isRecord(object?.status) ? object.status : {}
-}
-
-function condition (sim: Simulator, type: string, name = STORY): Record<string, any> | undefined {
-  const list = status(sim, name).conditions
-  return Array.isArray(list) ? list.filter(isRecord).find(c => c.type === type) : undefined
 }
 
 /** The first story's EphemeralJob from the example manifest, with `mutate` applied to its spec. */
@@ -88,7 +86,7 @@ for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'dire
     t.equal(guard.peak(), 1, 'one container at a time, never more')
     t.match(status(sim), { phase: 'Failed', match: 4, succeeded: 2, failed: 2, running: 0, waiting: 0 })
     t.same(status(sim).pods.map((p: any) => `${p.name}=${p.phase}`), STORY_PODS.map(p => `${p}=${p.includes('no-work') ? 'Failed' : 'Succeeded'}`), 'oldest first')
-    t.match(condition(sim, 'Failed'), { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed/ })
+    t.match(condition(status(sim), 'Failed'), { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed/ })
     const injected = sim.timeline.filter(e => e.type === 'injected').map(e => e.object.name)
     t.same(injected, STORY_PODS, 'each Pod injected once, in order')
     for (const container of jobContainers(sim.store, STORY)) t.equal(container.state, 'terminated', `${container.pod}: the container ran`)
@@ -114,7 +112,7 @@ t.test('parallelism 2 over five Pods: never more than two containers running or 
   await runToCompletion(sim, guard.check)
   t.equal(guard.peak(), 2)
   t.match(status(sim), { phase: 'Succeeded', match: 5, succeeded: 5, failed: 0 })
-  t.match(condition(sim, 'Complete'), { status: 'True', message: '5 of 5 Pods succeeded' })
+  t.match(condition(status(sim), 'Complete'), { status: 'True', message: '5 of 5 Pods succeeded' })
 })
 
 t.test('replicas limits the Pods injected, oldest first', async t => {
@@ -134,16 +132,16 @@ t.test('paused stops new injections; resuming continues', async t => {
   t.match(status(sim), { phase: 'Paused', match: 4, waiting: 0, running: 0 })
   t.same(jobContainers(sim.store, STORY), [], 'nothing injected while paused')
 
-  sim.edit(ejobRef(), o => { (o.spec as any).paused = false })
+  sim.edit(ejobRef(), o => { specOf(o).paused = false })
   await sim.runUntil(s => status(s).succeeded === 1)
-  sim.edit(ejobRef(), o => { (o.spec as any).paused = true })
+  sim.edit(ejobRef(), o => { specOf(o).paused = true })
   const injectedBefore = jobContainers(sim.store, STORY).length
   await sim.advance(120)
   t.equal(status(sim).phase, 'Paused')
   t.equal(jobContainers(sim.store, STORY).length, injectedBefore, 'no Pod injected while paused again')
   t.ok(injectedBefore <= 2, 'the container already injected ran on')
 
-  sim.edit(ejobRef(), o => { (o.spec as any).paused = false })
+  sim.edit(ejobRef(), o => { specOf(o).paused = false })
   await runToCompletion(sim)
   t.match(status(sim), { phase: 'Succeeded', succeeded: 4, match: 4 })
 })
@@ -157,7 +155,7 @@ t.test('activeDeadlineSeconds fails the job with DeadlineExceeded and injects no
   await runToCompletion(sim)
   t.equal(sim.seconds(), start + 30, 'failed at the deadline, not later')
   t.match(status(sim), { phase: 'Failed', running: 1, succeeded: 0 })
-  t.match(condition(sim, 'Failed'), { status: 'True', reason: 'DeadlineExceeded' })
+  t.match(condition(status(sim), 'Failed'), { status: 'True', reason: 'DeadlineExceeded' })
   await sim.runUntilQuiet()
   t.same(jobContainers(sim.store, STORY).map(c => `${c.pod} ${c.state}`), ['helloworld-865cd8865b-nl8lq running'], 'only the first Pod ever got a container')
   t.equal(status(sim).phase, 'Failed', 'still Failed')
@@ -212,7 +210,7 @@ t.test('story 2: a long-running debug container keeps the job Running, and the s
   await sim.advance(10)
   t.match(status(sim, 'nginx-ephemeral-job'), { phase: 'Running', match: 1, succeeded: 0, failed: 0, running: 1, waiting: 0 })
   const pod = sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'nginx' })
-  const injected = (pod?.spec as any).ephemeralContainers
+  const injected = specOf<PodSpec>(pod).ephemeralContainers
   t.match(injected, [{ name: 'nginx-ec', targetContainerName: 'nginx', command: ['sleep', '99999'], tty: true, stdin: true, env: [{ name: 'ephemeraljob', value: 'nginx-ephemeral-job' }, { name: 'EPHEMERALJOB_UID' }] }])
   const writes = sim.statusWrites.get('default/nginx-ephemeral-job')
   await sim.advance(600)

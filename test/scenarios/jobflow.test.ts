@@ -12,6 +12,8 @@ import { Simulator, type HookVersion, type SimulatorOptions } from '../../src/si
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import { exampleJobFlow, busyboxJobSpec, jobTemplate } from '../helpers/examples.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
+import { condition } from '../helpers/conditions.js'
+import { specOf, valueAt } from '../helpers/objects.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
 
 const EXAMPLE_MANIFEST = fileURLToPath(new URL('../../manifests/examples/jobflow.yaml', import.meta.url))
@@ -44,11 +46,6 @@ function status (sim: Simulator, ref = flowRef()): Record<string, unknown> {
 function jobRecords (sim: Simulator, ref = flowRef()): Map<string, Record<string, unknown>> {
   const jobs = status(sim, ref).jobs
   return new Map((Array.isArray(jobs) ? jobs.filter(isRecord) : []).map(j => [j.name as string, j]))
-}
-
-function condition (sim: Simulator, type: string, ref = flowRef()): Record<string, unknown> | undefined {
-  const list = status(sim, ref).conditions
-  return Array.isArray(list) ? list.filter(isRecord).find(c => c.type === type) : undefined
 }
 
 /** Job creations by simulated second: `{0: [job1, job4], 10: [job2], …}` with names sorted. */
@@ -121,8 +118,8 @@ for (const version of ['v2', 'v1'] as const) {
     }
     t.equal(sim.secondsAt(records.get('job3')?.startTime as string), 20)
     t.equal(sim.secondsAt(records.get('job3')?.completionTime as string), 30)
-    t.match(condition(sim, 'Valid'), { status: 'True' })
-    t.match(condition(sim, 'Complete'), { status: 'True' })
+    t.match(condition(status(sim), 'Valid'), { status: 'True' })
+    t.match(condition(status(sim), 'Complete'), { status: 'True' })
     t.same(sim.timeline.filter(e => e.type === 'phase').map(e => e.phase), ['Pending', 'Running', 'Succeeded'])
     t.same(sim.timeline.filter(e => e.type === 'sync-error'), [], 'no sync errors')
 
@@ -167,8 +164,8 @@ t.test('a failing job2: job3 and job5 never start, job4 finishes, the flow fails
   t.equal(records.get('job5')?.phase, 'Skipped')
   t.equal(status(sim).phase, 'Failed')
   t.equal(sim.secondsAt(status(sim).completionTime as string), 30, 'finished when the last running Job did')
-  t.match(condition(sim, 'Failed'), { status: 'True' })
-  t.equal(condition(sim, 'Complete'), undefined)
+  t.match(condition(status(sim), 'Failed'), { status: 'True' })
+  t.equal(condition(status(sim), 'Complete'), undefined)
   t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'the failed Job is kept')
 })
 
@@ -298,7 +295,7 @@ t.test('an edit that adds a cycle keeps every child; fixing it resumes', async t
   t.same(sim.listJobs('default').map(j => j.metadata.name), [jobName('job1'), jobName('job2'), jobName('job4')], 'every Job kept, none created')
   t.equal(status(sim).phase, 'Invalid')
   t.equal(status(sim).observedGeneration, 2)
-  const valid = condition(sim, 'Valid')
+  const valid = condition(status(sim), 'Valid')
   t.match(valid, { status: 'False', message: /cycle/ })
   t.match(valid?.message, /job1/)
   t.match(valid?.message, /job3/)
@@ -311,7 +308,7 @@ t.test('an edit that adds a cycle keeps every child; fixing it resumes', async t
   if (!t.same(creationsBySecond(sim)[80], [jobName('job3'), jobName('job5')], 'job3 and job5 start once the spec is fixed')) t.comment(sim.timelineText())
   t.equal(status(sim).phase, 'Succeeded')
   t.equal(status(sim).observedGeneration, 3)
-  t.match(condition(sim, 'Valid'), { status: 'True' })
+  t.match(condition(status(sim), 'Valid'), { status: 'True' })
   t.same(sim.timeline.filter(e => e.type === 'phase').map(e => e.phase), ['Pending', 'Running', 'Invalid', 'Running', 'Succeeded'])
 })
 
@@ -335,7 +332,7 @@ for (const version of ['v2', 'v1'] as const) {
     // While it waits, the hook asks for a resync every 5 minutes, so the system is never quiet.
     await sim.advance(60)
     t.equal(status(sim, flowRef(name)).phase, 'Invalid')
-    t.match(condition(sim, 'Valid', flowRef(name)), { status: 'False', message: /JobTemplate "shared-step" not found/ })
+    t.match(condition(status(sim, flowRef(name)), 'Valid'), { status: 'False', message: /JobTemplate "shared-step" not found/ })
     t.equal(sim.lastReconcile(flowRef(name))?.resyncAfterSeconds, 300)
     t.same(sim.listJobs(), [], 'nothing runs while the spec is invalid')
 
@@ -347,7 +344,7 @@ for (const version of ['v2', 'v1'] as const) {
     const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: `${name}-main` })
     t.match(job?.metadata.labels, { 'jobhooks.io/job-template': 'shared-step' })
     t.equal(status(sim, flowRef(name)).phase, 'Succeeded')
-    t.match(condition(sim, 'Valid', flowRef(name)), { status: 'True' })
+    t.match(condition(status(sim, flowRef(name)), 'Valid'), { status: 'True' })
   })
 }
 
@@ -423,7 +420,7 @@ t.test('spec.ttlSecondsAfterFinished: the finished JobFlow deletes itself that l
   for (const ttl of [0, 60]) {
     const sim = simulator(t)
     const [flow, ...rest] = exampleObjects().sort((a, b) => (a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0))
-    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...(flow as any).spec, ttlSecondsAfterFinished: ttl } }, ...rest])
+    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...specOf(flow), ttlSecondsAfterFinished: ttl } }, ...rest])
     await sim.runUntilQuiet()
     const self = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'JobFlow')
     t.equal(self?.cause, 'effect', `TTL ${ttl}: deleted by the service's effect`)
@@ -438,9 +435,9 @@ t.test('a JobFlow without a TTL, or with an invalid spec, never deletes itself',
   const sim = simulator(t)
   applyAll(sim, exampleObjects())
   await sim.runUntilQuiet()
-  sim.edit(flowRef(), object => { (object.spec as any).ttlSecondsAfterFinished = 0; (object.spec as any).flows[0].dependencies = ['job5'] })
+  sim.edit(flowRef(), object => { specOf(object).ttlSecondsAfterFinished = 0; specOf<{ flows: Array<Record<string, unknown>> }>(object).flows[0]!.dependencies = ['job5'] })
   await sim.runUntilQuiet()
-  t.equal(condition(sim, 'Valid')?.status, 'False', 'a cycle makes the spec invalid (a finished flow keeps its phase)')
+  t.equal(condition(status(sim), 'Valid')?.status, 'False', 'a cycle makes the spec invalid (a finished flow keeps its phase)')
   t.ok(sim.get(flowRef()), 'the JobFlow is still there')
   t.same(sim.effects.log, [], 'no effect at all')
 })
@@ -449,7 +446,7 @@ t.test('failurePolicy Continue: a failure skips only its dependants; the rest ru
   const run = async (policy?: string): Promise<Simulator> => {
     const sim = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { [jobName('job4')]: { result: 'fail', afterSeconds: 5 } } } })
     const [flow, ...rest] = exampleObjects().sort((a, b) => (a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0))
-    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...(flow as any).spec, ...(policy !== undefined ? { failurePolicy: policy } : {}) } }, ...rest])
+    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...specOf(flow), ...(policy !== undefined ? { failurePolicy: policy } : {}) } }, ...rest])
     await sim.runUntilQuiet()
     return sim
   }
@@ -463,14 +460,14 @@ t.test('failurePolicy Continue: a failure skips only its dependants; the rest ru
   t.equal(status(sim).phase, 'Failed', 'Failed once nothing more can run')
   t.equal(creationsBySecond(sim)[20]?.join(','), jobName('job3'), 'job3 starts after job2, as in a flow without failure')
   t.match(jobRecords(sim).get('job5')?.message, 'not started: depends on job4 (failed)')
-  t.match(condition(sim, 'Failed')?.message, /^job4: .*; skipped because of them: job5$/)
+  t.match(condition(status(sim), 'Failed')?.message, /^job4: .*; skipped because of them: job5$/)
   t.equal(status(sim).completionTime, sim.now().toISOString().replace(/\.\d+Z$/, 'Z'), 'finished when job3 did, not when job4 failed')
 })
 
 t.test('failurePolicy Continue: a skip passes down the graph', async t => {
   const sim = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { [jobName('job1')]: 'fail' } } })
   const [flow] = exampleObjects().filter(o => o.kind === 'JobFlow')
-  applyAll(sim, [{ ...(flow as KubeObject), spec: { ...(flow as any).spec, failurePolicy: 'Continue' } }])
+  applyAll(sim, [{ ...(flow as KubeObject), spec: { ...specOf(flow), failurePolicy: 'Continue' } }])
   await sim.runUntilQuiet()
   t.same(Object.fromEntries([...jobRecords(sim)].map(([name, r]) => [name, [r.phase, r.message ?? '']])), {
     job1: ['Failed', 'BackoffLimitExceeded: Job has reached the specified backoff limit'],
@@ -507,7 +504,7 @@ t.test('flows[].when: the branch that holds runs, the other is Skipped with its 
   t.same(Object.fromEntries([...jobRecords(ok, ref)].map(([n, r]) => [n, r.phase])), { build: 'Succeeded', publish: 'Succeeded', notify: 'Skipped', announce: 'Succeeded' })
   t.equal(jobRecords(ok, ref).get('notify')?.message, "skipped: its when is false: flows.build.phase == 'Failed'")
   t.equal(status(ok, ref).phase, 'Succeeded', 'Succeeded: the skipped branch was not needed')
-  t.equal(condition(ok, 'Complete', ref)?.message, '3 of 4 jobs succeeded, 1 skipped by their when')
+  t.equal(condition(status(ok, ref), 'Complete')?.message, '3 of 4 jobs succeeded, 1 skipped by their when')
 
   const failing = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { 'branches-build': 'fail' } } })
   failing.apply(branchingFlow())
@@ -516,15 +513,15 @@ t.test('flows[].when: the branch that holds runs, the other is Skipped with its 
     'under FailFast the notify branch still runs: a flow with a when decides for itself')
   t.equal(jobRecords(failing, ref).get('announce')?.message, 'not started: build failed')
   t.equal(status(failing, ref).phase, 'Failed', 'the build failed: the JobFlow is Failed, whatever ran after')
-  t.match(condition(failing, 'Failed', ref)?.message, /^build: .*; skipped because of them: announce$/, 'publish is not counted: its own when skipped it')
+  t.match(condition(status(failing, ref), 'Failed')?.message, /^build: .*; skipped because of them: announce$/, 'publish is not counted: its own when skipped it')
 })
 
 t.test('flows[].when under Continue: a flow without a when after a when-skipped one is skipped; a bad when makes the spec Invalid and deletes nothing', async t => {
   const ref = flowRef('branches')
   const sim = simulator(t)
   const flow = branchingFlow()
-  ;(flow.spec as any).failurePolicy = 'Continue'
-  ;(flow.spec as any).flows[1].when = "flows.build.phase == 'Failed'"
+  specOf(flow).failurePolicy = 'Continue'
+  specOf<{ flows: Array<Record<string, unknown>> }>(flow).flows[1]!.when = "flows.build.phase == 'Failed'"
   sim.apply(flow)
   await sim.runUntilQuiet()
   t.same(Object.fromEntries([...jobRecords(sim, ref)].map(([n, r]) => [n, [r.phase, r.message ?? '']])), {
@@ -539,10 +536,10 @@ t.test('flows[].when under Continue: a flow without a when after a when-skipped 
   const running = branchingFlow()
   bad.apply(running)
   await bad.runUntil(jobStarted('branches-build'))
-  bad.edit(ref, object => { (object.spec as any).flows[2].when = "flows.deploy.phase == 'Failed'" })
+  bad.edit(ref, object => { specOf<{ flows: Array<Record<string, unknown>> }>(object).flows[2]!.when = "flows.deploy.phase == 'Failed'" })
   await bad.runUntilQuiet()
   t.equal(status(bad, ref).phase, 'Invalid')
-  t.match(condition(bad, 'Valid', ref)?.message, /flow "notify": when reads flows.deploy, which is not a dependency/)
+  t.match(condition(status(bad, ref), 'Valid')?.message, /flow "notify": when reads flows.deploy, which is not a dependency/)
   t.ok(bad.listJobs().some(j => j.metadata.name === 'branches-build'), 'the running Job is kept')
 })
 
@@ -599,7 +596,7 @@ t.test('flows[].retry: the backoff doubles up to maxBackoffSeconds; once the ret
   t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed', 'Failed', 'Failed', 'Failed'])
   t.equal(status(sim).phase, 'Failed')
   t.same(Object.fromEntries([...jobRecords(sim)].map(([n, r]) => [n, r.phase])), { job1: 'Succeeded', job2: 'Failed', job3: 'Skipped', job4: 'Succeeded', job5: 'Skipped' })
-  t.match(condition(sim, 'Failed')?.message, /^job2: BackoffLimitExceeded.*; skipped because of them: job3, job5$/)
+  t.match(condition(status(sim), 'Failed')?.message, /^job2: BackoffLimitExceeded.*; skipped because of them: job3, job5$/)
 })
 
 t.test('flows[].retry: an attempt deleted by hand after it failed is never run again; the retry goes on', async t => {
@@ -630,11 +627,11 @@ t.test('a retry named like another flow makes the spec invalid and deletes nothi
   const flow = objects.find(o => o.kind === 'JobFlow') as KubeObject
   sim.edit(flowRef(), o => {
     const spec = o.spec as { flows: Array<Record<string, unknown>> }
-    spec.flows.push({ name: 'job1-2', jobTemplate: (flow.spec as any).flows[0].jobTemplate })
+    spec.flows.push({ name: 'job1-2', jobTemplate: specOf<{ flows: Array<Record<string, unknown>> }>(flow).flows[0]?.jobTemplate })
   })
   await sim.runUntilQuiet()
   t.equal(status(sim).phase, 'Invalid')
-  t.match(condition(sim, 'Valid')?.message, /flow "job1-2" has the Job name of attempt 2 of flow "job1"/)
+  t.match(condition(status(sim), 'Valid')?.message, /flow "job1-2" has the Job name of attempt 2 of flow "job1"/)
   t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'nothing deleted')
 })
 
@@ -656,8 +653,8 @@ t.test('jobhooks.io/rerun on a finished JobFlow reruns its failed and skipped fl
   t.match(attempts(sim, 'job2'), [{ phase: 'Failed' }, { phase: 'Succeeded', attempt: 2, rerun: '1' }])
   t.match(attempts(sim, 'job3'), [{ phase: 'Skipped', message: 'not started: job2 failed' }, { phase: 'Succeeded', jobName: jobName('job3-2'), attempt: 2, rerun: '1' }])
   t.not(status(sim).completionTime, failedAt, 'a new completion time')
-  t.match(condition(sim, 'Failed'), { status: 'False', reason: 'Rerun' })
-  t.match(condition(sim, 'Complete'), { status: 'True' })
+  t.match(condition(status(sim), 'Failed'), { status: 'False', reason: 'Rerun' })
+  t.match(condition(status(sim), 'Complete'), { status: 'True' })
 
   const jobsBefore = createdJobs(sim).length
   sim.edit(flowRef(), o => { o.metadata.labels = { ...o.metadata.labels, touched: 'yes' } })
@@ -686,29 +683,29 @@ t.test('spec.suspend: the running Job is suspended in place (spec.suspend and th
   await sim.runUntil(s => s.seconds() >= 5)
   const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job1') }
   const before = structuredClone(sim.get(jobRef)) as KubeObject
-  sim.edit(flowRef(), o => { (o.spec as any).suspend = true })
-  await sim.runUntil(s => (s.get(jobRef)?.spec as any)?.suspend === true)
+  sim.edit(flowRef(), o => { specOf(o).suspend = true })
+  await sim.runUntil(s => valueAt(s.get(jobRef), 'spec', 'suspend') === true)
   await sim.advance(60)
 
   const suspended = sim.get(jobRef) as KubeObject
   t.equal(suspended.metadata.uid, before.metadata.uid)
-  const { suspend: _, ...rest } = suspended.spec as any
-  t.same(rest, Object.fromEntries(Object.entries(before.spec as any).filter(([k]) => k !== 'suspend')), 'only spec.suspend changed in its spec')
+  const { suspend: _, ...rest } = specOf(suspended)
+  t.same(rest, Object.fromEntries(Object.entries(specOf(before)).filter(([k]) => k !== 'suspend')), 'only spec.suspend changed in its spec')
   t.same(suspended.metadata.labels, before.metadata.labels)
   t.equal(suspended.metadata.annotations?.['jobhooks.io/suspended-by-jobflow'], 'true')
-  t.match(condition(sim, 'Suspended'), { status: 'True', reason: 'JobFlowSuspended', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' })
+  t.match(condition(status(sim), 'Suspended'), { status: 'True', reason: 'JobFlowSuspended', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' })
   t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job4')], 'job4 finished on its own; job2, waiting for job1, did not start')
   t.match(jobRecords(sim).get('job2'), { phase: 'Pending', message: 'waiting for job1' })
   t.equal(status(sim).phase, 'Running')
 
-  sim.edit(flowRef(), o => { (o.spec as any).suspend = false })
+  sim.edit(flowRef(), o => { specOf(o).suspend = false })
   await sim.runUntilQuiet()
   if (!t.equal(status(sim).phase, 'Succeeded')) t.comment(sim.timelineText())
   t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 resumed, never created again')
   const resumed = sim.get(jobRef) as KubeObject
-  t.equal((resumed.spec as any).suspend, false)
+  t.equal(specOf(resumed).suspend, false)
   t.notOk('jobhooks.io/suspended-by-jobflow' in (resumed.metadata.annotations ?? {}), 'the mark is gone')
-  t.match(condition(sim, 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
+  t.match(condition(status(sim), 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
   t.ok(sim.timeline.some(e => e.type === 'job-suspended') && sim.timeline.some(e => e.type === 'job-resumed'), 'the Job controller saw both')
 })
 
@@ -717,10 +714,10 @@ t.test('spec.suspend on a JobFlow that finished changes nothing; a template that
   applyAll(sim, exampleObjects())
   await sim.runUntilQuiet()
   const writes = sim.timeline.length
-  sim.edit(flowRef(), o => { (o.spec as any).suspend = true })
+  sim.edit(flowRef(), o => { specOf(o).suspend = true })
   await sim.runUntilQuiet()
   t.equal(status(sim).phase, 'Succeeded')
-  t.equal(condition(sim, 'Suspended'), undefined, 'a finished JobFlow is not suspended')
+  t.equal(condition(status(sim), 'Suspended'), undefined, 'a finished JobFlow is not suspended')
   t.notOk(sim.timeline.slice(writes).some(e => e.type === 'job-suspended'), 'no finished Job touched')
 })
 

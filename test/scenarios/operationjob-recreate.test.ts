@@ -14,6 +14,7 @@ import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
 import { livePods, podCondition } from '../helpers/scenarios.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import { specOf } from '../helpers/objects.js'
 
 const COLLASET = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const FOO: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
@@ -79,7 +80,7 @@ t.test('Recreate takes the Pod out of traffic first, waits operationDelaySeconds
   t.equal(podCondition(sim.get(podRef(other)), 'Ready'), 'True', 'the other Pod serves throughout')
 
   // More capacity lets the eviction through.
-  sim.edit(FOO, o => { (o.spec as any).replicas = 3 })
+  sim.edit(FOO, o => { specOf(o).replicas = 3 })
   const originalUid = sim.get(podRef(target))?.metadata.uid
   await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120)
   const evicted = sim.effects.log.find(e => e.effect.type === 'Evict' && e.result === 'applied')

@@ -14,6 +14,7 @@ import { collasetController, PodKubelet, type PodKubeletBehaviour } from '../../
 import { capacityGuard, livePods, podCondition } from '../helpers/scenarios.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import { specOf } from '../helpers/objects.js'
 
 const COLLASET = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const WALKTHROUGH = fileURLToPath(new URL('../../manifests/examples/operationjob-replace.yaml', import.meta.url))
@@ -33,9 +34,9 @@ async function setup (t: Tap, options: { version?: HookVersion, kubelet?: PodKub
 }
 
 /** The walkthrough's opj-replace, with the real Pod names for its placeholders and `mutate` applied to its spec. */
-function replaceJob (targets: string[], mutate: (spec: any) => void = () => {}, name = 'opj-replace'): KubeObject {
+function replaceJob (targets: string[], mutate: (spec: Record<string, unknown>) => void = () => {}, name = 'opj-replace'): KubeObject {
   const object = loadManifest(WALKTHROUGH).find(o => o.kind === 'OperationJob') as KubeObject
-  const spec = object.spec as any
+  const spec = specOf(object)
   spec.targets = targets.map(name => ({ name }))
   object.metadata.name = name
   mutate(spec)
@@ -69,7 +70,7 @@ for (const version of ['v2', 'v1'] as HookVersion[]) {
     t.equal(afterOne.targetDetails[1].extraInfo, undefined, 'the pending target is untouched')
     t.notOk(sim.get(podRef(second))?.metadata.labels?.[TO_REPLACE_LABEL], 'and its Pod is not labelled')
 
-    sim.edit(jobRef(), o => { (o.spec as any).partition = 2 })
+    sim.edit(jobRef(), o => { specOf(o).partition = 2 })
     await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120, guard)
     const done = status(sim)
     t.match(done, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0, endTime: /Z$/ })
@@ -134,8 +135,8 @@ t.test('a replacement Pod is not replaced in turn: the target waits with NotAllo
 
 t.test('deadline with partition raised step by step fails exactly the started targets, cancels their replacements; then the TTL deletes the job', async t => {
   // Replacements never start (a bad image): every started target runs into its deadline.
-  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
-  sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => { (o.spec as any).replicas = 3 })
+  const { sim, kubelet } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => { specOf(o).replicas = 3 })
   await kubelet.run(10)
   const all = pods(sim).map(p => p.metadata.name).sort()
   t.equal(all.length, 3)
@@ -143,7 +144,7 @@ t.test('deadline with partition raised step by step fails exactly the started ta
   await kubelet.run(5)
   t.equal(status(sim).progress, 'Pending', 'partition 0: nothing started')
   for (const partition of [1, 2]) {
-    sim.edit(jobRef(), o => { (o.spec as any).partition = partition })
+    sim.edit(jobRef(), o => { specOf(o).partition = partition })
     await kubelet.runUntil(() => status(sim).failedPodCount === partition, 30)
     await kubelet.run(3)
     t.equal(status(sim).failedPodCount, partition, `partition ${partition}: ${partition} failed`)
@@ -152,7 +153,7 @@ t.test('deadline with partition raised step by step fails exactly the started ta
     t.equal(pods(sim).length, 3, 'the cancelled replacements are gone, the origins stay')
     t.notOk(pods(sim).some(p => p.metadata.labels?.[TO_REPLACE_LABEL] !== undefined), 'no replace request left')
   }
-  sim.edit(jobRef(), o => { (o.spec as any).partition = 3 })
+  sim.edit(jobRef(), o => { specOf(o).partition = 3 })
   await kubelet.runUntil(() => status(sim).progress === 'Failed', 30)
   t.equal(status(sim).failedPodCount, 3)
   const endedAt = sim.secondsAt(status(sim).endTime)

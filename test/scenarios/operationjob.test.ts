@@ -8,6 +8,8 @@ import { Simulator, type HookVersion, type Transport } from '../../src/simulator
 import { JOBHOOKS_API_VERSION, controllerFromManifest } from '../../src/simulator/controllers.js'
 import { runningPod } from '../../src/simulator/ephemeraljob.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import type { PodSpec } from 'kubernetes-types/core/v1.js'
+import { specOf } from '../helpers/objects.js'
 
 const REF: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'OperationJob', namespace: 'default', name: 'check' }
 const PODS = ['web-0', 'web-1', 'web-2']
@@ -51,10 +53,10 @@ for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'dire
     t.notOk(sim.timeline.some(e => e.type === 'injected' && e.object.name === 'web-2'), 'nothing injected into web-2 yet')
 
     // The injected container runs the inline script through sh -c, as this job's.
-    const injected = (sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-0' })?.spec as any).ephemeralContainers
+    const injected = specOf<PodSpec>(sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-0' })).ephemeralContainers
     t.match(injected, [{ name: 'opj-check', command: ['sh', '-c', 'pidof "$1"', 'check.sh', 'app'], targetContainerName: 'app', env: [{ name: 'OPERATIONJOB', value: 'check' }, { name: 'OPERATIONJOB_UID' }] }])
 
-    sim.edit(REF, o => { (o.spec as any).partition = 3 })
+    sim.edit(REF, o => { specOf(o).partition = 3 })
     await sim.runUntil(s => s.get(REF) === undefined || status(s).progress === 'Failed')
     const finished = status(sim)
     t.match(finished, { progress: 'Failed', succeededPodCount: 2, failedPodCount: 1, totalPodCount: 3 })
