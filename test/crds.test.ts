@@ -7,7 +7,6 @@ import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { printerColumns } from '../src/cli/printer-columns.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
 
 const CRDS = join(import.meta.dirname, '..', 'manifests', 'crds')

@@ -21,7 +21,6 @@ import { syncCollaSet } from '../src/controllers/collaset/sync.js'
 import { ALL_KINDS } from '../src/controllers/kinds.js'
 import { updateStrategyProblem } from '../src/protocol/update-strategy.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')

@@ -62,7 +62,6 @@ export interface Cluster {
   stop: () => Promise<void>
 }
 
-
 interface Binaries {
   bin: string
   metacontroller: string

@@ -6,7 +6,7 @@
 // asserted is read back from the API server.
 import t, { type Test } from 'tap'
 import { stringify } from 'yaml'
-import { addKwokNode, apply, waitFor } from './cluster.js'
+import { addKwokNode, apply } from './cluster.js'
 import { daemonJobExample, SPOT_TAINT, startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)

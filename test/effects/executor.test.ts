@@ -7,7 +7,6 @@ import t, { type Test } from 'tap'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { stringify } from 'yaml'
 import { KubeConfig } from '@kubernetes/client-node'
 import {
   ClusterExecutor, EFFECT_PERMISSIONS, SERVICE_ACCOUNT_DIR, loadCredentials, requestFor, selectExecutor, type ClusterExecutorOptions
@@ -323,6 +322,7 @@ t.test('effects act only within the parent\'s namespace, a Delete only on the pa
   ])
 
   const none = await fakeApi(t)
+  // eslint-disable-next-line no-useless-call -- the executor's own apply, not Function.prototype.apply
   const [noUid] = await executorFor(t, none.url).apply(undefined, [inject('web-1')])
   t.same([noUid?.result, noUid?.message], ['refused', 'the parent in the request has no UID'])
   t.same([none.reads.length, none.requests.length], [0, 0], 'nothing read, nothing written')
