@@ -56,7 +56,7 @@ export function parseExecSpec (job: ActionJob, library: ScriptLibrary): ExecSpec
     if (!Array.isArray(exec.command) || exec.command.length === 0 || !exec.command.every(c => typeof c === 'string')) {
       problems.push('spec.exec.command must be a non-empty list of strings')
     } else {
-      command = exec.command as string[]
+      command = exec.command
     }
   } else {
     const ref = parseScriptRef(exec.script, 'spec.exec')

@@ -31,7 +31,7 @@ export function parseScriptRef (value: unknown, where: string): ScriptRef | stri
     return `${where}: script args must be a list of strings`
   }
   if (container !== undefined && typeof container !== 'string') return `${where}: script container must be a name`
-  return { name, args: (args as string[] | undefined) ?? [], ...(container !== undefined ? { container } : {}) }
+  return { name, args: args ?? [], ...(container !== undefined ? { container } : {}) }
 }
 
 /** Reads `spec.scripts` (name → content); a string list describes what is wrong with it. */
