@@ -6,7 +6,11 @@ import { deepFreeze } from '../../src/protocol/object-memo.js'
 import type { KubeObject } from '../../src/k8s/types.js'
 
 function job (name: string, node?: string): KubeObject {
-  return { apiVersion: 'batch/v1', kind: 'Job', metadata: { name, ...(node !== undefined ? { labels: { node } } : {}) } }
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name, ...(node !== undefined ? { labels: { node } } : {}) }
+  }
 }
 
 t.test('a frozen object is read once; one that is not, every time', async t => {

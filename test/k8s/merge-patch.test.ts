@@ -20,7 +20,7 @@ t.test('the RFC\'s examples', async t => {
     [[1, 2], { a: 'b', c: null }, { a: 'b' }],
     [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }]
   ]
-  for (const [target, patch, expected] of cases) t.same(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`)
+  for (const [target, patch, expected] of cases) { t.same(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`) }
 })
 
 t.test('neither the target nor the patch is changed', async t => {

@@ -12,7 +12,12 @@ import type { ObjectRef } from '../../src/simulator/objects.js'
 import { specOf } from '../helpers/objects.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/operationjob-label.yaml', import.meta.url))
-const JOB: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'OperationJob', namespace: 'default', name: 'web-canary' }
+const JOB: ObjectRef = {
+  apiVersion: JOBHOOKS_API_VERSION,
+  kind: 'OperationJob',
+  namespace: 'default',
+  name: 'web-canary'
+}
 const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
 
 function status (sim: Simulator): Record<string, any> {
@@ -21,7 +26,10 @@ function status (sim: Simulator): Record<string, any> {
 }
 const labels = (sim: Simulator, name: string): Record<string, string> => sim.get(podRef(name))?.metadata.labels ?? {}
 
-async function start (t: { teardown: (fn: () => unknown) => void }, edit: (objects: KubeObject[]) => void = () => {}): Promise<Simulator> {
+async function start (
+  t: { teardown: (fn: () => unknown) => void },
+  edit: (objects: KubeObject[]) => void = () => {}
+): Promise<Simulator> {
   const sim = new Simulator({ controllers: [controllerFromManifest('operationjobs')] })
   t.teardown(async () => await sim.close())
   const objects = loadManifest(EXAMPLE)
@@ -37,14 +45,21 @@ t.test('the example: web-0 labelled first (partition 1), web-1 after the partiti
   t.same(status(sim).targetDetails.map((d: any) => `${d.name}=${d.progress}`), ['web-0=Succeeded', 'web-1=Pending'])
   t.same(labels(sim, 'web-0'), { app: 'web', track: 'canary' })
   t.same(labels(sim, 'web-1'), { app: 'web' }, 'the partition holds web-1 back')
-  t.ok(sim.effects.log.every(e => e.effect.type === 'SetPodLabels' && e.result === 'applied'), 'only label patches, all applied')
+  t.ok(
+    sim.effects.log.every(e => e.effect.type === 'SetPodLabels' && e.result === 'applied'),
+    'only label patches, all applied'
+  )
 
   sim.edit(JOB, o => { specOf(o).partition = 2 })
   await sim.runUntil(s => status(s).progress === 'Succeeded')
   t.match(status(sim), { progress: 'Succeeded', succeededPodCount: 2, failedPodCount: 0 })
   t.same(labels(sim, 'web-1'), { app: 'web', track: 'canary' })
   t.same(labels(sim, 'web-2'), { app: 'web' }, 'not a target: untouched')
-  t.equal(sim.effects.log.filter(e => e.effect.type === 'SetPodLabels').length, 2, 'one patch per target, none repeated')
+  t.equal(
+    sim.effects.log.filter(e => e.effect.type === 'SetPodLabels').length,
+    2,
+    'one patch per target, none repeated'
+  )
 
   await sim.runUntil(s => s.get(JOB) === undefined)
   t.equal(sim.get(JOB), undefined, 'the TTL (default 30 min) deleted the job')
@@ -77,7 +92,10 @@ t.test('a job the schema refuses is Invalid and labels nothing; fixed, it runs',
   })
   await sim.runUntilQuiet()
   t.equal(status(sim).progress, 'Invalid')
-  t.match(status(sim).conditions.find((c: any) => c.type === 'Valid'), { status: 'False', message: /spec.label.labels\["track"\] must match/ })
+  t.match(
+    status(sim).conditions.find((c: any) => c.type === 'Valid'),
+    { status: 'False', message: /spec.label.labels\["track"\] must match/ }
+  )
   t.same(sim.effects.log, [], 'nothing done')
   sim.edit(JOB, o => { specOf(o).label = { labels: { track: 'canary' } } })
   await sim.runUntilQuiet()
