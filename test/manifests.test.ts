@@ -143,7 +143,9 @@ function openApiErrors (crd: Json, object: Json): string[] {
 function celValue (value: unknown): unknown {
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value)
   if (Array.isArray(value)) return value.map(celValue)
-  if (value !== null && typeof value === 'object') { return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)])) }
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)]))
+  }
   return value
 }
 

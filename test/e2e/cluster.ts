@@ -340,7 +340,9 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
           ? []
           : ['spec.resyncPeriodSeconds'])
       ]
-      if (lost.length > 0) { throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`) }
+      if (lost.length > 0) {
+        throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
+      }
     }
 
     // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its

@@ -36,7 +36,9 @@ export async function imagePlan (): Promise<ImagePlan | undefined> {
   }
   const info = await run('podman', ['info']).catch(() => undefined)
   if (info?.code !== 0) return fallBack('podman does not work here (podman info failed)')
-  if ((await run('podman', ['image', 'inspect', image])).code !== 0) { return fallBack(`podman has no image ${image} (build it with npm run image)`) }
+  if ((await run('podman', ['image', 'inspect', image])).code !== 0) {
+    return fallBack(`podman has no image ${image} (build it with npm run image)`)
+  }
   const helm = process.env.E2E_HELM ?? 'helm'
   const rendered = await run(helm, [
     'template',

@@ -72,10 +72,14 @@ export function promiseOf (file: string, text: string): ExamplePromise {
   }
   const simulateLine = commands.find(c => c.startsWith('npm run simulate -- '))
   if (simulateLine === undefined) throw new Error(`${file}: no "$ npm run simulate -- …" line in its header`)
-  if (get === undefined || table.length !== 2) { throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`) }
+  if (get === undefined || table.length !== 2) {
+    throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`)
+  }
   const names = (table[0] as string).split(/\s+/)
   const cells = (table[1] as string).split(/\s+/)
-  if (names.length !== cells.length) { throw new Error(`${file}: the kubectl get table has ${names.length} columns but ${cells.length} cells`) }
+  if (names.length !== cells.length) {
+    throw new Error(`${file}: the kubectl get table has ${names.length} columns but ${cells.length} cells`)
+  }
   if (cells[0] !== get.name) throw new Error(`${file}: the table's row is ${String(cells[0])}, not ${get.name}`)
   const columns: Record<string, string> = {}
   names.forEach((name, i) => { if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string })

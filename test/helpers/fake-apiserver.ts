@@ -92,7 +92,9 @@ function answer (objects: KubeObject[], url: URL): [number, unknown] {
     rest = rest.slice(2)
   }
   const type = DEFAULT_RESOURCES.find(r => r.apiVersion === apiVersion && r.resource === rest[0])
-  if (type === undefined || rest.length > 2) { return [404, failure(404, `the server could not find the requested resource (${url.pathname})`)] }
+  if (type === undefined || rest.length > 2) {
+    return [404, failure(404, `the server could not find the requested resource (${url.pathname})`)]
+  }
   const ofType = objects.filter(
     o =>
       o.apiVersion === type.apiVersion &&

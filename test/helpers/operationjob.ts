@@ -29,7 +29,9 @@ export const probeAction: ActionHandler = {
     const outcome = target.pod?.metadata.annotations?.[OUTCOME]
     if (target.pod === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: 'gone' } }
     if (outcome === 'Succeeded') return { progress: 'Succeeded' }
-    if (outcome === 'Failed') { return { progress: 'Failed', error: { reason: 'ProbeFailed', message: 'the probe failed' } } }
+    if (outcome === 'Failed') {
+      return { progress: 'Failed', error: { reason: 'ProbeFailed', message: 'the probe failed' } }
+    }
     return { progress: 'Processing' }
   },
   release: target =>

@@ -103,7 +103,9 @@ function pickContainer (pod: PodSpec, wanted: string | undefined): Container {
   const found = wanted !== undefined
     ? containers.find(c => c.name === wanted)
     : containers.find(c => c.name === 'jobhooks') ?? (containers.length === 1 ? containers[0] : undefined)
-  if (found === undefined) { throw new Error(`no container ${wanted ?? 'jobhooks'} among ${containers.map(c => c.name).join(', ')}`) }
+  if (found === undefined) {
+    throw new Error(`no container ${wanted ?? 'jobhooks'} among ${containers.map(c => c.name).join(', ')}`)
+  }
   return found
 }
 
