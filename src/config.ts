@@ -51,7 +51,9 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
 
 function trustSettings (env: NodeJS.ProcessEnv): Pick<Config, 'auth' | 'authTokenFile' | 'tlsCertFile' | 'tlsKeyFile' | 'tlsClientCaFile'> {
   const auth = env.AUTH ?? ''
-  if (auth !== '' && auth !== 'none') throw new Error(`AUTH may only be "none" (serve without a credential check), not ${JSON.stringify(auth)}`)
+  if (auth !== '' && auth !== 'none') {
+    throw new Error(`AUTH may only be "none" (serve without a credential check), not ${JSON.stringify(auth)}`)
+  }
   const settings = {
     auth: auth === 'none' ? 'none' as const : 'required' as const,
     authTokenFile: path(env, 'AUTH_TOKEN_FILE'),
@@ -59,9 +61,15 @@ function trustSettings (env: NodeJS.ProcessEnv): Pick<Config, 'auth' | 'authToke
     tlsKeyFile: path(env, 'TLS_KEY_FILE'),
     tlsClientCaFile: path(env, 'TLS_CLIENT_CA_FILE')
   }
-  if ((settings.tlsCertFile === undefined) !== (settings.tlsKeyFile === undefined)) throw new Error('TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither')
-  if (settings.tlsClientCaFile !== undefined && settings.tlsCertFile === undefined) throw new Error('TLS_CLIENT_CA_FILE (mutual TLS) needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE too')
-  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ReturnType<typeof trustSettings>
+  if ((settings.tlsCertFile === undefined) !== (settings.tlsKeyFile === undefined)) {
+    throw new Error('TLS_CERT_FILE and TLS_KEY_FILE go together: set both or neither')
+  }
+  if (settings.tlsClientCaFile !== undefined && settings.tlsCertFile === undefined) {
+    throw new Error('TLS_CLIENT_CA_FILE (mutual TLS) needs HTTPS: set TLS_CERT_FILE and TLS_KEY_FILE too')
+  }
+  return Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) as ReturnType<
+    typeof trustSettings
+  >
 }
 
 /**
@@ -86,7 +94,9 @@ function integer (env: NodeJS.ProcessEnv, name: string, fallback: number, min = 
   const raw = env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`)
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`${name} must be a whole number, not ${JSON.stringify(raw)}`)
+  }
   if (value < min) throw new Error(`${name} must be at least ${min}, not ${value}`)
   return value
 }

@@ -17,7 +17,12 @@ import { ALL_KINDS } from '../src/controllers/kinds.js'
 import { CASES } from '../bench/kinds.js'
 import { jobFlowFixture } from '../bench/fixtures.js'
 
-async function answers (read: FastifyInstance, whole: FastifyInstance, url: string, payload: Buffer | string): Promise<[string, string, number]> {
+async function answers (
+  read: FastifyInstance,
+  whole: FastifyInstance,
+  url: string,
+  payload: Buffer | string
+): Promise<[string, string, number]> {
   const headers = { 'content-type': 'application/json' }
   const a = await read.inject({ method: 'POST', url, payload, headers })
   const b = await whole.inject({ method: 'POST', url, payload, headers })
@@ -35,7 +40,10 @@ t.test('every fixture gets the answer its whole request gets, and is read by the
     for (const file of readdirSync(join(FIXTURES, dir))) {
       const hook = file.startsWith('customize') ? 'customize' : file.startsWith('finalize') ? 'finalize' : 'sync'
       const body = readFileSync(join(FIXTURES, dir, file))
-      t.doesNotThrow(() => project(body, hook === 'customize' ? WHOLE_REQUEST : syncRequestShape(kind.reads)), `${dir}/${file} projects`)
+      t.doesNotThrow(
+        () => project(body, hook === 'customize' ? WHOLE_REQUEST : syncRequestShape(kind.reads)),
+        `${dir}/${file} projects`
+      )
       const [a, b, status] = await answers(read, whole, `/hooks/${dir}/${hook}?effects=show`, body)
       t.equal(status, 200, `${dir}/${file}`)
       t.equal(a, b, `${dir}/${file}: byte-identical`)
@@ -46,7 +54,12 @@ t.test('every fixture gets the answer its whole request gets, and is read by the
   t.ok(count >= 40, `${count} fixtures`)
   const hitsBefore = read.wire.memo.hits
   for (const { url, body, answer, name } of first) {
-    const again = await read.inject({ method: 'POST', url, payload: body, headers: { 'content-type': 'application/json' } })
+    const again = await read.inject({
+      method: 'POST',
+      url,
+      payload: body,
+      headers: { 'content-type': 'application/json' }
+    })
     t.equal(again.body, answer, `${name}: the same answer the second time`)
   }
   t.ok(read.wire.memo.hits > hitsBefore, 'objects came from the memo')
@@ -75,7 +88,13 @@ t.test('every benchmark request, at a small size, gets the answer its whole requ
 t.test('garbage gets the strict parser\'s 400 through either', async t => {
   const read = await testApp(t)
   const whole = await testApp(t, { keepWhole: true })
-  for (const payload of ['{"parent":', 'not json', '[1,2]', '{"parent":{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}},"__proto__":{"x":1}}', '{"parent":{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}},"related":{"Node.v1":{"n":{"status":[1,}}}}']) {
+  for (const payload of [
+    '{"parent":',
+    'not json',
+    '[1,2]',
+    '{"parent":{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}},"__proto__":{"x":1}}',
+    '{"parent":{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}},"related":{"Node.v1":{"n":{"status":[1,}}}}'
+  ]) {
     const [a, b, status] = await answers(read, whole, '/hooks/daemonjob/sync', payload)
     t.equal(status, 400, payload)
     t.equal(a, b, `${payload}: the same message`)
@@ -91,12 +110,20 @@ t.test('a controller whose child update strategies the kind is not safe under ge
     jobs.updateStrategy = { method }
     const reply = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })
     t.equal(reply.statusCode, 400, method)
-    t.match(reply.json().message, new RegExp(`jobflow hooks' answers are not safe under.*jobs\\.batch/v1 \\(${method}; safe: OnDelete, InPlace\\)`), method)
+    t.match(
+      reply.json().message,
+      new RegExp(`jobflow hooks' answers are not safe under.*jobs\\.batch/v1 \\(${method}; safe: OnDelete, InPlace\\)`),
+      method
+    )
   }
   // JobFlow answers its Jobs as last applied: InPlace changes only what the answer changes.
   for (const updateStrategy of [undefined, {}, { method: 'OnDelete' }, { method: 'InPlace' }]) {
     jobs.updateStrategy = updateStrategy
-    t.equal((await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode, 200, JSON.stringify(updateStrategy))
+    t.equal(
+      (await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode,
+      200,
+      JSON.stringify(updateStrategy)
+    )
   }
   // Its scripts ConfigMaps come back by identity: OnDelete only.
   configMaps.updateStrategy = { method: 'InPlace' }
@@ -106,7 +133,11 @@ t.test('a controller whose child update strategies the kind is not safe under ge
   t.notMatch(refused.json().message, /jobs\.batch/, 'only what is not safe is named')
   configMaps.updateStrategy = { method: 'OnDelete' }
   delete request.controller
-  t.equal((await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode, 200, 'no controller (a curl of a fixture): answered')
+  t.equal(
+    (await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })).statusCode,
+    200,
+    'no controller (a curl of a fixture): answered'
+  )
 
   // DaemonJob answers its Jobs by identity: InPlace would strip them.
   const daemon = JSON.parse(readFileSync(join(FIXTURES, 'daemonjob', 'sync-running.v2.json'), 'utf8'))
@@ -114,5 +145,8 @@ t.test('a controller whose child update strategies the kind is not safe under ge
   daemonJobs.updateStrategy = { method: 'InPlace' }
   const reply = await app.inject({ method: 'POST', url: '/hooks/daemonjob/sync', payload: daemon })
   t.equal(reply.statusCode, 400)
-  t.match(reply.json().message, /daemonjob hooks' answers are not safe under.*jobs\.batch\/v1 \(InPlace; safe: OnDelete\)/)
+  t.match(
+    reply.json().message,
+    /daemonjob hooks' answers are not safe under.*jobs\.batch\/v1 \(InPlace; safe: OnDelete\)/
+  )
 })

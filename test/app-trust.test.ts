@@ -31,12 +31,21 @@ t.test('a hook call without the token gets 401 with a JSON message, and no effec
   const { app, effects } = await guardedApp(t)
   const refused = await app.inject({ method: 'POST', url: sync, payload: fixture('ephemeraljob/sync-new.v2.json') })
   t.equal(refused.statusCode, 401)
-  t.same(refused.json(), { statusCode: 401, error: 'Unauthorized', message: 'hook calls must carry Authorization: Bearer <token>' })
+  t.same(refused.json(), {
+    statusCode: 401,
+    error: 'Unauthorized',
+    message: 'hook calls must carry Authorization: Bearer <token>'
+  })
   t.equal(refused.headers['www-authenticate'], 'Bearer realm="jobhooks"')
   t.equal(refused.headers.connection, 'close', 'the rest of a large body is not read')
   t.equal(effects.recorded.length, 0, 'nothing was injected')
 
-  const allowed = await app.inject({ method: 'POST', url: sync, headers: bearer, payload: fixture('ephemeraljob/sync-new.v2.json') })
+  const allowed = await app.inject({
+    method: 'POST',
+    url: sync,
+    headers: bearer,
+    payload: fixture('ephemeraljob/sync-new.v2.json')
+  })
   t.equal(allowed.statusCode, 200)
   t.ok(effects.recorded.length > 0, 'with the token, the same call injects')
 })
@@ -51,17 +60,27 @@ t.test('anything but Authorization: Bearer <the token> is refused, before the bo
     ['the customize hook without it', {}, '/hooks/ephemeraljob/customize']
   ]
   for (const [what, headers, url] of attempts) {
-    const reply = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: '{ not json' })
+    const reply = await app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json', ...headers },
+      payload: '{ not json'
+    })
     t.equal(reply.statusCode, 401, `${what}: 401, not the 400 a parsed body would get`)
     t.equal(reply.json().statusCode, 401)
   }
-  const parsed = await app.inject({ method: 'POST', url: sync, headers: { 'content-type': 'application/json', ...bearer }, payload: '{ not json' })
+  const parsed = await app.inject({
+    method: 'POST',
+    url: sync,
+    headers: { 'content-type': 'application/json', ...bearer },
+    payload: '{ not json'
+  })
   t.equal(parsed.statusCode, 400, 'with the token, the body is read (and this one is garbage)')
 })
 
 t.test('health and metrics stay open; refusals are counted by reason', async t => {
   const { app } = await guardedApp(t)
-  for (const url of ['/healthz', '/readyz', '/metrics']) t.equal((await app.inject({ method: 'GET', url })).statusCode, 200, `${url} needs no token`)
+  for (const url of ['/healthz', '/readyz', '/metrics']) { t.equal((await app.inject({ method: 'GET', url })).statusCode, 200, `${url} needs no token`) }
   await app.inject({ method: 'POST', url: sync, payload: {} })
   await app.inject({ method: 'POST', url: sync, payload: {} })
   await app.inject({ method: 'POST', url: sync, headers: { authorization: 'Bearer nope' }, payload: {} })
@@ -85,7 +104,11 @@ t.test('refusals are logged once per source per interval, without the query stri
 t.test('?effects=show adds the effects as the executor sends them; without it the answer is as Metacontroller gets it', async t => {
   const app = await testApp(t)
   const plain = await app.inject({ method: 'POST', url: sync, payload: fixture('ephemeraljob/sync-new.v2.json') })
-  const shown = await app.inject({ method: 'POST', url: `${sync}?effects=show`, payload: fixture('ephemeraljob/sync-new.v2.json') })
+  const shown = await app.inject({
+    method: 'POST',
+    url: `${sync}?effects=show`,
+    payload: fixture('ephemeraljob/sync-new.v2.json')
+  })
   t.equal(plain.statusCode, 200)
   t.equal(shown.statusCode, 200)
   const { effects, ...rest } = shown.json()
@@ -98,7 +121,10 @@ t.test('?effects=show adds the effects as the executor sends them; without it th
     result: 'dry_run',
     method: 'PATCH',
     path: /^\/api\/v1\/namespaces\/default\/pods\/helloworld-865cd8865b-[a-z0-9]+\/ephemeralcontainers$/,
-    body: { metadata: { uid: /./ }, spec: { ephemeralContainers: [{ env: [{ name: 'ephemeraljob', value: 'hello-world-ephemeral-job' }] }] } }
+    body: {
+      metadata: { uid: /./ },
+      spec: { ephemeralContainers: [{ env: [{ name: 'ephemeraljob', value: 'hello-world-ephemeral-job' }] }] }
+    }
   })
   t.equal(effects[0].body.metadata.uid, pod?.metadata.uid, 'guarded by the observed Pod\'s UID')
   t.match(rest.status.conditions.find((c: any) => c.type === 'EffectsApplied'), { status: 'False', reason: 'DryRun' })

@@ -7,13 +7,19 @@ import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { printerColumns } from '../src/cli/printer-columns.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
 
 const CRDS = join(import.meta.dirname, '..', 'manifests', 'crds')
 
-const crds: Array<{ file: string, crd: Json }> = readdirSync(CRDS).filter(f => f.endsWith('.yaml')).sort().flatMap(file =>
-  parseAllDocuments(readFileSync(join(CRDS, file), 'utf8')).map(d => d.toJS()).filter(d => d?.kind === 'CustomResourceDefinition').map(crd => ({ file, crd })))
+const crds: Array<{ file: string; crd: Json }> = readdirSync(CRDS)
+  .filter(f => f.endsWith('.yaml'))
+  .sort()
+  .flatMap(file =>
+    parseAllDocuments(readFileSync(join(CRDS, file), 'utf8'))
+      .map(d => d.toJS())
+      .filter(d => d?.kind === 'CustomResourceDefinition')
+      .map(crd => ({ file, crd }))
+  )
 
 /**
  * The paths of the schema nodes under `node` that have no description: every declared property,
@@ -35,7 +41,14 @@ function undescribed (node: Json, path: string, root = true): string[] {
 }
 
 t.test('there is a CRD for each kind', async t => {
-  t.same(crds.map(c => c.crd.spec.names.kind).sort(), ['CollaSet', 'DaemonJob', 'EphemeralJob', 'JobFlow', 'JobTemplate', 'OperationJob'])
+  t.same(crds.map(c => c.crd.spec.names.kind).sort(), [
+    'CollaSet',
+    'DaemonJob',
+    'EphemeralJob',
+    'JobFlow',
+    'JobTemplate',
+    'OperationJob'
+  ])
 })
 
 t.test('every field of every CRD has a description, .spec and .status included', async t => {
@@ -51,7 +64,17 @@ t.test('the walk finds what has no description, and stops at what a free-form no
   const schema = {
     description: 'root',
     properties: {
-      spec: { type: 'object', properties: { a: { type: 'string' }, list: { type: 'array', description: 'l', items: { type: 'object', properties: { b: { type: 'string', description: 'b' } } } } } },
+      spec: {
+        type: 'object',
+        properties: {
+          a: { type: 'string' },
+          list: {
+            type: 'array',
+            description: 'l',
+            items: { type: 'object', properties: { b: { type: 'string', description: 'b' } } }
+          }
+        }
+      },
       free: { type: 'object', description: 'f', 'x-kubernetes-preserve-unknown-fields': true },
       names: { type: 'array', description: 'n', items: { type: 'string' } },
       map: { type: 'object', description: 'm', additionalProperties: { type: 'string' } }
@@ -62,7 +85,7 @@ t.test('the walk finds what has no description, and stops at what a free-form no
 
 t.test('the object\'s own metadata says nothing but its type, as the API server demands', async t => {
   for (const { file, crd } of crds) {
-    for (const version of crd.spec.versions) t.same(version.schema.openAPIV3Schema.properties.metadata, { type: 'object' }, `${file} ${String(version.name)}`)
+    for (const version of crd.spec.versions) { t.same(version.schema.openAPIV3Schema.properties.metadata, { type: 'object' }, `${file} ${String(version.name)}`) }
   }
 })
 
@@ -72,17 +95,51 @@ t.test('every kind lists under `kubectl get jobhooks`', async t => {
 
 t.test('each kind prints the columns its reference shows', async t => {
   // As `kubectl get` prints them: without the -o wide ones.
-  const columns = Object.fromEntries(crds.map(({ crd }) => [crd.spec.names.kind, printerColumns(crd.spec.names.kind).map(c => `${c.name}=${c.jsonPath}`)]))
+  const columns = Object.fromEntries(
+    crds.map(({ crd }) => [
+      crd.spec.names.kind,
+      printerColumns(crd.spec.names.kind).map(c => `${c.name}=${c.jsonPath}`)
+    ])
+  )
   t.same(columns.JobFlow, ['STATUS=.status.phase', 'JOBS=.status.jobsSucceeded', 'AGE=.metadata.creationTimestamp'])
   t.same(columns.JobTemplate, ['AGE=.metadata.creationTimestamp'])
-  t.same(columns.DaemonJob, ['STATUS=.status.phase', 'DESIRED=.status.desired', 'ACTIVE=.status.active', 'SUCCEEDED=.status.succeeded', 'FAILED=.status.failed', 'AGE=.metadata.creationTimestamp'])
+  t.same(columns.DaemonJob, [
+    'STATUS=.status.phase',
+    'DESIRED=.status.desired',
+    'ACTIVE=.status.active',
+    'SUCCEEDED=.status.succeeded',
+    'FAILED=.status.failed',
+    'AGE=.metadata.creationTimestamp'
+  ])
   // The proposal's `kubectl get ejob`: the phase is there with -o wide.
-  t.same(columns.EphemeralJob, ['MATCH=.status.match', 'SUCCEED=.status.succeeded', 'FAILED=.status.failed', 'RUNNING=.status.running', 'WAITING=.status.waiting', 'AGE=.metadata.creationTimestamp'])
-  t.same(columns.OperationJob, ['ACTION=.spec.action', 'PROGRESS=.status.progress', 'TOTAL=.status.totalPodCount', 'SUCCEEDED=.status.succeededPodCount', 'FAILED=.status.failedPodCount', 'AGE=.metadata.creationTimestamp'])
+  t.same(columns.EphemeralJob, [
+    'MATCH=.status.match',
+    'SUCCEED=.status.succeeded',
+    'FAILED=.status.failed',
+    'RUNNING=.status.running',
+    'WAITING=.status.waiting',
+    'AGE=.metadata.creationTimestamp'
+  ])
+  t.same(columns.OperationJob, [
+    'ACTION=.spec.action',
+    'PROGRESS=.status.progress',
+    'TOTAL=.status.totalPodCount',
+    'SUCCEEDED=.status.succeededPodCount',
+    'FAILED=.status.failedPodCount',
+    'AGE=.metadata.creationTimestamp'
+  ])
   // The OperationJob manual's `kubectl get cls`.
-  t.same(columns.CollaSet, ['DESIRED=.spec.replicas', 'CURRENT=.status.replicas', 'AVAILABLE=.status.availableReplicas', 'UPDATED=.status.updatedReplicas',
-    'UPDATED_READY=.status.updatedReadyReplicas', 'UPDATED_AVAILABLE=.status.updatedAvailableReplicas', 'CURRENT_REVISION=.status.currentRevision',
-    'UPDATED_REVISION=.status.updatedRevision', 'AGE=.metadata.creationTimestamp'])
+  t.same(columns.CollaSet, [
+    'DESIRED=.spec.replicas',
+    'CURRENT=.status.replicas',
+    'AVAILABLE=.status.availableReplicas',
+    'UPDATED=.status.updatedReplicas',
+    'UPDATED_READY=.status.updatedReadyReplicas',
+    'UPDATED_AVAILABLE=.status.updatedAvailableReplicas',
+    'CURRENT_REVISION=.status.currentRevision',
+    'UPDATED_REVISION=.status.updatedRevision',
+    'AGE=.metadata.creationTimestamp'
+  ])
 })
 
 t.test('every printer column says what it shows', async t => {

@@ -8,37 +8,42 @@ import { anchors, headings, lineAt, pages, ROOT, withoutFences } from './helpers
 
 /** The text with inline code and HTML comments blanked, so that neither is read as a link. */
 function prose (text: string): string {
-  return withoutFences(text).replace(/<!--[\s\S]*?-->/g, m => m.replace(/[^\n]/g, ' ')).replace(/`[^`\n]*`/g, m => ' '.repeat(m.length))
+  return withoutFences(text)
+    .replace(/<!--[\s\S]*?-->/g, m => m.replace(/[^\n]/g, ' '))
+    .replace(/`[^`\n]*`/g, m => ' '.repeat(m.length))
 }
 
-t.test('every relative link of the README and docs/ leads to a file of the repository, and every #anchor to a heading', async t => {
-  let links = 0
-  for (const page of pages()) {
-    for (const match of prose(page.text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
-      const target = match[1] as string
-      if (/^[a-z][a-z+.-]*:/i.test(target)) continue // https:, mailto:
-      links++
-      const where = `${page.file} line ${lineAt(page.text, match.index)}: ${target}`
-      const [path = '', anchor] = target.split('#')
-      const file = path === '' ? page.file : normalize(join(dirname(page.file), decodeURIComponent(path)))
-      if (file.startsWith('..') || file.startsWith(sep)) {
-        t.fail(`${where} leaves the repository`)
-        continue
+t.test(
+  'every relative link of the README and docs/ leads to a file of the repository, and every #anchor to a heading',
+  async t => {
+    let links = 0
+    for (const page of pages()) {
+      for (const match of prose(page.text).matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)) {
+        const target = match[1] as string
+        if (/^[a-z][a-z+.-]*:/i.test(target)) continue // https:, mailto:
+        links++
+        const where = `${page.file} line ${lineAt(page.text, match.index)}: ${target}`
+        const [path = '', anchor] = target.split('#')
+        const file = path === '' ? page.file : normalize(join(dirname(page.file), decodeURIComponent(path)))
+        if (file.startsWith('..') || file.startsWith(sep)) {
+          t.fail(`${where} leaves the repository`)
+          continue
+        }
+        if (!existsSync(join(ROOT, file))) {
+          t.fail(`${where}: no ${file}`)
+          continue
+        }
+        if (anchor === undefined) continue
+        if (!file.endsWith('.md')) {
+          t.fail(`${where}: an anchor into a file that is not Markdown`)
+          continue
+        }
+        t.ok(anchors(readFileSync(join(ROOT, file), 'utf8')).has(anchor), `${where}: ${file} has a heading #${anchor}`)
       }
-      if (!existsSync(join(ROOT, file))) {
-        t.fail(`${where}: no ${file}`)
-        continue
-      }
-      if (anchor === undefined) continue
-      if (!file.endsWith('.md')) {
-        t.fail(`${where}: an anchor into a file that is not Markdown`)
-        continue
-      }
-      t.ok(anchors(readFileSync(join(ROOT, file), 'utf8')).has(anchor), `${where}: ${file} has a heading #${anchor}`)
     }
+    t.ok(links >= 50, `${links} relative links`)
   }
-  t.ok(links >= 50, `${links} relative links`)
-})
+)
 
 t.test('every repository path the README and docs/ name in code exists', async t => {
   let paths = 0
@@ -68,7 +73,7 @@ function sources (): string[] {
       }
     }
   }
-  for (const dir of ['src', 'test', 'manifests', 'hooks', 'bench', 'docs', 'charts']) if (existsSync(join(ROOT, dir))) walk(dir)
+  for (const dir of ['src', 'test', 'manifests', 'hooks', 'bench', 'docs', 'charts']) { if (existsSync(join(ROOT, dir))) walk(dir) }
   return files.map(f => f.split(sep).join('/'))
 }
 

@@ -21,7 +21,6 @@ import { syncCollaSet } from '../src/controllers/collaset/sync.js'
 import { ALL_KINDS } from '../src/controllers/kinds.js'
 import { updateStrategyProblem } from '../src/protocol/update-strategy.js'
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
 type Json = any
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -87,9 +86,9 @@ function * schemaNodes (schema: Json, path = ''): Generator<{ node: Json, path: 
     yield entry
     const { node } = entry
     const ancestors = [...entry.ancestors, node]
-    for (const [name, child] of Object.entries<Json>(node.properties ?? {})) stack.push({ node: child, path: `${entry.path}.${name}`, ancestors })
+    for (const [name, child] of Object.entries<Json>(node.properties ?? {})) { stack.push({ node: child, path: `${entry.path}.${name}`, ancestors }) }
     if (node.items !== undefined) stack.push({ node: node.items, path: `${entry.path}[]`, ancestors })
-    if (typeof node.additionalProperties === 'object') stack.push({ node: node.additionalProperties, path: `${entry.path}{}`, ancestors })
+    if (typeof node.additionalProperties === 'object') { stack.push({ node: node.additionalProperties, path: `${entry.path}{}`, ancestors }) }
   }
 }
 
@@ -144,7 +143,9 @@ function openApiErrors (crd: Json, object: Json): string[] {
 function celValue (value: unknown): unknown {
   if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value)
   if (Array.isArray(value)) return value.map(celValue)
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)]))
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)]))
+  }
   return value
 }
 
@@ -176,23 +177,25 @@ function celErrors (schema: Json, value: unknown, path = '', old?: unknown): str
     } catch (error) {
       result = error
     }
-    if (result !== true) errors.push(`${path || '<root>'}: ${String(message ?? rule)}${result === false ? '' : ` (${String(result)})`}`)
+    if (result !== true) { errors.push(`${path || '<root>'}: ${String(message ?? rule)}${result === false ? '' : ` (${String(result)})`}`) }
   }
   if (Array.isArray(value)) {
     // Old items correlate with new ones only in list-maps, by their keys.
-    const keys: string[] | undefined = schema['x-kubernetes-list-type'] === 'map' ? schema['x-kubernetes-list-map-keys'] : undefined
+    const keys: string[] | undefined =
+      schema['x-kubernetes-list-type'] === 'map' ? schema['x-kubernetes-list-map-keys'] : undefined
     const oldItem = (item: unknown): unknown => keys === undefined || !Array.isArray(old)
       ? undefined
       : old.find(o => keys.every(k => (o as Json)?.[k] === (item as Json)?.[k]))
-    if (schema.items !== undefined) value.forEach((item, i) => errors.push(...celErrors(schema.items, item, `${path}[${i}]`, oldItem(item))))
+    if (schema.items !== undefined) { value.forEach((item, i) => errors.push(...celErrors(schema.items, item, `${path}[${i}]`, oldItem(item)))) }
   } else if (typeof value === 'object') {
     const record = value as Record<string, unknown>
-    const oldRecord: Record<string, unknown> | undefined = old !== null && typeof old === 'object' && !Array.isArray(old) ? old as Record<string, unknown> : undefined
+    const oldRecord: Record<string, unknown> | undefined =
+      old !== null && typeof old === 'object' && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined
     const properties: Record<string, Json> = schema.properties ?? {}
-    for (const [name, child] of Object.entries(properties)) errors.push(...celErrors(child, record[name], `${path}.${name}`, oldRecord?.[name]))
+    for (const [name, child] of Object.entries(properties)) { errors.push(...celErrors(child, record[name], `${path}.${name}`, oldRecord?.[name])) }
     if (typeof schema.additionalProperties === 'object') {
       for (const [name, child] of Object.entries(record)) {
-        if (!(name in properties)) errors.push(...celErrors(schema.additionalProperties, child, `${path}.${name}`, oldRecord?.[name]))
+        if (!(name in properties)) { errors.push(...celErrors(schema.additionalProperties, child, `${path}.${name}`, oldRecord?.[name])) }
       }
     }
   }
@@ -224,7 +227,11 @@ t.test('the CRDs are structural and follow the contract', async t => {
     t.equal(crd.metadata.name, `${crd.spec.names.plural}.${crd.spec.group}`, `${kind}: name is <plural>.<group>`)
     t.equal(crd.spec.scope, 'Namespaced', `${kind}: namespaced`)
     t.ok(crd.spec.names.shortNames?.includes(shortName), `${kind}: short name ${shortName}`)
-    t.same(crd.spec.versions.map((v: Json) => [v.name, v.served, v.storage]), [['v1alpha1', true, true]], `${kind}: one served storage version`)
+    t.same(
+      crd.spec.versions.map((v: Json) => [v.name, v.served, v.storage]),
+      [['v1alpha1', true, true]],
+      `${kind}: one served storage version`
+    )
     const version = storageVersion(crd)
     t.equal(version.subresources?.status !== undefined, status, `${kind}: status subresource ${status ? 'on' : 'off'}`)
     const root = version.schema.openAPIV3Schema
@@ -233,9 +240,12 @@ t.test('the CRDs are structural and follow the contract', async t => {
     for (const { node, path } of schemaNodes(root)) {
       const loose = node['x-kubernetes-preserve-unknown-fields'] === true || node['x-kubernetes-int-or-string'] === true
       if (!loose) t.type(node.type, 'string', `${kind}${path}: has a type (structural schema)`)
-      t.notOk(node.properties !== undefined && node.additionalProperties !== undefined, `${kind}${path}: not both properties and additionalProperties`)
+      t.notOk(
+        node.properties !== undefined && node.additionalProperties !== undefined,
+        `${kind}${path}: not both properties and additionalProperties`
+      )
       if (node.type === 'array') t.type(node.items, 'object', `${kind}${path}: an array has one items schema`)
-      for (const name of node.required ?? []) t.ok(node.properties?.[name] !== undefined, `${kind}${path}: required ${name} is a declared property`)
+      for (const name of node.required ?? []) { t.ok(node.properties?.[name] !== undefined, `${kind}${path}: required ${name} is a declared property`) }
     }
 
     const columns: Json[] = version.additionalPrinterColumns ?? []
@@ -254,9 +264,22 @@ t.test('the CRDs are structural and follow the contract', async t => {
   const status = version.schema.openAPIV3Schema.properties.status.properties
   t.same(status.phase.enum, ['Pending', 'Running', 'Succeeded', 'Failed', 'Invalid'])
   t.same(status.jobs.items.properties.phase.enum, ['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
-  t.same(Object.keys(status.jobs.items.properties).sort(), ['attempt', 'completionTime', 'jobName', 'message', 'name', 'phase', 'rerun', 'startTime'], 'the contract record, with the attempt and the rerun that started it')
-  t.same(Object.keys(status.conditions.items.properties).sort(), ['lastTransitionTime', 'message', 'reason', 'status', 'type'])
-  t.ok(version.additionalPrinterColumns.some((c: Json) => c.name === 'STATUS' && c.jsonPath === '.status.phase'), 'STATUS column')
+  t.same(
+    Object.keys(status.jobs.items.properties).sort(),
+    ['attempt', 'completionTime', 'jobName', 'message', 'name', 'phase', 'rerun', 'startTime'],
+    'the contract record, with the attempt and the rerun that started it'
+  )
+  t.same(Object.keys(status.conditions.items.properties).sort(), [
+    'lastTransitionTime',
+    'message',
+    'reason',
+    'status',
+    'type'
+  ])
+  t.ok(
+    version.additionalPrinterColumns.some((c: Json) => c.name === 'STATUS' && c.jsonPath === '.status.phase'),
+    'STATUS column'
+  )
 })
 
 t.test('CEL rules compile, carry a message, and sit under bounded lists and maps', async t => {
@@ -281,8 +304,14 @@ t.test('CEL rules compile, carry a message, and sit under bounded lists and maps
       // The API server estimates a rule's cost from maxItems/maxProperties of every list and map
       // on the way to it, and refuses the CRD when a bound is missing and the estimate explodes.
       for (const container of [...ancestors, node]) {
-        if (container.type === 'array') t.type(container.maxItems, 'number', `${crd.spec.names.kind}${path}: lists above a rule have maxItems`)
-        if (container.type === 'object' && typeof container.additionalProperties === 'object') t.type(container.maxProperties, 'number', `${crd.spec.names.kind}${path}: maps above a rule have maxProperties`)
+        if (container.type === 'array') { t.type(container.maxItems, 'number', `${crd.spec.names.kind}${path}: lists above a rule have maxItems`) }
+        if (container.type === 'object' && typeof container.additionalProperties === 'object') {
+          t.type(
+            container.maxProperties,
+            'number',
+            `${crd.spec.names.kind}${path}: maps above a rule have maxProperties`
+          )
+        }
       }
     }
   }
@@ -318,7 +347,13 @@ t.test('the five-job example keeps the shape of its reference', async t => {
 })
 
 t.test('no example pins a node: each runs on any cluster as it is', async t => {
-  for (const { file, object } of examples) t.notMatch(JSON.stringify(object), /"nodeName"/, `${file}: ${String(object.kind)} ${String(object.metadata?.name)} names no node`)
+  for (const { file, object } of examples) {
+    t.notMatch(
+      JSON.stringify(object),
+      /"nodeName"/,
+      `${file}: ${String(object.kind)} ${String(object.metadata?.name)} names no node`
+    )
+  }
 })
 
 t.test('the examples are valid for the hook too: names, dependencies, templates and scripts resolve', async t => {
@@ -328,20 +363,36 @@ t.test('the examples are valid for the hook too: names, dependencies, templates 
     t.same(parsed.ok ? [] : parsed.problems, [], `${file}: the hook parses ${object.metadata.name}`)
     for (const flow of object.spec.flows) {
       if (flow.jobTemplateRef !== undefined) {
-        t.ok(examples.some(d => d.file === file && d.object.kind === 'JobTemplate' && d.object.metadata.name === flow.jobTemplateRef),
-          `${file}: JobTemplate ${flow.jobTemplateRef} is in the same file`)
+        t.ok(
+          examples.some(
+            d => d.file === file && d.object.kind === 'JobTemplate' && d.object.metadata.name === flow.jobTemplateRef
+          ),
+          `${file}: JobTemplate ${flow.jobTemplateRef} is in the same file`
+        )
       }
       if (flow.script !== undefined) {
-        t.ok(shipped.has(flow.script.name) || object.spec.scripts?.[flow.script.name] !== undefined, `${file}: script ${flow.script.name} is shipped or inline`)
+        t.ok(
+          shipped.has(flow.script.name) || object.spec.scripts?.[flow.script.name] !== undefined,
+          `${file}: script ${flow.script.name} is shipped or inline`
+        )
       }
     }
   }
   const scripts = exampleJobFlows.find(d => d.file === 'examples/jobflow-scripts.yaml')?.object
   t.ok(scripts?.spec.flows.some((f: Json) => shipped.has(f.script?.name)), 'the scripts example runs a shipped script')
-  t.ok(scripts?.spec.flows.some((f: Json) => scripts.spec.scripts?.[f.script?.name] !== undefined), 'the scripts example runs an inline script')
+  t.ok(
+    scripts?.spec.flows.some((f: Json) => scripts.spec.scripts?.[f.script?.name] !== undefined),
+    'the scripts example runs an inline script'
+  )
   const refs = exampleJobFlows.find(d => d.file === 'examples/jobflow-template-ref.yaml')?.object
-  t.ok(refs?.spec.flows.every((f: Json) => typeof f.jobTemplateRef === 'string'), 'the template-ref example uses jobTemplateRef')
-  t.ok(refs?.spec.shareVolumes?.length > 0 && refs?.spec.shareVolumeMounts?.length > 0, 'the template-ref example shares volumes')
+  t.ok(
+    refs?.spec.flows.every((f: Json) => typeof f.jobTemplateRef === 'string'),
+    'the template-ref example uses jobTemplateRef'
+  )
+  t.ok(
+    refs?.spec.shareVolumes?.length > 0 && refs?.spec.shareVolumeMounts?.length > 0,
+    'the template-ref example shares volumes'
+  )
 })
 
 t.test('the CRDs refuse what the contract forbids', async t => {
@@ -349,7 +400,10 @@ t.test('the CRDs refuse what the contract forbids', async t => {
   const root = storageVersion(jobflowCrd).schema.openAPIV3Schema
   const openApi = (o: Json): string[] => openApiErrors(jobflowCrd, o)
   const cel = (o: Json): string[] => celErrors(root, o)
-  const hookProblems = (o: Json): string[] => { const p = parseJobFlowSpec(o as KubeObject); return p.ok ? [] : p.problems }
+  const hookProblems = (o: Json): string[] => {
+    const p = parseJobFlowSpec(o as KubeObject)
+    return p.ok ? [] : p.problems
+  }
 
   const schemaCases: Array<[string, (o: Json) => void]> = [
     ['an uppercase flow name', o => { o.spec.flows[0].name = 'Job1' }],
@@ -395,7 +449,11 @@ t.test('the CRDs refuse what the contract forbids', async t => {
   }
 
   const full = fiveJobs()
-  full.spec.flows = Array.from({ length: 1000 }, (_, i) => ({ name: `f${i}`, dependencies: i > 0 ? [`f${i - 1}`] : [], jobTemplate: { template: {} } }))
+  full.spec.flows = Array.from({ length: 1000 }, (_, i) => ({
+    name: `f${i}`,
+    dependencies: i > 0 ? [`f${i - 1}`] : [],
+    jobTemplate: { template: {} }
+  }))
   t.same(openApi(full), [], '1000 flows fit the schema')
   t.same(cel(full), [], '1000 distinct flows pass the CEL rules')
 
@@ -426,20 +484,34 @@ t.test('every CompositeController calls routes the app serves, through the Servi
     const [group, version] = String(spec.parentResource.apiVersion).split('/')
     const parentCrd = crds.find(c => c.spec.group === group && c.spec.names.plural === spec.parentResource.resource)
     t.ok(parentCrd !== undefined, `${file}: parent ${spec.parentResource.resource} has a CRD`)
-    t.ok(parentCrd?.spec.versions.some((v: Json) => v.name === version && v.served === true), `${file}: parent version ${String(version)} is served`)
-    t.ok(storageVersion(parentCrd ?? { spec: { versions: [] } })?.subresources?.status !== undefined, `${file}: the parent has a status subresource`)
+    t.ok(
+      parentCrd?.spec.versions.some((v: Json) => v.name === version && v.served === true),
+      `${file}: parent version ${String(version)} is served`
+    )
+    t.ok(
+      storageVersion(parentCrd ?? { spec: { versions: [] } })?.subresources?.status !== undefined,
+      `${file}: the parent has a status subresource`
+    )
     // Every child resource has a strategy its kind's answers are safe under (src/protocol/update-strategy.ts):
     // JobFlow's Jobs InPlace, answered as last applied, for spec.suspend; every other OnDelete,
     // children that exist answered by identity only.
     const kind = ALL_KINDS.find(k => spec.hooks?.sync?.webhook?.path === `/hooks/${k.kind}/sync`)
-    t.equal(kind === undefined ? 'no kind serves it' : updateStrategyProblem(object, kind), undefined, `${file}: update strategies its kind is safe under`)
+    t.equal(
+      kind === undefined ? 'no kind serves it' : updateStrategyProblem(object, kind),
+      undefined,
+      `${file}: update strategies its kind is safe under`
+    )
     for (const child of spec.childResources ?? []) {
-      const expected = object.metadata.name === 'jobflow-controller' && child.resource === 'jobs' ? 'InPlace' : 'OnDelete'
+      const expected =
+        object.metadata.name === 'jobflow-controller' && child.resource === 'jobs' ? 'InPlace' : 'OnDelete'
       t.equal(child.updateStrategy?.method, expected, `${file}: ${String(child.resource)} update strategy`)
     }
     // After an outage every parent is synced again within a minute of the service's return: the
     // next resync, plus time for the queue (docs/operations.md, "Recovery after an outage").
-    t.ok(Number.isInteger(spec.resyncPeriodSeconds) && spec.resyncPeriodSeconds >= 1 && spec.resyncPeriodSeconds <= 50, `${file}: resyncPeriodSeconds ${String(spec.resyncPeriodSeconds)} within 1–50`)
+    t.ok(
+      Number.isInteger(spec.resyncPeriodSeconds) && spec.resyncPeriodSeconds >= 1 && spec.resyncPeriodSeconds <= 50,
+      `${file}: resyncPeriodSeconds ${String(spec.resyncPeriodSeconds)} within 1–50`
+    )
     t.ok(spec.hooks?.sync !== undefined, `${file}: has a sync hook`)
     for (const [hook, config] of Object.entries<Json>(spec.hooks ?? {})) {
       const where = `${file}: ${hook} hook`
@@ -450,12 +522,24 @@ t.test('every CompositeController calls routes the app serves, through the Servi
         path = new URL(webhook.url).pathname
       } else {
         path = webhook.path
-        const service = services.find(s => s.metadata.name === webhook.service?.name && s.metadata.namespace === webhook.service?.namespace)
-        t.ok(service !== undefined, `${where} names the Service ${String(webhook.service?.namespace)}/${String(webhook.service?.name)}`)
-        t.ok(service?.spec.ports.some((p: Json) => p.port === (webhook.service?.port ?? 80)), `${where} calls a port of that Service`)
+        const service = services.find(
+          s => s.metadata.name === webhook.service?.name && s.metadata.namespace === webhook.service?.namespace
+        )
+        t.ok(
+          service !== undefined,
+          `${where} names the Service ${String(webhook.service?.namespace)}/${String(webhook.service?.name)}`
+        )
+        t.ok(
+          service?.spec.ports.some((p: Json) => p.port === (webhook.service?.port ?? 80)),
+          `${where} calls a port of that Service`
+        )
       }
       t.ok(app.hasRoute({ method: 'POST', url: path }), `${where}: POST ${path} is a route of the app`)
-      t.equal(path, `/hooks/${String(parentCrd?.spec.names.singular)}/${hook}`, `${where}: the path names the parent's kind and the hook`)
+      t.equal(
+        path,
+        `/hooks/${String(parentCrd?.spec.names.singular)}/${hook}`,
+        `${where}: the path names the parent's kind and the hook`
+      )
       if (webhook.timeout !== undefined) t.match(webhook.timeout, /^\d+(ms|s)$/, `${where}: timeout is a Go duration`)
     }
   }
@@ -481,10 +565,18 @@ t.test('the hooks run every example JobFlow: root flows start and the status fit
   const crd = crds.find(c => c.spec.names.kind === 'JobFlow')
   for (const { file, object } of exampleJobFlows) {
     const name = String(object.metadata.name)
-    const customize = await app.inject({ method: 'POST', url: '/hooks/jobflow/customize', payload: { parent: { ...object, metadata: { ...object.metadata, namespace: 'default' } } } })
+    const customize = await app.inject({
+      method: 'POST',
+      url: '/hooks/jobflow/customize',
+      payload: { parent: { ...object, metadata: { ...object.metadata, namespace: 'default' } } }
+    })
     t.equal(customize.statusCode, 200, `${file}: customize answers`)
     const wanted = customize.json().relatedResources.flatMap((r: Json) => r.names ?? [])
-    const refs = [...new Set<string>(object.spec.flows.flatMap((f: Json) => (f.jobTemplateRef !== undefined ? [f.jobTemplateRef] : [])))].sort()
+    const refs = [
+      ...new Set<string>(
+        object.spec.flows.flatMap((f: Json) => (f.jobTemplateRef !== undefined ? [f.jobTemplateRef] : []))
+      )
+    ].sort()
     t.same([...wanted].sort(), refs, `${file}: customize asks for the referenced JobTemplates`)
 
     const response = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: firstSync(object, file) })
@@ -493,9 +585,19 @@ t.test('the hooks run every example JobFlow: root flows start and the status fit
     t.not(body.status.phase, 'Invalid', `${file}: ${name} is valid (${JSON.stringify(body.status.conditions)})`)
     const jobs = body.children.filter((c: Json) => c.kind === 'Job').map((c: Json) => c.metadata.name).sort()
     // A JobFlow applied suspended starts nothing.
-    const roots = object.spec.suspend === true ? [] : object.spec.flows.filter((f: Json) => (f.dependencies ?? []).length === 0).map((f: Json) => `${name}-${String(f.name)}`).sort()
+    const roots =
+      object.spec.suspend === true
+        ? []
+        : object.spec.flows
+          .filter((f: Json) => (f.dependencies ?? []).length === 0)
+          .map((f: Json) => `${name}-${String(f.name)}`)
+          .sort()
     t.same(jobs, roots, `${file}: the flows without dependencies start first (none while suspended)`)
-    t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status the hook returns fits the CRD's status schema`)
+    t.same(
+      openApiErrors(crd, { ...object, status: body.status }),
+      [],
+      `${file}: the status the hook returns fits the CRD's status schema`
+    )
   }
 })
 
@@ -505,11 +607,15 @@ t.test('the hooks run every example JobFlow: root flows start and the status fit
 const deployments = ofKind('Deployment', 'deploy/').map(d => d.object)
 const deployment = deployments[0]
 const podLabels: Record<string, string> = deployment?.spec.template.metadata.labels ?? {}
-const container = deployment?.spec.template.spec.containers.find((c: Json) => c.name === 'jobhooks') ?? deployment?.spec.template.spec.containers[0]
+const container =
+  deployment?.spec.template.spec.containers.find((c: Json) => c.name === 'jobhooks') ??
+  deployment?.spec.template.spec.containers[0]
 const containerPorts: Json[] = container?.ports ?? []
 
 const selects = (selector: Record<string, string> | undefined): boolean =>
-  selector !== undefined && Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => podLabels[k] === v)
+  selector !== undefined &&
+  Object.keys(selector).length > 0 &&
+  Object.entries(selector).every(([k, v]) => podLabels[k] === v)
 const namesPort = (port: unknown): boolean =>
   containerPorts.some(p => (typeof port === 'string' ? p.name === port : p.containerPort === port))
 
@@ -542,12 +648,25 @@ t.test('the Deployment runs the service safely', async t => {
   t.equal(security.readOnlyRootFilesystem, true, 'readOnlyRootFilesystem')
   t.equal(security.allowPrivilegeEscalation, false, 'allowPrivilegeEscalation false')
   t.same(security.capabilities?.drop, ['ALL'], 'drops every capability')
-  t.equal((security.seccompProfile ?? pod.securityContext?.seccompProfile)?.type, 'RuntimeDefault', 'RuntimeDefault seccomp profile')
-  const namespace = ofKind('Namespace', 'deploy/').map(d => d.object).find(n => n.metadata.name === deployment.metadata.namespace)
-  t.equal(namespace?.metadata.labels?.['pod-security.kubernetes.io/enforce'], 'restricted', 'its namespace enforces the restricted Pod Security Standard, which the settings above meet')
+  t.equal(
+    (security.seccompProfile ?? pod.securityContext?.seccompProfile)?.type,
+    'RuntimeDefault',
+    'RuntimeDefault seccomp profile'
+  )
+  const namespace = ofKind('Namespace', 'deploy/')
+    .map(d => d.object)
+    .find(n => n.metadata.name === deployment.metadata.namespace)
+  t.equal(
+    namespace?.metadata.labels?.['pod-security.kubernetes.io/enforce'],
+    'restricted',
+    'its namespace enforces the restricted Pod Security Standard, which the settings above meet'
+  )
   t.equal(pod.hostNetwork ?? false, false, 'no host network (restricted)')
   t.notOk((pod.volumes ?? []).some((v: Json) => v.hostPath !== undefined), 'no hostPath volume (restricted)')
-  t.ok(container.resources?.requests?.cpu !== undefined && container.resources?.requests?.memory !== undefined, 'resource requests')
+  t.ok(
+    container.resources?.requests?.cpu !== undefined && container.resources?.requests?.memory !== undefined,
+    'resource requests'
+  )
   t.ok(container.resources?.limits?.memory !== undefined, 'a memory limit')
 
   const graceMs = Number(env.SHUTDOWN_GRACE_MS ?? 15000)
@@ -555,7 +674,10 @@ t.test('the Deployment runs the service safely', async t => {
   const pauseMs = preStop?.sleep?.seconds !== undefined
     ? preStop.sleep.seconds * 1000
     : Number(preStop?.exec?.command?.[0] === 'sleep' ? preStop.exec.command[1] : 0) * 1000
-  t.ok(pod.terminationGracePeriodSeconds * 1000 > graceMs + pauseMs, 'the grace period covers the preStop pause and the drain of hooks in flight')
+  t.ok(
+    pod.terminationGracePeriodSeconds * 1000 > graceMs + pauseMs,
+    'the grace period covers the preStop pause and the drain of hooks in flight'
+  )
 
   const spread = pod.topologySpreadConstraints?.[0]
   const antiAffinity = pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]
@@ -563,9 +685,18 @@ t.test('the Deployment runs the service safely', async t => {
     selects(antiAffinity?.podAffinityTerm?.labelSelector?.matchLabels), 'replicas prefer different nodes')
 
   const accounts = ofKind('ServiceAccount', 'deploy/').map(d => d.object)
-  t.ok(accounts.some(a => a.metadata.name === pod.serviceAccountName && a.metadata.namespace === deployment.metadata.namespace), 'its ServiceAccount exists')
+  t.ok(
+    accounts.some(
+      a => a.metadata.name === pod.serviceAccountName && a.metadata.namespace === deployment.metadata.namespace
+    ),
+    'its ServiceAccount exists'
+  )
   const account = accounts.find(a => a.metadata.name === pod.serviceAccountName)
-  t.not(pod.automountServiceAccountToken ?? account?.automountServiceAccountToken, false, 'the pods get the token that applies effects')
+  t.not(
+    pod.automountServiceAccountToken ?? account?.automountServiceAccountToken,
+    false,
+    'the pods get the token that applies effects'
+  )
 })
 
 t.test('the ClusterRole grants exactly what the effects need, to the Deployment\'s ServiceAccount', async t => {
@@ -574,26 +705,62 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
   const role = roles[0]
   const granted: string[] = []
   for (const rule of role?.rules ?? []) {
-    t.same(Object.keys(rule).sort(), ['apiGroups', 'resources', 'verbs'], 'no resourceNames, nonResourceURLs or aggregation')
+    t.same(
+      Object.keys(rule).sort(),
+      ['apiGroups', 'resources', 'verbs'],
+      'no resourceNames, nonResourceURLs or aggregation'
+    )
     for (const group of rule.apiGroups ?? []) {
       for (const resource of rule.resources ?? []) {
         for (const verb of rule.verbs ?? []) granted.push(`${String(group)} ${String(resource)} ${String(verb)}`)
       }
     }
   }
-  const needed = [...Object.values(EFFECT_PERMISSIONS), PARENT_PERMISSIONS, EVENT_PERMISSIONS].flatMap(permissions => permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`)))
-  t.same([...new Set(granted)].sort(), [...new Set(needed)].sort(), 'the union of EFFECT_PERMISSIONS, the parents\' reads and the Events, no more, no less')
-  t.same(EVENT_PERMISSIONS, [{ apiGroup: '', resource: 'events', verbs: ['create', 'patch'] }], 'Events: create and patch in the core group, nothing more')
-  t.same(PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`), ['ephemeraljobs get', 'operationjobs get', 'collasets get', 'jobflows get'], 'reads of the parents whose hooks have effects, only get')
+  const needed = [...Object.values(EFFECT_PERMISSIONS), PARENT_PERMISSIONS, EVENT_PERMISSIONS].flatMap(permissions =>
+    permissions.flatMap(p => p.verbs.map(verb => `${p.apiGroup} ${p.resource} ${verb}`))
+  )
+  t.same(
+    [...new Set(granted)].sort(),
+    [...new Set(needed)].sort(),
+    "the union of EFFECT_PERMISSIONS, the parents' reads and the Events, no more, no less"
+  )
+  t.same(
+    EVENT_PERMISSIONS,
+    [{ apiGroup: '', resource: 'events', verbs: ['create', 'patch'] }],
+    'Events: create and patch in the core group, nothing more'
+  )
+  t.same(
+    PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`),
+    ['ephemeraljobs get', 'operationjobs get', 'collasets get', 'jobflows get'],
+    'reads of the parents whose hooks have effects, only get'
+  )
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
   t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
-  t.same(Object.keys(EFFECT_PERMISSIONS).sort(), ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'], 'every effect type has its permissions listed')
+  t.same(
+    Object.keys(EFFECT_PERMISSIONS).sort(),
+    ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'],
+    'every effect type has its permissions listed'
+  )
 
   const bindings = ofKind('ClusterRoleBinding', 'deploy/').map(d => d.object)
   t.equal(bindings.length, 1, 'one ClusterRoleBinding')
   const binding = bindings[0]
-  t.same(binding?.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role?.metadata.name }, 'binds the ClusterRole')
-  t.same(binding?.subjects, [{ kind: 'ServiceAccount', name: deployment.spec.template.spec.serviceAccountName, namespace: deployment.metadata.namespace }], 'to the Deployment\'s ServiceAccount only')
+  t.same(
+    binding?.roleRef,
+    { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role?.metadata.name },
+    'binds the ClusterRole'
+  )
+  t.same(
+    binding?.subjects,
+    [
+      {
+        kind: 'ServiceAccount',
+        name: deployment.spec.template.spec.serviceAccountName,
+        namespace: deployment.metadata.namespace
+      }
+    ],
+    "to the Deployment's ServiceAccount only"
+  )
 })
 
 t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t => {
@@ -601,20 +768,26 @@ t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t =
   const service = services[0]
   t.equal(service.spec.type ?? 'ClusterIP', 'ClusterIP')
   t.ok(selects(service.spec.selector), 'the Service selects the pods')
-  for (const port of service.spec.ports) t.ok(namesPort(port.targetPort ?? port.port), `Service port ${String(port.port)} targets a container port`)
+  for (const port of service.spec.ports) { t.ok(namesPort(port.targetPort ?? port.port), `Service port ${String(port.port)} targets a container port`) }
   t.ok(service.spec.ports.some((p: Json) => p.port === 80), 'the Service listens on 80')
 
   const pdb = ofKind('PodDisruptionBudget', 'deploy/')[0]?.object
   t.ok(selects(pdb?.spec.selector.matchLabels), 'the PDB selects the pods')
-  t.ok(pdb?.spec.minAvailable >= 1 && pdb?.spec.minAvailable < deployment.spec.replicas, 'the PDB keeps one pod but lets drains proceed')
+  t.ok(
+    pdb?.spec.minAvailable >= 1 && pdb?.spec.minAvailable < deployment.spec.replicas,
+    'the PDB keeps one pod but lets drains proceed'
+  )
 
   const policy = ofKind('NetworkPolicy', 'deploy/')[0]?.object
   t.ok(selects(policy?.spec.podSelector.matchLabels), 'the NetworkPolicy selects the pods')
   const ports = (policy?.spec.ingress ?? []).flatMap((rule: Json) => rule.ports ?? [])
   t.ok(ports.length > 0 && ports.every((p: Json) => namesPort(p.port)), 'the NetworkPolicy opens the container port')
   t.same(policy?.spec.policyTypes, ['Ingress'])
-  t.same((policy?.spec.ingress ?? []).map((rule: Json) => rule.from), [[{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'metacontroller' } } }]],
-    'only Metacontroller\'s namespace is admitted, by default the one its own manifests create')
+  t.same(
+    (policy?.spec.ingress ?? []).map((rule: Json) => rule.from),
+    [[{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'metacontroller' } } }]],
+    "only Metacontroller's namespace is admitted, by default the one its own manifests create"
+  )
 
   const namespaces = new Set(ofKind('Namespace', 'deploy/').map(d => d.object.metadata.name))
   const clusterScoped = new Set(['Namespace', 'ClusterRole', 'ClusterRoleBinding'])
@@ -637,7 +810,7 @@ t.test('every hook sends the token of a Secret the Deployment mounts as AUTH_TOK
   const key = tokenFile.slice(String(mount?.mountPath).length + 1)
   const mode = volume?.secret?.defaultMode ?? 0o644
   t.equal(mode & 0o007, 0, 'the token is not world-readable')
-  if ((mode & 0o070) !== 0) t.equal(pod.securityContext?.fsGroup, pod.securityContext?.runAsGroup ?? 1000, 'readable through fsGroup')
+  if ((mode & 0o070) !== 0) { t.equal(pod.securityContext?.fsGroup, pod.securityContext?.runAsGroup ?? 1000, 'readable through fsGroup') }
 
   const controllers = ofKind('CompositeController', 'controllers/')
   for (const { file, object } of controllers) {
@@ -648,9 +821,22 @@ t.test('every hook sends the token of a Secret the Deployment mounts as AUTH_TOK
       }, `${file}: the ${hook} hook sends the token the service reads`)
     }
   }
-  t.same(docs.filter(d => d.object.kind === 'Secret').map(d => d.file), [], 'no Secret in the manifests: every installation makes its own token')
-  for (const file of ['README.md', ...readdirSync(join(ROOT, 'docs')).filter(f => f.endsWith('.md')).map(f => `docs/${f}`)]) {
-    t.notMatch(readFileSync(join(ROOT, file), 'utf8'), /--from-literal=token=(?!"\$\()/, `${file} never shows a fixed token`)
+  t.same(
+    docs.filter(d => d.object.kind === 'Secret').map(d => d.file),
+    [],
+    'no Secret in the manifests: every installation makes its own token'
+  )
+  for (const file of [
+    'README.md',
+    ...readdirSync(join(ROOT, 'docs'))
+      .filter(f => f.endsWith('.md'))
+      .map(f => `docs/${f}`)
+  ]) {
+    t.notMatch(
+      readFileSync(join(ROOT, file), 'utf8'),
+      /--from-literal=token=(?!"\$\()/,
+      `${file} never shows a fixed token`
+    )
   }
 })
 
@@ -671,10 +857,17 @@ t.test('the Dockerfile builds what the Deployment runs', async t => {
   const args = cmd === undefined ? [] : JSON.parse(cmd) as string[]
   t.equal(args.at(-1), `${String(build.compilerOptions.outDir)}/src/server.js`, 'CMD runs the compiled server')
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-  const start = (pkg.scripts.start as string).split('&&').map(part => part.trim()).find(part => part.startsWith('node '))
+  const start = (pkg.scripts.start as string)
+    .split('&&')
+    .map(part => part.trim())
+    .find(part => part.startsWith('node '))
   t.same(args, start?.split(/\s+/), 'the image runs the server exactly as npm start does (same node flags)')
   t.ok(existsSync(join(ROOT, 'src', 'server.ts')), 'its source exists')
-  t.match(dockerfile, new RegExp(`^EXPOSE\\s+${String(containerPorts[0]?.containerPort)}\\s*$`, 'm'), 'EXPOSE matches the container port')
+  t.match(
+    dockerfile,
+    new RegExp(`^EXPOSE\\s+${String(containerPorts[0]?.containerPort)}\\s*$`, 'm'),
+    'EXPOSE matches the container port'
+  )
   t.match(dockerfile, /^USER\s+node\s*$/m, 'runs as the node user (uid 1000)')
   t.match(dockerfile, /^COPY\s+hooks\s+\S*hooks\/?\s*$/m, 'ships hooks/')
   t.match(dockerfile, /^COPY\s+package\.json\s/m, 'ships package.json, which the server uses to find hooks/')
@@ -693,13 +886,30 @@ t.test('the EphemeralJob CRD: columns, required fields, ranges, and only replica
   const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
   const version = storageVersion(crd)
   t.ok(crd.spec.names.shortNames.includes('ejob'), 'short name ejob')
-  t.same(version.additionalPrinterColumns.map((c: Json) => `${String(c.name)}${c.priority > 0 ? ' (wide)' : ''}`), ['MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE', 'STATUS (wide)'])
-  t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, ['Waiting', 'Running', 'Succeeded', 'Failed', 'Paused', 'Invalid'])
+  t.same(
+    version.additionalPrinterColumns.map((c: Json) => `${String(c.name)}${c.priority > 0 ? ' (wide)' : ''}`),
+    ['MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE', 'STATUS (wide)']
+  )
+  t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, [
+    'Waiting',
+    'Running',
+    'Succeeded',
+    'Failed',
+    'Paused',
+    'Invalid'
+  ])
   const root = version.schema.openAPIV3Schema
-  const story = (): Json => clone(examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')?.object)
+  const story = (): Json =>
+    clone(
+      examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')
+        ?.object
+    )
   const openApi = (o: Json): string[] => openApiErrors(crd, o)
   const cel = (o: Json, old?: Json): string[] => celErrors(root, o, '', old)
-  const hookProblems = (o: Json): string[] => { const p = parseEphemeralJobSpec(o as KubeObject); return p.ok ? [] : p.problems }
+  const hookProblems = (o: Json): string[] => {
+    const p = parseEphemeralJobSpec(o as KubeObject)
+    return p.ok ? [] : p.problems
+  }
   t.same([...openApi(story()), ...cel(story())], [], 'the first story is valid')
   t.same(hookProblems(story()), [], 'and the hook agrees')
 
@@ -772,15 +982,34 @@ t.test('the EphemeralJob CRD: columns, required fields, ranges, and only replica
 t.test('the EphemeralJob hooks answer for the examples, and the status fits the CRD', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
   for (const { file, object } of examples.filter(d => d.object.kind === 'EphemeralJob')) {
-    const parent = { ...clone(object), metadata: { ...object.metadata, namespace: 'default', uid: `uid-${String(object.metadata.name)}`, creationTimestamp: '2026-01-02T03:00:00Z', generation: 1 } }
+    const parent = {
+      ...clone(object),
+      metadata: {
+        ...object.metadata,
+        namespace: 'default',
+        uid: `uid-${String(object.metadata.name)}`,
+        creationTimestamp: '2026-01-02T03:00:00Z',
+        generation: 1
+      }
+    }
     const customize = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/customize', payload: { parent } })
     t.equal(customize.statusCode, 200, `${file}: customize answers`)
-    t.same(customize.json().relatedResources, [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', labelSelector: object.spec.selector }], `${file}: customize asks for the selected Pods of its namespace`)
+    t.same(
+      customize.json().relatedResources,
+      [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', labelSelector: object.spec.selector }],
+      `${file}: customize asks for the selected Pods of its namespace`
+    )
     const targets = new Set<string>(object.spec.template.ephemeralContainers.map((c: Json) => c.targetContainerName))
     const pod = {
       apiVersion: 'v1',
       kind: 'Pod',
-      metadata: { name: 'pod-0', namespace: 'default', uid: 'pod-uid-0', creationTimestamp: '2026-01-02T02:00:00Z', labels: object.spec.selector.matchLabels },
+      metadata: {
+        name: 'pod-0',
+        namespace: 'default',
+        uid: 'pod-uid-0',
+        creationTimestamp: '2026-01-02T02:00:00Z',
+        labels: object.spec.selector.matchLabels
+      },
       spec: { containers: [...targets].map(name => ({ name, image: 'busybox' })) },
       status: { phase: 'Running' }
     }
@@ -789,7 +1018,11 @@ t.test('the EphemeralJob hooks answer for the examples, and the status fits the 
     t.equal(response.statusCode, 200, `${file}: sync answers`)
     const body = response.json()
     t.match(body.status, { phase: 'Waiting', match: 1, waiting: 1 }, `${file}: the Pod is chosen`)
-    t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status fits the CRD's status schema`)
+    t.same(
+      openApiErrors(crd, { ...object, status: body.status }),
+      [],
+      `${file}: the status fits the CRD's status schema`
+    )
   }
 })
 
@@ -799,15 +1032,30 @@ t.test('the EphemeralJob hooks answer for the examples, and the status fits the 
 t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a partition that only grows', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
   const version = storageVersion(crd)
-  t.same(version.additionalPrinterColumns.map((c: Json) => `${String(c.name)} ${String(c.jsonPath)}`), [
-    'ACTION .spec.action', 'PROGRESS .status.progress', 'TOTAL .status.totalPodCount', 'SUCCEEDED .status.succeededPodCount', 'FAILED .status.failedPodCount', 'AGE .metadata.creationTimestamp'
-  ])
+  t.same(
+    version.additionalPrinterColumns.map((c: Json) => `${String(c.name)} ${String(c.jsonPath)}`),
+    [
+      'ACTION .spec.action',
+      'PROGRESS .status.progress',
+      'TOTAL .status.totalPodCount',
+      'SUCCEEDED .status.succeededPodCount',
+      'FAILED .status.failedPodCount',
+      'AGE .metadata.creationTimestamp'
+    ]
+  )
   const root = version.schema.openAPIV3Schema
   const spec = root.properties.spec.properties
   t.equal(spec.activeDeadlineSeconds.default, 10800, 'deadline defaults to 3 h')
   t.equal(spec.TTLSecondsAfterFinished.default, 1800, 'TTL defaults to 30 min (capital T, as in the reference)')
   t.same(root.properties.status.properties.progress.enum, ['Pending', 'Processing', 'Failed', 'Succeeded', 'Invalid'])
-  t.same(Object.keys(root.properties.status.properties.targetDetails.items.properties).sort(), ['endTime', 'error', 'extraInfo', 'name', 'progress', 'startTime'])
+  t.same(Object.keys(root.properties.status.properties.targetDetails.items.properties).sort(), [
+    'endTime',
+    'error',
+    'extraInfo',
+    'name',
+    'progress',
+    'startTime'
+  ])
   const example = (): Json => clone(examples.find(d => d.object.kind === 'OperationJob')?.object)
   const openApi = (o: Json): string[] => openApiErrors(crd, o)
   const cel = (o: Json, old?: Json): string[] => celErrors(root, o, '', old)
@@ -832,8 +1080,20 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
     t.not(openApi(o).length, 0, `the schema refuses ${what}`)
   }
   const celCases: Array<[string, (o: Json) => void, RegExp]> = [
-    ['exec with both command and script', o => { o.spec.exec.command = ['true'] }, /exactly one of exec.command and exec.script/],
-    ['Exec without spec.exec', o => { delete o.spec.exec }, /action Exec needs spec.exec/]
+    [
+      'exec with both command and script',
+      o => {
+        o.spec.exec.command = ['true']
+      },
+      /exactly one of exec.command and exec.script/
+    ],
+    [
+      'Exec without spec.exec',
+      o => {
+        delete o.spec.exec
+      },
+      /action Exec needs spec.exec/
+    ]
   ]
   for (const [what, mutate, message] of celCases) {
     const o = example()
@@ -858,7 +1118,11 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
   }
   const noPartition = (): Json => { const o = example(); delete o.spec.partition; return o }
   t.same(cel(noPartition(), example()), [], 'removing partition grows it to all targets')
-  t.match(cel(example(), noPartition()).join('; '), /may only grow/, 'setting a partition below the target count on a job that had none narrows it: refused')
+  t.match(
+    cel(example(), noPartition()).join('; '),
+    /may only grow/,
+    'setting a partition below the target count on a job that had none narrows it: refused'
+  )
   const all = example()
   all.spec.partition = all.spec.targets.length
   t.same(cel(all, noPartition()), [], 'setting it to every target is no change')
@@ -882,7 +1146,8 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
 t.test('the OperationJob CRD holds each action\'s own field: the Label example fits, and what Label refuses, the CRD refuses', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
   const root = storageVersion(crd).schema.openAPIV3Schema
-  const example = (): Json => clone(examples.find(d => d.file === 'examples/operationjob-label.yaml' && d.object.kind === 'OperationJob')?.object)
+  const example = (): Json =>
+    clone(examples.find(d => d.file === 'examples/operationjob-label.yaml' && d.object.kind === 'OperationJob')?.object)
   const errors = (o: Json): string[] => [...openApiErrors(crd, o), ...celErrors(root, o, '')]
   t.same(errors(example()), [], 'the example is valid')
   const refused: Array<[string, (o: Json) => void]> = [
@@ -911,22 +1176,55 @@ t.test('the OperationJob hooks answer for the example, and the status fits the C
     const customize = await app.inject({ method: 'POST', url: '/hooks/operationjob/customize', payload: { parent } })
     t.equal(customize.statusCode, 200, `${file}: customize answers`)
     const names = object.spec.targets.map((x: Json) => x.name)
-    t.same(customize.json().relatedResources[0], { apiVersion: 'v1', resource: 'pods', namespace: 'default', names }, `${file}: customize asks for the target Pods by name`)
+    t.same(
+      customize.json().relatedResources[0],
+      { apiVersion: 'v1', resource: 'pods', namespace: 'default', names },
+      `${file}: customize asks for the target Pods by name`
+    )
     // The example's own Pods; a Replace example's targets are Pods of the CollaSet example.
-    const own = examples.filter(d => d.file === file && d.object.kind === 'Pod' && names.includes(d.object.metadata.name)).map(d => clone(d.object))
+    const own = examples
+      .filter(d => d.file === file && d.object.kind === 'Pod' && names.includes(d.object.metadata.name))
+      .map(d => clone(d.object))
     const collaSetPods = names.map((name: string) => ({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'foo' }, ownerReferences: [{ apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'uid-foo', controller: true }] }
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: {
+        name,
+        labels: { app: 'foo' },
+        ownerReferences: [
+          { apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'uid-foo', controller: true }
+        ]
+      }
     }))
     const pods = (own.length > 0 ? own : collaSetPods).map((p: Json) => ({
-      ...p, metadata: { ...p.metadata, namespace: 'default', uid: `uid-${String(p.metadata.name)}` }, status: { phase: 'Running' }
+      ...p,
+      metadata: { ...p.metadata, namespace: 'default', uid: `uid-${String(p.metadata.name)}` },
+      status: { phase: 'Running' }
     }))
-    t.same(pods.map((p: Json) => p.metadata.name), names, `${file}: the example brings its target Pods (or they are the CollaSet example's)`)
-    const request = { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map((p: Json) => [`default/${String(p.metadata.name)}`, p])) }, finalizing: false }
+    t.same(
+      pods.map((p: Json) => p.metadata.name),
+      names,
+      `${file}: the example brings its target Pods (or they are the CollaSet example's)`
+    )
+    const request = {
+      parent,
+      children: {},
+      related: { 'Pod.v1': Object.fromEntries(pods.map((p: Json) => [`default/${String(p.metadata.name)}`, p])) },
+      finalizing: false
+    }
     const response = await app.inject({ method: 'POST', url: '/hooks/operationjob/sync', payload: request })
     t.equal(response.statusCode, 200, `${file}: sync answers`)
     const body = response.json()
-    t.match(body.status, { progress: 'Processing', totalPodCount: names.length }, `${file}: valid (${JSON.stringify(body.status.conditions)})`)
-    t.equal(body.status.targetDetails.filter((d: Json) => d.progress === 'Processing').length, object.spec.partition, `${file}: partition targets start`)
+    t.match(
+      body.status,
+      { progress: 'Processing', totalPodCount: names.length },
+      `${file}: valid (${JSON.stringify(body.status.conditions)})`
+    )
+    t.equal(
+      body.status.targetDetails.filter((d: Json) => d.progress === 'Processing').length,
+      object.spec.partition,
+      `${file}: partition targets start`
+    )
     t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status fits the CRD's status schema`)
   }
 })
@@ -934,9 +1232,25 @@ t.test('the OperationJob hooks answer for the example, and the status fits the C
 t.test('the CollaSet CRD: the reference\'s columns, scale subresource, and what it refuses', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'CollaSet')
   const version = storageVersion(crd)
-  t.same(version.additionalPrinterColumns.map((c: Json) => c.name),
-    ['DESIRED', 'CURRENT', 'AVAILABLE', 'UPDATED', 'UPDATED_READY', 'UPDATED_AVAILABLE', 'CURRENT_REVISION', 'UPDATED_REVISION', 'AGE'])
-  t.same(version.subresources.scale, { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' })
+  t.same(
+    version.additionalPrinterColumns.map((c: Json) => c.name),
+    [
+      'DESIRED',
+      'CURRENT',
+      'AVAILABLE',
+      'UPDATED',
+      'UPDATED_READY',
+      'UPDATED_AVAILABLE',
+      'CURRENT_REVISION',
+      'UPDATED_REVISION',
+      'AGE'
+    ]
+  )
+  t.same(version.subresources.scale, {
+    specReplicasPath: '.spec.replicas',
+    statusReplicasPath: '.status.replicas',
+    labelSelectorPath: '.status.selector'
+  })
   const root = version.schema.openAPIV3Schema
   const example = examples.find(d => d.object.kind === 'CollaSet')?.object
   t.equal(example?.metadata.name, 'foo')
@@ -964,8 +1278,14 @@ t.test('the CollaSet CRD: the reference\'s columns, scale subresource, and what 
   scaled.spec.template.spec.containers[0].image = 'nginx:1.28'
   t.same(errors(scaled, clone(example)), [], 'replicas and the template may change')
 
-  const parent = { ...clone(example), metadata: { ...example.metadata, namespace: 'default', uid: 'uid-foo', generation: 1 } }
-  const { response } = syncCollaSet({ parent, children: { 'Pod.v1': {} }, related: {} }, { now: NOW, scripts: new Map() as Json })
+  const parent = {
+    ...clone(example),
+    metadata: { ...example.metadata, namespace: 'default', uid: 'uid-foo', generation: 1 }
+  }
+  const { response } = syncCollaSet(
+    { parent, children: { 'Pod.v1': {} }, related: {} },
+    { now: NOW, scripts: new Map() as Json }
+  )
   t.same(errors({ ...parent, status: response.status }), [], 'the status the hook writes fits the CRD')
   t.equal(response.children.length, 2)
 })

@@ -27,7 +27,11 @@ function curlExamples (file: string, text: string): Example[] {
   for (const match of text.matchAll(block)) {
     const [, command = '', output = ''] = match
     if (!command.trimStart().startsWith('curl ')) continue
-    examples.push({ command: command.trim(), output: output.trim(), where: `${file} line ${lineAt(text, match.index)}` })
+    examples.push({
+      command: command.trim(),
+      output: output.trim(),
+      where: `${file} line ${lineAt(text, match.index)}`
+    })
   }
   return examples
 }
@@ -37,21 +41,28 @@ async function has (tool: string): Promise<boolean> {
 }
 
 const tools = await has('curl') && await has('jq')
-t.test('every curl example of the README and docs/ prints what the page shows', { skip: tools ? false : 'curl and jq are needed to run the examples' }, async t => {
-  const examples = pages().flatMap(page => curlExamples(page.file, page.text))
-  t.ok(examples.length >= 2, `${examples.length} curl examples`)
-  t.ok(examples.some(e => e.where.startsWith('README.md ')), 'the README has one')
-  const app = await buildApp({ scripts: loadScriptLibrary(defaultHooksDir()), logger: false })
-  t.teardown(async () => await app.close())
-  await app.listen({ host: '127.0.0.1', port: 0 })
-  const port = (app.server.address() as AddressInfo).port
-  for (const example of examples) {
-    t.match(example.command, /x-jobhooks-now: \d{4}-/, `${example.where}: the example pins the fixture's clock`)
-    const command = example.command.replaceAll('localhost:8080', `127.0.0.1:${port}`)
-    const { stdout } = await run('sh', ['-c', command], { cwd: ROOT })
-    t.equal(stdout.trim(), example.output, `${example.where}: the printed answer`)
+t.test(
+  'every curl example of the README and docs/ prints what the page shows',
+  { skip: tools ? false : 'curl and jq are needed to run the examples' },
+  async t => {
+    const examples = pages().flatMap(page => curlExamples(page.file, page.text))
+    t.ok(examples.length >= 2, `${examples.length} curl examples`)
+    t.ok(
+      examples.some(e => e.where.startsWith('README.md ')),
+      'the README has one'
+    )
+    const app = await buildApp({ scripts: loadScriptLibrary(defaultHooksDir()), logger: false })
+    t.teardown(async () => await app.close())
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const port = (app.server.address() as AddressInfo).port
+    for (const example of examples) {
+      t.match(example.command, /x-jobhooks-now: \d{4}-/, `${example.where}: the example pins the fixture's clock`)
+      const command = example.command.replaceAll('localhost:8080', `127.0.0.1:${port}`)
+      const { stdout } = await run('sh', ['-c', command], { cwd: ROOT })
+      t.equal(stdout.trim(), example.output, `${example.where}: the printed answer`)
+    }
   }
-})
+)
 
 /** Each ```sh block of one `npm run simulate -- …` line (not --live), with the block after it. */
 function simulateExamples (file: string, text: string): Example[] {
@@ -60,7 +71,11 @@ function simulateExamples (file: string, text: string): Example[] {
   for (const match of text.matchAll(block)) {
     const [, command = '', output = ''] = match
     if (command.includes('--live') || command.includes('--kubeconfig')) continue
-    examples.push({ command: command.trim(), output: output.replace(/\s+$/, ''), where: `${file} line ${lineAt(text, match.index)}` })
+    examples.push({
+      command: command.trim(),
+      output: output.replace(/\s+$/, ''),
+      where: `${file} line ${lineAt(text, match.index)}`
+    })
   }
   return examples
 }
@@ -68,10 +83,15 @@ function simulateExamples (file: string, text: string): Example[] {
 /** Whether `excerpt`'s lines appear in `lines` in order, each run between `...` lines contiguous. */
 function isExcerpt (excerpt: string, lines: string[]): boolean {
   let from = 0
-  for (const chunk of excerpt.split(/^\.\.\.$/m).map(c => c.split('\n').map(l => l.trimEnd()).filter((l, i, all) => !(l === '' && (i === 0 || i === all.length - 1))))) {
+  for (const chunk of excerpt.split(/^\.\.\.$/m).map(c =>
+    c
+      .split('\n')
+      .map(l => l.trimEnd())
+      .filter((l, i, all) => !(l === '' && (i === 0 || i === all.length - 1)))
+  )) {
     if (chunk.length === 0) continue
     let found = -1
-    for (let i = from; i + chunk.length <= lines.length && found < 0; i++) if (chunk.every((l, j) => lines[i + j] === l)) found = i
+    for (let i = from; i + chunk.length <= lines.length && found < 0; i++) { if (chunk.every((l, j) => lines[i + j] === l)) found = i }
     if (found < 0) return false
     from = found + chunk.length
   }
@@ -90,7 +110,10 @@ t.test('every simulate example of the README and docs/ prints what the page show
     const code = await main(example.command.split(/\s+/).slice(4), line => out.push(...line.split('\n')), () => {})
     t.equal(code, 0, `${example.where}: ${example.command}`)
     const lines = out.map(l => l.trimEnd())
-    t.ok(isExcerpt(example.output, lines), `${example.where}: the printed output is what it prints`, { found: lines.join('\n'), wanted: example.output })
+    t.ok(isExcerpt(example.output, lines), `${example.where}: the printed output is what it prints`, {
+      found: lines.join('\n'),
+      wanted: example.output
+    })
   }
 })
 
@@ -117,10 +140,15 @@ t.test('the README\'s examples are quoted from the headers of manifests/examples
   for (const match of readme.matchAll(/```console\n((?:(?!```)[\s\S])*)```/g)) {
     const block = (match[1] as string).trimEnd().split('\n').map(l => l.trim())
     const where = `README.md line ${lineAt(readme, match.index)}`
-    const file = block.map(l => /^\$ kubectl apply -f manifests\/examples\/([\w.-]+\.yaml)$/.exec(l)?.[1]).find(f => f !== undefined)
+    const file = block
+      .map(l => /^\$ kubectl apply -f manifests\/examples\/([\w.-]+\.yaml)$/.exec(l)?.[1])
+      .find(f => f !== undefined)
     if (file === undefined) continue
     quoted++
-    t.ok(isRun(block, headerLines(file)), `${where}: the lines of ${file}'s header, as they are`, { wanted: headerLines(file).join('\n'), found: block.join('\n') })
+    t.ok(isRun(block, headerLines(file)), `${where}: the lines of ${file}'s header, as they are`, {
+      wanted: headerLines(file).join('\n'),
+      found: block.join('\n')
+    })
     t.ok(block.some(l => l.startsWith('$ npm run simulate -- ')), `${where}: with its simulate line`)
     t.ok(block.some(l => l.startsWith('$ kubectl get ')), `${where}: with the kubectl get table it ends with`)
     for (const doc of parseAllDocuments(readFileSync(join(EXAMPLES_DIR, file), 'utf8'))) {
@@ -129,5 +157,9 @@ t.test('the README\'s examples are quoted from the headers of manifests/examples
     }
   }
   t.ok(quoted >= 5, `${quoted} examples quoted`)
-  t.same([...kinds].sort(), ['CollaSet', 'DaemonJob', 'EphemeralJob', 'JobFlow', 'JobTemplate', 'OperationJob'], 'an example of every kind')
+  t.same(
+    [...kinds].sort(),
+    ['CollaSet', 'DaemonJob', 'EphemeralJob', 'JobFlow', 'JobTemplate', 'OperationJob'],
+    'an example of every kind'
+  )
 })

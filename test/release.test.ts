@@ -31,9 +31,20 @@ t.test('every copy of the version equals package.json', async t => {
 })
 
 t.test('the documents name this version wherever they name one of the image', async t => {
-  for (const path of ['README.md', 'Dockerfile', 'charts/jobhooks/README.md', 'manifests/kustomization.yaml', 'docs/operations.md', 'docs/development.md']) {
+  for (const path of [
+    'README.md',
+    'Dockerfile',
+    'charts/jobhooks/README.md',
+    'manifests/kustomization.yaml',
+    'docs/operations.md',
+    'docs/development.md'
+  ]) {
     const named = [...read(path).matchAll(/jobhooks:(\d+\.\d+\.\d+)/g)].map(m => m[1])
-    t.same(named.filter(v => v !== version), [], `${path} names no other version of the image`)
+    t.same(
+      named.filter(v => v !== version),
+      [],
+      `${path} names no other version of the image`
+    )
   }
 })
 

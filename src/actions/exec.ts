@@ -19,7 +19,15 @@ import { MAX_SCRIPT_NAME, SCRIPT_NAME_PATTERN, type ScriptLibrary } from '../scr
 import type { StructuralSchema } from '../k8s/openapi.js'
 import { refTo } from '../effects/types.js'
 import { POD_UID, targetGone } from './pods.js'
-import type { ActionContext, ActionJob, ActionPlugin, ActionTarget, OperateResult, ProgressResult, TargetError } from './types.js'
+import type {
+  ActionContext,
+  ActionJob,
+  ActionPlugin,
+  ActionTarget,
+  OperateResult,
+  ProgressResult,
+  TargetError
+} from './types.js'
 
 /** The env var every Exec container carries, valued with the OperationJob's name. */
 export const EXEC_JOB_ENV = 'OPERATIONJOB'
@@ -29,7 +37,13 @@ const EXEC_MARKS = { name: EXEC_JOB_ENV, uid: EXEC_JOB_UID_ENV }
 
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never']
 /** Waiting reasons after which an ephemeral container never starts (it is not restarted). */
-const FATAL_WAITING = new Set(['RunContainerError', 'CreateContainerError', 'CreateContainerConfigError', 'InvalidImageName', 'ErrImageNeverPull'])
+const FATAL_WAITING = new Set([
+  'RunContainerError',
+  'CreateContainerError',
+  'CreateContainerConfigError',
+  'InvalidImageName',
+  'ErrImageNeverPull'
+])
 
 export interface ExecSpec {
   image: string
@@ -41,10 +55,15 @@ export interface ExecSpec {
 /** Reads `spec.exec` (and `spec.scripts`): the container to run, or every problem with it. */
 export function parseExecSpec (job: ActionJob, library: ScriptLibrary): ExecSpec | string[] {
   const exec = job.spec.exec
-  if (!isRecord(exec)) return ['spec.exec is required for action Exec: {image, command} or {image, script: {name, args}}']
+  if (!isRecord(exec)) {
+    return ['spec.exec is required for action Exec: {image, command} or {image, script: {name, args}}']
+  }
   const problems: string[] = []
   if (typeof exec.image !== 'string' || exec.image.trim() === '') problems.push('spec.exec.image must name an image')
-  if (exec.imagePullPolicy !== undefined && (typeof exec.imagePullPolicy !== 'string' || !PULL_POLICIES.includes(exec.imagePullPolicy))) {
+  if (
+    exec.imagePullPolicy !== undefined &&
+    (typeof exec.imagePullPolicy !== 'string' || !PULL_POLICIES.includes(exec.imagePullPolicy))
+  ) {
     problems.push(`spec.exec.imagePullPolicy must be one of ${PULL_POLICIES.join(', ')}`)
   }
   const hasCommand = exec.command !== undefined
@@ -56,13 +75,16 @@ export function parseExecSpec (job: ActionJob, library: ScriptLibrary): ExecSpec
     if (!Array.isArray(exec.command) || exec.command.length === 0 || !exec.command.every(c => typeof c === 'string')) {
       problems.push('spec.exec.command must be a non-empty list of strings')
     } else {
-      command = exec.command as string[]
+      command = exec.command
     }
   } else {
     const ref = parseScriptRef(exec.script, 'spec.exec')
     if (typeof ref === 'string') problems.push(ref)
-    else if (ref.container !== undefined) problems.push('spec.exec.script.container is not used by Exec: the target container comes from spec.targets[].containers')
-    else {
+    else if (ref.container !== undefined) {
+      problems.push(
+        'spec.exec.script.container is not used by Exec: the target container comes from spec.targets[].containers'
+      )
+    } else {
       const inline = parseInlineScripts(job.spec.scripts)
       if (Array.isArray(inline)) problems.push(...inline)
       else {
@@ -74,7 +96,11 @@ export function parseExecSpec (job: ActionJob, library: ScriptLibrary): ExecSpec
     }
   }
   if (problems.length > 0) return problems
-  return { image: exec.image as string, ...(typeof exec.imagePullPolicy === 'string' ? { imagePullPolicy: exec.imagePullPolicy } : {}), command }
+  return {
+    image: exec.image as string,
+    ...(typeof exec.imagePullPolicy === 'string' ? { imagePullPolicy: exec.imagePullPolicy } : {}),
+    command
+  }
 }
 
 /** `sh -c <content> <name> <args…>`: the script as `$0`'s program, its args as `$1…`. */
@@ -102,8 +128,12 @@ function isOurs (container: Record<string, unknown>, job: ActionJob): boolean {
 function targetContainer (target: ActionTarget, pod: KubeObject): string | TargetError {
   const names = podContainers(pod, 'containers').map(c => c.name).filter((n): n is string => typeof n === 'string')
   const wanted = target.containers[0]
-  if (wanted === undefined) return names[0] ?? { reason: 'ContainerNotFound', message: `Pod ${pod.metadata.name} has no containers` }
-  if (!names.includes(wanted)) return { reason: 'ContainerNotFound', message: `Pod ${pod.metadata.name} has no container ${wanted}` }
+  if (wanted === undefined) {
+    return names[0] ?? { reason: 'ContainerNotFound', message: `Pod ${pod.metadata.name} has no containers` }
+  }
+  if (!names.includes(wanted)) {
+    return { reason: 'ContainerNotFound', message: `Pod ${pod.metadata.name} has no container ${wanted}` }
+  }
   return wanted
 }
 
@@ -114,18 +144,29 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
   const { job } = context
   const name = execContainerName(job.name)
   const existing = podContainers(pod, 'ephemeralContainers').find(c => c.name === name)
-  const extraInfo: Record<string, string> = { ContainerName: name, ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}) }
+  const extraInfo: Record<string, string> = {
+    ContainerName: name,
+    ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {})
+  }
   if (existing !== undefined) {
     if (!isOurs(existing, job)) return { effects: [], extraInfo, error: foreign(name) }
     return { effects: [], extraInfo }
   }
-  if (isTerminating(pod)) return { effects: [], extraInfo, error: { reason: 'PodTerminating', message: `Pod ${pod.metadata.name} is terminating` } }
+  if (isTerminating(pod)) {
+    return {
+      effects: [],
+      extraInfo,
+      error: { reason: 'PodTerminating', message: `Pod ${pod.metadata.name} is terminating` }
+    }
+  }
   const spec = parseExecSpec(job, context.scripts)
   if (Array.isArray(spec)) return { effects: [], extraInfo, error: { reason: 'InvalidSpec', message: spec.join('; ') } }
   const targetName = targetContainer(target, pod)
   if (typeof targetName !== 'string') return { effects: [], extraInfo, error: targetName }
   const ref = refTo(pod)
-  if (ref === undefined) return { effects: [], extraInfo, error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
+  if (ref === undefined) {
+    return { effects: [], extraInfo, error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
+  }
   const env: EnvVar[] = [{ name: EXEC_JOB_ENV, value: job.name }]
   if (job.uid !== undefined) env.push({ name: EXEC_JOB_UID_ENV, value: job.uid })
   const container: EphemeralContainer = {
@@ -148,7 +189,10 @@ function operate (target: ActionTarget, context: ActionContext): OperateResult {
 }
 
 function foreign (name: string): TargetError {
-  return { reason: 'ContainerConflict', message: `the Pod already has an ephemeral container ${name} that this job did not inject` }
+  return {
+    reason: 'ContainerConflict',
+    message: `the Pod already has an ephemeral container ${name} that this job did not inject`
+  }
 }
 
 function progress (target: ActionTarget, context: ActionContext): ProgressResult {
@@ -160,21 +204,54 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
   const stopped = isFinished(pod) || isTerminating(pod)
   if (container === undefined) {
     // Not injected yet: operate injects it (again) unless the Pod stopped.
-    return stopped ? { progress: 'Failed', error: { reason: 'PodStopped', message: `Pod ${pod.metadata.name} stopped before the container was injected` } } : { progress: 'Processing' }
+    return stopped
+      ? {
+          progress: 'Failed',
+          error: { reason: 'PodStopped', message: `Pod ${pod.metadata.name} stopped before the container was injected` }
+        }
+      : { progress: 'Processing' }
   }
   if (!isOurs(container, context.job)) return { progress: 'Failed', error: foreign(name) }
-  const statuses = isRecord(pod.status) && Array.isArray(pod.status.ephemeralContainerStatuses) ? pod.status.ephemeralContainerStatuses.filter(isRecord) : []
+  const statuses =
+    isRecord(pod.status) && Array.isArray(pod.status.ephemeralContainerStatuses)
+      ? pod.status.ephemeralContainerStatuses.filter(isRecord)
+      : []
   const state = statuses.find(s => s.name === name)?.state
   if (isRecord(state) && isRecord(state.terminated)) {
     const code = state.terminated.exitCode
     if (code === 0) return { progress: 'Succeeded' }
-    const reason = typeof state.terminated.reason === 'string' && state.terminated.reason !== '' ? ` (${state.terminated.reason})` : ''
-    return { progress: 'Failed', error: { reason: 'ExitCode', message: `${name} exited with code ${typeof code === 'number' ? code : 'unknown'}${reason}` } }
+    const reason =
+      typeof state.terminated.reason === 'string' && state.terminated.reason !== ''
+        ? ` (${state.terminated.reason})`
+        : ''
+    return {
+      progress: 'Failed',
+      error: {
+        reason: 'ExitCode',
+        message: `${name} exited with code ${typeof code === 'number' ? code : 'unknown'}${reason}`
+      }
+    }
   }
-  if (isRecord(state) && isRecord(state.waiting) && typeof state.waiting.reason === 'string' && FATAL_WAITING.has(state.waiting.reason)) {
-    return { progress: 'Failed', error: { reason: state.waiting.reason, message: `${name} could not start${typeof state.waiting.message === 'string' ? `: ${state.waiting.message}` : ''}` } }
+  if (
+    isRecord(state) &&
+    isRecord(state.waiting) &&
+    typeof state.waiting.reason === 'string' &&
+    FATAL_WAITING.has(state.waiting.reason)
+  ) {
+    return {
+      progress: 'Failed',
+      error: {
+        reason: state.waiting.reason,
+        message: `${name} could not start${typeof state.waiting.message === 'string' ? `: ${state.waiting.message}` : ''}`
+      }
+    }
   }
-  if (stopped) return { progress: 'Failed', error: { reason: 'PodStopped', message: `Pod ${pod.metadata.name} stopped before ${name} finished` } }
+  if (stopped) {
+    return {
+      progress: 'Failed',
+      error: { reason: 'PodStopped', message: `Pod ${pod.metadata.name} stopped before ${name} finished` }
+    }
+  }
   return { progress: 'Processing' }
 }
 

@@ -20,6 +20,8 @@ export function sameTargetPod (target: ActionTarget): KubeObject | undefined {
 /** Why the target's Pod is not there to be operated (missing, or another Pod of the same name), or undefined. */
 export function targetGone (target: ActionTarget): TargetError | undefined {
   if (target.pod === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` }
-  if (sameTargetPod(target) === undefined) return { reason: 'PodNotFound', message: `Pod ${target.name} was replaced by another Pod of the same name` }
+  if (sameTargetPod(target) === undefined) {
+    return { reason: 'PodNotFound', message: `Pod ${target.name} was replaced by another Pod of the same name` }
+  }
   return undefined
 }

@@ -66,7 +66,7 @@ function observe (target: ActionTarget, context: ActionContext): Record<string, 
   const latest = [known, creationOf(pod), ...others.map(creationOf)].reduce((a, b) => (b > a ? b : a))
   // Pods of the newest second seen before, kept while that second stays the newest.
   const madeThen = new Set(latest === known ? uidsIn(info[LATEST_CREATION_PODS]) : [])
-  for (const other of others) if (creationOf(other) === latest && typeof other.metadata.uid === 'string') madeThen.add(other.metadata.uid)
+  for (const other of others) { if (creationOf(other) === latest && typeof other.metadata.uid === 'string') madeThen.add(other.metadata.uid) }
   return {
     ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}),
     [CONTROLLER]: `${owner.kind}/${owner.name}`,
@@ -80,7 +80,13 @@ function operate (target: ActionTarget): OperateResult {
   const pod = sameTargetPod(target)
   if (pod === undefined) return { effects: [] } // Evicted already, or gone: progress decides.
   if (controllerOf(pod) === undefined) {
-    return { effects: [], error: { reason: 'NoController', message: `Pod ${pod.metadata.name} has no controller to bring it back: Recreate evicts Pods of workloads only` } }
+    return {
+      effects: [],
+      error: {
+        reason: 'NoController',
+        message: `Pod ${pod.metadata.name} has no controller to bring it back: Recreate evicts Pods of workloads only`
+      }
+    }
   }
   const ref = refTo(pod)
   if (isTerminating(pod) || ref === undefined) return { effects: [] }

@@ -11,7 +11,15 @@ const ACTION_NAME = /^[A-Za-z][A-Za-z0-9]*$/
 const FIELD_NAME = /^[a-z][A-Za-z0-9]*$/
 
 /** The OperationJob's own spec fields: no action may claim one for itself. */
-export const OPERATIONJOB_SPEC_FIELDS: readonly string[] = ['action', 'targets', 'partition', 'operationDelaySeconds', 'activeDeadlineSeconds', 'TTLSecondsAfterFinished', 'scripts']
+export const OPERATIONJOB_SPEC_FIELDS: readonly string[] = [
+  'action',
+  'targets',
+  'partition',
+  'operationDelaySeconds',
+  'activeDeadlineSeconds',
+  'TTLSecondsAfterFinished',
+  'scripts'
+]
 
 /** Why `plugin` cannot be registered, or undefined. */
 function pluginProblem (plugin: ActionPlugin): string | undefined {
@@ -21,9 +29,15 @@ function pluginProblem (plugin: ActionPlugin): string | undefined {
     if (typeof handler?.[fn] !== 'function') return `action ${name}: the handler has no ${fn} function`
   }
   if (specField === undefined) return undefined
-  if (!FIELD_NAME.test(specField.name)) return `action ${name}: spec field ${JSON.stringify(specField.name)} must be a lower camel case name`
-  if (OPERATIONJOB_SPEC_FIELDS.includes(specField.name)) return `action ${name}: spec.${specField.name} is the OperationJob's own field`
-  if (specField.schema?.type !== 'object') return `action ${name}: the schema of spec.${specField.name} must be an object schema`
+  if (!FIELD_NAME.test(specField.name)) {
+    return `action ${name}: spec field ${JSON.stringify(specField.name)} must be a lower camel case name`
+  }
+  if (OPERATIONJOB_SPEC_FIELDS.includes(specField.name)) {
+    return `action ${name}: spec.${specField.name} is the OperationJob's own field`
+  }
+  if (specField.schema?.type !== 'object') {
+    return `action ${name}: the schema of spec.${specField.name} must be an object schema`
+  }
   return undefined
 }
 

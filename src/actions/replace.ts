@@ -18,7 +18,14 @@ import { controllerOf, objectsOf } from '../k8s/objects.js'
 import { originOf, REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL, wantsReplace } from '../k8s/labels.js'
 import { byCreation, isAvailable, isFinished, isTerminating } from '../k8s/pods.js'
 import { originLabelValue } from '../k8s/labels.js'
-import type { ActionContext, ActionPlugin, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './types.js'
+import type {
+  ActionContext,
+  ActionPlugin,
+  ActionTarget,
+  OperateResult,
+  ProgressResult,
+  ReleaseResult
+} from './types.js'
 import { refTo } from '../effects/types.js'
 import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 
@@ -38,7 +45,12 @@ function replacementOf (target: ActionTarget, context: ActionContext): KubeObjec
   const label = originLabelValue(target.name)
   const namespace = context.job.namespace
   return objectsOf(context.related, 'Pod', 'v1')
-    .filter(p => originOf(p) === label && p.metadata.name !== target.name && (namespace === undefined || p.metadata.namespace === namespace))
+    .filter(
+      p =>
+        originOf(p) === label &&
+        p.metadata.name !== target.name &&
+        (namespace === undefined || p.metadata.namespace === namespace)
+    )
     .filter(p => !isTerminating(p) && !isFinished(p))
     .sort((a, b) => (isAvailable(a) === isAvailable(b) ? byCreation(a, b) : isAvailable(a) ? -1 : 1))[0]
 }
@@ -65,11 +77,16 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
   const replacement = replacementOf(target, context)
   const extraInfo = replacement !== undefined ? { [NEW_POD]: replacement.metadata.name } : undefined
   const pod = sameTargetPod(target)
-  if (pod !== undefined && !isTerminating(pod)) return { progress: 'Processing', ...(extraInfo !== undefined ? { extraInfo } : {}) }
+  if (pod !== undefined && !isTerminating(pod)) {
+    return { progress: 'Processing', ...(extraInfo !== undefined ? { extraInfo } : {}) }
+  }
   // The target is gone or going: success only through a replacement that serves.
   const newPod = replacement?.metadata.name ?? target.detail.extraInfo?.[NEW_POD]
   if (newPod === undefined) {
-    return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} is gone and no replacement Pod was seen` } }
+    return {
+      progress: 'Failed',
+      error: { reason: 'PodNotFound', message: `Pod ${target.name} is gone and no replacement Pod was seen` }
+    }
   }
   const current = replacement ?? objectsOf(context.related, 'Pod', 'v1').find(p => p.metadata.name === newPod)
   if (current !== undefined && isAvailable(current)) return { progress: 'Succeeded', extraInfo: { [NEW_POD]: newPod } }
@@ -92,7 +109,13 @@ export const replaceAction: ActionPlugin = {
     relatedResources: job => {
       const values = [...new Set(job.targets.map(originLabelValue))].sort()
       if (values.length === 0) return []
-      return [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values }] } }]
+      return [
+        {
+          apiVersion: 'v1',
+          resource: 'pods',
+          labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values }] }
+        }
+      ]
     },
     operate,
     progress,

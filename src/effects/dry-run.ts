@@ -15,7 +15,11 @@ export class RecordingExecutor implements EffectExecutor {
   readonly events: EventRecorder
 
   constructor (options: { clock?: () => Date } = {}) {
-    this.events = new EventRecorder({ send: this.memory.send, dryRun: true, ...(options.clock !== undefined ? { clock: options.clock } : {}) })
+    this.events = new EventRecorder({
+      send: this.memory.send,
+      dryRun: true,
+      ...(options.clock !== undefined ? { clock: options.clock } : {})
+    })
   }
 
   async apply (parent: ObjectRef | undefined, effects: Effect[]): Promise<EffectOutcome[]> {

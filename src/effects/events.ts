@@ -22,7 +22,9 @@ import { timestamp } from '../k8s/time.js'
 import type { EffectOutcome, ObjectRef, Permission } from './types.js'
 
 /** What recording Events needs from the API server: `create` and `patch` on core `events`. */
-export const EVENT_PERMISSIONS: readonly Permission[] = [{ apiGroup: '', resource: 'events', verbs: ['create', 'patch'] }]
+export const EVENT_PERMISSIONS: readonly Permission[] = [
+  { apiGroup: '', resource: 'events', verbs: ['create', 'patch'] }
+]
 
 /** The component Events name as their source (`kubectl describe`'s From column). */
 export const EVENT_COMPONENT = 'jobhooks'
@@ -39,6 +41,11 @@ export const EVENT_REASONS = {
 
 /** The longest message an Event keeps (the limit events.k8s.io/v1 sets). */
 const MESSAGE_LIMIT = 1024
+
+/** `text`, cut to MESSAGE_LIMIT characters with an ellipsis when longer. */
+function truncated (text: string): string {
+  return text.length > MESSAGE_LIMIT ? `${text.slice(0, MESSAGE_LIMIT - 3)}...` : text
+}
 
 /** What happened, before it is correlated into an Event. */
 export interface EventRecord {
@@ -60,32 +67,40 @@ export interface EventRecord {
 export function eventFor (outcome: EffectOutcome): EventRecord | undefined {
   const { effect } = outcome
   const pod = `${effect.target.kind} ${effect.target.name}`
+  const related = effect.target
   if (outcome.result === 'failed' && effect.type === 'Evict' && outcome.disruptionBudget !== undefined) {
-    return { type: 'Warning', reason: EVENT_REASONS.EvictionRefused, action: 'Evict', related: effect.target, message: `Cannot evict ${pod}: ${outcome.disruptionBudget}` }
+    const message = `Cannot evict ${pod}: ${outcome.disruptionBudget}`
+    return { type: 'Warning', reason: EVENT_REASONS.EvictionRefused, action: 'Evict', related, message }
   }
   if (outcome.result !== 'applied') return undefined
   switch (effect.type) {
     case 'InjectEphemeralContainers': {
       const names = effect.containers.map(c => c.name)
-      return { type: 'Normal', reason: EVENT_REASONS.InjectedContainers, action: 'Inject', related: effect.target, message: `Injected ephemeral container${names.length === 1 ? '' : 's'} ${names.join(', ')} into ${pod}` }
+      const message = `Injected ephemeral container${names.length === 1 ? '' : 's'} ${names.join(', ')} into ${pod}`
+      return { type: 'Normal', reason: EVENT_REASONS.InjectedContainers, action: 'Inject', related, message }
     }
     case 'Evict':
-      return { type: 'Normal', reason: EVENT_REASONS.EvictedPod, action: 'Evict', related: effect.target, message: `Evicted ${pod}` }
+      return { type: 'Normal', reason: EVENT_REASONS.EvictedPod, action: 'Evict', related, message: `Evicted ${pod}` }
     case 'SetPodLabels': {
       const keys = Object.keys(effect.labels).sort()
       const set = keys.filter(k => effect.labels[k] !== null).map(k => `${k}=${effect.labels[k] as string}`)
       const removed = keys.filter(k => effect.labels[k] === null)
       const changes = [...set, ...(removed.length > 0 ? [`removed ${removed.join(', ')}`] : [])]
-      return { type: 'Normal', reason: EVENT_REASONS.LabelledPod, action: 'Label', related: effect.target, message: `Labelled ${pod}: ${changes.join(', ')}` }
+      const message = `Labelled ${pod}: ${changes.join(', ')}`
+      return { type: 'Normal', reason: EVENT_REASONS.LabelledPod, action: 'Label', related, message }
     }
     case 'SetPodCondition': {
       const { condition } = effect
       const why = condition.message ?? condition.reason
-      return { type: 'Normal', reason: EVENT_REASONS.SetPodCondition, action: 'SetCondition', related: effect.target, message: `Set condition ${condition.type}=${condition.status} on ${pod}${why !== undefined && why !== '' ? `: ${why}` : ''}` }
+      const because = why !== undefined && why !== '' ? `: ${why}` : ''
+      const message = `Set condition ${condition.type}=${condition.status} on ${pod}${because}`
+      return { type: 'Normal', reason: EVENT_REASONS.SetPodCondition, action: 'SetCondition', related, message }
     }
-    case 'Delete':
+    case 'Delete': {
       // A Delete acts only on the parent itself, after its TTL (scope.ts).
-      return { type: 'Normal', reason: EVENT_REASONS.TTLExpired, action: 'Delete', message: `Deleted ${effect.target.kind} ${effect.target.name}: its time to live has passed` }
+      const message = `Deleted ${effect.target.kind} ${effect.target.name}: its time to live has passed`
+      return { type: 'Normal', reason: EVENT_REASONS.TTLExpired, action: 'Delete', message }
+    }
     default: {
       // A new effect type decides here what Event it earns.
       const unknown: never = effect
@@ -157,7 +172,9 @@ export interface CorrelatorOptions {
   aggregateIntervalSeconds: number
 }
 
-export const DEFAULT_CORRELATOR: Readonly<CorrelatorOptions> = { cacheSize: 4096, burst: 25, refillSeconds: 300, aggregateMaxEvents: 10, aggregateIntervalSeconds: 600 }
+export const DEFAULT_CORRELATOR: Readonly<CorrelatorOptions> = {
+  cacheSize: 4096, burst: 25, refillSeconds: 300, aggregateMaxEvents: 10, aggregateIntervalSeconds: 600
+}
 
 /** An Event to write: a new one, or a PATCH of the count of one written before. */
 export interface Correlated {
@@ -198,17 +215,17 @@ export class EventCorrelator {
     // Aggregation: by parent, type and reason; the message tells occurrences apart.
     const aggregateKey = digest(...object, record.type, record.reason)
     let aggregate = this.aggregates.get(aggregateKey)
-    if (aggregate === undefined || nowMs - aggregate.lastMs > this.options.aggregateIntervalSeconds * 1000) aggregate = { messages: new Set(), lastMs: nowMs }
+    const windowStart = nowMs - this.options.aggregateIntervalSeconds * 1000
+    if (aggregate === undefined || aggregate.lastMs < windowStart) aggregate = { messages: new Set(), lastMs: nowMs }
     aggregate.messages.add(digest(record.message))
     aggregate.lastMs = nowMs
     this.aggregates.set(aggregateKey, aggregate)
-    let message = record.message.length > MESSAGE_LIMIT ? `${record.message.slice(0, MESSAGE_LIMIT - 3)}...` : record.message
+    let message = truncated(record.message)
     let key = digest(...object, record.type, record.reason, message)
     if (aggregate.messages.size >= this.options.aggregateMaxEvents) {
       // Do not grow the set past the limit; from here on the combined Event is the one counted.
       aggregate.messages.delete(aggregate.messages.values().next().value as string)
-      const combined = `(combined from similar events): ${message}`
-      message = combined.length > MESSAGE_LIMIT ? `${combined.slice(0, MESSAGE_LIMIT - 3)}...` : combined
+      message = truncated(`(combined from similar events): ${message}`)
       key = `combined:${aggregateKey}`
     }
 
@@ -223,7 +240,8 @@ export class EventCorrelator {
     // The spam filter, after counting (as client-go's): a held-back occurrence is still counted.
     const bucketKey = digest(...object, record.type, record.reason)
     const bucket = this.buckets.get(bucketKey) ?? { tokens: this.options.burst, lastMs: nowMs }
-    bucket.tokens = Math.min(this.options.burst, bucket.tokens + Math.max(0, nowMs - bucket.lastMs) / 1000 / this.options.refillSeconds)
+    const refilled = Math.max(0, nowMs - bucket.lastMs) / 1000 / this.options.refillSeconds
+    bucket.tokens = Math.min(this.options.burst, bucket.tokens + refilled)
     bucket.lastMs = nowMs
     this.buckets.set(bucketKey, bucket)
     if (bucket.tokens < 1) return undefined
@@ -234,7 +252,9 @@ export class EventCorrelator {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name, namespace },
-      involvedObject: { apiVersion: parent.apiVersion, kind: parent.kind, namespace, name: parent.name, uid: parent.uid },
+      involvedObject: {
+        apiVersion: parent.apiVersion, kind: parent.kind, namespace, name: parent.name, uid: parent.uid
+      },
       ...(record.related !== undefined ? { related: { ...record.related } } : {}),
       type: record.type,
       reason: record.reason,
@@ -413,10 +433,13 @@ export class EventRecorder {
   private async write ({ event, create }: Write): Promise<{ result: EventResult, message?: string }> {
     const signal = AbortSignal.timeout(this.timeoutMs)
     // Whether or not the connection heeds the signal, the write is over when it fires.
-    const aborted = new Promise<never>((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
+    const aborted = new Promise<never>((_resolve, reject) =>
+      signal.addEventListener('abort', () => reject(signal.reason), { once: true }))
     aborted.catch(() => {})
-    const send = async (request: EventRequest): Promise<{ statusCode: number, body: string }> => await Promise.race([this.send(request, signal), aborted])
-    const done = (result: 'created' | 'patched'): { result: EventResult } => ({ result: this.dryRun ? 'dry_run' : result })
+    const send = async (request: EventRequest): Promise<{ statusCode: number, body: string }> =>
+      await Promise.race([this.send(request, signal), aborted])
+    const done = (result: 'created' | 'patched'): { result: EventResult } =>
+      ({ result: this.dryRun ? 'dry_run' : result })
     const failed = (statusCode: number, body: string): { result: EventResult, message: string } =>
       ({ result: 'failed', message: `HTTP ${statusCode}: ${body.trim().replace(/\s+/g, ' ').slice(0, 200)}` })
     const patch: EventRequest = {
@@ -432,7 +455,9 @@ export class EventRecorder {
         // 404: the Event is gone (Events live an hour by default), or was never written.
         if (patched.statusCode !== 404) return failed(patched.statusCode, patched.body)
       }
-      const created = await send({ method: 'POST', path: eventsPath(event, false), contentType: 'application/json', body: event })
+      const created = await send({
+        method: 'POST', path: eventsPath(event, false), contentType: 'application/json', body: event
+      })
       if (created.statusCode >= 200 && created.statusCode < 300) return done('created')
       // 409: an earlier create landed after all (it timed out here): count on it.
       if (created.statusCode === 409) {
@@ -442,7 +467,9 @@ export class EventRecorder {
       }
       return failed(created.statusCode, created.body)
     } catch (error) {
-      return { result: 'failed', message: signal.aborted ? `not written within ${this.timeoutMs} ms` : `request failed: ${error instanceof Error ? error.message : String(error)}` }
+      const reason = error instanceof Error ? error.message : String(error)
+      const message = signal.aborted ? `not written within ${this.timeoutMs} ms` : `request failed: ${reason}`
+      return { result: 'failed', message }
     }
   }
 }
@@ -467,7 +494,8 @@ export class MemoryEvents {
   /** The Events about `object`, as `kubectl describe` finds them (kind, namespace, name, UID), oldest first. */
   about (object: Pick<ObjectRef, 'kind' | 'namespace' | 'name' | 'uid'>): CoreEvent[] {
     return this.list()
-      .filter(e => e.involvedObject.kind === object.kind && e.involvedObject.namespace === object.namespace && e.involvedObject.name === object.name && e.involvedObject.uid === object.uid)
+      .filter(({ involvedObject: o }) =>
+        o.kind === object.kind && o.namespace === object.namespace && o.name === object.name && o.uid === object.uid)
       .sort((a, b) => a.firstTimestamp.localeCompare(b.firstTimestamp))
   }
 

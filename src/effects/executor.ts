@@ -213,7 +213,7 @@ function disruptionBudget (statusCode: number, status: Status | undefined, messa
 function parseStatus (body: string): Status | undefined {
   try {
     const status: unknown = JSON.parse(body)
-    return typeof status === 'object' && status !== null ? status as Status : undefined
+    return typeof status === 'object' && status !== null ? status : undefined
   } catch {
     return undefined // Not JSON: a proxy's page, say.
   }

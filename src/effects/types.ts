@@ -25,7 +25,13 @@ export interface ObjectRef {
 export function refTo (object: KubeObject): ObjectRef | undefined {
   const { namespace, name, uid } = object.metadata
   if (typeof uid !== 'string') return undefined
-  return { apiVersion: object.apiVersion, kind: object.kind, ...(namespace !== undefined ? { namespace } : {}), name, uid }
+  return {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    ...(namespace !== undefined ? { namespace } : {}),
+    name,
+    uid
+  }
 }
 
 /** Adds ephemeral containers to a Pod through its `pods/ephemeralcontainers` subresource. */

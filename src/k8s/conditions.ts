@@ -21,7 +21,9 @@ export function hasTrueCondition (status: unknown, type: string): boolean {
  * the condition changes, so a sync that changes nothing returns an identical list (law 5).
  */
 export function setCondition (previous: unknown, next: Condition, now: Date): Condition[] {
-  const list = Array.isArray(previous) ? previous.filter((c): c is Condition => isRecord(c) && typeof c.type === 'string') : []
+  const list = Array.isArray(previous)
+    ? previous.filter((c): c is Condition => isRecord(c) && typeof c.type === 'string')
+    : []
   const old = list.find(c => c.type === next.type)
   const kept = old !== undefined && old.status === next.status ? old.lastTransitionTime : undefined
   const updated: Condition = { ...next, lastTransitionTime: typeof kept === 'string' ? kept : timestamp(now) }

@@ -132,8 +132,11 @@ export function lastApplied (observed: KubeObject): KubeObject | undefined {
     return undefined
   }
   if (!isRecord(parsed) || !isRecord(parsed.metadata)) return undefined
-  const same = parsed.apiVersion === observed.apiVersion && parsed.kind === observed.kind &&
-    parsed.metadata.name === observed.metadata.name && (parsed.metadata.namespace ?? '') === (observed.metadata.namespace ?? '')
+  const same =
+    parsed.apiVersion === observed.apiVersion &&
+    parsed.kind === observed.kind &&
+    parsed.metadata.name === observed.metadata.name &&
+    (parsed.metadata.namespace ?? '') === (observed.metadata.namespace ?? '')
   return same ? parsed as KubeObject : undefined
 }
 
@@ -144,5 +147,7 @@ export function lastApplied (observed: KubeObject): KubeObject | undefined {
  */
 export function keepAllObserved (children: ObjectMap | undefined, asApplied: readonly string[] = []): KubeObject[] {
   if (!isRecord(children)) return []
-  return Object.keys(children).sort().flatMap(key => sortedObjects(children[key]).map(asApplied.includes(key) ? keepAsApplied : keepAsObserved))
+  return Object.keys(children)
+    .sort()
+    .flatMap(key => sortedObjects(children[key]).map(asApplied.includes(key) ? keepAsApplied : keepAsObserved))
 }

@@ -56,18 +56,27 @@ function hasType (value: unknown, type: StructuralSchema['type']): boolean {
 }
 
 /** Whether `count` is inside [min, max]; the words for what went wrong otherwise. */
-function outOfBounds (count: number, min: number | undefined, max: number | undefined, unit: string): string | undefined {
+function outOfBounds (
+  count: number,
+  min: number | undefined,
+  max: number | undefined,
+  unit: string
+): string | undefined {
   if (min !== undefined && count < min) return `must have at least ${min} ${unit}`
   if (max !== undefined && count > max) return `must have at most ${max} ${unit}`
   return undefined
 }
 
 function scalarProblem (value: unknown, schema: StructuralSchema): string | undefined {
-  if (schema.enum !== undefined && !schema.enum.includes(value as string | number)) return `must be one of ${schema.enum.join(', ')}`
+  if (schema.enum !== undefined && !schema.enum.includes(value as string | number)) {
+    return `must be one of ${schema.enum.join(', ')}`
+  }
   if (typeof value === 'string') {
     const length = outOfBounds([...value].length, schema.minLength, schema.maxLength, 'characters')
     if (length !== undefined) return length
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) return `must match ${schema.pattern}`
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, 'u').test(value)) {
+      return `must match ${schema.pattern}`
+    }
   }
   if (typeof value === 'number') {
     if (schema.minimum !== undefined && value < schema.minimum) return `must be at least ${schema.minimum}`

@@ -49,7 +49,10 @@ export function isAvailable (pod: KubeObject): boolean {
 
 export function hasServiceGate (pod: KubeObject): boolean {
   const spec = isRecord(pod.spec) ? pod.spec : {}
-  return Array.isArray(spec.readinessGates) && spec.readinessGates.some(g => isRecord(g) && g.conditionType === SERVICE_READY)
+  return (
+    Array.isArray(spec.readinessGates) &&
+    spec.readinessGates.some(g => isRecord(g) && g.conditionType === SERVICE_READY)
+  )
 }
 
 /** Oldest first, then by name: the order in which kinds pick Pods. */
@@ -74,7 +77,11 @@ export interface EnvMarks {
 }
 
 /** Whether `container` carries the marks of `owner` (its name, and its UID when it has one). */
-export function markedBy (container: Record<string, unknown>, marks: EnvMarks, owner: { name: string, uid?: string }): boolean {
+export function markedBy (
+  container: Record<string, unknown>,
+  marks: EnvMarks,
+  owner: { name: string; uid?: string }
+): boolean {
   if (envValue(container, marks.name) !== owner.name) return false
   return owner.uid === undefined || envValue(container, marks.uid) === owner.uid
 }

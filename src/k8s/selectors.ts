@@ -15,7 +15,8 @@ export interface LabelSelector {
 
 const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist']
 // A qualified name with an optional DNS-subdomain prefix, and a label value (may be empty).
-const LABEL_KEY = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/
+const LABEL_KEY =
+  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/
 const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]{0,61})?[A-Za-z0-9])?$/
 
 /**
@@ -34,7 +35,7 @@ export function selectorProblems (value: unknown, where: string): string[] {
       for (const [key, label] of Object.entries(matchLabels)) {
         requirements++
         if (!LABEL_KEY.test(key)) problems.push(`${where}.matchLabels: ${JSON.stringify(key)} is not a valid label key`)
-        if (typeof label !== 'string' || !LABEL_VALUE.test(label)) problems.push(`${where}.matchLabels: the value of ${JSON.stringify(key)} is not a valid label value`)
+        if (typeof label !== 'string' || !LABEL_VALUE.test(label)) { problems.push(`${where}.matchLabels: the value of ${JSON.stringify(key)} is not a valid label value`) }
       }
     }
   }
@@ -49,7 +50,7 @@ export function selectorProblems (value: unknown, where: string): string[] {
           problems.push(`${at} must be {key, operator, values}`)
           return
         }
-        if (typeof raw.key !== 'string' || !LABEL_KEY.test(raw.key)) problems.push(`${at}: ${JSON.stringify(raw.key)} is not a valid label key`)
+        if (typeof raw.key !== 'string' || !LABEL_KEY.test(raw.key)) { problems.push(`${at}: ${JSON.stringify(raw.key)} is not a valid label key`) }
         if (typeof raw.operator !== 'string' || !OPERATORS.includes(raw.operator)) {
           problems.push(`${at}: operator ${JSON.stringify(raw.operator)} must be one of ${OPERATORS.join(', ')}`)
           return
@@ -92,7 +93,11 @@ export function plainSelector (selector: LabelSelector): LabelSelector {
   const plain: LabelSelector = {}
   if (selector.matchLabels !== undefined && selector.matchLabels !== null) plain.matchLabels = selector.matchLabels
   if (selector.matchExpressions !== undefined && selector.matchExpressions !== null) {
-    plain.matchExpressions = selector.matchExpressions.map(e => ({ key: e.key, operator: e.operator, ...(e.values !== undefined && e.values !== null ? { values: e.values } : {}) }))
+    plain.matchExpressions = selector.matchExpressions.map(e => ({
+      key: e.key,
+      operator: e.operator,
+      ...(e.values !== undefined && e.values !== null ? { values: e.values } : {})
+    }))
   }
   return plain
 }
@@ -102,7 +107,9 @@ export function plainSelector (selector: LabelSelector): LabelSelector {
  * `labelSelector` of a list request.
  */
 export function selectorString (selector: LabelSelector): string {
-  const parts = Object.entries(selector.matchLabels ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([k, v]) => `${k}=${v}`)
+  const parts = Object.entries(selector.matchLabels ?? {})
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`)
   for (const r of selector.matchExpressions ?? []) {
     const values = [...(r.values ?? [])].sort().join(',')
     if (r.operator === 'In') parts.push(`${r.key} in (${values})`)

@@ -31,7 +31,7 @@ export function parseScriptRef (value: unknown, where: string): ScriptRef | stri
     return `${where}: script args must be a list of strings`
   }
   if (container !== undefined && typeof container !== 'string') return `${where}: script container must be a name`
-  return { name, args: (args as string[] | undefined) ?? [], ...(container !== undefined ? { container } : {}) }
+  return { name, args: args ?? [], ...(container !== undefined ? { container } : {}) }
 }
 
 /** Reads `spec.scripts` (name → content); a string list describes what is wrong with it. */
@@ -50,19 +50,25 @@ export function parseInlineScripts (value: unknown): Record<string, string> | st
  * The content of every referenced script: `spec.scripts` first (the resource's own scripts win
  * over shipped ones of the same name), then the shipped library.
  */
-export function resolveScripts (names: Iterable<string>, inline: Record<string, string>, library: ScriptLibrary): { scripts: Record<string, string>, problems: string[] } {
+export function resolveScripts (
+  names: Iterable<string>,
+  inline: Record<string, string>,
+  library: ScriptLibrary
+): { scripts: Record<string, string>; problems: string[] } {
   const scripts: Record<string, string> = {}
   const problems: string[] = []
   for (const name of [...new Set(names)].sort()) {
     const content = Object.hasOwn(inline, name) ? inline[name] : library.get(name)
     if (content === undefined) {
-      problems.push(`unknown script ${JSON.stringify(name)}: not in spec.scripts and not shipped (shipped: ${[...library.keys()].join(', ') || 'none'})`)
+      problems.push(
+        `unknown script ${JSON.stringify(name)}: not in spec.scripts and not shipped (shipped: ${[...library.keys()].join(', ') || 'none'})`
+      )
     } else {
       scripts[name] = content
     }
   }
   const bytes = Object.entries(scripts).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0)
-  if (bytes > MAX_SCRIPTS_BYTES) problems.push(`the referenced scripts take ${bytes} bytes; a ConfigMap holds at most ${MAX_SCRIPTS_BYTES}`)
+  if (bytes > MAX_SCRIPTS_BYTES) { problems.push(`the referenced scripts take ${bytes} bytes; a ConfigMap holds at most ${MAX_SCRIPTS_BYTES}`) }
   return { scripts, problems }
 }
 
@@ -70,7 +76,12 @@ export function resolveScripts (names: Iterable<string>, inline: Record<string, 
  * The ConfigMap child holding `scripts`. Its name carries a hash of the content, so an edited
  * script gets a new ConfigMap and a Job that already runs keeps the version it started with.
  */
-export function scriptsConfigMap (ownerName: string, namespace: string | undefined, labels: Record<string, string>, scripts: Record<string, string>): KubeObject {
+export function scriptsConfigMap (
+  ownerName: string,
+  namespace: string | undefined,
+  labels: Record<string, string>,
+  scripts: Record<string, string>
+): KubeObject {
   const digest = shortHash(JSON.stringify(Object.entries(scripts).sort(([a], [b]) => (a < b ? -1 : 1))))
   return {
     apiVersion: 'v1',
@@ -93,7 +104,9 @@ export function runScriptInPod (pod: PodSpec, configMapName: string, script: Scr
   const target = script.container === undefined
     ? pod.containers[0]
     : pod.containers.find(c => c.name === script.container)
-  if (target === undefined) return `script ${script.name}: no container ${JSON.stringify(script.container ?? '')} to run it in`
+  if (target === undefined) {
+    return `script ${script.name}: no container ${JSON.stringify(script.container ?? '')} to run it in`
+  }
   pod.volumes = [
     ...(pod.volumes ?? []).filter(v => v.name !== SCRIPTS_VOLUME),
     { name: SCRIPTS_VOLUME, configMap: { name: configMapName, defaultMode: SCRIPTS_MODE } }
@@ -118,6 +131,9 @@ export function allContainers (pod: PodSpec): Container[] {
 export function mountedScriptsConfigMaps (pod: unknown): string[] {
   if (!isRecord(pod) || !Array.isArray(pod.volumes)) return []
   return pod.volumes
-    .filter((v): v is { name: string, configMap: { name: string } } => isRecord(v) && v.name === SCRIPTS_VOLUME && isRecord(v.configMap) && typeof v.configMap.name === 'string')
+    .filter(
+      (v): v is { name: string; configMap: { name: string } } =>
+        isRecord(v) && v.name === SCRIPTS_VOLUME && isRecord(v.configMap) && typeof v.configMap.name === 'string'
+    )
     .map(v => v.configMap.name)
 }

@@ -44,12 +44,16 @@ export function createHookGuard (options: GuardOptions): HookGuard {
       parse: ([contents]) => parseToken(contents as Buffer, tokenFile),
       intervalMs: options.reloadMs,
       onChange: () => log?.info(`the token in ${tokenFile} changed: calls must carry the new one`),
-      onError: error => log?.error(`cannot use ${tokenFile} any more, the previous token stays in force: ${error.message}`)
+      onError: error =>
+        log?.error(`cannot use ${tokenFile} any more, the previous token stays in force: ${error.message}`)
     })
   }
-  const checks = [token !== undefined ? 'a bearer token' : '', clientCertificate ? 'a client certificate' : ''].filter(s => s !== '')
+  const checks = [token !== undefined ? 'a bearer token' : '', clientCertificate ? 'a client certificate' : ''].filter(
+    s => s !== ''
+  )
   return {
-    description: checks.length > 0 ? `hook calls must carry ${checks.join(' and ')}` : 'hook calls are not authenticated',
+    description:
+      checks.length > 0 ? `hook calls must carry ${checks.join(' and ')}` : 'hook calls are not authenticated',
     check (caller) {
       // Verified by the TLS layer against the client CA; the handshake itself admits callers
       // without one, so that the kubelet's probes reach /healthz and /readyz.

@@ -14,7 +14,11 @@ export interface ServedTls {
   /** Options for the HTTPS server fastify creates. */
   options: ServerOptions
   /** Starts reloading the files into `server` as they change. */
-  watch: (server: HttpsServer, reloadMs: number, log: { info: (msg: string) => void, error: (msg: string) => void }) => WatchedFiles<SecureContextOptions>
+  watch: (
+    server: HttpsServer,
+    reloadMs: number,
+    log: { info: (msg: string) => void; error: (msg: string) => void }
+  ) => WatchedFiles<SecureContextOptions>
 }
 
 function parse (files: TlsFiles) {

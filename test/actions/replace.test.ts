@@ -5,12 +5,22 @@ import { defaultActions } from '../../src/actions/index.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../src/k8s/labels.js'
 import type { SyncAnswer } from '../../src/protocol/hooks.js'
-import { at, job, request, workloadPod } from '../helpers/operationjob.js'
+import { at, detailOf, job, request, workloadPod } from '../helpers/operationjob.js'
 import { context } from '../helpers/fixtures.js'
 
 const CLS = { apiVersion: 'jobhooks.io/v1alpha1', kind: 'CollaSet', name: 'foo', uid: 'cls-uid', controller: true }
 
-function pod (name: string, options: { ready?: boolean, origin?: string, toReplace?: boolean, owner?: boolean, terminating?: boolean, uid?: string } = {}): KubeObject {
+function pod (
+  name: string,
+  options: {
+    ready?: boolean
+    origin?: string
+    toReplace?: boolean
+    owner?: boolean
+    terminating?: boolean
+    uid?: string
+  } = {}
+): KubeObject {
   const ready = options.ready !== false
   return workloadPod(name, {
     ...(options.uid !== undefined ? { uid: options.uid } : {}),
@@ -18,7 +28,11 @@ function pod (name: string, options: { ready?: boolean, origin?: string, toRepla
     gated: true,
     serviceReady: ready ? 'True' : 'False',
     terminating: options.terminating === true,
-    labels: { app: 'foo', ...(options.origin !== undefined ? { [REPLACE_ORIGIN_LABEL]: options.origin } : {}), ...(options.toReplace === true ? { [TO_REPLACE_LABEL]: 'true' } : {}) },
+    labels: {
+      app: 'foo',
+      ...(options.origin !== undefined ? { [REPLACE_ORIGIN_LABEL]: options.origin } : {}),
+      ...(options.toReplace === true ? { [TO_REPLACE_LABEL]: 'true' } : {})
+    },
     ...(options.owner === false ? {} : { owner: CLS })
   })
 }
@@ -28,13 +42,20 @@ const processing = (extraInfo: Record<string, string> = { PodUID: 'uid-foo-a' })
   startTime: '2026-01-02T03:00:00Z',
   targetDetails: [{ name: 'foo-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo }]
 })
-const replace = (status?: Record<string, unknown>): KubeObject => job({ action: 'Replace', targets: [{ name: 'foo-a' }] }, status)
-const sync = (parent: KubeObject, pods: KubeObject[], seconds = 10): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
-const detailOf = (answer: SyncAnswer): any => (answer.response.status.targetDetails as any[])[0]
+const replace = (status?: Record<string, unknown>): KubeObject =>
+  job({ action: 'Replace', targets: [{ name: 'foo-a' }] }, status)
+const sync = (parent: KubeObject, pods: KubeObject[], seconds = 10): SyncAnswer =>
+  syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
 
 t.test('a new target: the Pod is labelled to-replace=true (an effect), once', async t => {
   const answer = sync(replace(), [pod('foo-a')], 0)
-  t.same(answer.effects, [{ type: 'SetPodLabels', target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'foo-a', uid: 'uid-foo-a' }, labels: { [TO_REPLACE_LABEL]: 'true' } }])
+  t.same(answer.effects, [
+    {
+      type: 'SetPodLabels',
+      target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'foo-a', uid: 'uid-foo-a' },
+      labels: { [TO_REPLACE_LABEL]: 'true' }
+    }
+  ])
   t.match(detailOf(answer), { progress: 'Processing', extraInfo: { PodUID: 'uid-foo-a' } })
   const again = sync(replace(processing()), [pod('foo-a', { toReplace: true })])
   t.same(again.effects, [], 'already labelled: nothing owed')
@@ -52,9 +73,14 @@ t.test('the origin gone and the replacement Ready and serving: Succeeded', async
 })
 
 t.test('the origin gone (deleted by hand) with the replacement not Ready: still Processing', async t => {
-  const answer = sync(replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' })), [pod('foo-n', { origin: 'foo-a', ready: false })])
+  const answer = sync(replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' })), [
+    pod('foo-n', { origin: 'foo-a', ready: false })
+  ])
   t.match(detailOf(answer), { progress: 'Processing', extraInfo: { NewPod: 'foo-n' } })
-  const terminating = sync(replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' })), [pod('foo-a', { toReplace: true, terminating: true }), pod('foo-n', { origin: 'foo-a', ready: false })])
+  const terminating = sync(replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' })), [
+    pod('foo-a', { toReplace: true, terminating: true }),
+    pod('foo-n', { origin: 'foo-a', ready: false })
+  ])
   t.equal(detailOf(terminating).progress, 'Processing', 'a terminating origin is not success either')
 })
 
@@ -71,7 +97,10 @@ t.test('another Pod of the same name is not the target', async t => {
 
 t.test('a replacement Pod is not replaced: NotAllowedToReplaceNewPod, no label', async t => {
   const answer = sync(job({ action: 'Replace', targets: [{ name: 'foo-n' }] }), [pod('foo-n', { origin: 'foo-a' })], 0)
-  t.match(detailOf(answer), { progress: 'Processing', extraInfo: { NotAllowedToReplaceNewPod: /itself the replacement of foo-a/ } })
+  t.match(detailOf(answer), {
+    progress: 'Processing',
+    extraInfo: { NotAllowedToReplaceNewPod: /itself the replacement of foo-a/ }
+  })
   t.same(answer.effects, [])
 })
 
@@ -85,14 +114,39 @@ t.test('deleting the job releases the Pod: the label goes, then the job may go',
   const parent = replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' }))
   const pods = [pod('foo-a', { toReplace: true }), pod('foo-n', { origin: 'foo-a', ready: false })]
   const answer = finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(at(20)), defaultActions)
-  t.same(answer.effects, [{ type: 'SetPodLabels', target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'foo-a', uid: 'uid-foo-a' }, labels: { [TO_REPLACE_LABEL]: null } }])
+  t.same(answer.effects, [
+    {
+      type: 'SetPodLabels',
+      target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'foo-a', uid: 'uid-foo-a' },
+      labels: { [TO_REPLACE_LABEL]: null }
+    }
+  ])
   t.equal(answer.response.finalized, false, 'not finalized while the label is on')
   t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'Cancelled' } })
-  const done = finalizeOperationJob({ ...request({ ...parent, status: answer.response.status }, [pod('foo-a')]), finalizing: true }, context(at(25)), defaultActions)
+  const done = finalizeOperationJob(
+    { ...request({ ...parent, status: answer.response.status }, [pod('foo-a')]), finalizing: true },
+    context(at(25)),
+    defaultActions
+  )
   t.equal(done.response.finalized, true)
 })
 
 t.test('Replace asks for the replacements of its targets by label', async t => {
-  t.same(defaultActions.get('Replace')?.handler.relatedResources?.({ name: 'ops', namespace: 'default', spec: { targets: [{ name: 'foo-b' }, { name: 'foo-a' }] }, targets: ['foo-b', 'foo-a'] }),
-    [{ apiVersion: 'v1', resource: 'pods', labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values: ['foo-a', 'foo-b'] }] } }])
+  t.same(
+    defaultActions
+      .get('Replace')
+      ?.handler.relatedResources?.({
+        name: 'ops',
+        namespace: 'default',
+        spec: { targets: [{ name: 'foo-b' }, { name: 'foo-a' }] },
+        targets: ['foo-b', 'foo-a']
+      }),
+    [
+      {
+        apiVersion: 'v1',
+        resource: 'pods',
+        labelSelector: { matchExpressions: [{ key: REPLACE_ORIGIN_LABEL, operator: 'In', values: ['foo-a', 'foo-b'] }] }
+      }
+    ]
+  )
 })

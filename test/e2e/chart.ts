@@ -24,7 +24,13 @@ export function kubectlBinary (): string {
  */
 export async function helm (args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Result> {
   const result = await run(helmBinary(), args, { env })
-  return { ...result, stderr: result.stderr.split('\n').filter(line => !/found symbolic link in path: .*Contents of linked file included and used/.test(line)).join('\n') }
+  return {
+    ...result,
+    stderr: result.stderr
+      .split('\n')
+      .filter(line => !/found symbolic link in path: .*Contents of linked file included and used/.test(line))
+      .join('\n')
+  }
 }
 
 /** helm template of the chart with `args` (--set ...), as the objects it renders; throws with helm's message. */

@@ -62,7 +62,6 @@ export interface Cluster {
   stop: () => Promise<void>
 }
 
-
 interface Binaries {
   bin: string
   metacontroller: string
@@ -114,7 +113,8 @@ function existingCluster (kubeconfig: string): Cluster {
     metacontroller: 'existing cluster',
     kubeconfig,
     kubectl: async (args, input) => await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { input }),
-    spawnKubectl: args => spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
+    spawnKubectl: args =>
+      spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
     stop: async () => {}
   }
 }
@@ -151,7 +151,10 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
   // handlers stop things at once where they can, the reaper does it where they cannot.
   process.once('exit', killAll)
   for (const name of ['SIGINT', 'SIGTERM', 'SIGALRM', 'SIGHUP'] as const) {
-    process.once(name, () => { killAll(); process.exit(128 + (name === 'SIGINT' ? 2 : name === 'SIGTERM' ? 15 : name === 'SIGALRM' ? 14 : 1)) })
+    process.once(name, () => {
+      killAll()
+      process.exit(128 + (name === 'SIGINT' ? 2 : name === 'SIGTERM' ? 15 : name === 'SIGALRM' ? 14 : 1))
+    })
   }
 
   const start = (name: string, command: string, args: string[], env?: NodeJS.ProcessEnv): Process => {
@@ -162,8 +165,10 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
   }
   const bin = (name: string): string => join(binaries.bin, name)
   const kubeconfig = join(dir, 'kubeconfig')
-  const kubectl = async (args: string[], input?: string): Promise<Result> => await run(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { input })
-  const spawnKubectl = (args: string[]): ChildProcess => spawn(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  const kubectl = async (args: string[], input?: string): Promise<Result> =>
+    await run(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { input })
+  const spawnKubectl = (args: string[]): ChildProcess =>
+    spawn(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
   const stop = async (): Promise<void> => {
     for (const p of [...processes].reverse()) await p.stop()
     await removeContainers(containers)
@@ -179,20 +184,35 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     const saKey = join(dir, 'sa.key')
     writeFileSync(saKey, privateKey.export({ type: 'pkcs1', format: 'pem' }))
     writeFileSync(join(dir, 'tokens.csv'), 'e2e-admin-token,admin,admin,system:masters\n')
-    writeFileSync(kubeconfig, stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'e2e', cluster: { server: `https://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'admin', user: { token: 'e2e-admin-token' } }],
-      contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'admin' } }],
-      'current-context': 'e2e'
-    }))
+    writeFileSync(
+      kubeconfig,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          { name: 'e2e', cluster: { server: `https://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } }
+        ],
+        users: [{ name: 'admin', user: { token: 'e2e-admin-token' } }],
+        contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'admin' } }],
+        'current-context': 'e2e'
+      })
+    )
 
     const etcd = `http://127.0.0.1:${etcdPort}`
     start('etcd', bin('etcd'), [
-      '--data-dir', join(dir, 'etcd'), '--listen-client-urls', etcd, '--advertise-client-urls', etcd,
-      '--listen-peer-urls', `http://127.0.0.1:${peerPort}`, '--initial-advertise-peer-urls', `http://127.0.0.1:${peerPort}`,
-      '--initial-cluster', `default=http://127.0.0.1:${peerPort}`, '--unsafe-no-fsync'
+      '--data-dir',
+      join(dir, 'etcd'),
+      '--listen-client-urls',
+      etcd,
+      '--advertise-client-urls',
+      etcd,
+      '--listen-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-advertise-peer-urls',
+      `http://127.0.0.1:${peerPort}`,
+      '--initial-cluster',
+      `default=http://127.0.0.1:${peerPort}`,
+      '--unsafe-no-fsync'
     ])
     await waitFor('etcd', async () => ((await fetch(`${etcd}/health`)).ok ? true : undefined), 30_000)
 
@@ -208,14 +228,35 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       '--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode', 'RBAC',
       '--disable-admission-plugins', 'ServiceAccount,TaintNodesByCondition', '--allow-privileged=true', '--endpoint-reconciler-type', 'none'
     ])
-    await waitFor('kube-apiserver /readyz', async () => ((await kubectl(['get', '--raw', '/readyz'])).code === 0 ? true : undefined), 90_000)
+    await waitFor(
+      'kube-apiserver /readyz',
+      async () => ((await kubectl(['get', '--raw', '/readyz'])).code === 0 ? true : undefined),
+      90_000
+    )
 
     start('kube-controller-manager', bin('kube-controller-manager'), [
-      '--kubeconfig', kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(kcmPort), '--leader-elect=false',
-      '--service-account-private-key-file', saKey, '--use-service-account-credentials=false',
-      '--controllers', 'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,replicaset,disruption'
+      '--kubeconfig',
+      kubeconfig,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(kcmPort),
+      '--leader-elect=false',
+      '--service-account-private-key-file',
+      saKey,
+      '--use-service-account-credentials=false',
+      '--controllers',
+      'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,replicaset,disruption'
     ])
-    start('kube-scheduler', bin('kube-scheduler'), ['--kubeconfig', kubeconfig, '--bind-address', '127.0.0.1', '--secure-port', String(schedPort), '--leader-elect=false'])
+    start('kube-scheduler', bin('kube-scheduler'), [
+      '--kubeconfig',
+      kubeconfig,
+      '--bind-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(schedPort),
+      '--leader-elect=false'
+    ])
     start('kwok', bin('kwok'), [
       '--kubeconfig', kubeconfig, '--config', join(ROOT, 'test', 'e2e', 'kwok-stages.yaml'),
       '--manage-nodes-with-annotation-selector', 'kwok.x-k8s.io/node=fake', '--server-address', `127.0.0.1:${kwokPort}`
@@ -223,7 +264,9 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     const nodeName = 'kwok-node-0'
     await addKwokNode(kubectl, nodeName)
     // Namespaces get their default ServiceAccount from the controller manager; wait for it.
-    await waitFor('the default ServiceAccount', async () => ((await kubectl(['get', 'serviceaccount', 'default'])).code === 0 ? true : undefined))
+    await waitFor('the default ServiceAccount', async () =>
+      (await kubectl(['get', 'serviceaccount', 'default'])).code === 0 ? true : undefined
+    )
 
     // The hook token, made as the README tells users to make it (README, "Install on a cluster"),
     // and the same token in a file for the service (the Deployment mounts the Secret there).
@@ -233,12 +276,30 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     if (installed) {
       writeFileSync(tokenFile, token, { mode: 0o600 })
       await kubectlOk(kubectl, ['create', 'namespace', HOOK_TOKEN_SECRET.namespace])
-      await kubectlOk(kubectl, ['-n', HOOK_TOKEN_SECRET.namespace, 'create', 'secret', 'generic', HOOK_TOKEN_SECRET.name, `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`])
+      await kubectlOk(kubectl, [
+        '-n',
+        HOOK_TOKEN_SECRET.namespace,
+        'create',
+        'secret',
+        'generic',
+        HOOK_TOKEN_SECRET.name,
+        `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`
+      ])
     }
 
     const hooksUrl = `http://127.0.0.1:${hooksPort}`
-    const trackContainer = (name: string): void => { containers.push(name); appendFileSync(containersFile, `${name}\n`) }
-    const host: ContainerHost = { logDir: dir, kubeconfig, ...(installed ? { tokenFile } : {}), start, trackContainer, ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {}) }
+    const trackContainer = (name: string): void => {
+      containers.push(name)
+      appendFileSync(containersFile, `${name}\n`)
+    }
+    const host: ContainerHost = {
+      logDir: dir,
+      kubeconfig,
+      ...(installed ? { tokenFile } : {}),
+      start,
+      trackContainer,
+      ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {})
+    }
     // The image runs where the tier hands the service its own token at hooksUrl: the chart's
     // scenarios (jobhooks: 'none') hand it files of their own, which stay on the host, and the
     // upgrade's run releases behind a proxy, as processes.
@@ -246,28 +307,42 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     let starts = 0
     const startService = async (env: NodeJS.ProcessEnv = {}): Promise<Service> => {
       const settings = { name: starts++ === 0 ? 'jobhooks' : `jobhooks-${starts}`, port: hooksPort as number, env }
-      return image !== undefined ? await startImageService(host, image, settings) : await startProcessService(host, settings)
+      return image !== undefined
+        ? await startImageService(host, image, settings)
+        : await startProcessService(host, settings)
     }
     let service = installed && options.serviceAtHooksUrl !== false ? await startService() : undefined
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
-    if (installed) for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
+    if (installed) {
+      for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) { await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8')) }
+    }
     await kubectlOk(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])
     // After the Secret: Metacontroller v4.17.2 reads a webhook's authorization when it starts a
     // CompositeController's controller, and again only when the CompositeController's spec changes.
     for (const file of installed ? readdirSync(join(ROOT, 'manifests', 'controllers')) : []) {
-      const controller = parse(pointHooksAt(readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8'), hooksUrl))
+      const controller = parse(
+        pointHooksAt(readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8'), hooksUrl)
+      )
       await apply(kubectl, stringify(controller))
       // What the API server kept: a field Metacontroller's CRD does not know would be pruned
       // without a word (an authorization block lost so would mean calls without the token; an
       // update strategy lost, JobFlow's Jobs OnDelete, unable to be suspended).
-      const stored = parse(await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml']))
+      const stored = parse(
+        await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml'])
+      )
       const lost = [
         ...missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks'),
-        ...(controller.spec.childResources ?? []).flatMap((child: unknown, i: number) => missing(child, stored.spec?.childResources?.[i], `spec.childResources[${i}]`)),
-        ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds ? [] : ['spec.resyncPeriodSeconds'])
+        ...(controller.spec.childResources ?? []).flatMap((child: unknown, i: number) =>
+          missing(child, stored.spec?.childResources?.[i], `spec.childResources[${i}]`)
+        ),
+        ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds
+          ? []
+          : ['spec.resyncPeriodSeconds'])
       ]
-      if (lost.length > 0) throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
+      if (lost.length > 0) {
+        throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
+      }
     }
 
     // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its
@@ -304,9 +379,13 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       stop
     }
   } catch (error) {
-    const logs = readdirSync(dir).filter(f => f.endsWith('.log')).map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
+    const logs = readdirSync(dir)
+      .filter(f => f.endsWith('.log'))
+      .map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
     await stop()
-    throw new Error(`the control plane did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`)
+    throw new Error(
+      `the control plane did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`
+    )
   }
 }
 
@@ -323,7 +402,9 @@ export function pointHooksAt (manifest: string, baseUrl: string): string {
   for (const [name, hook] of Object.entries<Record<string, any>>(controller.spec.hooks)) {
     const { service, path, ...rest } = hook.webhook ?? {}
     if (service === undefined || typeof path !== 'string') {
-      throw new Error(`${String(controller.metadata?.name)}: hook ${name} does not reach the service by service and path`)
+      throw new Error(
+        `${String(controller.metadata?.name)}: hook ${name} does not reach the service by service and path`
+      )
     }
     hook.webhook = { url: `${baseUrl}${path}`, ...rest }
   }
@@ -334,7 +415,9 @@ export function pointHooksAt (manifest: string, baseUrl: string): string {
 function missing (expected: unknown, actual: unknown, at: string): string[] {
   if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
     if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return [at]
-    return Object.entries(expected).flatMap(([key, value]) => missing(value, (actual as Record<string, unknown>)[key], `${at}.${key}`))
+    return Object.entries(expected).flatMap(([key, value]) =>
+      missing(value, (actual as Record<string, unknown>)[key], `${at}.${key}`)
+    )
   }
   return JSON.stringify(expected) === JSON.stringify(actual) ? [] : [at]
 }
@@ -366,5 +449,9 @@ export async function addKwokNode (kubectl: Cluster['kubectl'], name: string, sp
 /** `kubectl apply -f -` of every document in `yaml`. */
 export async function apply (kubectl: Cluster['kubectl'], yaml: string, namespace?: string): Promise<string> {
   const docs = parseAllDocuments(yaml).map(d => d.toJS()).filter(d => d !== null)
-  return await kubectlOk(kubectl, ['apply', ...(namespace !== undefined ? ['-n', namespace] : []), '-f', '-'], docs.map(d => stringify(d)).join('---\n'))
+  return await kubectlOk(
+    kubectl,
+    ['apply', ...(namespace !== undefined ? ['-n', namespace] : []), '-f', '-'],
+    docs.map(d => stringify(d)).join('---\n')
+  )
 }

@@ -42,8 +42,12 @@ async function podExists (ns: string, name: string): Promise<boolean> {
  */
 async function statusWrittenByService (ns: string, name: string): Promise<boolean> {
   const pod = await getJson(['get', 'pod', name, '-n', ns, '--show-managed-fields'])
-  return (pod.metadata.managedFields ?? []).some((m: any) =>
-    m.manager === 'jobhooks' && m.subresource === 'status' && Object.keys(m.fieldsV1?.['f:status']?.['f:conditions'] ?? {}).includes(`k:{"type":"${GATE}"}`))
+  return (pod.metadata.managedFields ?? []).some(
+    (m: any) =>
+      m.manager === 'jobhooks' &&
+      m.subresource === 'status' &&
+      Object.keys(m.fieldsV1?.['f:status']?.['f:conditions'] ?? {}).includes(`k:{"type":"${GATE}"}`)
+  )
 }
 
 const TABLE = /^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\nfoo\s+2\s+2\s+2\s+2\s+2\s+2\s+(foo-[0-9a-f]{10})\s+(foo-[0-9a-f]{10})\s+\S+\s*$/
@@ -61,11 +65,22 @@ t.test('CollaSet foo: two gated Pods become Ready, and a replace request brings 
     const name = pod.metadata.name
     t.match(name, /^foo-[a-z0-9]{5}$/, `${name}: foo-<5 letters or digits>`)
     t.same(pod.spec.readinessGates, [{ conditionType: GATE }], `${name} carries the readiness gate`)
-    t.match(condition(pod, GATE), { status: 'True', reason: 'ContainersReady' }, `${name}: the service set ${GATE} True`)
-    t.ok(await statusWrittenByService(ns, name), `${name}: the condition was written by the jobhooks executor through pods/status`)
+    t.match(
+      condition(pod, GATE),
+      { status: 'True', reason: 'ContainersReady' },
+      `${name}: the service set ${GATE} True`
+    )
+    t.ok(
+      await statusWrittenByService(ns, name),
+      `${name}: the condition was written by the jobhooks executor through pods/status`
+    )
     t.equal(condition(pod, 'Ready')?.status, 'True', `${name} is Ready`)
     t.equal(pod.metadata.labels['jobhooks.io/revision'], revision, `${name} runs the template's revision`)
-    t.match(pod.metadata.ownerReferences, [{ kind: 'CollaSet', name: 'foo', controller: true }], `${name} is owned by the CollaSet`)
+    t.match(
+      pod.metadata.ownerReferences,
+      [{ kind: 'CollaSet', name: 'foo', controller: true }],
+      `${name} is owned by the CollaSet`
+    )
   }
 
   await waitFor('the CollaSet status to count two available Pods', async () => {
@@ -87,7 +102,11 @@ t.test('CollaSet foo: two gated Pods become Ready, and a replace request brings 
   // Every change to foo's Pods, from a watch: with kwok a replacement is Ready at once and the
   // old Pod can go within a poll's round trip, so only the API server's order of events shows
   // which came first.
-  const changes = watchObjects(cluster, ['pods', '-n', ns, '-l', 'app=foo'], ['.metadata.name', '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp'])
+  const changes = watchObjects(
+    cluster,
+    ['pods', '-n', ns, '-l', 'app=foo'],
+    ['.metadata.name', '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp']
+  )
   t.teardown(async () => { await changes.stop() })
   await changes.started
 

@@ -6,7 +6,7 @@
 // asserted is read back from the API server.
 import t, { type Test } from 'tap'
 import { stringify } from 'yaml'
-import { addKwokNode, apply, waitFor } from './cluster.js'
+import { addKwokNode, apply } from './cluster.js'
 import { daemonJobExample, SPOT_TAINT, startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)
@@ -17,7 +17,11 @@ const SPOT = SPOT_TAINT
 const example = daemonJobExample
 
 /** A kwok Node with the taints, cordon and labels given, deleted at the end. */
-async function addNode (name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}): Promise<void> {
+async function addNode (
+  name: string,
+  spec: Record<string, unknown> = {},
+  labels: Record<string, string> = {}
+): Promise<void> {
   track('node', name)
   await addKwokNode(cluster.kubectl, name, spec, labels)
 }
@@ -31,7 +35,13 @@ async function jobsIn (ns: string): Promise<any[]> {
 }
 
 /** Waits until the DaemonJob's status passes `check`; a timeout names the last status seen. */
-async function waitForStatus (ns: string, name: string, what: string, check: (status: any) => boolean, timeoutMs = 180_000): Promise<any> {
+async function waitForStatus (
+  ns: string,
+  name: string,
+  what: string,
+  check: (status: any) => boolean,
+  timeoutMs = 180_000
+): Promise<any> {
   return await waitForStatusOf(getJson, 'daemonjob', ns, name, what, check, timeoutMs)
 }
 
@@ -79,26 +89,55 @@ function checkSamples (t: Test, seen: string[], end: 'Succeeded' | 'Failed'): vo
 
 /** The node a Job is pinned to by its required node affinity (the last matchFields pin). */
 function pinnedNode (job: any): string | undefined {
-  const terms: any[] = job.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []
-  const pins = terms.map(term => (term.matchFields ?? []).filter((r: any) => r.key === 'metadata.name' && r.operator === 'In').at(-1)?.values)
-  return pins.length > 0 && pins.every(values => values?.length === 1 && values[0] === pins[0]?.[0]) ? pins[0]?.[0] : undefined
+  const terms: any[] =
+    job.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ??
+    []
+  const pins = terms.map(
+    term => (term.matchFields ?? []).filter((r: any) => r.key === 'metadata.name' && r.operator === 'In').at(-1)?.values
+  )
+  return pins.length > 0 && pins.every(values => values?.length === 1 && values[0] === pins[0]?.[0])
+    ? pins[0]?.[0]
+    : undefined
 }
 
 /** Checks every Job of `ns` against the nodes that should have one, and that each really ran. */
 async function checkJobs (t: Test, ns: string, name: string, expected: string[], outcome: 'SuccessCriteriaMet' | 'Failed'): Promise<void> {
   const jobs = await jobsIn(ns)
-  t.equal(jobs.length, expected.length, `one Job per eligible node: ${jobs.map(j => String(j.metadata.name)).join(', ')}`)
+  t.equal(
+    jobs.length,
+    expected.length,
+    `one Job per eligible node: ${jobs.map(j => String(j.metadata.name)).join(', ')}`
+  )
   const byNode = new Map(jobs.map((j: any) => [j.metadata.labels[NODE_LABEL], j]))
   t.same([...byNode.keys()].sort(), expected, 'Jobs exist only for the eligible nodes')
   for (const [node, job] of byNode) {
     t.equal(job.metadata.name, `${name}-${String(node)}`, `${String(node)}'s Job is named <daemonjob>-<node>`)
-    t.match(job.metadata.labels, { 'jobhooks.io/daemonjob': name }, `${String(job.metadata.name)} is labelled with its DaemonJob`)
-    t.match(job.metadata.ownerReferences, [{ kind: 'DaemonJob', name, controller: true }], `${String(job.metadata.name)} is owned by the DaemonJob`)
-    t.equal(pinnedNode(job), node, `${String(job.metadata.name)} is pinned to ${String(node)} by required node affinity`)
+    t.match(
+      job.metadata.labels,
+      { 'jobhooks.io/daemonjob': name },
+      `${String(job.metadata.name)} is labelled with its DaemonJob`
+    )
+    t.match(
+      job.metadata.ownerReferences,
+      [{ kind: 'DaemonJob', name, controller: true }],
+      `${String(job.metadata.name)} is owned by the DaemonJob`
+    )
+    t.equal(
+      pinnedNode(job),
+      node,
+      `${String(job.metadata.name)} is pinned to ${String(node)} by required node affinity`
+    )
     t.notOk(job.spec.template.spec.nodeName, `${String(job.metadata.name)} does not bypass the scheduler with nodeName`)
-    t.match((job.status.conditions ?? []).find((c: any) => c.type === outcome), { status: 'True' }, `${String(node)}'s Job really ran (${outcome})`)
+    t.match(
+      (job.status.conditions ?? []).find((c: any) => c.type === outcome),
+      { status: 'True' },
+      `${String(node)}'s Job really ran (${outcome})`
+    )
     const pods = (await getJson(['get', 'pods', '-n', ns, '-l', `job-name=${String(job.metadata.name)}`])).items
-    t.ok(pods.length > 0 && pods.every((p: any) => p.spec.nodeName === node), `the scheduler put ${String(job.metadata.name)}'s pod on ${String(node)}`)
+    t.ok(
+      pods.length > 0 && pods.every((p: any) => p.spec.nodeName === node),
+      `the scheduler put ${String(job.metadata.name)}'s pod on ${String(node)}`
+    )
   }
 }
 
@@ -122,16 +161,29 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
   const dj = await waitForStatus(ns, 'daemonjob-example', 'finished', finished)
   const seen = await samples.stop()
 
-  t.equal(dj.status.phase, 'Succeeded', `phase Succeeded${dj.status.message !== undefined ? ` (message: ${String(dj.status.message)})` : ''}`)
+  t.equal(
+    dj.status.phase,
+    'Succeeded',
+    `phase Succeeded${dj.status.message !== undefined ? ` (message: ${String(dj.status.message)})` : ''}`
+  )
   t.equal(dj.status.observedGeneration, dj.metadata.generation, 'Metacontroller wrote the status')
   t.match(dj.status.conditions, [{ type: 'Valid', status: 'True' }], 'condition Valid')
-  const expected = ownCluster ? ['kwok-dj-1', 'kwok-dj-5', 'kwok-dj-6', String(cluster.nodeName)].sort() : [...dj.status.succeededNodes].sort()
+  const expected = ownCluster
+    ? ['kwok-dj-1', 'kwok-dj-5', 'kwok-dj-6', String(cluster.nodeName)].sort()
+    : [...dj.status.succeededNodes].sort()
   t.ok(expected.length > 0, `the Nodes arrived as related objects: ${expected.join(', ')} got a Job`)
   t.match(dj.status, { desired: expected.length, active: 0, succeeded: expected.length, failed: 0, failedNodes: [] },
     `status counts ${expected.length} desired, all succeeded`)
   t.same(dj.status.succeededNodes, expected, 'status.succeededNodes names every eligible node')
-  t.match(dj.status.conditions.find((c: any) => c.type === 'Complete'), { status: 'True', reason: 'AllNodesSucceeded' }, 'condition Complete')
-  t.ok(typeof dj.status.startTime === 'string' && typeof dj.status.completionTime === 'string', 'startTime and completionTime are set')
+  t.match(
+    dj.status.conditions.find((c: any) => c.type === 'Complete'),
+    { status: 'True', reason: 'AllNodesSucceeded' },
+    'condition Complete'
+  )
+  t.ok(
+    typeof dj.status.startTime === 'string' && typeof dj.status.completionTime === 'string',
+    'startTime and completionTime are set'
+  )
   t.notOk(dj.status.message, 'no message once finished')
   checkSamples(t, seen, 'Succeeded')
 
@@ -144,14 +196,29 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
   }
 
   const table = await cluster.kubectl(['get', 'daemonjobs', '-n', ns])
-  t.match(table.stdout, /^NAME\s+STATUS\s+DESIRED\s+ACTIVE\s+SUCCEEDED\s+FAILED\s+AGE\s*\n/, 'kubectl get daemonjobs shows the columns')
-  t.match(table.stdout, new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+0\\s+${expected.length}\\s+0\\s`), 'and the DaemonJob\'s values')
+  t.match(
+    table.stdout,
+    /^NAME\s+STATUS\s+DESIRED\s+ACTIVE\s+SUCCEEDED\s+FAILED\s+AGE\s*\n/,
+    'kubectl get daemonjobs shows the columns'
+  )
+  t.match(
+    table.stdout,
+    new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+0\\s+${expected.length}\\s+0\\s`),
+    "and the DaemonJob's values"
+  )
 
   if (ownCluster) {
     await addNode('kwok-dj-7')
     await new Promise(resolve => setTimeout(resolve, 5_000))
-    t.notOk((await jobsIn(ns)).some((j: any) => j.metadata.labels[NODE_LABEL] === 'kwok-dj-7'), 'a node added after the end gets no Job')
-    t.match((await daemonJob(ns, 'daemonjob-example')).status, { phase: 'Succeeded', desired: expected.length }, 'the DaemonJob stays Succeeded with the same nodes')
+    t.notOk(
+      (await jobsIn(ns)).some((j: any) => j.metadata.labels[NODE_LABEL] === 'kwok-dj-7'),
+      'a node added after the end gets no Job'
+    )
+    t.match(
+      (await daemonJob(ns, 'daemonjob-example')).status,
+      { phase: 'Succeeded', desired: expected.length },
+      'the DaemonJob stays Succeeded with the same nodes'
+    )
   }
 })
 
@@ -160,14 +227,44 @@ t.test('no eligible node: Pending with the reason for each node, until an uncord
   await addNode('kwok-late-1', { unschedulable: true }, pool)
   await addNode('kwok-late-2', { taints: [{ key: 'e2e/maintenance', value: 'true', effect: 'NoExecute' }] }, pool)
   const ns = await namespace('dj-late')
-  await apply(cluster.kubectl, stringify(example('', spec => { spec.template.spec.nodeSelector = pool }, 'daemonjob-late')), ns)
+  await apply(
+    cluster.kubectl,
+    stringify(
+      example(
+        '',
+        spec => {
+          spec.template.spec.nodeSelector = pool
+        },
+        'daemonjob-late'
+      )
+    ),
+    ns
+  )
 
-  const pending = await waitForStatus(ns, 'daemonjob-late', 'Pending because no node is eligible', s => s.phase === 'Pending' && /no eligible node/.test(s.message ?? ''), 60_000)
-  t.match(pending.status, { phase: 'Pending', desired: 0, active: 0, succeeded: 0, failed: 0 }, 'Pending, nothing desired')
+  const pending = await waitForStatus(
+    ns,
+    'daemonjob-late',
+    'Pending because no node is eligible',
+    s => s.phase === 'Pending' && /no eligible node/.test(s.message ?? ''),
+    60_000
+  )
+  t.match(
+    pending.status,
+    { phase: 'Pending', desired: 0, active: 0, succeeded: 0, failed: 0 },
+    'Pending, nothing desired'
+  )
   const message = String(pending.status.message)
-  t.match(message, /^no eligible node among 2: /, 'the message counts the two Nodes of the pool: customize asked Metacontroller for the nodeSelector\'s Nodes only')
+  t.match(
+    message,
+    /^no eligible node among 2: /,
+    "the message counts the two Nodes of the pool: customize asked Metacontroller for the nodeSelector's Nodes only"
+  )
   t.match(message, 'kwok-late-1: cordoned (spec.unschedulable)', 'the cordoned node is named with its reason')
-  t.match(message, 'kwok-late-2: taint e2e/maintenance=true:NoExecute is not tolerated', 'the tainted node is named with its reason')
+  t.match(
+    message,
+    'kwok-late-2: taint e2e/maintenance=true:NoExecute is not tolerated',
+    'the tainted node is named with its reason'
+  )
   t.notMatch(message, String(cluster.nodeName), 'a node outside the pool was never sent')
   t.match(message, /; waiting for nodes$/, 'the message says it waits')
   t.same(await jobsIn(ns), [], 'no Job while no node is eligible')
@@ -177,7 +274,19 @@ t.test('no eligible node: Pending with the reason for each node, until an uncord
   const uncordoned = await cluster.kubectl(['uncordon', 'kwok-late-1'])
   t.equal(uncordoned.code, 0, `kubectl uncordon kwok-late-1: ${uncordoned.stderr}`)
   const dj = await waitForStatus(ns, 'daemonjob-late', 'finished after kwok-late-1 was uncordoned', finished, 120_000)
-  t.match(dj.status, { phase: 'Succeeded', desired: 1, active: 0, succeeded: 1, failed: 0, succeededNodes: ['kwok-late-1'], failedNodes: [] }, 'Succeeded on kwok-late-1 alone')
+  t.match(
+    dj.status,
+    {
+      phase: 'Succeeded',
+      desired: 1,
+      active: 0,
+      succeeded: 1,
+      failed: 0,
+      succeededNodes: ['kwok-late-1'],
+      failedNodes: []
+    },
+    'Succeeded on kwok-late-1 alone'
+  )
   t.notOk(dj.status.message, 'no message once finished')
   await checkJobs(t, ns, 'daemonjob-late', ['kwok-late-1'], 'SuccessCriteriaMet')
 })
@@ -199,13 +308,21 @@ t.test('Jobs that fail: Failed, with each node\'s failure remembered', { skip: o
   const dj = await waitForStatus(ns, 'daemonjob-fail', 'finished', finished)
   const seen = await samples.stop()
 
-  t.match(dj.status, { phase: 'Failed', desired: 2, active: 0, succeeded: 0, failed: 2, succeededNodes: [] }, 'Failed, both nodes counted as failed')
+  t.match(
+    dj.status,
+    { phase: 'Failed', desired: 2, active: 0, succeeded: 0, failed: 2, succeededNodes: [] },
+    'Failed, both nodes counted as failed'
+  )
   t.match(dj.status.failedNodes, [
     { name: 'kwok-fail-1', jobName: 'daemonjob-fail-kwok-fail-1', message: /BackoffLimitExceeded/, completionTime: /./ },
     { name: 'kwok-fail-2', jobName: 'daemonjob-fail-kwok-fail-2', message: /BackoffLimitExceeded/, completionTime: /./ }
   ], 'status.failedNodes names each node, its Job and the Job\'s failure')
   t.equal(dj.status.failedNodes.length, 2, 'two failed nodes, no more')
-  t.match(dj.status.conditions.find((c: any) => c.type === 'Failed'), { status: 'True', reason: 'NodeJobFailed', message: /^the Jobs of 2 of 2 nodes failed: / }, 'condition Failed')
+  t.match(
+    dj.status.conditions.find((c: any) => c.type === 'Failed'),
+    { status: 'True', reason: 'NodeJobFailed', message: /^the Jobs of 2 of 2 nodes failed: / },
+    'condition Failed'
+  )
   checkSamples(t, seen, 'Failed')
   await checkJobs(t, ns, 'daemonjob-fail', ['kwok-fail-1', 'kwok-fail-2'], 'Failed')
 
@@ -213,8 +330,16 @@ t.test('Jobs that fail: Failed, with each node\'s failure remembered', { skip: o
   const deleted = await cluster.kubectl(['delete', 'job', 'daemonjob-fail-kwok-fail-1', '-n', ns, '--wait=true'])
   t.equal(deleted.code, 0, `kubectl delete job daemonjob-fail-kwok-fail-1: ${deleted.stderr}`)
   await new Promise(resolve => setTimeout(resolve, 5_000))
-  t.same((await jobsIn(ns)).map((j: any) => j.metadata.name), ['daemonjob-fail-kwok-fail-2'], 'the deleted Job is not created again')
-  t.match((await daemonJob(ns, 'daemonjob-fail')).status, { phase: 'Failed', desired: 2, failed: 2, failedNodes: [{ name: 'kwok-fail-1' }, { name: 'kwok-fail-2' }] }, 'the status still counts and names both failures')
+  t.same(
+    (await jobsIn(ns)).map((j: any) => j.metadata.name),
+    ['daemonjob-fail-kwok-fail-2'],
+    'the deleted Job is not created again'
+  )
+  t.match(
+    (await daemonJob(ns, 'daemonjob-fail')).status,
+    { phase: 'Failed', desired: 2, failed: 2, failedNodes: [{ name: 'kwok-fail-1' }, { name: 'kwok-fail-2' }] },
+    'the status still counts and names both failures'
+  )
 })
 
 t.test('the CRD refuses invalid DaemonJobs at kubectl apply time', async t => {

@@ -5,6 +5,7 @@
 // that `kubectl describe` of the job shows the Events the service recorded on it. Everything
 // asserted is read back from the API server.
 import t from 'tap'
+import type { Condition } from '../../src/k8s/types.js'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
@@ -41,7 +42,9 @@ async function createPods (ns: string, names: string[]): Promise<void> {
   }
   await waitFor(`Pods of ${ns} to run`, async () => {
     const list = await getJson(['get', 'pods', '-n', ns])
-    return list.items.length === names.length && list.items.every((p: any) => p.status?.phase === 'Running') ? true : undefined
+    return list.items.length === names.length && list.items.every((p: any) => p.status?.phase === 'Running')
+      ? true
+      : undefined
   }, 60_000, 500)
 }
 
@@ -49,19 +52,35 @@ async function ejob (ns: string, name = JOB): Promise<any> {
   return await getJson(['get', 'ephemeraljob', name, '-n', ns])
 }
 
-async function waitForStatus (ns: string, what: string, check: (status: any) => boolean, timeoutMs = 60_000): Promise<any> {
-  return await waitFor(`EphemeralJob ${ns}/${JOB}: ${what}`, async () => {
-    const job = await ejob(ns)
-    return job.status !== undefined && check(job.status) ? job : undefined
-  }, timeoutMs, 500)
+async function waitForStatus (
+  ns: string,
+  what: string,
+  check: (status: any) => boolean,
+  timeoutMs = 60_000
+): Promise<any> {
+  return await waitFor(
+    `EphemeralJob ${ns}/${JOB}: ${what}`,
+    async () => {
+      const job = await ejob(ns)
+      return job.status !== undefined && check(job.status) ? job : undefined
+    },
+    timeoutMs,
+    500
+  )
 }
 
 /** Pods that hold an ephemeral container of this job, by name. */
 async function injectedPods (ns: string): Promise<Map<string, any>> {
   const list = await getJson(['get', 'pods', '-n', ns])
-  return new Map(list.items
-    .filter((p: any) => (p.spec.ephemeralContainers ?? []).some((c: any) => (c.env ?? []).some((e: any) => e.name === 'ephemeraljob' && e.value === JOB)))
-    .map((p: any) => [p.metadata.name, p]))
+  return new Map(
+    list.items
+      .filter((p: any) =>
+        (p.spec.ephemeralContainers ?? []).some((c: any) =>
+          (c.env ?? []).some((e: any) => e.name === 'ephemeraljob' && e.value === JOB)
+        )
+      )
+      .map((p: any) => [p.metadata.name, p])
+  )
 }
 
 t.test('story 1: containers really land in the Pods one at a time, and the status follows their exits to Failed 4/2/2', async t => {
@@ -78,34 +97,72 @@ t.test('story 1: containers really land in the Pods one at a time, and the statu
     const fresh = [...pods.keys()].filter(n => !seen.includes(n))
     t.same(fresh, [expected], `the next Pod, oldest first, and only one (parallelism 1): ${expected}`)
     const container = pods.get(expected).spec.ephemeralContainers.find((c: any) => c.name === 'helloworld-ec')
-    t.match(container, { image: 'busybox:1.36', targetContainerName: 'helloworld', command: ['pidof', 'helloworld'], imagePullPolicy: 'IfNotPresent', terminationMessagePolicy: 'File' }, 'the API server accepted the subresource patch')
+    t.match(
+      container,
+      {
+        image: 'busybox:1.36',
+        targetContainerName: 'helloworld',
+        command: ['pidof', 'helloworld'],
+        imagePullPolicy: 'IfNotPresent',
+        terminationMessagePolicy: 'File'
+      },
+      'the API server accepted the subresource patch'
+    )
     const uid = (await ejob(ns)).metadata.uid
-    t.same(container.env, [{ name: 'ephemeraljob', value: JOB }, { name: 'EPHEMERALJOB_UID', value: uid }], 'it carries the job\'s name and uid')
+    t.same(
+      container.env,
+      [
+        { name: 'ephemeraljob', value: JOB },
+        { name: 'EPHEMERALJOB_UID', value: uid }
+      ],
+      "it carries the job's name and uid"
+    )
     seen.push(expected)
 
     await waitForStatus(ns, `${expected} waiting`, s => s.waiting === 1 && s.running === 0)
     await setEphemeralContainerState(cluster, ns, expected, 'helloworld-ec', containerState.running())
     const running = await waitForStatus(ns, `${expected} running`, s => s.running === 1)
-    t.match(running.status, { phase: 'Running', match: 4, running: 1, waiting: 0, succeeded: i < 2 ? i : 2, failed: i < 2 ? 0 : i - 2 })
+    t.match(running.status, {
+      phase: 'Running',
+      match: 4,
+      running: 1,
+      waiting: 0,
+      succeeded: i < 2 ? i : 2,
+      failed: i < 2 ? 0 : i - 2
+    })
     t.equal((await injectedPods(ns)).size, seen.length, 'no other Pod while one runs')
 
-    await setEphemeralContainerState(cluster, ns, expected, 'helloworld-ec', containerState.terminated(expected.includes('no-work') ? 1 : 0))
+    await setEphemeralContainerState(
+      cluster,
+      ns,
+      expected,
+      'helloworld-ec',
+      containerState.terminated(expected.includes('no-work') ? 1 : 0)
+    )
   }
 
   const done = await waitForStatus(ns, 'finished', s => typeof s.completionTime === 'string')
   t.match(done.status, { phase: 'Failed', match: 4, succeeded: 2, failed: 2, running: 0, waiting: 0 })
-  const conditions = new Map(done.status.conditions.map((c: any) => [c.type, c]))
+  const conditions = new Map<string, Condition>(done.status.conditions.map((c: Condition) => [c.type, c]))
   t.match(conditions.get('Valid'), { status: 'True' })
-  t.match(conditions.get('Failed'), { status: 'True', reason: 'PodsFailed', message: /helloworld-no-work-c: helloworld-ec exited with code 1/ })
+  t.match(conditions.get('Failed'), {
+    status: 'True',
+    reason: 'PodsFailed',
+    message: /helloworld-no-work-c: helloworld-ec exited with code 1/
+  })
   // That every effect was applied shows in the Pods themselves: each holds exactly one of our
   // containers. (EffectsApplied describes the last sync that had effects; a later sync handed a
   // parent older than that status write carries it no further, so it is not asserted present.)
   const final = await injectedPods(ns)
   t.same([...final.keys()].sort(), [...PODS].sort(), 'the executor applied every injection')
   for (const [name, pod] of final) {
-    t.equal(pod.spec.ephemeralContainers.filter((c: any) => c.name === 'helloworld-ec').length, 1, `${name} got its container exactly once`)
+    t.equal(
+      pod.spec.ephemeralContainers.filter((c: any) => c.name === 'helloworld-ec').length,
+      1,
+      `${name} got its container exactly once`
+    )
   }
-  t.not((conditions.get('EffectsApplied') as any)?.status, 'False', 'no effect failed')
+  t.not(conditions.get('EffectsApplied')?.status, 'False', 'no effect failed')
   t.equal(done.status.observedGeneration, done.metadata.generation, 'Metacontroller wrote the status')
   const table = await cluster.kubectl(['get', 'ejob', '-n', ns])
   t.match(table.stdout, /^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s*\nhello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+/, 'kubectl get ejob shows the proposal\'s columns')
@@ -114,9 +171,22 @@ t.test('story 1: containers really land in the Pods one at a time, and the statu
   t.match(wide.stdout, /^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s+STATUS\s*\nhello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+\s+Failed\s*\n/, 'and STATUS with -o wide')
 
   // Where a Kruise user looks for what the job did to the Pods: kubectl describe ejob.
-  const events = await waitForDescribedEvents(cluster, 'ejob', ns, JOB, 'an InjectedContainers Event per Pod', list => list.filter(e => e.reason === 'InjectedContainers').length === PODS.length)
-  t.same(events.filter(e => e.reason === 'InjectedContainers').map(e => `${e.type} ${e.from} ${e.message}`).sort(),
-    PODS.map(p => `Normal jobhooks Injected ephemeral container helloworld-ec into Pod ${p}`).sort(), 'kubectl describe ejob: each injection, naming its Pod, from jobhooks')
+  const events = await waitForDescribedEvents(
+    cluster,
+    'ejob',
+    ns,
+    JOB,
+    'an InjectedContainers Event per Pod',
+    list => list.filter(e => e.reason === 'InjectedContainers').length === PODS.length
+  )
+  t.same(
+    events
+      .filter(e => e.reason === 'InjectedContainers')
+      .map(e => `${e.type} ${e.from} ${e.message}`)
+      .sort(),
+    PODS.map(p => `Normal jobhooks Injected ephemeral container helloworld-ec into Pod ${p}`).sort(),
+    'kubectl describe ejob: each injection, naming its Pod, from jobhooks'
+  )
   t.same(events.filter(e => e.reason !== 'InjectedContainers'), [], 'and nothing else')
 })
 
@@ -132,10 +202,28 @@ t.test('ttlSecondsAfterCreated: the service deletes the EphemeralJob itself', as
   t.pass('deleted')
   // The job is gone, so kubectl describe has nothing to show; its Event outlives it.
   const events = await waitFor('the TTLExpired Event', async () => {
-    const list = await getJson(['get', 'events', '-n', ns, '--field-selector', `involvedObject.uid=${String(first.metadata.uid)},reason=TTLExpired`])
+    const list = await getJson([
+      'get',
+      'events',
+      '-n',
+      ns,
+      '--field-selector',
+      `involvedObject.uid=${String(first.metadata.uid)},reason=TTLExpired`
+    ])
     return list.items.length > 0 ? list.items : undefined
   }, 30_000, 500)
-  t.match(events, [{ type: 'Normal', message: `Deleted EphemeralJob ${JOB}: its time to live has passed`, source: { component: 'jobhooks' }, involvedObject: { kind: 'EphemeralJob', name: JOB, namespace: ns } }], 'kubectl get events: the deletion after the TTL')
+  t.match(
+    events,
+    [
+      {
+        type: 'Normal',
+        message: `Deleted EphemeralJob ${JOB}: its time to live has passed`,
+        source: { component: 'jobhooks' },
+        involvedObject: { kind: 'EphemeralJob', name: JOB, namespace: ns }
+      }
+    ],
+    'kubectl get events: the deletion after the TTL'
+  )
 })
 
 t.test('the CRD refuses invalid EphemeralJobs and changes to what may not change', async t => {
@@ -152,15 +240,52 @@ t.test('the CRD refuses invalid EphemeralJobs and changes to what may not change
     t.match(result.stderr, message, what)
   }
   await apply(cluster.kubectl, stringify(storyJob()), ns)
-  const allowed = await cluster.kubectl(['apply', '-n', ns, '-f', '-'], stringify(storyJob(spec => { spec.parallelism = 3; spec.replicas = 2; spec.paused = true })))
+  const allowed = await cluster.kubectl(
+    ['apply', '-n', ns, '-f', '-'],
+    stringify(
+      storyJob(spec => {
+        spec.parallelism = 3
+        spec.replicas = 2
+        spec.paused = true
+      })
+    )
+  )
   t.equal(allowed.code, 0, `replicas, parallelism and paused may change: ${allowed.stderr}`)
   const immutable: Array<[string, (spec: any) => void, RegExp]> = [
-    ['the selector', spec => { spec.selector.matchLabels.app = 'other' }, /spec.selector cannot change/],
-    ['the template', spec => { spec.template.ephemeralContainers[0].image = 'busybox:1.37' }, /spec.template cannot change/],
-    ['ttlSecondsAfterCreated', spec => { spec.ttlSecondsAfterCreated = 60 }, /ttlSecondsAfterCreated cannot change/]
+    [
+      'the selector',
+      spec => {
+        spec.selector.matchLabels.app = 'other'
+      },
+      /spec.selector cannot change/
+    ],
+    [
+      'the template',
+      spec => {
+        spec.template.ephemeralContainers[0].image = 'busybox:1.37'
+      },
+      /spec.template cannot change/
+    ],
+    [
+      'ttlSecondsAfterCreated',
+      spec => {
+        spec.ttlSecondsAfterCreated = 60
+      },
+      /ttlSecondsAfterCreated cannot change/
+    ]
   ]
   for (const [what, mutate, message] of immutable) {
-    const result = await cluster.kubectl(['apply', '-n', ns, '-f', '-'], stringify(storyJob(spec => { spec.parallelism = 3; spec.replicas = 2; spec.paused = true; mutate(spec) })))
+    const result = await cluster.kubectl(
+      ['apply', '-n', ns, '-f', '-'],
+      stringify(
+        storyJob(spec => {
+          spec.parallelism = 3
+          spec.replicas = 2
+          spec.paused = true
+          mutate(spec)
+        })
+      )
+    )
     t.not(result.code, 0, `a change of ${what} is refused`)
     t.match(result.stderr, message, what)
   }

@@ -10,7 +10,13 @@ import t, { type Test } from 'tap'
 import { isAbsolute, join } from 'node:path'
 import { ROOT, waitFor } from './cluster.js'
 import { containerState, setEphemeralContainerState, startScenarios } from './scenario.js'
-import { brokenPromises, exampleObjects, examplePromises, shellWords, type ExamplePromise } from '../helpers/example-promises.js'
+import {
+  brokenPromises,
+  exampleObjects,
+  examplePromises,
+  shellWords,
+  type ExamplePromise
+} from '../helpers/example-promises.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 // A user's cluster (E2E_KUBECONFIG) has kubelets that run ephemeral containers for real.
@@ -29,7 +35,10 @@ const sleep = async (ms: number): Promise<void> => { await new Promise(resolve =
 
 /** The files the header's `kubectl apply -f` lines apply, in order. */
 function appliedFiles (promise: ExamplePromise): string[] {
-  return promise.commands.map(shellWords).filter(w => w[0] === 'kubectl' && w[1] === 'apply').flatMap(w => w.filter((_, i) => w[i - 1] === '-f' || w[i - 1] === '--filename'))
+  return promise.commands
+    .map(shellWords)
+    .filter(w => w[0] === 'kubectl' && w[1] === 'apply')
+    .flatMap(w => w.filter((_, i) => w[i - 1] === '-f' || w[i - 1] === '--filename'))
 }
 
 /** Whether an applied file makes ephemeral containers: an EphemeralJob, or an OperationJob with the Exec action. */
@@ -40,8 +49,12 @@ function injectsEphemeralContainers (promise: ExamplePromise): boolean {
 
 /** The names the simulate line gives `flag` (`--fail a,b`, `--fail=a`), as the simulator reads them. */
 function namesOf (simulate: string[], flag: string): string[] {
-  return simulate.flatMap((arg, i) => arg === flag ? [simulate[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : [])
-    .flatMap(raw => raw.split(',').map(s => s.trim())).filter(s => s !== '')
+  return simulate
+    .flatMap((arg, i) =>
+      arg === flag ? [simulate[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : []
+    )
+    .flatMap(raw => raw.split(',').map(s => s.trim()))
+    .filter(s => s !== '')
 }
 
 /**
@@ -50,9 +63,16 @@ function namesOf (simulate: string[], flag: string): string[] {
  */
 function answersTo (pod: any, name: string): boolean {
   if (pod.metadata.name === name) return true
-  return (pod.metadata.ownerReferences ?? []).some((o: any) => o.controller === true && (
-    (o.kind === 'CollaSet' && o.name === name) ||
-    (o.kind === 'ReplicaSet' && String(o.name).startsWith(`${name}-`) && !String(o.name).slice(name.length + 1).includes('-'))))
+  return (pod.metadata.ownerReferences ?? []).some(
+    (o: any) =>
+      o.controller === true &&
+      ((o.kind === 'CollaSet' && o.name === name) ||
+        (o.kind === 'ReplicaSet' &&
+          String(o.name).startsWith(`${name}-`) &&
+          !String(o.name)
+            .slice(name.length + 1)
+            .includes('-')))
+  )
 }
 
 /**
@@ -72,12 +92,23 @@ function playEphemeralKubelet (ns: string, simulate: string[]): { stop: () => Pr
         for (const pod of (await getJson(['get', 'pods', '-n', ns])).items) {
           for (const container of pod.spec.ephemeralContainers ?? []) {
             const key = `${String(pod.metadata.uid)}/${String(container.name)}`
-            const state = (pod.status?.ephemeralContainerStatuses ?? []).find((s: any) => s.name === container.name)?.state ?? {}
+            const state =
+              (pod.status?.ephemeralContainerStatuses ?? []).find((s: any) => s.name === container.name)?.state ?? {}
             if (state.running === undefined && state.terminated === undefined) {
               await setEphemeralContainerState(cluster, ns, pod.metadata.name, container.name, containerState.running())
               started.set(key, Date.now())
-            } else if (state.running !== undefined && !hang.some(n => answersTo(pod, n)) && Date.now() - (started.get(key) ?? 0) >= EPHEMERAL_RUN_MS) {
-              await setEphemeralContainerState(cluster, ns, pod.metadata.name, container.name, containerState.terminated(fail.some(n => answersTo(pod, n)) ? 1 : 0))
+            } else if (
+              state.running !== undefined &&
+              !hang.some(n => answersTo(pod, n)) &&
+              Date.now() - (started.get(key) ?? 0) >= EPHEMERAL_RUN_MS
+            ) {
+              await setEphemeralContainerState(
+                cluster,
+                ns,
+                pod.metadata.name,
+                container.name,
+                containerState.terminated(fail.some(n => answersTo(pod, n)) ? 1 : 0)
+              )
             }
           }
         }
@@ -107,14 +138,18 @@ function kubectlArgs (command: string, ns: string): string[] {
   const capped = args.map((arg, i) => {
     if ((args[i - 1] === '-f' || args[i - 1] === '--filename') && !isAbsolute(arg)) return join(ROOT, arg)
     const timeout = arg.startsWith('--timeout=') ? durationSeconds(arg.slice('--timeout='.length)) : undefined
-    return args[0] === 'wait' && timeout !== undefined && timeout > WAIT_CAP_SECONDS ? `--timeout=${WAIT_CAP_SECONDS}s` : arg
+    return args[0] === 'wait' && timeout !== undefined && timeout > WAIT_CAP_SECONDS
+      ? `--timeout=${WAIT_CAP_SECONDS}s`
+      : arg
   })
   return [...capped, '-n', ns]
 }
 
 /** What the namespace holds, for a failure's message: the object's status and every Pod's phase and node. */
 async function describe (t: Test, promise: ExamplePromise, ns: string): Promise<void> {
-  const object = await getJson(['get', promise.get.resource, promise.get.name, '-n', ns]).catch((error: Error) => ({ status: error.message }))
+  const object = await getJson(['get', promise.get.resource, promise.get.name, '-n', ns]).catch((error: Error) => ({
+    status: error.message
+  }))
   t.comment(`status of ${promise.get.resource} ${ns}/${promise.get.name}: ${JSON.stringify(object.status, null, 2)}`)
   const pods = await getJson(['get', 'pods', '-n', ns]).catch(() => ({ items: [] }))
   t.comment(`Pods of ${ns}: ${pods.items.map((p: any) => `${String(p.metadata.name)} ${String(p.status?.phase)} on ${String(p.spec.nodeName)}`).join(', ') || 'none'}`)
@@ -128,7 +163,8 @@ async function check (promise: ExamplePromise, ns: string): Promise<{ problems: 
 
 async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void> {
   const ns = await namespace(promise.file.replace(/\.yaml$/, ''))
-  const kubelet = ownCluster && injectsEphemeralContainers(promise) ? playEphemeralKubelet(ns, promise.simulate) : undefined
+  const kubelet =
+    ownCluster && injectsEphemeralContainers(promise) ? playEphemeralKubelet(ns, promise.simulate) : undefined
   t.teardown(async () => { await kubelet?.stop() })
 
   for (const command of promise.commands) {
@@ -144,7 +180,9 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
     t.pass(`$ ${command}`)
   }
 
-  const what = `kubectl get ${promise.get.resource} ${promise.get.name} to show ${Object.entries(promise.columns).map(([k, v]) => `${k} ${v}`).join(', ')}`
+  const what = `kubectl get ${promise.get.resource} ${promise.get.name} to show ${Object.entries(promise.columns)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ')}`
   let last: { problems: string[], object: any } = { problems: ['never read'], object: undefined }
   try {
     await waitFor(what, async () => {
@@ -165,10 +203,14 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
 
   const table = await cluster.kubectl(['get', promise.get.resource, promise.get.name, '-n', ns])
   t.comment(`$ kubectl get ${promise.get.resource} ${promise.get.name} -n ${ns}\n${table.stdout.trimEnd()}`)
-  t.same(table.stdout.split('\n')[0]?.trim().split(/\s+/), ['NAME', ...Object.keys(promise.columns), 'AGE'], 'kubectl prints the columns of the header\'s table')
+  t.same(
+    table.stdout.split('\n')[0]?.trim().split(/\s+/),
+    ['NAME', ...Object.keys(promise.columns), 'AGE'],
+    "kubectl prints the columns of the header's table"
+  )
 
   const kubeletError = await kubelet?.stop()
-  if (kubeletError !== undefined) t.comment(`the last failed write of an ephemeral container's status (retried): ${String(kubeletError)}`)
+  if (kubeletError !== undefined) { t.comment(`the last failed write of an ephemeral container's status (retried): ${String(kubeletError)}`) }
 }
 
 const promises = examplePromises()

@@ -35,12 +35,16 @@ async function scenarios (): Promise<void> {
   const hooksUrl = String(cluster.hooksUrl)
   const files = String(cluster.logDir)
 
-  const ok = async (result: Promise<{ code: number | null, stdout: string, stderr: string }>, what: string): Promise<string> => {
+  const ok = async (
+    result: Promise<{ code: number | null; stdout: string; stderr: string }>,
+    what: string
+  ): Promise<string> => {
     const { code, stdout, stderr } = await result
     if (code !== 0) throw new Error(`${what} failed: ${stderr}${stdout}`)
     return stdout
   }
-  const helmOk = async (args: string[]): Promise<string> => await ok(helm([...args, '--kubeconfig', cluster.kubeconfig]), `helm ${args.slice(0, 2).join(' ')}`)
+  const helmOk = async (args: string[]): Promise<string> =>
+    await ok(helm([...args, '--kubeconfig', cluster.kubeconfig]), `helm ${args.slice(0, 2).join(' ')}`)
   const install = async (verb: 'install' | 'upgrade', set: string): Promise<string> =>
     await helmOk([verb, RELEASE, CHART, '--namespace', NAMESPACE, '--set', set, '--wait', '--timeout', '3m'])
   /** What helm would print, the notes included, reading the cluster as a real run does. */
@@ -77,32 +81,78 @@ async function scenarios (): Promise<void> {
   await t.test('helm install makes every object of the chart, and the Deployment rolls out in a restricted namespace', async t => {
     // The namespace as charts/jobhooks/README.md has users make it.
     await ok(kubectl(['create', 'namespace', NAMESPACE]), 'kubectl create namespace')
-    t.match(await dryRun('install', `controllers.hooksURL=${hooksUrl}`), `Warning: namespace ${NAMESPACE} does not enforce the restricted Pod Security Standard`, 'the notes warn of a namespace left unlabelled')
-    await ok(kubectl(['label', 'namespace', NAMESPACE, 'pod-security.kubernetes.io/enforce=restricted', 'pod-security.kubernetes.io/enforce-version=latest',
-      'pod-security.kubernetes.io/warn=restricted', 'pod-security.kubernetes.io/audit=restricted']), 'kubectl label namespace')
+    t.match(
+      await dryRun('install', `controllers.hooksURL=${hooksUrl}`),
+      `Warning: namespace ${NAMESPACE} does not enforce the restricted Pod Security Standard`,
+      'the notes warn of a namespace left unlabelled'
+    )
+    await ok(
+      kubectl([
+        'label',
+        'namespace',
+        NAMESPACE,
+        'pod-security.kubernetes.io/enforce=restricted',
+        'pod-security.kubernetes.io/enforce-version=latest',
+        'pod-security.kubernetes.io/warn=restricted',
+        'pod-security.kubernetes.io/audit=restricted'
+      ]),
+      'kubectl label namespace'
+    )
     const notes = await install('install', `controllers.hooksURL=${hooksUrl}`)
     t.notMatch(notes, /Warning: namespace/, 'the notes find the namespace labelled')
 
     const manifest = parseObjects(await helmOk(['get', 'manifest', RELEASE, '--namespace', NAMESPACE]))
     const kinds = manifest.map(o => String(o.kind)).sort()
-    t.same([...new Set(kinds)], ['ClusterRole', 'ClusterRoleBinding', 'CompositeController', 'CustomResourceDefinition', 'Deployment', 'NetworkPolicy', 'PodDisruptionBudget', 'Secret', 'Service', 'ServiceAccount'])
+    t.same(
+      [...new Set(kinds)],
+      [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'CompositeController',
+        'CustomResourceDefinition',
+        'Deployment',
+        'NetworkPolicy',
+        'PodDisruptionBudget',
+        'Secret',
+        'Service',
+        'ServiceAccount'
+      ]
+    )
     for (const object of manifest) {
-      const args = ['get', String(object.kind).toLowerCase(), object.metadata.name, ...(object.metadata.namespace !== undefined ? ['-n', object.metadata.namespace] : [])]
+      const args = [
+        'get',
+        String(object.kind).toLowerCase(),
+        object.metadata.name,
+        ...(object.metadata.namespace !== undefined ? ['-n', object.metadata.namespace] : [])
+      ]
       const stored = await getJson(args)
-      t.equal(stored.metadata.annotations?.['meta.helm.sh/release-name'], RELEASE, `${String(object.kind)} ${String(object.metadata.name)} is the release's`)
+      t.equal(
+        stored.metadata.annotations?.['meta.helm.sh/release-name'],
+        RELEASE,
+        `${String(object.kind)} ${String(object.metadata.name)} is the release's`
+      )
       // A field the API server does not know is dropped without a word (an authorization block
       // lost so would mean calls without the token): what the chart sent must all be there.
-      if (object.kind === 'CompositeController') t.has(stored.spec, object.spec, `${String(object.metadata.name)}: stored as the chart made it`)
+      if (object.kind === 'CompositeController') { t.has(stored.spec, object.spec, `${String(object.metadata.name)}: stored as the chart made it`) }
     }
     const deployment = await getJson(['get', 'deployment', 'jobhooks', '-n', NAMESPACE])
-    t.equal(deployment.status.readyReplicas, 2, 'two replicas ready (kwok plays the pods the restricted namespace admitted)')
+    t.equal(
+      deployment.status.readyReplicas,
+      2,
+      'two replicas ready (kwok plays the pods the restricted namespace admitted)'
+    )
     const crds = (await getJson(['get', 'crd'])).items.filter((c: any) => c.spec.group === 'jobhooks.io')
     t.equal(crds.length, 6, 'the six CRDs')
-    for (const crd of crds) t.ok(crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'), `${String(crd.metadata.name)} established`)
+    for (const crd of crds) {
+      t.ok(
+        crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'),
+        `${String(crd.metadata.name)} established`
+      )
+    }
 
     token = await tokenIn('jobhooks-hook-token')
     t.match(token, /^[A-Za-z0-9]{64}$/, 'the chart generated a 64-character token')
-    for (const webhook of await storedWebhooks()) t.same(webhook.authorization.secretRef, { name: 'jobhooks-hook-token', namespace: NAMESPACE, key: 'token' })
+    for (const webhook of await storedWebhooks()) { t.same(webhook.authorization.secretRef, { name: 'jobhooks-hook-token', namespace: NAMESPACE, key: 'token' }) }
     await startService({ AUTH_TOKEN_FILE: tokenFile('chart-token', token) })
   })
 
@@ -114,13 +164,45 @@ async function scenarios (): Promise<void> {
     const ca = authority('jobhooks e2e CA')
     const server = ca.issue('jobhooks', 'server')
     const client = ca.issue('metacontroller', 'client')
-    const pem = { 'tls.crt': server.cert, 'tls.key': server.key, 'ca.crt': ca.cert, 'client.crt': client.cert, 'client.key': client.key }
+    const pem = {
+      'tls.crt': server.cert,
+      'tls.key': server.key,
+      'ca.crt': ca.cert,
+      'client.crt': client.cert,
+      'client.key': client.key
+    }
     for (const [name, content] of Object.entries(pem)) writeFileSync(join(files, name), content, { mode: 0o600 })
     // The Secrets as cert-manager would write them (docs/security.md, "HTTPS and mutual TLS").
-    await ok(kubectl(['-n', NAMESPACE, 'create', 'secret', 'generic', 'jobhooks-tls', ...['tls.crt', 'tls.key', 'ca.crt'].map(f => `--from-file=${f}=${join(files, f)}`)]), 'the serving certificate\'s Secret')
-    await ok(kubectl(['-n', NAMESPACE, 'create', 'secret', 'tls', 'metacontroller-client-tls', `--cert=${join(files, 'client.crt')}`, `--key=${join(files, 'client.key')}`]), 'the client certificate\'s Secret')
+    await ok(
+      kubectl([
+        '-n',
+        NAMESPACE,
+        'create',
+        'secret',
+        'generic',
+        'jobhooks-tls',
+        ...['tls.crt', 'tls.key', 'ca.crt'].map(f => `--from-file=${f}=${join(files, f)}`)
+      ]),
+      "the serving certificate's Secret"
+    )
+    await ok(
+      kubectl([
+        '-n',
+        NAMESPACE,
+        'create',
+        'secret',
+        'tls',
+        'metacontroller-client-tls',
+        `--cert=${join(files, 'client.crt')}`,
+        `--key=${join(files, 'client.key')}`
+      ]),
+      "the client certificate's Secret"
+    )
 
-    await install('upgrade', `controllers.hooksURL=${hooksUrl.replace(/^http:/, 'https:')},tls.enabled=true,tls.mutual.enabled=true`)
+    await install(
+      'upgrade',
+      `controllers.hooksURL=${hooksUrl.replace(/^http:/, 'https:')},tls.enabled=true,tls.mutual.enabled=true`
+    )
     t.equal(await tokenIn('jobhooks-hook-token'), token, 'the upgrade kept the token')
     for (const webhook of await storedWebhooks()) {
       t.match(webhook, {
@@ -145,11 +227,22 @@ async function scenarios (): Promise<void> {
 
   await t.test('token.existingSecret: the webhooks send the user\'s Secret, and the chart\'s own is gone', async t => {
     const own = randomBytes(32).toString('hex')
-    t.match(await dryRun('upgrade', `controllers.hooksURL=${hooksUrl},token.existingSecret=my-hook-token`), `Warning: Secret ${NAMESPACE}/my-hook-token (token.existingSecret) does not exist yet`, 'the notes warn of a Secret not there yet')
-    await ok(kubectl(['-n', NAMESPACE, 'create', 'secret', 'generic', 'my-hook-token', `--from-literal=token=${own}`]), 'the user\'s token Secret')
+    t.match(
+      await dryRun('upgrade', `controllers.hooksURL=${hooksUrl},token.existingSecret=my-hook-token`),
+      `Warning: Secret ${NAMESPACE}/my-hook-token (token.existingSecret) does not exist yet`,
+      'the notes warn of a Secret not there yet'
+    )
+    await ok(
+      kubectl(['-n', NAMESPACE, 'create', 'secret', 'generic', 'my-hook-token', `--from-literal=token=${own}`]),
+      "the user's token Secret"
+    )
     await install('upgrade', `controllers.hooksURL=${hooksUrl},token.existingSecret=my-hook-token`)
-    t.equal((await kubectl(['get', 'secret', 'jobhooks-hook-token', '-n', NAMESPACE])).code, 1, 'the generated Secret was removed')
-    for (const webhook of await storedWebhooks()) t.same(webhook.authorization.secretRef, { name: 'my-hook-token', namespace: NAMESPACE, key: 'token' })
+    t.equal(
+      (await kubectl(['get', 'secret', 'jobhooks-hook-token', '-n', NAMESPACE])).code,
+      1,
+      'the generated Secret was removed'
+    )
+    for (const webhook of await storedWebhooks()) { t.same(webhook.authorization.secretRef, { name: 'my-hook-token', namespace: NAMESPACE, key: 'token' }) }
     await killService()
     await startService({ AUTH_TOKEN_FILE: tokenFile('own-token', own) })
     await runExample(t, 'helm-own-token')
@@ -161,7 +254,11 @@ async function scenarios (): Promise<void> {
     t.same((await getJson(['get', 'compositecontrollers'])).items, [], 'no CompositeController')
     t.equal((await kubectl(['get', 'deployment', 'jobhooks', '-n', NAMESPACE])).code, 1, 'no Deployment')
     t.equal((await kubectl(['get', 'clusterrole', 'jobhooks-effects'])).code, 1, 'no ClusterRole')
-    t.equal((await getJson(['get', 'crd'])).items.filter((c: any) => c.spec.group === 'jobhooks.io').length, 6, 'the six CRDs stay')
+    t.equal(
+      (await getJson(['get', 'crd'])).items.filter((c: any) => c.spec.group === 'jobhooks.io').length,
+      6,
+      'the six CRDs stay'
+    )
     t.equal((await getJson(['get', 'jobflows', '-A'])).items.length, before, `the ${before} JobFlows stay`)
     // The CRDs no longer belong to a release; a new install takes them over.
     await install('install', `controllers.hooksURL=${hooksUrl}`)

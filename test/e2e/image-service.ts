@@ -29,17 +29,33 @@ export async function imagePlan (): Promise<ImagePlan | undefined> {
   const version = String(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version)
   const image = `jobhooks:${version}`
   const fallBack = (why: string): undefined => {
-    process.stderr.write(`e2e: E2E_SERVICE=image, but ${why}: the service runs from the checkout as a process instead\n`)
+    process.stderr.write(
+      `e2e: E2E_SERVICE=image, but ${why}: the service runs from the checkout as a process instead\n`
+    )
     return undefined
   }
   const info = await run('podman', ['info']).catch(() => undefined)
   if (info?.code !== 0) return fallBack('podman does not work here (podman info failed)')
-  if ((await run('podman', ['image', 'inspect', image])).code !== 0) return fallBack(`podman has no image ${image} (build it with npm run image)`)
+  if ((await run('podman', ['image', 'inspect', image])).code !== 0) {
+    return fallBack(`podman has no image ${image} (build it with npm run image)`)
+  }
   const helm = process.env.E2E_HELM ?? 'helm'
-  const rendered = await run(helm, ['template', 'jobhooks', join(ROOT, 'charts', 'jobhooks'), '--namespace', 'jobhooks-system', '--set', 'image.repository=jobhooks', '--set', `image.tag=${version}`])
+  const rendered = await run(helm, [
+    'template',
+    'jobhooks',
+    join(ROOT, 'charts', 'jobhooks'),
+    '--namespace',
+    'jobhooks-system',
+    '--set',
+    'image.repository=jobhooks',
+    '--set',
+    `image.tag=${version}`
+  ])
   if (rendered.code !== 0) throw new Error(`helm template of the chart failed: ${rendered.stderr}`)
   // YAML 1.1, as the API server reads it (a Secret volume's mode 0440 is octal).
-  const deployment = parseAllDocuments(rendered.stdout, { version: '1.1' }).map(d => d.toJS()).find(o => o?.kind === 'Deployment')
+  const deployment = parseAllDocuments(rendered.stdout, { version: '1.1' })
+    .map(d => d.toJS())
+    .find(o => o?.kind === 'Deployment')
   if (deployment === undefined) throw new Error('helm template of the chart rendered no Deployment')
   return { image, deployment }
 }
@@ -79,10 +95,18 @@ export async function startImageService (host: ContainerHost, plan: ImagePlan, o
     url,
     what: `image ${plan.image}`,
     pid: Number.isInteger(pid) && pid > 0 ? pid : undefined,
-    get running () { return client.running },
+    get running () {
+      return client.running
+    },
     // As the kubelet ends a pod: SIGTERM, then SIGKILL after the Deployment's grace period.
-    stop: async () => { await run('podman', ['stop', '--time', String(container.terminationGraceSeconds), name]); await gone() },
-    kill: async () => { await run('podman', ['kill', '--signal', 'KILL', name]); await gone() }
+    stop: async () => {
+      await run('podman', ['stop', '--time', String(container.terminationGraceSeconds), name])
+      await gone()
+    },
+    kill: async () => {
+      await run('podman', ['kill', '--signal', 'KILL', name])
+      await gone()
+    }
   }
 }
 
@@ -100,10 +124,19 @@ function tokenFolder (logDir: string, tokenFile: string): string {
 }
 
 function stringsOf (env: NodeJS.ProcessEnv | undefined): Record<string, string> {
-  return Object.fromEntries(Object.entries(env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined))
+  return Object.fromEntries(
+    Object.entries(env ?? {}).filter((entry): entry is [string, string] => entry[1] !== undefined)
+  )
 }
 
 /** Removes the containers named, whatever their state (for the end of the tier). */
 export async function removeContainers (names: string[]): Promise<void> {
-  if (names.length > 0) await waitFor('the containers removed', async () => ((await run('podman', ['rm', '-f', '--ignore', ...names])).code === 0 ? true : undefined), 30_000, 1_000)
+  if (names.length > 0) {
+    await waitFor(
+      'the containers removed',
+      async () => ((await run('podman', ['rm', '-f', '--ignore', ...names])).code === 0 ? true : undefined),
+      30_000,
+      1_000
+    )
+  }
 }

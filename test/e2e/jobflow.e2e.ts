@@ -40,7 +40,12 @@ const seconds = (time: string): number => Date.parse(time) / 1000
 /** Applies the example with job2 suspended (it never finishes by itself) and waits until job2 exists. */
 async function applyWithJob2Suspended (ns: string): Promise<void> {
   await apply(cluster.kubectl, stringify(example(suspendJob2)), ns)
-  await waitFor('job2 to be created', async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined), 120_000, 1_000)
+  await waitFor(
+    'job2 to be created',
+    async () => ((await jobsByName(ns)).has('jobflow-example-job2') ? true : undefined),
+    120_000,
+    1_000
+  )
 }
 
 function suspendJob2 (spec: any): void {
@@ -52,7 +57,10 @@ t.test('the five-job example succeeds, its Jobs created in dependency order', as
   await apply(cluster.kubectl, stringify(example()), ns)
   const flow = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'])
   t.equal(flow.status.phase, 'Succeeded')
-  t.same(flow.status.jobs.map((j: any) => `${j.name}=${j.phase}`), ['job1=Succeeded', 'job2=Succeeded', 'job3=Succeeded', 'job4=Succeeded', 'job5=Succeeded'])
+  t.same(
+    flow.status.jobs.map((j: any) => `${j.name}=${j.phase}`),
+    ['job1=Succeeded', 'job2=Succeeded', 'job3=Succeeded', 'job4=Succeeded', 'job5=Succeeded']
+  )
   t.match(flow.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Complete', status: 'True' }])
   t.equal(flow.status.observedGeneration, flow.metadata.generation, 'Metacontroller wrote the status')
 
@@ -62,7 +70,10 @@ t.test('the five-job example succeeds, its Jobs created in dependency order', as
     t.match(job(n)?.status?.conditions, [{ type: 'SuccessCriteriaMet', status: 'True' }], `job${n} really ran`)
     t.equal(job(n).metadata.ownerReferences?.[0]?.kind, 'JobFlow', `job${n} is owned by the JobFlow`)
     t.equal(job(n).spec.template.spec.nodeName, cluster.nodeName, `job${n} carries globalParams.nodeName`)
-    t.match(job(n).spec.template.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+    t.match(job(n).spec.template.spec.containers[0].env, [
+      { name: 'FOO', value: 'bar' },
+      { name: 'QUE', value: 'pasa' }
+    ])
   }
   // A Job starts only after each of its dependencies completed (times are whole seconds).
   const created = (n: number): number => seconds(job(n).metadata.creationTimestamp)
@@ -74,7 +85,11 @@ t.test('the five-job example succeeds, its Jobs created in dependency order', as
   t.ok(created(2) < created(3) && created(2) < created(5), 'job3 and job5 came after job2')
 
   const table = await cluster.kubectl(['get', 'jobflows', '-n', ns])
-  t.match(table.stdout, /^NAME\s+STATUS\s+JOBS\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/5\s+\S+/, 'kubectl get jobflows shows STATUS and JOBS')
+  t.match(
+    table.stdout,
+    /^NAME\s+STATUS\s+JOBS\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/5\s+\S+/,
+    'kubectl get jobflows shows STATUS and JOBS'
+  )
 })
 
 t.test('a failing job2 fails the flow and its dependants are never created', async t => {
@@ -84,9 +99,16 @@ t.test('a failing job2 fails the flow and its dependants are never created', asy
   t.equal(flow.status.phase, 'Failed')
   const phases = Object.fromEntries(flow.status.jobs.map((j: any) => [j.name, j.phase]))
   t.same(phases, { job1: 'Succeeded', job2: 'Failed', job3: 'Skipped', job4: 'Succeeded', job5: 'Skipped' })
-  t.match(flow.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Failed', status: 'True', message: /job2/ }])
+  t.match(flow.status.conditions, [
+    { type: 'Valid', status: 'True' },
+    { type: 'Failed', status: 'True', message: /job2/ }
+  ])
   const jobs = await jobsByName(ns)
-  t.same([...jobs.keys()].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'job3 and job5 were never created')
+  t.same(
+    [...jobs.keys()].sort(),
+    ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'],
+    'job3 and job5 were never created'
+  )
   t.match(jobs.get('jobflow-example-job2')?.status?.conditions, [{ type: 'FailureTarget', status: 'True' }])
 })
 
@@ -101,13 +123,16 @@ t.test('an edit that adds a dependency cycle is reported and deletes nothing', a
   })
   await apply(cluster.kubectl, stringify(cyclic), ns)
   const flow = await waitForPhase(ns, 'jobflow-example', ['Invalid'], 60_000)
-  t.match(flow.status.conditions.find((c: any) => c.type === 'Valid'), { status: 'False', reason: 'InvalidSpec', message: /dependency cycle: job1 → job3 → job(1|2)/ })
+  t.match(
+    flow.status.conditions.find((c: any) => c.type === 'Valid'),
+    { status: 'False', reason: 'InvalidSpec', message: /dependency cycle: job1 → job3 → job(1|2)/ }
+  )
   t.equal(flow.status.observedGeneration, flow.metadata.generation)
   // Give Metacontroller time to act on the answer, then check that nothing went.
   await new Promise(resolve => setTimeout(resolve, 5_000))
   const after = await jobsByName(ns)
   t.same([...after.keys()].sort(), [...before.keys()].sort(), 'the same Jobs')
-  for (const [name, job] of before) t.equal(after.get(name)?.metadata.uid, job.metadata.uid, `${name} is the same object`)
+  for (const [name, job] of before) { t.equal(after.get(name)?.metadata.uid, job.metadata.uid, `${name} is the same object`) }
   t.ok(after.size >= 3, `${after.size} Jobs kept`)
 })
 
@@ -140,26 +165,49 @@ t.test('a Job the flow keeps is never written by Metacontroller: its spec, label
   // Someone else's label and annotation on the Job, which a merge of an identity would drop.
   await cluster.kubectl(['label', 'job', 'jobflow-example-job2', '-n', ns, 'e2e/owner=someone-else'])
   await cluster.kubectl(['annotate', 'job', 'jobflow-example-job2', '-n', ns, 'e2e/note=kept'])
-  const job2 = async (): Promise<any> => await getJson(['get', 'job', 'jobflow-example-job2', '-n', ns, '--show-managed-fields'])
+  const job2 = async (): Promise<any> =>
+    await getJson(['get', 'job', 'jobflow-example-job2', '-n', ns, '--show-managed-fields'])
   const before = await job2()
   // Who wrote what, but for the Job controller's status writes: Metacontroller (its creation) and
   // the label and annotation above.
-  const writers = (job: any): any[] => (job.metadata.managedFields ?? []).filter((f: any) => f.manager !== 'kube-controller-manager')
-  t.ok(writers(before).some(f => JSON.stringify(f.fieldsV1 ?? {}).includes('"f:spec"')), `its creator is on record (${writers(before).map(f => String(f.manager)).join(', ')})`)
+  const writers = (job: any): any[] =>
+    (job.metadata.managedFields ?? []).filter((f: any) => f.manager !== 'kube-controller-manager')
+  t.ok(
+    writers(before).some(f => JSON.stringify(f.fieldsV1 ?? {}).includes('"f:spec"')),
+    `its creator is on record (${writers(before)
+      .map(f => String(f.manager))
+      .join(', ')})`
+  )
 
   // More syncs: job4 finishing, and edits of the JobFlow's own metadata.
-  for (let i = 0; i < 3; i++) await cluster.kubectl(['annotate', '--overwrite', 'jobflow', 'jobflow-example', '-n', ns, `e2e/poke=${i}`])
-  await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'job1 and job4 to succeed', status =>
-    (status.jobs ?? []).filter((j: any) => ['job1', 'job4'].includes(j.name) && j.phase === 'Succeeded').length === 2, 120_000)
+  for (let i = 0; i < 3; i++) { await cluster.kubectl(['annotate', '--overwrite', 'jobflow', 'jobflow-example', '-n', ns, `e2e/poke=${i}`]) }
+  await waitForStatusOf(
+    getJson,
+    'jobflow',
+    ns,
+    'jobflow-example',
+    'job1 and job4 to succeed',
+    status =>
+      (status.jobs ?? []).filter((j: any) => ['job1', 'job4'].includes(j.name) && j.phase === 'Succeeded').length === 2,
+    120_000
+  )
   await new Promise(resolve => setTimeout(resolve, 5_000))
 
   const after = await job2()
   t.equal(after.metadata.uid, before.metadata.uid, 'the same Job, never recreated')
   t.equal(after.metadata.generation, before.metadata.generation, 'its spec never updated')
-  t.equal(after.metadata.resourceVersion, before.metadata.resourceVersion, 'not written at all (InPlace finds nothing to change)')
+  t.equal(
+    after.metadata.resourceVersion,
+    before.metadata.resourceVersion,
+    'not written at all (InPlace finds nothing to change)'
+  )
   t.same(after.spec, before.spec)
   t.same(after.metadata.labels, before.metadata.labels, 'every label kept, ours and someone else\'s')
-  t.same(after.metadata.annotations, before.metadata.annotations, 'every annotation kept, Metacontroller\'s last-applied one too')
+  t.same(
+    after.metadata.annotations,
+    before.metadata.annotations,
+    "every annotation kept, Metacontroller's last-applied one too"
+  )
   t.same(writers(after), writers(before), 'nobody wrote anything more to it but the Job controller')
 })
 
@@ -167,7 +215,19 @@ t.test('spec.ttlSecondsAfterFinished 0: the finished JobFlow deletes itself and 
   const ns = await namespace('ttl')
   const watch = watchObjects(cluster, ['jobs', '-n', ns], ['.metadata.name', '.metadata.uid'])
   // The watch needs something to start on: a Job of no flow, which nothing else touches.
-  await apply(cluster.kubectl, stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'bystander' }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } }), ns)
+  await apply(
+    cluster.kubectl,
+    stringify({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'bystander' },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } }
+      }
+    }),
+    ns
+  )
   await watch.started
   await apply(cluster.kubectl, stringify(example(spec => { spec.ttlSecondsAfterFinished = 0 })), ns)
   const gone = await waitFor('the JobFlow to delete itself', async () => {
@@ -175,10 +235,19 @@ t.test('spec.ttlSecondsAfterFinished 0: the finished JobFlow deletes itself and 
     return list.items.length === 0 ? true : undefined
   }, 240_000, 1_000)
   t.ok(gone, 'the JobFlow is gone')
-  await waitFor('its Jobs to be garbage-collected', async () => ((await jobsByName(ns)).size === 1 ? true : undefined), 60_000, 1_000)
+  await waitFor(
+    'its Jobs to be garbage-collected',
+    async () => ((await jobsByName(ns)).size === 1 ? true : undefined),
+    60_000,
+    1_000
+  )
   const events = await watch.stop()
   const added = events.filter(e => e.type === 'ADDED' && e.fields[0] !== 'bystander').map(e => e.fields[0] ?? '')
-  t.same([...added].sort(), [1, 2, 3, 4, 5].map(n => `jobflow-example-job${n}`), 'every Job created exactly once, none again while the JobFlow went')
+  t.same(
+    [...added].sort(),
+    [1, 2, 3, 4, 5].map(n => `jobflow-example-job${n}`),
+    'every Job created exactly once, none again while the JobFlow went'
+  )
   t.same([...(await jobsByName(ns)).keys()], ['bystander'], 'only the Job of no flow is left')
 })
 
@@ -205,10 +274,28 @@ t.test('flows[].retry: job2 fails once and its second attempt, a new Job after t
   ])
   t.ok(seconds(job2[1].startTime) >= seconds(job2[0].completionTime) + 5, `the second attempt started after the 5 s backoff (failed ${job2[0].completionTime as string}, started ${job2[1].startTime as string})`)
   const jobs = await jobsByName(ns)
-  t.match(jobs.get('jobflow-example-job2')?.status?.conditions, [{ type: 'FailureTarget', status: 'True' }], 'the failed attempt is kept')
+  t.match(
+    jobs.get('jobflow-example-job2')?.status?.conditions,
+    [{ type: 'FailureTarget', status: 'True' }],
+    'the failed attempt is kept'
+  )
   const events = await watch.stop()
-  const added = events.filter(e => e.type === 'ADDED').map(e => e.fields[0] ?? '').filter(n => n.startsWith('jobflow-example'))
-  t.same([...added].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job3', 'jobflow-example-job4', 'jobflow-example-job5'], 'each attempt created once')
+  const added = events
+    .filter(e => e.type === 'ADDED')
+    .map(e => e.fields[0] ?? '')
+    .filter(n => n.startsWith('jobflow-example'))
+  t.same(
+    [...added].sort(),
+    [
+      'jobflow-example-job1',
+      'jobflow-example-job2',
+      'jobflow-example-job2-2',
+      'jobflow-example-job3',
+      'jobflow-example-job4',
+      'jobflow-example-job5'
+    ],
+    'each attempt created once'
+  )
 })
 
 t.test('jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipped as new Jobs, keeps the rest, and acts once', async t => {
@@ -222,15 +309,30 @@ t.test('jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipp
   await cluster.kubectl(['annotate', 'jobflow', 'jobflow-example', '-n', ns, 'jobhooks.io/rerun=1'])
   const rerun = await waitFor('the rerun to finish', async () => {
     const flow = await jobflow(ns, 'jobflow-example')
-    return flow.status?.rerun?.value === '1' && ['Succeeded', 'Failed'].includes(flow.status.phase) && typeof flow.status.completionTime === 'string' ? flow : undefined
+    return flow.status?.rerun?.value === '1' &&
+      ['Succeeded', 'Failed'].includes(flow.status.phase) &&
+      typeof flow.status.completionTime === 'string'
+      ? flow
+      : undefined
   }, 180_000, 1_000)
   t.equal(rerun.status.phase, 'Succeeded')
   t.equal(rerun.status.jobsSucceeded, '5/5')
   t.match(rerun.status.rerun, { value: '1', message: 'rerunning job2, job3, job5' })
-  t.match(rerun.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Failed', status: 'False', reason: 'Rerun' }, { type: 'Complete', status: 'True' }])
+  t.match(rerun.status.conditions, [
+    { type: 'Valid', status: 'True' },
+    { type: 'Failed', status: 'False', reason: 'Rerun' },
+    { type: 'Complete', status: 'True' }
+  ])
   const after = await jobsByName(ns)
-  t.same([...after.keys()].sort(), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job3-2', 'jobflow-example-job4', 'jobflow-example-job5-2'])
-  for (const name of before.keys()) t.equal(after.get(name)?.metadata.uid, before.get(name).metadata.uid, `${name} kept, not run again`)
+  t.same([...after.keys()].sort(), [
+    'jobflow-example-job1',
+    'jobflow-example-job2',
+    'jobflow-example-job2-2',
+    'jobflow-example-job3-2',
+    'jobflow-example-job4',
+    'jobflow-example-job5-2'
+  ])
+  for (const name of before.keys()) { t.equal(after.get(name)?.metadata.uid, before.get(name).metadata.uid, `${name} kept, not run again`) }
 
   // The same value again, on a later sync, does nothing.
   await cluster.kubectl(['annotate', '--overwrite', 'jobflow', 'jobflow-example', '-n', ns, 'e2e/poke=1'])
@@ -241,15 +343,41 @@ t.test('jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipp
 t.test('spec.suspend: the running Job is suspended through its spec.suspend alone, no new Job starts; resumed, the same Job goes on and the flow succeeds', async t => {
   const ns = await namespace('suspend')
   // job1 runs six pods one after the other (about 3 s each in the tier): long enough to be caught running.
-  await apply(cluster.kubectl, stringify(example(spec => { Object.assign(spec.flows.find((f: any) => f.name === 'job1').jobTemplate, { completions: 6, parallelism: 1 }) })), ns)
+  await apply(
+    cluster.kubectl,
+    stringify(
+      example(spec => {
+        Object.assign(spec.flows.find((f: any) => f.name === 'job1').jobTemplate, { completions: 6, parallelism: 1 })
+      })
+    ),
+    ns
+  )
   const job1 = async (): Promise<any> => await getJson(['get', 'job', 'jobflow-example-job1', '-n', ns])
-  await waitFor('job1 to be running', async () => ((await job1().catch(() => undefined))?.status?.succeeded >= 1 ? true : undefined), 120_000, 500)
+  await waitFor(
+    'job1 to be running',
+    async () => ((await job1().catch(() => undefined))?.status?.succeeded >= 1 ? true : undefined),
+    120_000,
+    500
+  )
   const before = await job1()
 
-  await cluster.kubectl(['patch', 'jobflow', 'jobflow-example', '-n', ns, '--type', 'merge', '-p', '{"spec":{"suspend":true}}'])
+  await cluster.kubectl([
+    'patch',
+    'jobflow',
+    'jobflow-example',
+    '-n',
+    ns,
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"suspend":true}}'
+  ])
   const suspended = await waitFor('job1 to be suspended', async () => {
     const job = await job1()
-    return job.spec.suspend === true && (job.status.conditions ?? []).some((c: any) => c.type === 'Suspended' && c.status === 'True') ? job : undefined
+    return job.spec.suspend === true &&
+      (job.status.conditions ?? []).some((c: any) => c.type === 'Suspended' && c.status === 'True')
+      ? job
+      : undefined
   }, 60_000, 500)
   t.equal(suspended.metadata.uid, before.metadata.uid, 'the same Job')
   const { suspend: _, ...specAfter } = suspended.spec
@@ -258,12 +386,20 @@ t.test('spec.suspend: the running Job is suspended through its spec.suspend alon
   t.same(suspended.metadata.labels, before.metadata.labels, 'its labels are as they were')
   t.same(suspended.metadata.ownerReferences, before.metadata.ownerReferences)
   const { 'metacontroller.k8s.io/last-applied-configuration': applied, ...annotations } = suspended.metadata.annotations
-  const { 'metacontroller.k8s.io/last-applied-configuration': _applied, ...annotationsBefore } = before.metadata.annotations
-  t.same(annotations, { ...annotationsBefore, 'jobhooks.io/suspended-by-jobflow': 'true' }, 'and of its annotations only the mark and Metacontroller\'s copy')
+  const { 'metacontroller.k8s.io/last-applied-configuration': _applied, ...annotationsBefore } =
+    before.metadata.annotations
+  t.same(
+    annotations,
+    { ...annotationsBefore, 'jobhooks.io/suspended-by-jobflow': 'true' },
+    "and of its annotations only the mark and Metacontroller's copy"
+  )
   t.ok(applied.includes('"suspend":true'))
   const flow = await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'condition Suspended', status =>
     (status.conditions ?? []).some((c: any) => c.type === 'Suspended' && c.status === 'True'), 60_000)
-  t.match(flow.status.conditions.find((c: any) => c.type === 'Suspended'), { reason: 'JobFlowSuspended', message: /1 running Job suspended/ })
+  t.match(
+    flow.status.conditions.find((c: any) => c.type === 'Suspended'),
+    { reason: 'JobFlowSuspended', message: /1 running Job suspended/ }
+  )
 
   const jobsWhileSuspended = [...(await jobsByName(ns)).keys()].sort()
   await new Promise(resolve => setTimeout(resolve, 8_000))
@@ -271,10 +407,23 @@ t.test('spec.suspend: the running Job is suspended through its spec.suspend alon
   t.notOk(jobsWhileSuspended.includes('jobflow-example-job2'), 'job2, which waits for job1, did not start')
   t.equal((await job1()).status.active ?? 0, 0, 'job1 runs no pod')
 
-  await cluster.kubectl(['patch', 'jobflow', 'jobflow-example', '-n', ns, '--type', 'merge', '-p', '{"spec":{"suspend":false}}'])
+  await cluster.kubectl([
+    'patch',
+    'jobflow',
+    'jobflow-example',
+    '-n',
+    ns,
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"suspend":false}}'
+  ])
   const done = await waitForPhase(ns, 'jobflow-example', ['Succeeded', 'Failed', 'Invalid'], 240_000)
   t.equal(done.status.phase, 'Succeeded')
-  t.match(done.status.conditions.find((c: any) => c.type === 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
+  t.match(
+    done.status.conditions.find((c: any) => c.type === 'Suspended'),
+    { status: 'False', reason: 'JobFlowResumed' }
+  )
   const resumed = await job1()
   t.equal(resumed.metadata.uid, before.metadata.uid, 'job1 was resumed, not created again')
   t.equal(resumed.spec.suspend, false)

@@ -14,11 +14,14 @@ const { cluster, namespace, getJson } = await startScenarios(t)
 /** `<kind>/<name>@<resourceVersion>` of the JobFlow, its Jobs and its ConfigMaps in `ns`. */
 async function versions (ns: string): Promise<string[]> {
   const list = await getJson(['get', 'jobflows,jobs,configmaps', '-n', ns])
-  return list.items.map((o: any) => `${String(o.kind)}/${String(o.metadata.name)}@${String(o.metadata.resourceVersion)}`).sort()
+  return list.items
+    .map((o: any) => `${String(o.kind)}/${String(o.metadata.name)}@${String(o.metadata.resourceVersion)}`)
+    .sort()
 }
 
 /** A Job's condition of `type` is True. */
-const hasCondition = (job: any, type: string): boolean => (job.status?.conditions ?? []).some((c: any) => c.type === type && c.status === 'True')
+const hasCondition = (job: any, type: string): boolean =>
+  (job.status?.conditions ?? []).some((c: any) => c.type === type && c.status === 'True')
 
 const restartable = cluster.killService !== undefined && cluster.startService !== undefined
 t.test('a preview of a running JobFlow names exactly the Jobs its next sync creates, and writes nothing', { skip: restartable ? false : 'the service is not run by the tier' }, async t => {
@@ -39,7 +42,17 @@ t.test('a preview of a running JobFlow names exactly the Jobs its next sync crea
   t.comment(`job1 and job4 Complete ${((Date.now() - killed) / 1000).toFixed(1)} s after the service was killed`)
 
   const before = await versions(ns)
-  const simulate = async (...more: string[]) => await run(process.execPath, [join(ROOT, 'dist', 'src', 'cli', 'simulate.js'), '--kubeconfig', cluster.kubeconfig, '-f', manifest, '-n', ns, ...more])
+  const simulate = async (...more: string[]) =>
+    await run(process.execPath, [
+      join(ROOT, 'dist', 'src', 'cli', 'simulate.js'),
+      '--kubeconfig',
+      cluster.kubeconfig,
+      '-f',
+      manifest,
+      '-n',
+      ns,
+      ...more
+    ])
   const started = Date.now()
   const json = await simulate('--output', 'json')
   const took = (Date.now() - started) / 1000
@@ -47,7 +60,11 @@ t.test('a preview of a running JobFlow names exactly the Jobs its next sync crea
   const text = await simulate()
   t.equal(text.code, 0, text.stderr)
   t.comment(`npm run simulate -- --kubeconfig <the tier's> -f jobflow.yaml -n ${ns}\n${text.stdout.replaceAll(ns, '<ns>').trimEnd()}`)
-  t.same(await versions(ns), before, 'the JobFlow, its Jobs and ConfigMaps have the resourceVersions they had before the preview')
+  t.same(
+    await versions(ns),
+    before,
+    'the JobFlow, its Jobs and ConfigMaps have the resourceVersions they had before the preview'
+  )
 
   const [preview] = JSON.parse(json.stdout).objects
   t.match(preview, { kind: 'JobFlow', name: 'jobflow-example', namespace: ns, exists: true, phase: 'Running' })
@@ -66,5 +83,9 @@ t.test('a preview of a running JobFlow names exactly the Jobs its next sync crea
   await new Promise(resolve => setTimeout(resolve, 1_500))
   const added = (await watch.stop()).filter(e => e.type === 'ADDED').map(e => e.fields[0])
   const created = added.filter(name => name !== 'jobflow-example-job1' && name !== 'jobflow-example-job4')
-  t.same(created.map(name => `Job ${String(name)}`), named, `the next sync, ${after.toFixed(1)} s after the service was back, created exactly the Jobs the preview named`)
+  t.same(
+    created.map(name => `Job ${String(name)}`),
+    named,
+    `the next sync, ${after.toFixed(1)} s after the service was back, created exactly the Jobs the preview named`
+  )
 })

@@ -14,13 +14,21 @@ export interface Result {
 }
 
 /** Runs a command to completion, collecting its output. */
-export async function run (command: string, args: string[], options: { input?: string, env?: NodeJS.ProcessEnv } = {}): Promise<Result> {
+export async function run (
+  command: string,
+  args: string[],
+  options: { input?: string; env?: NodeJS.ProcessEnv } = {}
+): Promise<Result> {
   return await new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', chunk => { stdout += String(chunk) })
-    child.stderr.on('data', chunk => { stderr += String(chunk) })
+    child.stdout.on('data', chunk => {
+      stdout += String(chunk)
+    })
+    child.stderr.on('data', chunk => {
+      stderr += String(chunk)
+    })
     child.on('error', reject)
     // A command that exits before reading its input (kubectl failing early) closes the pipe: the
     // exit code and stderr say what happened, so EPIPE on the write is no error of its own.
@@ -31,7 +39,12 @@ export async function run (command: string, args: string[], options: { input?: s
 }
 
 /** Polls `probe` until it returns a value, or fails naming `what` after `timeoutMs`. */
-export async function waitFor<T> (what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000, everyMs = 500): Promise<T> {
+export async function waitFor<T> (
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 60_000,
+  everyMs = 500
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let lastError: unknown
   for (;;) {
@@ -42,7 +55,9 @@ export async function waitFor<T> (what: string, probe: () => Promise<T | undefin
       lastError = error
     }
     if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`)
+      throw new Error(
+        `timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`
+      )
     }
     await new Promise(resolve => setTimeout(resolve, everyMs))
   }
@@ -51,7 +66,10 @@ export async function waitFor<T> (what: string, probe: () => Promise<T | undefin
 /** The status of a GET of `url`; over HTTPS without checking the certificate, as the kubelet probes. */
 export async function probeStatus (url: string): Promise<number> {
   return await new Promise((resolve, reject) => {
-    const done = (response: { statusCode?: number, resume: () => void }): void => { response.resume(); resolve(response.statusCode ?? 0) }
+    const done = (response: { statusCode?: number; resume: () => void }): void => {
+      response.resume()
+      resolve(response.statusCode ?? 0)
+    }
     const request = url.startsWith('https:') ? httpsGet(url, { rejectUnauthorized: false }, done) : httpGet(url, done)
     request.on('error', reject)
     request.setTimeout(2_000, () => request.destroy(new Error(`GET ${url} timed out`)))

@@ -36,11 +36,15 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
       return
     }
     const path = incoming.url ?? '/'
-    if (path.startsWith('/hooks/')) counts.set(`${backend.name} ${path}`, (counts.get(`${backend.name} ${path}`) ?? 0) + 1)
-    const upstream = request(`${backend.url}${path}`, { method: incoming.method, headers: incoming.headers, agent }, answer => {
-      response.writeHead(answer.statusCode ?? 502, answer.headers)
-      answer.pipe(response)
-    })
+    if (path.startsWith('/hooks/')) { counts.set(`${backend.name} ${path}`, (counts.get(`${backend.name} ${path}`) ?? 0) + 1) }
+    const upstream = request(
+      `${backend.url}${path}`,
+      { method: incoming.method, headers: incoming.headers, agent },
+      answer => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers)
+        answer.pipe(response)
+      }
+    )
     upstream.on('error', error => {
       failed++
       // Metacontroller retries a failed call with its backoff, as it would a pod that went away.

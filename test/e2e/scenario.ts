@@ -35,7 +35,14 @@ export async function startScenarios (t: Tap, options: TierOptions = {}): Promis
     cluster,
     async namespace (name) {
       const ns = `e2e-${name}-${Date.now().toString(36)}-${namespaces.length}`
-      await apply(cluster.kubectl, stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { 'jobhooks.io/e2e': 'true' } } }))
+      await apply(
+        cluster.kubectl,
+        stringify({
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: ns, labels: { 'jobhooks.io/e2e': 'true' } }
+        })
+      )
       namespaces.push(ns)
       return ns
     },
@@ -54,14 +61,27 @@ export async function startScenarios (t: Tap, options: TierOptions = {}): Promis
  * Waits until the status of `resource` ns/name (a kubectl resource name: `daemonjob`, say)
  * passes `check`, and returns the object; a timeout names the last status seen.
  */
-export async function waitForStatusOf (getJson: Scenarios['getJson'], resource: string, ns: string, name: string, what: string, check: (status: any) => boolean, timeoutMs: number): Promise<any> {
+export async function waitForStatusOf (
+  getJson: Scenarios['getJson'],
+  resource: string,
+  ns: string,
+  name: string,
+  what: string,
+  check: (status: any) => boolean,
+  timeoutMs: number
+): Promise<any> {
   let last: unknown
   try {
-    return await waitFor(`${resource} ${ns}/${name}: ${what}`, async () => {
-      const object = await getJson(['get', resource, name, '-n', ns])
-      last = object.status
-      return object.status !== undefined && check(object.status) ? object : undefined
-    }, timeoutMs, 500)
+    return await waitFor(
+      `${resource} ${ns}/${name}: ${what}`,
+      async () => {
+        const object = await getJson(['get', resource, name, '-n', ns])
+        last = object.status
+        return object.status !== undefined && check(object.status) ? object : undefined
+      },
+      timeoutMs,
+      500
+    )
   } catch (error) {
     throw new Error(`${error instanceof Error ? error.message : String(error)}; last status: ${JSON.stringify(last)}`)
   }
@@ -107,7 +127,10 @@ export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, sele
         const ready = list.filter(p => isLive(p) && isPodReady(p)).map(p => String(p.metadata.name)).sort()
         samples++
         fewest = Math.min(fewest, ready.length)
-        const line = `${ready.length} Ready: ${ready.join(' ')} (of ${list.map(p => String(p.metadata.name) + (isLive(p) ? '' : '*')).sort().join(' ')})`
+        const line = `${ready.length} Ready: ${ready.join(' ')} (of ${list
+          .map(p => String(p.metadata.name) + (isLive(p) ? '' : '*'))
+          .sort()
+          .join(' ')})`
         if (log[log.length - 1] !== line) log.push(line)
         markStarted()
       } catch {
@@ -164,8 +187,13 @@ export function watchObjects (cluster: Cluster, args: string[], fields: string[]
   })
   child.stderr?.on('data', chunk => { stderr += String(chunk) })
   const closed = new Promise<void>(resolve => child.once('close', () => resolve()))
-  void closed.then(() => failStart(new Error(`kubectl get ${args.join(' ')} --watch ended before any event: ${stderr}`)))
-  const timer = setTimeout(() => failStart(new Error(`kubectl get ${args.join(' ')} --watch sent no event in 30 s: ${stderr}`)), 30_000)
+  void closed.then(() =>
+    failStart(new Error(`kubectl get ${args.join(' ')} --watch ended before any event: ${stderr}`))
+  )
+  const timer = setTimeout(
+    () => failStart(new Error(`kubectl get ${args.join(' ')} --watch sent no event in 30 s: ${stderr}`)),
+    30_000
+  )
   void started.finally(() => clearTimeout(timer)).catch(() => {})
   let result: Promise<WatchEvent[]> | undefined
   return {
@@ -205,20 +233,45 @@ export const containerState = {
  * kwok runs Pods but not ephemeral containers. The other ephemeral containers' statuses stay (a
  * merge patch replaces the whole list); the caller writes one Pod at a time.
  */
-export async function setEphemeralContainerState (cluster: Cluster, ns: string, pod: string, container: string, state: Record<string, unknown>): Promise<void> {
+export async function setEphemeralContainerState (
+  cluster: Cluster,
+  ns: string,
+  pod: string,
+  container: string,
+  state: Record<string, unknown>
+): Promise<void> {
   const read = await cluster.kubectl(['get', 'pod', pod, '-n', ns, '-o', 'json'])
   if (read.code !== 0) throw new Error(`reading Pod ${ns}/${pod}: ${read.stderr}`)
   const current = JSON.parse(read.stdout)
   const image = (current.spec.ephemeralContainers ?? []).find((c: any) => c.name === container)?.image ?? ''
   const others = (current.status?.ephemeralContainerStatuses ?? []).filter((s: any) => s.name !== container)
-  const patch = { status: { ephemeralContainerStatuses: [...others, { name: container, image, imageID: '', ready: false, restartCount: 0, state }] } }
-  const result = await cluster.kubectl(['patch', 'pod', pod, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify(patch)])
+  const patch = {
+    status: {
+      ephemeralContainerStatuses: [
+        ...others,
+        { name: container, image, imageID: '', ready: false, restartCount: 0, state }
+      ]
+    }
+  }
+  const result = await cluster.kubectl([
+    'patch',
+    'pod',
+    pod,
+    '-n',
+    ns,
+    '--subresource=status',
+    '--type=merge',
+    '-p',
+    JSON.stringify(patch)
+  ])
   if (result.code !== 0) throw new Error(`patching the status of ${ns}/${pod}: ${result.stderr}`)
 }
 
 /** The first object of `kind` in manifests/examples/`file`. */
 function exampleObject (file: string, kind: string): any {
-  return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8')).map(d => d.toJS()).find(d => d?.kind === kind)
+  return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8'))
+    .map(d => d.toJS())
+    .find(d => d?.kind === kind)
 }
 
 /**
@@ -244,7 +297,11 @@ export const SPOT_TAINT = { key: 'e2e/spot', value: 'true', effect: 'NoExecute' 
  * The example of manifests/examples/daemonjob.yaml named `name`, with short Jobs, the given
  * exclude list and a toleration of the e2e/spot taint.
  */
-export function daemonJobExample (excludeNodeList: string, mutate: (spec: any) => void = () => {}, name = 'daemonjob-example'): any {
+export function daemonJobExample (
+  excludeNodeList: string,
+  mutate: (spec: any) => void = () => {},
+  name = 'daemonjob-example'
+): any {
   const doc = exampleObject('daemonjob.yaml', 'DaemonJob')
   doc.metadata.name = name
   doc.spec.excludeNodeList = excludeNodeList

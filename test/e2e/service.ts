@@ -60,7 +60,12 @@ export function serviceEnv (host: ServiceHost, port: number, env: NodeJS.Process
 export async function startProcessService (host: ServiceHost, options: ServiceOptions): Promise<Service> {
   const build = options.build ?? ROOT
   const env = serviceEnv(host, options.port, options.env)
-  const child = host.start(options.name, process.execPath, ['--max-semi-space-size=64', '--max-old-space-size=384', join(build, 'dist', 'src', 'server.js')], { ...process.env, ...env })
+  const child = host.start(
+    options.name,
+    process.execPath,
+    ['--max-semi-space-size=64', '--max-old-space-size=384', join(build, 'dist', 'src', 'server.js')],
+    { ...process.env, ...env }
+  )
   const url = `${env.TLS_CERT_FILE !== undefined ? 'https' : 'http'}://127.0.0.1:${options.port}`
   await waitUntilReady(url, () => child.running)
   return {

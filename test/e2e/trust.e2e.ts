@@ -15,7 +15,11 @@ const token = cluster.token
 /** A sync request for an EphemeralJob `name` that selects `pod`, as Metacontroller would build it. */
 function forgedSync (ns: string, name: string, pod: any): unknown {
   return {
-    controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'ephemeraljob-controller' } },
+    controller: {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'CompositeController',
+      metadata: { name: 'ephemeraljob-controller' }
+    },
     parent: {
       apiVersion: 'jobhooks.io/v1alpha1',
       kind: 'EphemeralJob',
@@ -24,7 +28,18 @@ function forgedSync (ns: string, name: string, pod: any): unknown {
         selector: { matchLabels: { app: 'target' } },
         replicas: 1,
         parallelism: 1,
-        template: { ephemeralContainers: [{ name: 'intruder', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent', terminationMessagePolicy: 'File', command: ['sh', '-c', 'cat /etc/shadow'], targetContainerName: 'app' }] }
+        template: {
+          ephemeralContainers: [
+            {
+              name: 'intruder',
+              image: 'busybox:1.36',
+              imagePullPolicy: 'IfNotPresent',
+              terminationMessagePolicy: 'File',
+              command: ['sh', '-c', 'cat /etc/shadow'],
+              targetContainerName: 'app'
+            }
+          ]
+        }
       }
     },
     children: {},
@@ -33,22 +48,41 @@ function forgedSync (ns: string, name: string, pod: any): unknown {
   }
 }
 
-async function post (path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number, body: any }> {
-  const response = await fetch(`${String(hooksUrl)}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+async function post (
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {}
+): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${String(hooksUrl)}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body)
+  })
   const text = await response.text()
   let parsed: unknown
-  try { parsed = JSON.parse(text) } catch { parsed = text }
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    parsed = text
+  }
   return { status: response.status, body: parsed }
 }
 
 t.test('calls from outside Metacontroller', { skip: hooksUrl === undefined || token === undefined ? 'the service runs in the user\'s cluster: its address and token are not the tier\'s' : false }, async t => {
   const ns = await namespace('trust')
-  await apply(cluster.kubectl, stringify({
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name: 'target', labels: { app: 'target' } },
-    spec: { ...(cluster.nodeName !== undefined ? { nodeName: cluster.nodeName } : {}), containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }] }
-  }), ns)
+  await apply(
+    cluster.kubectl,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'target', labels: { app: 'target' } },
+      spec: {
+        ...(cluster.nodeName !== undefined ? { nodeName: cluster.nodeName } : {}),
+        containers: [{ name: 'app', image: 'busybox:1.36', command: ['sleep', '3600'] }]
+      }
+    }),
+    ns
+  )
   const pod = await waitFor('the target Pod to run', async () => {
     const current = await getJson(['get', 'pod', 'target', '-n', ns])
     return current.status?.phase === 'Running' ? current : undefined
@@ -56,7 +90,11 @@ t.test('calls from outside Metacontroller', { skip: hooksUrl === undefined || to
   const request = forgedSync(ns, 'not-there', pod)
 
   await t.test('without the token: 401, and the Pod is unchanged', async t => {
-    const attempts: Array<Record<string, string>> = [{}, { authorization: 'Bearer not-the-token-0123456789abcdef0123456789' }, { authorization: `Basic ${Buffer.from(`x:${String(token)}`).toString('base64')}` }]
+    const attempts: Array<Record<string, string>> = [
+      {},
+      { authorization: 'Bearer not-the-token-0123456789abcdef0123456789' },
+      { authorization: `Basic ${Buffer.from(`x:${String(token)}`).toString('base64')}` }
+    ]
     for (const headers of attempts) {
       const answer = await post('/hooks/ephemeraljob/sync', request, headers)
       t.equal(answer.status, 401, `refused: ${Object.keys(headers).length === 0 ? 'no header' : String(Object.values(headers)[0]).split(' ')[0] ?? ''}`)
@@ -83,7 +121,15 @@ t.test('calls from outside Metacontroller', { skip: hooksUrl === undefined || to
     t.same(after.spec.ephemeralContainers ?? [], [], 'no ephemeral container')
     t.equal(after.metadata.resourceVersion, pod.metadata.resourceVersion, 'the Pod was not written at all')
     const metrics = await (await fetch(`${String(hooksUrl)}/metrics`)).text()
-    t.match(metrics, /jobhooks_effects_total\{type="InjectEphemeralContainers",result="refused"\} [1-9]/, 'counted as refused')
-    t.match(metrics, /jobhooks_hook_refusals_total\{reason="missing_token"\} [1-9]/, 'the calls without the token were counted')
+    t.match(
+      metrics,
+      /jobhooks_effects_total\{type="InjectEphemeralContainers",result="refused"\} [1-9]/,
+      'counted as refused'
+    )
+    t.match(
+      metrics,
+      /jobhooks_hook_refusals_total\{reason="missing_token"\} [1-9]/,
+      'the calls without the token were counted'
+    )
   })
 })

@@ -18,7 +18,16 @@ import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
 import { addKwokNode, apply, ROOT, run, waitFor, type Service } from './cluster.js'
 import { startRoundRobin, type Backend, type RoundRobin } from './proxy.js'
-import { daemonJobExample, isLive, isPodReady, jobFlowExample, startScenarios, waitForStatusOf, watchObjects, type Scenarios } from './scenario.js'
+import {
+  daemonJobExample,
+  isLive,
+  isPodReady,
+  jobFlowExample,
+  startScenarios,
+  waitForStatusOf,
+  watchObjects,
+  type Scenarios
+} from './scenario.js'
 import { versionAt } from './service.js'
 
 interface Version {
@@ -64,7 +73,9 @@ async function scenarios (OLD: Version, NEW: Version): Promise<void> {
   const { cluster, track } = scenario
   const proxy = await startRoundRobin(Number(new URL(String(cluster.hooksUrl)).port))
   t.teardown(async () => { await proxy.stop() })
-  t.comment(`versions: ${OLD.name} (${String(OLD.build)}) and ${NEW.name} (the checkout), behind ${String(cluster.hooksUrl)}`)
+  t.comment(
+    `versions: ${OLD.name} (${String(OLD.build)}) and ${NEW.name} (the checkout), behind ${String(cluster.hooksUrl)}`
+  )
   for (const node of NODES) {
     track('node', node)
     await addKwokNode(cluster.kubectl, node, {}, POOL)
@@ -73,7 +84,11 @@ async function scenarios (OLD: Version, NEW: Version): Promise<void> {
   const launch = async (version: Version): Promise<Running> => {
     const service = await startBackend(version.build !== undefined ? { build: version.build } : {})
     const answered = await versionAt(service.url)
-    if (answered !== version.name) throw new Error(`the service of ${String(version.build ?? 'the checkout')} says it is ${String(answered)}, not ${version.name}`)
+    if (answered !== version.name) {
+      throw new Error(
+        `the service of ${String(version.build ?? 'the checkout')} says it is ${String(answered)}, not ${version.name}`
+      )
+    }
     return { version, service }
   }
   const backend = (running: Running): Backend => ({ name: running.version.name, url: running.service.url })
@@ -94,16 +109,25 @@ async function scenarios (OLD: Version, NEW: Version): Promise<void> {
     await next.service.stop()
   }
 
-  t.test(`upgrade: parents started on ${OLD.name}, replaced mid-flow by ${NEW.name}, end as without an upgrade`, rollOut(OLD, NEW))
+  t.test(
+    `upgrade: parents started on ${OLD.name}, replaced mid-flow by ${NEW.name}, end as without an upgrade`,
+    rollOut(OLD, NEW)
+  )
 
-  t.test(`version skew: ${OLD.name} and ${NEW.name} answer the same parents alternately all their lives, the same ends`, async t => {
-    const both = [await launch(OLD), await launch(NEW)]
-    proxy.route(both.map(backend))
-    await lifeOfParents(t, scenario, proxy, 'skew', async () => both.map(r => r.version.name))
-    for (const r of both) await r.service.stop()
-  })
+  t.test(
+    `version skew: ${OLD.name} and ${NEW.name} answer the same parents alternately all their lives, the same ends`,
+    async t => {
+      const both = [await launch(OLD), await launch(NEW)]
+      proxy.route(both.map(backend))
+      await lifeOfParents(t, scenario, proxy, 'skew', async () => both.map(r => r.version.name))
+      for (const r of both) await r.service.stop()
+    }
+  )
 
-  t.test(`rollback: parents started on ${NEW.name}, replaced mid-flow by ${OLD.name}, end as without a rollback`, rollOut(NEW, OLD))
+  t.test(
+    `rollback: parents started on ${NEW.name}, replaced mid-flow by ${OLD.name}, end as without a rollback`,
+    rollOut(NEW, OLD)
+  )
 }
 
 /** The sync calls of `kind` that `calls` (by `<version> <path>`) forwarded to `version`. */
@@ -133,7 +157,11 @@ async function lifeOfParents (t: Test, scenario: Scenarios, proxy: RoundRobin, n
   await waitFor('every parent under way', async () => {
     const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => String(j.metadata.name))
     const opj = await getJson(['get', 'operationjob', 'opj-replace', '-n', ns])
-    return names.includes('jobflow-example-job1') && names.some((n: string) => n.startsWith('daemonjob-upgrade-')) && opj.status?.progress === 'Processing' ? true : undefined
+    return names.includes('jobflow-example-job1') &&
+      names.some((n: string) => n.startsWith('daemonjob-upgrade-')) &&
+      opj.status?.progress === 'Processing'
+      ? true
+      : undefined
   }, 180_000, 250)
   const answering = await midway()
   const callsMidway = proxy.counts()
@@ -141,7 +169,17 @@ async function lifeOfParents (t: Test, scenario: Scenarios, proxy: RoundRobin, n
   await checkUnderWay(t, scenario, ns)
 
   await checkPartitionHolds(t, scenario, ns, targets)
-  await cluster.kubectl(['patch', 'operationjob', 'opj-replace', '-n', ns, '--type', 'merge', '-p', '{"spec":{"partition":2}}'])
+  await cluster.kubectl([
+    'patch',
+    'operationjob',
+    'opj-replace',
+    '-n',
+    ns,
+    '--type',
+    'merge',
+    '-p',
+    '{"spec":{"partition":2}}'
+  ])
   await checkEnds(t, scenario, ns, targets)
   // Let a second creation show up, if one were coming: the TTL deletions and a few syncs more.
   await new Promise(resolve => setTimeout(resolve, 5_000))
@@ -160,7 +198,11 @@ async function lifeOfParents (t: Test, scenario: Scenarios, proxy: RoundRobin, n
 async function checkUnderWay (t: Test, { getJson }: Scenarios, ns: string): Promise<void> {
   const parents = (await getJson(['get', 'jobflows,daemonjobs,operationjobs', '-n', ns])).items
   const where = parents.map((p: any) => `${String(p.kind)} ${String(p.status?.phase ?? p.status?.progress)}`).sort()
-  t.same(where, ['DaemonJob Running', 'JobFlow Running', 'OperationJob Processing'], 'every parent was under way at mid-flow')
+  t.same(
+    where,
+    ['DaemonJob Running', 'JobFlow Running', 'OperationJob Processing'],
+    'every parent was under way at mid-flow'
+  )
 }
 
 function describeCalls (calls: Map<string, number>): string {
@@ -169,7 +211,9 @@ function describeCalls (calls: Map<string, number>): string {
 
 /** The first `kind` document of manifests/examples/`file`. */
 function exampleDoc (file: string, kind: string): any {
-  return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8')).map(d => d.toJS()).find(d => d?.kind === kind)
+  return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8'))
+    .map(d => d.toJS())
+    .find(d => d?.kind === kind)
 }
 
 /** The CollaSet `foo` of the Replace walkthrough, once its two Pods are Ready: their names, sorted. */
@@ -183,12 +227,31 @@ async function collaSetFoo ({ cluster, getJson }: Scenarios, ns: string): Promis
 }
 
 /** Watches of the namespace's Jobs and foo's Pods, stopped at the end of the test if not before. */
-async function watchNamespace (t: Test, { cluster }: Scenarios, ns: string): Promise<{ jobs: ReturnType<typeof watchObjects>, pods: ReturnType<typeof watchObjects> }> {
+async function watchNamespace (
+  t: Test,
+  { cluster }: Scenarios,
+  ns: string
+): Promise<{ jobs: ReturnType<typeof watchObjects>; pods: ReturnType<typeof watchObjects> }> {
   // A Job of no parent, which nothing touches: a watch needs an object to start on.
-  await apply(cluster.kubectl, stringify({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'bystander' }, spec: { suspend: true, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } } } }), ns)
+  await apply(
+    cluster.kubectl,
+    stringify({
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'bystander' },
+      spec: {
+        suspend: true,
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } }
+      }
+    }),
+    ns
+  )
   const jobs = watchObjects(cluster, ['jobs', '-n', ns], ['.metadata.name'])
   const pods = watchObjects(cluster, ['pods', '-n', ns, '-l', 'app=foo'], ['.metadata.name'])
-  t.teardown(async () => { await jobs.stop().catch(() => {}); await pods.stop().catch(() => {}) })
+  t.teardown(async () => {
+    await jobs.stop().catch(() => {})
+    await pods.stop().catch(() => {})
+  })
   await Promise.all([jobs.started, pods.started])
   return { jobs, pods }
 }
@@ -216,11 +279,27 @@ async function applyParents ({ cluster }: Scenarios, ns: string, targets: string
 
 /** Partition 1: one target Succeeded, the other Pending, and still so a few syncs later. */
 async function checkPartitionHolds (t: Test, { getJson }: Scenarios, ns: string, targets: string[]): Promise<void> {
-  await waitForStatusOf(getJson, 'operationjob', ns, 'opj-replace', 'its first target replaced', s => s.targetDetails?.[0]?.progress === 'Succeeded', 240_000)
+  await waitForStatusOf(
+    getJson,
+    'operationjob',
+    ns,
+    'opj-replace',
+    'its first target replaced',
+    s => s.targetDetails?.[0]?.progress === 'Succeeded',
+    240_000
+  )
   await new Promise(resolve => setTimeout(resolve, 5_000))
   const held = await getJson(['get', 'operationjob', 'opj-replace', '-n', ns])
-  t.match(held.status, { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1, failedPodCount: 0 }, 'partition 1: Processing, 1 of 2 Succeeded')
-  t.same(held.status.targetDetails.map((d: any) => `${String(d.name)} ${String(d.progress)}`), [`${String(targets[0])} Succeeded`, `${String(targets[1])} Pending`], 'the first target Succeeded, the other Pending')
+  t.match(
+    held.status,
+    { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1, failedPodCount: 0 },
+    'partition 1: Processing, 1 of 2 Succeeded'
+  )
+  t.same(
+    held.status.targetDetails.map((d: any) => `${String(d.name)} ${String(d.progress)}`),
+    [`${String(targets[0])} Succeeded`, `${String(targets[1])} Pending`],
+    'the first target Succeeded, the other Pending'
+  )
 }
 
 /** Every parent's end, as it is without a change of version. */
@@ -229,7 +308,15 @@ async function checkEnds (t: Test, { getJson }: Scenarios, ns: string, targets: 
   const [flow, daemon, job] = await Promise.all([
     waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'finished', finished, 300_000),
     waitForStatusOf(getJson, 'daemonjob', ns, 'daemonjob-upgrade', 'finished', finished, 300_000),
-    waitForStatusOf(getJson, 'operationjob', ns, 'opj-replace', 'finished', s => ['Succeeded', 'Failed'].includes(s.progress), 300_000)
+    waitForStatusOf(
+      getJson,
+      'operationjob',
+      ns,
+      'opj-replace',
+      'finished',
+      s => ['Succeeded', 'Failed'].includes(s.progress),
+      300_000
+    )
   ])
   t.match(flow.status, { phase: 'Succeeded', jobsSucceeded: '5/5' }, 'the JobFlow Succeeded, 5/5')
   t.same(flow.status.jobs.map((j: any) => `${String(j.name)} ${String(j.jobName)} ${String(j.phase)}`), [
@@ -237,10 +324,21 @@ async function checkEnds (t: Test, { getJson }: Scenarios, ns: string, targets: 
     'job3 jobflow-example-job3 Succeeded', 'job4 jobflow-example-job4 Succeeded', 'job5 jobflow-example-job5 Succeeded'
   ], 'every step\'s attempts: job2 failed once, its retry succeeded')
   t.match(flow.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Complete', status: 'True' }])
-  t.match(daemon.status, { phase: 'Succeeded', desired: NODES.length, succeeded: NODES.length, failed: 0 }, 'the DaemonJob Succeeded on its Nodes')
+  t.match(
+    daemon.status,
+    { phase: 'Succeeded', desired: NODES.length, succeeded: NODES.length, failed: 0 },
+    'the DaemonJob Succeeded on its Nodes'
+  )
   t.same(daemon.status.succeededNodes, NODES, 'succeededNodes names every eligible Node')
-  t.match(job.status, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0 }, 'partition 2: the OperationJob Succeeded, 2 of 2')
-  t.same(job.status.targetDetails.map((d: any) => `${String(d.name)} ${String(d.progress)}`), targets.map(name => `${name} Succeeded`))
+  t.match(
+    job.status,
+    { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0 },
+    'partition 2: the OperationJob Succeeded, 2 of 2'
+  )
+  t.same(
+    job.status.targetDetails.map((d: any) => `${String(d.name)} ${String(d.progress)}`),
+    targets.map(name => `${name} Succeeded`)
+  )
   await waitFor('every Job of the parents deleted by its TTL', async () => {
     const left = (await getJson(['get', 'jobs', '-n', ns])).items.filter((j: any) => j.metadata.name !== 'bystander')
     return left.length === 0 ? true : undefined
@@ -250,12 +348,24 @@ async function checkEnds (t: Test, { getJson }: Scenarios, ns: string, targets: 
 
 /** From the watches: each Job created once, and of foo's Pods the two first and one replacement of each target. */
 async function checkCreatedOnce (t: Test, ns: string, jobs: ReturnType<typeof watchObjects>, pods: ReturnType<typeof watchObjects>, targets: string[]): Promise<void> {
-  const added = async (watch: ReturnType<typeof watchObjects>): Promise<string[]> => (await watch.stop()).filter(e => e.type === 'ADDED').map(e => e.fields[0] ?? '').sort()
+  const added = async (watch: ReturnType<typeof watchObjects>): Promise<string[]> =>
+    (await watch.stop())
+      .filter(e => e.type === 'ADDED')
+      .map(e => e.fields[0] ?? '')
+      .sort()
   const jobNames = (await added(jobs)).filter(n => n !== 'bystander')
-  t.same(jobNames, [...NODES.map(n => `daemonjob-upgrade-${n}`), ...JOBFLOW_JOBS].sort(), `${ns}: every Job created exactly once, each JobFlow attempt and each Node's`)
+  t.same(
+    jobNames,
+    [...NODES.map(n => `daemonjob-upgrade-${n}`), ...JOBFLOW_JOBS].sort(),
+    `${ns}: every Job created exactly once, each JobFlow attempt and each Node's`
+  )
   const podNames = await added(pods)
   t.equal(new Set(podNames).size, podNames.length, 'no Pod of foo created twice')
-  t.equal(podNames.length, targets.length * 2, `foo's Pods: its two and one replacement per target (${podNames.join(', ')})`)
+  t.equal(
+    podNames.length,
+    targets.length * 2,
+    `foo's Pods: its two and one replacement per target (${podNames.join(', ')})`
+  )
 }
 
 /**
@@ -271,8 +381,8 @@ function sampleInvalid (getJson: Scenarios['getJson'], ns: string): { stop: () =
         for (const item of (await getJson(['get', 'jobflows,daemonjobs,operationjobs,collasets', '-n', ns])).items) {
           const status = item.status ?? {}
           const valid = (status.conditions ?? []).find((c: any) => c.type === 'Valid')
-          if (status.phase === 'Invalid' || status.progress === 'Invalid') seen.add(`${String(item.kind)}/${String(item.metadata.name)} Invalid`)
-          if (valid?.status === 'False') seen.add(`${String(item.kind)}/${String(item.metadata.name)} Valid False: ${String(valid.message)}`)
+          if (status.phase === 'Invalid' || status.progress === 'Invalid') { seen.add(`${String(item.kind)}/${String(item.metadata.name)} Invalid`) }
+          if (valid?.status === 'False') { seen.add(`${String(item.kind)}/${String(item.metadata.name)} Valid False: ${String(valid.message)}`) }
         }
       } catch {
         // A failed read is no sample.

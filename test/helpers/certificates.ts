@@ -27,7 +27,10 @@ function certificate (commonName: string, publicKey: forge.pki.PublicKey, extens
 
 export function authority (commonName = 'test CA'): Authority {
   const keys = forge.pki.rsa.generateKeyPair(2048)
-  const ca = certificate(commonName, keys.publicKey, [{ name: 'basicConstraints', cA: true }, { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true }])
+  const ca = certificate(commonName, keys.publicKey, [
+    { name: 'basicConstraints', cA: true },
+    { name: 'keyUsage', keyCertSign: true, cRLSign: true, digitalSignature: true }
+  ])
   ca.setIssuer(ca.subject.attributes)
   ca.sign(keys.privateKey, forge.md.sha256.create())
   return {

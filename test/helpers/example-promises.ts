@@ -23,7 +23,10 @@ export interface ExamplePromise {
 
 /** Every example file with its promise. */
 export function examplePromises (): ExamplePromise[] {
-  return readdirSync(EXAMPLES_DIR).filter(f => f.endsWith('.yaml')).sort().map(file => promiseOf(file, readFileSync(join(EXAMPLES_DIR, file), 'utf8')))
+  return readdirSync(EXAMPLES_DIR)
+    .filter(f => f.endsWith('.yaml'))
+    .sort()
+    .map(file => promiseOf(file, readFileSync(join(EXAMPLES_DIR, file), 'utf8')))
 }
 
 /**
@@ -35,7 +38,9 @@ export function examplePromises (): ExamplePromise[] {
 export function shellWords (line: string): string[] {
   const words: string[] = []
   for (const match of line.matchAll(/(?:'[^']*'|"[^"]*"|[^\s'"]+)+/g)) {
-    words.push(match[0].replace(/'([^']*)'|"([^"]*)"/g, (_, single?: string, double?: string) => single ?? double ?? ''))
+    words.push(
+      match[0].replace(/'([^']*)'|"([^"]*)"/g, (_, single?: string, double?: string) => single ?? double ?? '')
+    )
   }
   return words
 }
@@ -58,15 +63,23 @@ export function promiseOf (file: string, text: string): ExamplePromise {
     if (words[0] === 'kubectl' && words[1] === 'get' && words.length === 4) {
       get = { resource: words[2] as string, name: words[3] as string }
       table = []
-      for (let j = i + 1; j < header.length && (header[j] as string).trim() !== '' && !(header[j] as string).trim().startsWith('$ '); j++) table.push((header[j] as string).trim())
+      for (
+        let j = i + 1;
+        j < header.length && (header[j] as string).trim() !== '' && !(header[j] as string).trim().startsWith('$ ');
+        j++
+      ) { table.push((header[j] as string).trim()) }
     }
   }
   const simulateLine = commands.find(c => c.startsWith('npm run simulate -- '))
   if (simulateLine === undefined) throw new Error(`${file}: no "$ npm run simulate -- …" line in its header`)
-  if (get === undefined || table.length !== 2) throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`)
+  if (get === undefined || table.length !== 2) {
+    throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`)
+  }
   const names = (table[0] as string).split(/\s+/)
   const cells = (table[1] as string).split(/\s+/)
-  if (names.length !== cells.length) throw new Error(`${file}: the kubectl get table has ${names.length} columns but ${cells.length} cells`)
+  if (names.length !== cells.length) {
+    throw new Error(`${file}: the kubectl get table has ${names.length} columns but ${cells.length} cells`)
+  }
   if (cells[0] !== get.name) throw new Error(`${file}: the table's row is ${String(cells[0])}, not ${get.name}`)
   const columns: Record<string, string> = {}
   names.forEach((name, i) => { if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string })
@@ -90,7 +103,7 @@ export function brokenPromises (promise: ExamplePromise, object: unknown): strin
     const shown = cell(object, column.jsonPath)
     if (/^<[a-z]+>$/.test(promised)) {
       const seen = placeholders.get(promised)
-      if (shown === '<none>' || (seen !== undefined && seen !== shown)) problems.push(`${name}: promised ${promised}${seen !== undefined ? ` (= ${seen})` : ''}, shows ${shown}`)
+      if (shown === '<none>' || (seen !== undefined && seen !== shown)) { problems.push(`${name}: promised ${promised}${seen !== undefined ? ` (= ${seen})` : ''}, shows ${shown}`) }
       placeholders.set(promised, shown)
     } else if (shown !== promised) {
       problems.push(`${name}: promised ${promised}, shows ${shown}`)

@@ -48,6 +48,15 @@ export function exampleJobFlow (namespace = 'default'): KubeObject {
 }
 
 /** A JobTemplate holding `jobTemplate` (a JobSpec). */
-export function jobTemplate (name: string, namespace = 'default', spec: Record<string, unknown> = busyboxJobSpec(name)): KubeObject {
-  return { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobTemplate', metadata: { name, namespace }, spec: { jobTemplate: spec } }
+export function jobTemplate (
+  name: string,
+  namespace = 'default',
+  spec: Record<string, unknown> = busyboxJobSpec(name)
+): KubeObject {
+  return {
+    apiVersion: JOBHOOKS_API_VERSION,
+    kind: 'JobTemplate',
+    metadata: { name, namespace },
+    spec: { jobTemplate: spec }
+  }
 }

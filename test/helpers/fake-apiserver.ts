@@ -36,9 +36,12 @@ export async function fakeApiServer (t: Teardown, objects: KubeObject[]): Promis
     const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '' }
     if (req.headers.authorization !== undefined) seen.authorization = req.headers.authorization
     fake.requests.push(seen)
-    const [status, body] = seen.method !== 'GET'
-      ? [405, failure(405, 'this fake API server only reads')]
-      : fake.deny?.(seen.url) === true ? [403, failure(403, 'forbidden by the test')] : answer(fake.objects, new URL(seen.url, 'http://fake'))
+    const [status, body] =
+      seen.method !== 'GET'
+        ? [405, failure(405, 'this fake API server only reads')]
+        : fake.deny?.(seen.url) === true
+          ? [403, failure(403, 'forbidden by the test')]
+          : answer(fake.objects, new URL(seen.url, 'http://fake'))
     res.writeHead(status, { 'content-type': 'application/json' })
     res.end(JSON.stringify(body))
   })
@@ -59,14 +62,22 @@ export async function listenUntilTeardown (t: Teardown, server: Server): Promise
 /** A kubeconfig file in `dir` for `server`, with a token user and, if given, a context namespace. */
 export function kubeconfigFor (dir: string, server: string, namespace?: string): string {
   const file = join(dir, 'kubeconfig')
-  writeFileSync(file, stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'tester', user: { token: FAKE_TOKEN } }],
-    contexts: [{ name: 'fake', context: { cluster: 'fake', user: 'tester', ...(namespace !== undefined ? { namespace } : {}) } }],
-    'current-context': 'fake'
-  }))
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'tester', user: { token: FAKE_TOKEN } }],
+      contexts: [
+        {
+          name: 'fake',
+          context: { cluster: 'fake', user: 'tester', ...(namespace !== undefined ? { namespace } : {}) }
+        }
+      ],
+      'current-context': 'fake'
+    })
+  )
   return file
 }
 
@@ -81,15 +92,24 @@ function answer (objects: KubeObject[], url: URL): [number, unknown] {
     rest = rest.slice(2)
   }
   const type = DEFAULT_RESOURCES.find(r => r.apiVersion === apiVersion && r.resource === rest[0])
-  if (type === undefined || rest.length > 2) return [404, failure(404, `the server could not find the requested resource (${url.pathname})`)]
-  const ofType = objects.filter(o => o.apiVersion === type.apiVersion && o.kind === type.kind && (namespace === undefined || o.metadata.namespace === namespace))
+  if (type === undefined || rest.length > 2) {
+    return [404, failure(404, `the server could not find the requested resource (${url.pathname})`)]
+  }
+  const ofType = objects.filter(
+    o =>
+      o.apiVersion === type.apiVersion &&
+      o.kind === type.kind &&
+      (namespace === undefined || o.metadata.namespace === namespace)
+  )
   if (rest.length === 2) {
     const found = ofType.find(o => o.metadata.name === rest[1])
     return found === undefined ? [404, failure(404, `${type.resource} "${rest[1] ?? ''}" not found`)] : [200, found]
   }
   const selector = url.searchParams.get('labelSelector') ?? ''
   // As a real list: items without apiVersion and kind.
-  const items = ofType.filter(o => selects(selector, o.metadata.labels ?? {})).map(({ apiVersion: _a, kind: _k, ...item }) => item)
+  const items = ofType
+    .filter(o => selects(selector, o.metadata.labels ?? {}))
+    .map(({ apiVersion: _a, kind: _k, ...item }) => item)
   return [200, { apiVersion: type.apiVersion, kind: `${type.kind}List`, metadata: { resourceVersion: '1' }, items }]
 }
 

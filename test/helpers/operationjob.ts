@@ -4,6 +4,7 @@ import type { KubeObject, OwnerReference } from '../../src/k8s/types.js'
 import { SERVICE_READY } from '../../src/k8s/labels.js'
 import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
 import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
+import type { TargetDetail } from '../../src/actions/types.js'
 import { execAction } from '../../src/actions/exec.js'
 import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
 import { context } from './fixtures.js'
@@ -15,18 +16,41 @@ export const HELD = 'test/held'
 
 /** A test action: operating labels the Pod (an effect-free stand-in), progress reads an annotation. */
 export const probeAction: ActionHandler = {
-  relatedResources: job => [{ apiVersion: 'v1', resource: 'configmaps', ...(job.namespace !== undefined ? { namespace: job.namespace } : {}), names: [`${job.name}-probe`] }],
+  relatedResources: job => [
+    {
+      apiVersion: 'v1',
+      resource: 'configmaps',
+      ...(job.namespace !== undefined ? { namespace: job.namespace } : {}),
+      names: [`${job.name}-probe`]
+    }
+  ],
   operate: target => ({ effects: [], extraInfo: { Operated: 'true' } }),
   progress: target => {
     const outcome = target.pod?.metadata.annotations?.[OUTCOME]
     if (target.pod === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: 'gone' } }
     if (outcome === 'Succeeded') return { progress: 'Succeeded' }
-    if (outcome === 'Failed') return { progress: 'Failed', error: { reason: 'ProbeFailed', message: 'the probe failed' } }
+    if (outcome === 'Failed') {
+      return { progress: 'Failed', error: { reason: 'ProbeFailed', message: 'the probe failed' } }
+    }
     return { progress: 'Processing' }
   },
-  release: target => target.pod?.metadata.labels?.[HELD] === 'true'
-    ? { effects: [{ type: 'Delete', target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: target.name, uid: target.pod.metadata.uid as string } }] }
-    : { effects: [] }
+  release: target =>
+    target.pod?.metadata.labels?.[HELD] === 'true'
+      ? {
+          effects: [
+            {
+              type: 'Delete',
+              target: {
+                apiVersion: 'v1',
+                kind: 'Pod',
+                namespace: 'default',
+                name: target.name,
+                uid: target.pod.metadata.uid as string
+              }
+            }
+          ]
+        }
+      : { effects: [] }
 }
 
 export function testRegistry (): ActionRegistry {
@@ -35,23 +59,46 @@ export function testRegistry (): ActionRegistry {
 
 export const REGISTRY = testRegistry()
 
-export function job (spec: Record<string, unknown>, status?: Record<string, unknown>, uid: string | undefined = 'opj-uid-1'): KubeObject {
+export function job (
+  spec: Record<string, unknown>,
+  status?: Record<string, unknown>,
+  uid: string | undefined = 'opj-uid-1'
+): KubeObject {
   return {
     apiVersion: 'jobhooks.io/v1alpha1',
     kind: 'OperationJob',
-    metadata: { name: 'ops', namespace: 'default', ...(uid !== undefined ? { uid } : {}), generation: 1, creationTimestamp: '2026-01-02T00:00:00Z' },
+    metadata: {
+      name: 'ops',
+      namespace: 'default',
+      ...(uid !== undefined ? { uid } : {}),
+      generation: 1,
+      creationTimestamp: '2026-01-02T00:00:00Z'
+    },
     spec: { action: 'Probe', ...spec },
     ...(status !== undefined ? { status } : {})
   }
 }
 
-export function pod (name: string, options: { outcome?: 'Succeeded' | 'Failed', held?: boolean, uid?: string } = {}): KubeObject {
-  const base = workloadPod(name, { ...(options.uid !== undefined ? { uid: options.uid } : {}), ...(options.held === true ? { labels: { [HELD]: 'true' } } : {}) })
-  return options.outcome === undefined ? base : { ...base, metadata: { ...base.metadata, annotations: { [OUTCOME]: options.outcome } } }
+export function pod (
+  name: string,
+  options: { outcome?: 'Succeeded' | 'Failed'; held?: boolean; uid?: string } = {}
+): KubeObject {
+  const base = workloadPod(name, {
+    ...(options.uid !== undefined ? { uid: options.uid } : {}),
+    ...(options.held === true ? { labels: { [HELD]: 'true' } } : {})
+  })
+  return options.outcome === undefined
+    ? base
+    : { ...base, metadata: { ...base.metadata, annotations: { [OUTCOME]: options.outcome } } }
 }
 
 export function request (parent: KubeObject, pods: KubeObject[]): SyncRequest {
-  return { parent, children: {}, related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`default/${p.metadata.name}`, p])) }, finalizing: false }
+  return {
+    parent,
+    children: {},
+    related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`default/${p.metadata.name}`, p])) },
+    finalizing: false
+  }
 }
 
 export const T0 = new Date('2026-01-02T03:00:00Z')
@@ -70,8 +117,17 @@ export function next (parent: KubeObject, answer: SyncAnswer, spec: Record<strin
   return { ...parent, spec: { ...(parent.spec as Record<string, unknown>), ...spec }, status: answer.response.status }
 }
 
+/** Entry `index` of an answer's `status.targetDetails`; throws when there is none. */
+export function detailOf (answer: SyncAnswer, index = 0): TargetDetail {
+  const detail = (answer.response.status.targetDetails as TargetDetail[] | undefined)?.[index]
+  if (detail === undefined) throw new Error(`the answer has no targetDetails[${index}]`)
+  return detail
+}
+
 export function progresses (answer: SyncAnswer): string[] {
-  return (answer.response.status.targetDetails as Array<{ name: string, progress: string }>).map(d => `${d.name}=${d.progress}`)
+  return (answer.response.status.targetDetails as Array<{ name: string; progress: string }>).map(
+    d => `${d.name}=${d.progress}`
+  )
 }
 
 export interface WorkloadPodOptions {
@@ -91,7 +147,9 @@ export interface WorkloadPodOptions {
 
 /** A running Pod of a workload, as Replace and Recreate read them: owner, labels, Ready, the readiness gate. */
 export function workloadPod (name: string, options: WorkloadPodOptions = {}): KubeObject {
-  const conditions: Array<Record<string, string>> = [{ type: 'Ready', status: options.ready === false ? 'False' : 'True' }]
+  const conditions: Array<Record<string, string>> = [
+    { type: 'Ready', status: options.ready === false ? 'False' : 'True' }
+  ]
   if (options.serviceReady !== undefined) conditions.push({ type: SERVICE_READY, status: options.serviceReady })
   return {
     apiVersion: 'v1',
@@ -105,7 +163,10 @@ export function workloadPod (name: string, options: WorkloadPodOptions = {}): Ku
       ...(options.owner !== undefined ? { ownerReferences: [options.owner] } : {}),
       ...(options.terminating === true ? { deletionTimestamp: '2026-01-02T03:00:00Z' } : {})
     },
-    spec: { containers: [{ name: 'app', image: 'nginx' }], ...(options.gated === true ? { readinessGates: [{ conditionType: SERVICE_READY }] } : {}) },
+    spec: {
+      containers: [{ name: 'app', image: 'nginx' }],
+      ...(options.gated === true ? { readinessGates: [{ conditionType: SERVICE_READY }] } : {})
+    },
     status: { phase: 'Running', conditions }
   }
 }

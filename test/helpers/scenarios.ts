@@ -17,13 +17,20 @@ export function livePods (sim: Simulator, namespace = 'default'): KubeObject[] {
 }
 
 /** A check for `PodKubelet.run`: fails the test the first second fewer than `min` live Pods are Ready. */
-export function capacityGuard (t: { fail: (message: string) => void }, sim: Simulator, min: number, namespace = 'default'): () => void {
+export function capacityGuard (
+  t: { fail: (message: string) => void },
+  sim: Simulator,
+  min: number,
+  namespace = 'default'
+): () => void {
   let failed = false
   return () => {
     const ready = livePods(sim, namespace).filter(p => podCondition(p, 'Ready') === 'True')
     if (!failed && ready.length < min) {
       failed = true
-      t.fail(`t=${sim.seconds()}s: only ${ready.length} Pods Ready (${ready.map(p => p.metadata.name).join(', ')}), want at least ${min}`)
+      t.fail(
+        `t=${sim.seconds()}s: only ${ready.length} Pods Ready (${ready.map(p => p.metadata.name).join(', ')}), want at least ${min}`
+      )
     }
   }
 }

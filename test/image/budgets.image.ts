@@ -18,8 +18,12 @@ else {
   })
 
   t.test('no devDependency is in node_modules', async t => {
-    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> }
-    const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path !== '' && entry.dev === true).map(([path]) => path)
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+      packages: Record<string, { dev?: boolean }>
+    }
+    const devOnly = Object.entries(lock.packages)
+      .filter(([path, entry]) => path !== '' && entry.dev === true)
+      .map(([path]) => path)
     t.ok(devOnly.length > 0, `${devOnly.length} dev-only packages in package-lock.json`)
     const installed = new Set(JSON.parse(await inImage('node', ['-e', LIST_PACKAGES])) as string[])
     t.ok(installed.has('node_modules/fastify'), `${installed.size} packages installed, fastify among them`)
@@ -30,9 +34,17 @@ else {
     const files = (await inImage('find', ['/app'])).split('\n').filter(line => line !== '')
     t.ok(files.length > 100, `${files.length} paths`)
     const testish = /\/(test|tests|__tests__|bench|benchmarks?|fixtures|specs?)(\/|$)|\.(test|spec|bench)\.[^/]*$/
-    t.same(files.filter(file => testish.test(file)), [], 'no test, bench, fixture or spec file, ours or our dependencies\'')
+    t.same(
+      files.filter(file => testish.test(file)),
+      [],
+      "no test, bench, fixture or spec file, ours or our dependencies'"
+    )
     const top = files.filter(file => /^\/app\/[^/]+$/.test(file)).sort()
-    t.same(top, ['/app/dist', '/app/hooks', '/app/node_modules', '/app/package.json'], 'the compiled service, the shipped scripts and the production dependencies')
+    t.same(
+      top,
+      ['/app/dist', '/app/hooks', '/app/node_modules', '/app/package.json'],
+      'the compiled service, the shipped scripts and the production dependencies'
+    )
     t.same(files.filter(file => /^\/app\/dist\/[^/]+$/.test(file)), ['/app/dist/src'], 'dist holds the service only')
   })
 

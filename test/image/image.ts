@@ -59,6 +59,15 @@ export function hostArgs (): string[] {
 
 /** Runs `command args…` in a throwaway container of the image, as the image's user, and returns what it printed. */
 export async function inImage (command: string, args: string[]): Promise<string> {
-  const { stdout } = await tool(['run', '--rm', ...hostArgs(), '--network=none', '--entrypoint', command, IMAGE, ...args])
+  const { stdout } = await tool([
+    'run',
+    '--rm',
+    ...hostArgs(),
+    '--network=none',
+    '--entrypoint',
+    command,
+    IMAGE,
+    ...args
+  ])
   return stdout
 }

@@ -83,7 +83,9 @@ export function containerRun (deployment: Deployment, options: ContainerRunOptio
     livenessPath: httpGet(container.livenessProbe, 'livenessProbe').path,
     probeScheme: readiness.scheme,
     terminationGraceSeconds: pod.terminationGracePeriodSeconds ?? 30,
-    ...(container.lifecycle?.preStop?.exec?.command !== undefined ? { preStopCommand: container.lifecycle.preStop.exec.command } : {}),
+    ...(container.lifecycle?.preStop?.exec?.command !== undefined
+      ? { preStopCommand: container.lifecycle.preStop.exec.command }
+      : {}),
     secretMounts: volumes.secretMounts
   }
 }
@@ -101,12 +103,18 @@ function pickContainer (pod: PodSpec, wanted: string | undefined): Container {
   const found = wanted !== undefined
     ? containers.find(c => c.name === wanted)
     : containers.find(c => c.name === 'jobhooks') ?? (containers.length === 1 ? containers[0] : undefined)
-  if (found === undefined) throw new Error(`no container ${wanted ?? 'jobhooks'} among ${containers.map(c => c.name).join(', ')}`)
+  if (found === undefined) {
+    throw new Error(`no container ${wanted ?? 'jobhooks'} among ${containers.map(c => c.name).join(', ')}`)
+  }
   return found
 }
 
 /** The Deployment's variables in order, then PORT and HOST for this run, then the caller's. */
-function environment (container: Container, deployment: Deployment, options: ContainerRunOptions): Record<string, string> {
+function environment (
+  container: Container,
+  deployment: Deployment,
+  options: ContainerRunOptions
+): Record<string, string> {
   const env: Record<string, string> = {}
   for (const variable of container.env ?? []) env[variable.name] = envValue(variable, deployment, options)
   return { ...env, PORT: String(options.port), HOST: options.host ?? '127.0.0.1', ...(options.extraEnv ?? {}) }
@@ -119,7 +127,9 @@ function envValue (variable: EnvVar, deployment: Deployment, options: ContainerR
   if (field === 'metadata.name') return options.name
   if (field === 'metadata.namespace') return deployment.metadata?.namespace ?? 'default'
   if (field === 'status.podIP' || field === 'status.hostIP') return options.host ?? '127.0.0.1'
-  throw new Error(`env ${variable.name}: valueFrom ${JSON.stringify(variable.valueFrom)} cannot be resolved outside a cluster`)
+  throw new Error(
+    `env ${variable.name}: valueFrom ${JSON.stringify(variable.valueFrom)} cannot be resolved outside a cluster`
+  )
 }
 
 function toolArgs (tool: 'podman' | 'docker', options: ContainerRunOptions): string[] {
@@ -134,7 +144,13 @@ function toolArgs (tool: 'podman' | 'docker', options: ContainerRunOptions): str
 export function podmanHostArgs (options: Pick<ContainerRunOptions, 'runtime' | 'ulimit'> = {}): string[] {
   const runtime = options.runtime === undefined ? (installed('runc') ? 'runc' : null) : options.runtime
   const limit = options.ulimit ?? defaultUlimit()
-  return [...(runtime !== null ? ['--runtime', runtime] : []), '--ulimit', `nofile=${limit}:${limit}`, '--ulimit', `nproc=${limit}:${limit}`]
+  return [
+    ...(runtime !== null ? ['--runtime', runtime] : []),
+    '--ulimit',
+    `nofile=${limit}:${limit}`,
+    '--ulimit',
+    `nproc=${limit}:${limit}`
+  ]
 }
 
 /** The pod's security context, overridden field by field by the container's, as the kubelet merges them. */
@@ -146,7 +162,7 @@ function securityArgs (pod: PodSpec, container: Container, tool: 'podman' | 'doc
     // to; the kubelet mounts only the pod's volumes.
     args.push('--read-only', ...(tool === 'podman' ? ['--read-only-tmpfs=false'] : []))
   }
-  if (context.runAsUser !== undefined) args.push('--user', `${context.runAsUser}${context.runAsGroup !== undefined ? `:${context.runAsGroup}` : ''}`)
+  if (context.runAsUser !== undefined) { args.push('--user', `${context.runAsUser}${context.runAsGroup !== undefined ? `:${context.runAsGroup}` : ''}`) }
   const fsGroup = pod.securityContext?.fsGroup
   if (fsGroup !== undefined) args.push('--group-add', String(fsGroup))
   for (const group of pod.securityContext?.supplementalGroups ?? []) args.push('--group-add', String(group))
@@ -157,7 +173,11 @@ function securityArgs (pod: PodSpec, container: Container, tool: 'podman' | 'doc
 }
 
 /** emptyDir volumes as tmpfs (0777, as the kubelet makes them), Secret volumes read-only from the caller's folders. */
-function volumeArgs (pod: PodSpec, container: Container, options: ContainerRunOptions): { args: string[], secretMounts: Record<string, string> } {
+function volumeArgs (
+  pod: PodSpec,
+  container: Container,
+  options: ContainerRunOptions
+): { args: string[]; secretMounts: Record<string, string> } {
   const volumes = new Map((pod.volumes ?? []).map(v => [v.name, v]))
   const tokenVolume = tokenVolumeName(container)
   const args: string[] = []
@@ -177,7 +197,9 @@ function volumeArgs (pod: PodSpec, container: Container, options: ContainerRunOp
       args.push('--volume', `${source}:${mount.mountPath}:ro`)
       secretMounts[mount.name] = mount.mountPath
     } else {
-      throw new Error(`volume ${mount.name}: only emptyDir and secret volumes are supported (${describeVolume(volume)})`)
+      throw new Error(
+        `volume ${mount.name}: only emptyDir and secret volumes are supported (${describeVolume(volume)})`
+      )
     }
   }
   return { args, secretMounts }
@@ -202,7 +224,17 @@ function httpGet (probe: Probe | undefined, which: string): { path: string, sche
   return { path: get.path ?? '/', scheme: get.scheme === 'HTTPS' ? 'https' : 'http' }
 }
 
-const UNITS: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 }
+const UNITS: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40
+}
 
 /** A Kubernetes quantity of bytes (64Mi, 1Gi, 500M, 1048576) as a number. */
 export function bytes (quantity: string): number {
@@ -229,7 +261,9 @@ let hostUlimit: number | undefined
 
 /** 20000, or the host's hard limit on open files or processes when lower (dash's ulimit has no -u: then files only). */
 function defaultUlimit (): number {
-  const limits = execFileSync('sh', ['-c', 'ulimit -Hn; ulimit -Hu 2>/dev/null || true'], { encoding: 'utf8' }).split('\n')
+  const limits = execFileSync('sh', ['-c', 'ulimit -Hn; ulimit -Hu 2>/dev/null || true'], { encoding: 'utf8' }).split(
+    '\n'
+  )
   hostUlimit ??= Math.min(20000, ...limits.filter(l => /^\d+$/.test(l)).map(Number))
   return hostUlimit
 }

@@ -14,7 +14,11 @@ t.test('a condition keeps its transition time until its status changes', async t
   t.equal(flipped[0]?.lastTransitionTime, '2026-02-01T00:00:00Z')
   const two = setCondition(flipped, { type: 'Complete', status: 'True' }, now)
   t.same(two.map(c => c.type), ['Valid', 'Complete'])
-  t.same(setCondition([null, 'x', { type: 'Valid', status: 'True' }], { type: 'Other', status: 'True' }, now).length, 2, 'garbage entries are dropped')
+  t.same(
+    setCondition([null, 'x', { type: 'Valid', status: 'True' }], { type: 'Other', status: 'True' }, now).length,
+    2,
+    'garbage entries are dropped'
+  )
 })
 
 t.test('reading conditions tolerates anything', async t => {

@@ -20,14 +20,14 @@ t.test('the RFC\'s examples', async t => {
     [[1, 2], { a: 'b', c: null }, { a: 'b' }],
     [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }]
   ]
-  for (const [target, patch, expected] of cases) t.same(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`)
+  for (const [target, patch, expected] of cases) { t.same(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`) }
 })
 
 t.test('neither the target nor the patch is changed', async t => {
   const target = { spec: { containers: [{ name: 'a' }], parallelism: 1 } }
   const patch = { spec: { parallelism: 2, containers: [{ name: 'b' }] } }
-  const result = mergePatch(target, patch) as any
+  const result = mergePatch(target, patch) as typeof target
   t.same(target, { spec: { containers: [{ name: 'a' }], parallelism: 1 } })
-  result.spec.containers[0].name = 'changed'
+  result.spec.containers[0]!.name = 'changed'
   t.same(patch.spec.containers, [{ name: 'b' }], 'the result shares nothing with the patch')
 })

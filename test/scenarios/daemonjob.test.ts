@@ -10,6 +10,8 @@ import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import { daemonjobController, simNode } from '../../src/simulator/daemonjob.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import type { Job } from 'kubernetes-types/batch/v1.js'
+import { objectAs } from '../helpers/objects.js'
 
 const EXAMPLE_MANIFEST = fileURLToPath(new URL('../../manifests/examples/daemonjob.yaml', import.meta.url))
 const NAME = 'daemonjob-example'
@@ -63,13 +65,22 @@ t.test('five nodes, two excluded, one cordoned, one tainted: one Job; a node tha
   const first = await sim.reconcile(ref)
   t.ok(first.ok, first.error ?? 'the first reconcile succeeds')
   t.same(first.created.map(r => r.name), [jobName('node-3')], 'exactly one Job, for node-3')
-  t.same(Object.keys(first.request?.related['Node.v1'] ?? {}), ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'], 'Nodes reach the hook, keyed by name')
+  t.same(
+    Object.keys(first.request?.related['Node.v1'] ?? {}),
+    ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'],
+    'Nodes reach the hook, keyed by name'
+  )
 
-  const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('node-3') }) as any
-  t.same(job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms,
-    [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }], 'pinned by required node affinity')
-  t.equal(job.spec.template.spec.nodeName, undefined)
-  t.match(job.metadata.labels, { 'jobhooks.io/daemonjob': NAME, 'jobhooks.io/node': 'node-3', key1: 'value1' })
+  const job = objectAs<Job>(
+    sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('node-3') })
+  )
+  t.same(
+    job.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
+    [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }],
+    'pinned by required node affinity'
+  )
+  t.equal(job.spec?.template.spec?.nodeName, undefined)
+  t.match(job.metadata?.labels, { 'jobhooks.io/daemonjob': NAME, 'jobhooks.io/node': 'node-3', key1: 'value1' })
 
   await sim.runUntil(jobStarted(jobName('node-3')))
   t.match(status(sim), { phase: 'Running', desired: 1, active: 1 })
@@ -81,7 +92,15 @@ t.test('five nodes, two excluded, one cordoned, one tainted: one Job; a node tha
   t.match(status(sim), { phase: 'Running', desired: 2, active: 2 })
 
   await sim.runUntilQuiet()
-  t.match(status(sim), { phase: 'Succeeded', desired: 2, active: 0, succeeded: 2, failed: 0, succeededNodes: ['node-3', 'node-6'], failedNodes: [] })
+  t.match(status(sim), {
+    phase: 'Succeeded',
+    desired: 2,
+    active: 0,
+    succeeded: 2,
+    failed: 0,
+    succeededNodes: ['node-3', 'node-6'],
+    failedNodes: []
+  })
   t.equal(sim.secondsAt(status(sim).completionTime), 40, 'done when the last Job finished')
   t.match(status(sim).conditions, [{ type: 'Valid', status: 'True' }, { type: 'Complete', status: 'True' }])
 
@@ -104,13 +123,24 @@ t.test('a failing node does not stop the others; Failed at the end; deleted Jobs
   await sim.runUntilQuiet()
   t.same(createdJobs(sim).sort(), [jobName('node-3'), jobName('node-6')])
   const s = status(sim)
-  t.match(s, { phase: 'Failed', desired: 2, succeeded: 1, failed: 1, succeededNodes: ['node-3'], failedNodes: [{ name: 'node-6', jobName: jobName('node-6'), message: /BackoffLimitExceeded/ }] })
+  t.match(s, {
+    phase: 'Failed',
+    desired: 2,
+    succeeded: 1,
+    failed: 1,
+    succeededNodes: ['node-3'],
+    failedNodes: [{ name: 'node-6', jobName: jobName('node-6'), message: /BackoffLimitExceeded/ }]
+  })
   t.equal(sim.secondsAt(s.completionTime), 30, 'it waited for node-3 to finish after node-6 failed')
 
   sim.deleteJob(jobName('node-3'))
   sim.deleteJob(jobName('node-6'))
   await sim.runUntilQuiet()
-  t.same(createdJobs(sim).sort(), [jobName('node-3'), jobName('node-6')], 'finished Jobs that disappear are not created again')
+  t.same(
+    createdJobs(sim).sort(),
+    [jobName('node-3'), jobName('node-6')],
+    'finished Jobs that disappear are not created again'
+  )
   t.same(status(sim), s, 'the outcomes are remembered')
 })
 
@@ -125,15 +155,22 @@ t.test('cordoning and tainting: a node that becomes eligible while it runs gets 
   t.match(status(sim), { phase: 'Succeeded', desired: 2, succeeded: 2 })
 })
 
-t.test('with v1 hooks Metacontroller sends a namespaced DaemonJob no Nodes: Pending, says why, creates nothing', async t => {
-  const sim = simulator(t, 'v1')
-  fiveNodes(sim)
-  sim.apply(example())
-  await sim.runUntilQuiet()
-  t.same(createdJobs(sim), [])
-  t.same(sim.lastReconcile(ref)?.request?.related, { 'Node.v1': {} })
-  t.match(status(sim), { phase: 'Pending', desired: 0, message: /Metacontroller sent no Nodes \(related Node.v1 is empty/ })
-})
+t.test(
+  'with v1 hooks Metacontroller sends a namespaced DaemonJob no Nodes: Pending, says why, creates nothing',
+  async t => {
+    const sim = simulator(t, 'v1')
+    fiveNodes(sim)
+    sim.apply(example())
+    await sim.runUntilQuiet()
+    t.same(createdJobs(sim), [])
+    t.same(sim.lastReconcile(ref)?.request?.related, { 'Node.v1': {} })
+    t.match(status(sim), {
+      phase: 'Pending',
+      desired: 0,
+      message: /Metacontroller sent no Nodes \(related Node.v1 is empty/
+    })
+  }
+)
 
 t.test('ttlSecondsAfterFinished: 0: every node\'s Job runs once, and the service deletes each once its outcome is in the status, even for a sync handed an older DaemonJob', async t => {
   const sim = simulator(t)
@@ -155,8 +192,16 @@ t.test('ttlSecondsAfterFinished: 0: every node\'s Job runs once, and the service
   t.same([stale.deleted, stale.created], [[], []], 'handed the older copy: nothing deleted, nothing created')
   t.ok(status(sim).succeededNodes.includes('node-a'), 'the outcome is derived again from the Job: no regression')
   await sim.runUntilQuiet()
-  t.same([...createdJobs(sim)].sort(), ['node-a', 'node-b', 'node-c'].map(jobName), 'every node\'s Job created exactly once')
-  t.same(sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job').map(e => e.cause), ['controller', 'controller', 'controller'], 'each deleted by Metacontroller as a child the hook left out')
+  t.same(
+    [...createdJobs(sim)].sort(),
+    ['node-a', 'node-b', 'node-c'].map(jobName),
+    "every node's Job created exactly once"
+  )
+  t.same(
+    sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job').map(e => e.cause),
+    ['controller', 'controller', 'controller'],
+    'each deleted by Metacontroller as a child the hook left out'
+  )
   t.equal(status(sim).phase, 'Succeeded')
   t.same(status(sim).succeededNodes, ['node-a', 'node-b', 'node-c'])
   t.same(sim.listJobs(), [], 'no Job left')

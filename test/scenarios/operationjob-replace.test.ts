@@ -14,28 +14,49 @@ import { collasetController, PodKubelet, type PodKubeletBehaviour } from '../../
 import { capacityGuard, livePods, podCondition } from '../helpers/scenarios.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import { specOf } from '../helpers/objects.js'
 
 const COLLASET = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 const WALKTHROUGH = fileURLToPath(new URL('../../manifests/examples/operationjob-replace.yaml', import.meta.url))
-const jobRef = (name = 'opj-replace'): ObjectRef => ({ apiVersion: JOBHOOKS_API_VERSION, kind: 'OperationJob', namespace: 'default', name })
+const jobRef = (name = 'opj-replace'): ObjectRef => ({
+  apiVersion: JOBHOOKS_API_VERSION,
+  kind: 'OperationJob',
+  namespace: 'default',
+  name
+})
 const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
 
 interface Tap { teardown: (fn: () => unknown) => void }
 
-async function setup (t: Tap, options: { version?: HookVersion, kubelet?: PodKubeletBehaviour } = {}): Promise<{ sim: Simulator, kubelet: PodKubelet, origins: string[] }> {
+async function setup (
+  t: Tap,
+  options: { version?: HookVersion; kubelet?: PodKubeletBehaviour } = {}
+): Promise<{ sim: Simulator; kubelet: PodKubelet; origins: string[] }> {
   const version = options.version ?? 'v2'
-  const sim = new Simulator({ controllers: [collasetController(version), controllerFromManifest('operationjobs', version)] })
+  const sim = new Simulator({
+    controllers: [collasetController(version), controllerFromManifest('operationjobs', version)]
+  })
   t.teardown(async () => await sim.close())
   const kubelet = new PodKubelet(sim, { startAfterSeconds: 3, ...options.kubelet })
   sim.apply(loadManifest(COLLASET).find(o => o.kind === 'CollaSet') as KubeObject)
   await kubelet.run(10)
-  return { sim, kubelet, origins: pods(sim).map(p => p.metadata.name).sort() }
+  return {
+    sim,
+    kubelet,
+    origins: pods(sim)
+      .map(p => p.metadata.name)
+      .sort()
+  }
 }
 
 /** The walkthrough's opj-replace, with the real Pod names for its placeholders and `mutate` applied to its spec. */
-function replaceJob (targets: string[], mutate: (spec: any) => void = () => {}, name = 'opj-replace'): KubeObject {
+function replaceJob (
+  targets: string[],
+  mutate: (spec: Record<string, unknown>) => void = () => {},
+  name = 'opj-replace'
+): KubeObject {
   const object = loadManifest(WALKTHROUGH).find(o => o.kind === 'OperationJob') as KubeObject
-  const spec = object.spec as any
+  const spec = specOf(object)
   spec.targets = targets.map(name => ({ name }))
   object.metadata.name = name
   mutate(spec)
@@ -48,7 +69,8 @@ const status = (sim: Simulator, name = 'opj-replace'): Record<string, any> => {
   const object = sim.get(jobRef(name))
   return isRecord(object?.status) ? object.status : {}
 }
-const progressOf = (sim: Simulator, name?: string): string[] => (status(sim, name).targetDetails ?? []).map((d: any) => `${d.name as string}=${d.progress as string}`)
+const progressOf = (sim: Simulator, name?: string): string[] =>
+  (status(sim, name).targetDetails ?? []).map((d: any) => `${d.name as string}=${d.progress as string}`)
 
 for (const version of ['v2', 'v1'] as HookVersion[]) {
   t.test(`the walkthrough (${version}): partition 1 replaces the first target, partition 2 the other; Succeeded; never fewer than 2 Pods Ready`, async t => {
@@ -69,7 +91,7 @@ for (const version of ['v2', 'v1'] as HookVersion[]) {
     t.equal(afterOne.targetDetails[1].extraInfo, undefined, 'the pending target is untouched')
     t.notOk(sim.get(podRef(second))?.metadata.labels?.[TO_REPLACE_LABEL], 'and its Pod is not labelled')
 
-    sim.edit(jobRef(), o => { (o.spec as any).partition = 2 })
+    sim.edit(jobRef(), o => { specOf(o).partition = 2 })
     await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120, guard)
     const done = status(sim)
     t.match(done, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0, endTime: /Z$/ })
@@ -80,24 +102,29 @@ for (const version of ['v2', 'v1'] as HookVersion[]) {
   })
 }
 
-t.test('deleting the origin by hand before the replacement is Ready is not success: the job waits for the replacement', async t => {
-  let hold = true // Replacements stay not Ready until released.
-  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => hold && p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
-  const [target] = origins as [string]
-  sim.apply(replaceJob([target]))
-  await kubelet.runUntil(() => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
-  const newPod = status(sim).targetDetails[0].extraInfo.NewPod as string
-  sim.delete(podRef(target))
-  await kubelet.run(20)
-  t.equal(status(sim).progress, 'Processing', 'not Succeeded while the replacement is not Ready')
-  t.same(progressOf(sim), [`${target}=Processing`])
-  t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
-  t.ok(names(sim).includes(newPod), 'the CollaSet keeps the replacement as a regular Pod')
-  hold = false
-  await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 60)
-  t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
-  t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
-})
+t.test(
+  'deleting the origin by hand before the replacement is Ready is not success: the job waits for the replacement',
+  async t => {
+    let hold = true // Replacements stay not Ready until released.
+    const { sim, kubelet, origins } = await setup(t, {
+      kubelet: { neverStarts: p => hold && p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined }
+    })
+    const [target] = origins as [string]
+    sim.apply(replaceJob([target]))
+    await kubelet.runUntil(() => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
+    const newPod = status(sim).targetDetails[0].extraInfo.NewPod as string
+    sim.delete(podRef(target))
+    await kubelet.run(20)
+    t.equal(status(sim).progress, 'Processing', 'not Succeeded while the replacement is not Ready')
+    t.same(progressOf(sim), [`${target}=Processing`])
+    t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
+    t.ok(names(sim).includes(newPod), 'the CollaSet keeps the replacement as a regular Pod')
+    hold = false
+    await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 60)
+    t.equal(status(sim).targetDetails[0].extraInfo.NewPod, newPod)
+    t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
+  }
+)
 
 t.test('a target Pod that does not exist fails with PodNotFound; the job ends Failed', async t => {
   const { sim, kubelet, origins } = await setup(t)
@@ -112,7 +139,11 @@ t.test('two jobs on the same Pod converge on one replacement; both succeed with 
   const [target] = origins as [string]
   sim.apply(replaceJob([target], () => {}, 'opj-a'))
   sim.apply(replaceJob([target], () => {}, 'opj-b'))
-  await kubelet.runUntil(() => status(sim, 'opj-a').progress === 'Succeeded' && status(sim, 'opj-b').progress === 'Succeeded', 120, capacityGuard(t, sim, 2))
+  await kubelet.runUntil(
+    () => status(sim, 'opj-a').progress === 'Succeeded' && status(sim, 'opj-b').progress === 'Succeeded',
+    120,
+    capacityGuard(t, sim, 2)
+  )
   const a = status(sim, 'opj-a').targetDetails[0].extraInfo.NewPod
   t.equal(status(sim, 'opj-b').targetDetails[0].extraInfo.NewPod, a, 'the same new Pod')
   t.equal(pods(sim).length, 2, 'one replacement, not two')
@@ -120,7 +151,9 @@ t.test('two jobs on the same Pod converge on one replacement; both succeed with 
 })
 
 t.test('a replacement Pod is not replaced in turn: the target waits with NotAllowedToReplaceNewPod', async t => {
-  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  const { sim, kubelet, origins } = await setup(t, {
+    kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined }
+  })
   const [target] = origins as [string]
   sim.apply(replaceJob([target], () => {}, 'opj-a'))
   await kubelet.runUntil(() => status(sim, 'opj-a').targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)
@@ -134,30 +167,43 @@ t.test('a replacement Pod is not replaced in turn: the target waits with NotAllo
 
 t.test('deadline with partition raised step by step fails exactly the started targets, cancels their replacements; then the TTL deletes the job', async t => {
   // Replacements never start (a bad image): every started target runs into its deadline.
-  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
-  sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => { (o.spec as any).replicas = 3 })
+  const { sim, kubelet } = await setup(t, {
+    kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined }
+  })
+  sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => {
+    specOf(o).replicas = 3
+  })
   await kubelet.run(10)
   const all = pods(sim).map(p => p.metadata.name).sort()
   t.equal(all.length, 3)
-  sim.apply(replaceJob(all, spec => { spec.partition = 0; spec.activeDeadlineSeconds = 3; spec.TTLSecondsAfterFinished = 5 }))
+  sim.apply(
+    replaceJob(all, spec => {
+      spec.partition = 0
+      spec.activeDeadlineSeconds = 3
+      spec.TTLSecondsAfterFinished = 5
+    })
+  )
   await kubelet.run(5)
   t.equal(status(sim).progress, 'Pending', 'partition 0: nothing started')
   for (const partition of [1, 2]) {
-    sim.edit(jobRef(), o => { (o.spec as any).partition = partition })
+    sim.edit(jobRef(), o => { specOf(o).partition = partition })
     await kubelet.runUntil(() => status(sim).failedPodCount === partition, 30)
     await kubelet.run(3)
     t.equal(status(sim).failedPodCount, partition, `partition ${partition}: ${partition} failed`)
     t.equal(status(sim).progress, 'Processing')
-    for (const d of status(sim).targetDetails.slice(0, partition)) t.match(d, { progress: 'Failed', error: { reason: 'DeadlineExceeded' }, extraInfo: { Released: 'true' } })
+    for (const d of status(sim).targetDetails.slice(0, partition)) { t.match(d, { progress: 'Failed', error: { reason: 'DeadlineExceeded' }, extraInfo: { Released: 'true' } }) }
     t.equal(pods(sim).length, 3, 'the cancelled replacements are gone, the origins stay')
     t.notOk(pods(sim).some(p => p.metadata.labels?.[TO_REPLACE_LABEL] !== undefined), 'no replace request left')
   }
-  sim.edit(jobRef(), o => { (o.spec as any).partition = 3 })
+  sim.edit(jobRef(), o => { specOf(o).partition = 3 })
   await kubelet.runUntil(() => status(sim).progress === 'Failed', 30)
   t.equal(status(sim).failedPodCount, 3)
   const endedAt = sim.secondsAt(status(sim).endTime)
   await kubelet.runUntil(() => sim.get(jobRef()) === undefined, 30)
-  t.ok(sim.seconds() - endedAt >= 5 && sim.seconds() - endedAt <= 7, `deleted ${sim.seconds() - endedAt}s after it ended (TTL 5s)`)
+  t.ok(
+    sim.seconds() - endedAt >= 5 && sim.seconds() - endedAt <= 7,
+    `deleted ${sim.seconds() - endedAt}s after it ended (TTL 5s)`
+  )
   t.same(names(sim), all, 'only the original Pods remain')
 })
 

@@ -10,7 +10,7 @@ t.test('the shipped scripts load from hooks/ and documentation does not', async 
 t.test('a folder with a badly named file refuses to load', async t => {
   const dir = t.testdir({ 'ok.sh': 'echo', '.hidden': 'echo', 'README.md': '# docs' })
   t.throws(() => loadScriptLibrary(dir), /hooks\/.hidden: a shipped script needs a plain file name/)
-  t.same([...loadScriptLibrary(t.testdir({ 'ok.sh': 'echo', 'sub': {} })).keys()], ['ok.sh'], 'folders are not scripts')
+  t.same([...loadScriptLibrary(t.testdir({ 'ok.sh': 'echo', sub: {} })).keys()], ['ok.sh'], 'folders are not scripts')
 })
 
 t.test('script names are plain file names', async t => {

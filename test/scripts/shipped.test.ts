@@ -8,7 +8,11 @@ import { defaultHooksDir } from '../../src/scripts/library.js'
 
 const hooks = defaultHooksDir()
 function run (script: string, args: string[], env: Record<string, string> = {}): { code: number | null, out: string } {
-  const result = spawnSync('/bin/sh', [join(hooks, script), ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 30_000 })
+  const result = spawnSync('/bin/sh', [join(hooks, script), ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, ...env },
+    timeout: 30_000
+  })
   return { code: result.status, out: result.stdout + result.stderr }
 }
 

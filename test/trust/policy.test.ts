@@ -14,10 +14,17 @@ t.test('with cluster credentials, no start without a credential check unless AUT
 
 t.test('without cluster credentials (a local run) hooks are served as they are', async t => {
   t.same(decideTrust(open, false), { guarded: false })
-  t.same(decideTrust({ ...open, authTokenFile: '/run/token' }, false), { guarded: true }, 'a token asked for is checked locally too')
+  t.same(
+    decideTrust({ ...open, authTokenFile: '/run/token' }, false),
+    { guarded: true },
+    'a token asked for is checked locally too'
+  )
   t.match(decideTrust({ auth: 'none' }, false).warning, /^AUTH=none/)
 })
 
 t.test('AUTH=none with a credential setting is a contradiction', async t => {
-  t.throws(() => decideTrust({ auth: 'none', authTokenFile: '/run/token' }, false), /AUTH=none turns the credential check off/)
+  t.throws(
+    () => decideTrust({ auth: 'none', authTokenFile: '/run/token' }, false),
+    /AUTH=none turns the credential check off/
+  )
 })

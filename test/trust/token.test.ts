@@ -6,8 +6,15 @@ const digest = parseToken(Buffer.from(`  ${TOKEN}\n`), 'token')
 
 t.test('the token file holds one token, trimmed as Metacontroller trims the Secret it sends', async t => {
   t.equal(checkBearer(`Bearer ${TOKEN}`, digest), undefined, 'surrounding white space is not part of the token')
-  t.throws(() => parseToken(Buffer.from('short-token\n'), '/run/token'), new RegExp(`^/run/token holds a token of 11 characters: use at least ${MIN_TOKEN_LENGTH} random ones`))
-  t.throws(() => parseToken(Buffer.from(''), '/run/token'), /holds a token of 0 characters/, 'an empty file is no token')
+  t.throws(
+    () => parseToken(Buffer.from('short-token\n'), '/run/token'),
+    new RegExp(`^/run/token holds a token of 11 characters: use at least ${MIN_TOKEN_LENGTH} random ones`)
+  )
+  t.throws(
+    () => parseToken(Buffer.from(''), '/run/token'),
+    /holds a token of 0 characters/,
+    'an empty file is no token'
+  )
   t.throws(() => parseToken(Buffer.from(`${TOKEN} ${TOKEN}`), '/run/token'), /white space inside the token/)
 })
 

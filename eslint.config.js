@@ -1,0 +1,53 @@
+// Lint and format: neostandard (the standard style fastify uses; `eslint --fix` formats), plus the
+// project's size limits, and typescript-eslint's type-aware checks on src/ only (where they matter
+// and to keep the run short).
+import neostandard from 'neostandard'
+
+const noAsAny = {
+  selector: 'TSAsExpression > TSAnyKeyword.typeAnnotation, TSTypeAssertion > TSAnyKeyword.typeAnnotation',
+  message: 'No `as any` in tests: use a typed helper from test/helpers/ (objects.ts, conditions.ts).'
+}
+
+export default [
+  ...neostandard({
+    ts: true,
+    noJsx: true,
+    ignores: ['dist/**', 'coverage/**', '.tap/**', 'test/fixtures/**']
+  }),
+  {
+    name: 'jobhooks/everywhere',
+    rules: {
+      '@stylistic/max-len': ['error', { code: 120, tabWidth: 2 }],
+      // `void promise` marks a promise left unawaited on purpose (typescript-eslint's
+      // no-floating-promises reads it so).
+      'no-void': ['error', { allowAsStatement: true }]
+    }
+  },
+  {
+    name: 'jobhooks/src',
+    files: ['src/**/*.ts'],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname }
+    },
+    rules: {
+      // Counted like `wc -l`: blank lines and comments are lines a reader scrolls through too.
+      'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }],
+      'max-lines-per-function': ['error', { max: 60, skipBlankLines: false, skipComments: false }],
+      // An `any` in src/ needs an eslint-disable comment that says why.
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error'
+    }
+  },
+  {
+    name: 'jobhooks/test',
+    files: ['test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', noAsAny],
+      // Polling loops end when stop() clears their flag: a closure the rule cannot see.
+      'no-unmodified-loop-condition': 'off'
+    }
+  }
+]
