@@ -62,7 +62,10 @@ export class LiveCluster {
     return new LiveCluster(kubeConfig, url, namespace !== undefined && namespace !== '' ? namespace : undefined, files)
   }
 
-  /** The resource type a CompositeController or a related rule names, asking the API server's discovery about one the table lacks. */
+  /**
+   * The resource type a CompositeController or a related rule names, asking the API server's discovery about one the
+   * table lacks.
+   */
   async resolve (type: TypeName): Promise<ResourceType> {
     const known = 'resource' in type ? this.types.byResource(type.apiVersion, type.resource) : this.types.byKind(type.apiVersion, type.kind)
     if (known !== undefined) return known
@@ -87,7 +90,10 @@ export class LiveCluster {
     return object === undefined ? undefined : typed(object as KubeObject, type)
   }
 
-  /** The objects of a type, in one namespace (or all, or cluster-scoped ones), that `labelSelector` selects (`kubectl get -l` syntax; empty: all). */
+  /**
+   * The objects of a type, in one namespace (or all, or cluster-scoped ones), that `labelSelector` selects (`kubectl
+   * get -l` syntax; empty: all).
+   */
   async list (type: ResourceType, namespace: string | undefined, labelSelector = ''): Promise<KubeObject[]> {
     const query = labelSelector === '' ? '' : `?labelSelector=${encodeURIComponent(labelSelector)}`
     const list = await this.read(`${collectionPath(type, namespace)}${query}`)
@@ -121,7 +127,9 @@ export class LiveCluster {
   }
 }
 
-/** `/api/v1/namespaces/<ns>/pods`, `/apis/batch/v1/namespaces/<ns>/jobs`, `/api/v1/nodes`; all namespaces without one. */
+/**
+ * `/api/v1/namespaces/<ns>/pods`, `/apis/batch/v1/namespaces/<ns>/jobs`, `/api/v1/nodes`; all namespaces without one.
+ */
 export function collectionPath (type: ResourceType, namespace: string | undefined): string {
   const prefix = type.apiVersion.includes('/') ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`
   return type.namespaced && namespace !== undefined ? `${prefix}/namespaces/${encodeURIComponent(namespace)}/${type.resource}` : `${prefix}/${type.resource}`

@@ -12,9 +12,13 @@ import { isRecord } from '../k8s/types.js'
 import { selectorMatches, type LabelSelector } from '../k8s/selectors.js'
 import type { CustomizeResponse, SyncRequest, SyncResponse } from '../protocol/hooks.js'
 import { RecordingExecutor } from '../effects/dry-run.js'
-import { describeEffect, type Effect, type EffectExecutor, type EffectOutcome, type ObjectRef as EffectTarget } from '../effects/types.js'
+import {
+  describeEffect, type Effect, type EffectExecutor, type EffectOutcome, type ObjectRef as EffectTarget
+} from '../effects/types.js'
 import { defaultHooksDir, loadScriptLibrary } from '../scripts/library.js'
-import { CONTROLLER_UID_LABEL, comparable, type Controller } from '../simulator/simulator.js'
+import { CONTROLLER_UID_LABEL } from '../simulator/controller.js'
+import { comparable } from '../simulator/children.js'
+import type { Controller } from '../simulator/types.js'
 import { deepEqual, isContainedIn, kubeTime, refKey, refOf, wire } from '../simulator/objects.js'
 import { applyUpdate, changedFields, LastAppliedError } from '../simulator/apply.js'
 import { groupKey } from '../k8s/objects.js'
@@ -169,7 +173,9 @@ export class Previewer {
   }
 
   /** The related rules, from the customize hook if the kind has one. */
-  private async customize (controller: Controller, parent: KubeObject): Promise<CustomizeResponse['relatedResources'] | string> {
+  private async customize (
+    controller: Controller, parent: KubeObject
+  ): Promise<CustomizeResponse['relatedResources'] | string> {
     if (controller.hooks.customize === undefined) return []
     const answer = await this.call<CustomizeResponse>(`/hooks/${controller.hooks.kind}/customize`, { controller: controller.object, parent })
     return typeof answer === 'string' ? `the customize hook ${answer}` : answer.relatedResources
@@ -188,7 +194,9 @@ export class Previewer {
  * spec if that differs (what `kubectl apply` would set: a new generation, the same metadata and
  * status). Not in the cluster: the manifest's object as the API server would first store it.
  */
-function parentOf (object: KubeObject, live: KubeObject | undefined, namespace: string | undefined, now: Date): { parent: KubeObject, notes: string[] } {
+function parentOf (
+  object: KubeObject, live: KubeObject | undefined, namespace: string | undefined, now: Date
+): { parent: KubeObject, notes: string[] } {
   const manifest = wire(object)
   if (live === undefined) {
     delete manifest.status
@@ -207,7 +215,9 @@ function parentOf (object: KubeObject, live: KubeObject | undefined, namespace: 
  * The desired children by reference, as Metacontroller checks them before it changes anything:
  * in the parent's namespace, with the `controller-uid` label it adds, matching the selector.
  */
-function desiredChildren (controller: Controller, parent: KubeObject, selector: LabelSelector, answered: unknown): Map<string, KubeObject> | string {
+function desiredChildren (
+  controller: Controller, parent: KubeObject, selector: LabelSelector, answered: unknown
+): Map<string, KubeObject> | string {
   const desired = new Map<string, KubeObject>()
   for (const raw of Array.isArray(answered) ? answered : []) {
     const child = wire(raw) as KubeObject

@@ -63,7 +63,9 @@ export function alignRows (rows: string[][], gap = '   '): string[] {
 }
 
 /** What `kubectl get <kind> <name>` prints for one object, its age given. */
-export function kubectlGet (object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number): string[] {
+export function kubectlGet (
+  object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number
+): string[] {
   const columns = printerColumns(object.kind)
   return alignRows([
     ['NAME', ...columns.map(c => c.name)],

@@ -28,7 +28,9 @@ export function asNodes (objects: KubeObject[]): KubeObject[] {
 }
 
 /** The final phase and counts of a DaemonJob, and a row per Node: its Job's outcome, or why it has none. */
-export function daemonJobReport (sim: Simulator, daemonJob: KubeObject, nodes: KubeObject[], time: (value: unknown) => string): string[] {
+export function daemonJobReport (
+  sim: Simulator, daemonJob: KubeObject, nodes: KubeObject[], time: (value: unknown) => string
+): string[] {
   const status = isRecord(daemonJob.status) ? daemonJob.status : {}
   const phase = typeof status.phase === 'string' ? status.phase : 'unknown'
   const count = (key: string): number => (typeof status[key] === 'number' ? status[key] : 0)

@@ -6,7 +6,9 @@
 import type { Effect } from '../effects/types.js'
 import type { AppliedEffect } from '../simulator/effects.js'
 import type { ObjectRef } from '../simulator/objects.js'
-import type { Simulator, TimelineEvent } from '../simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import type { Simulator } from '../simulator/simulator.js'
+import type { TimelineEvent } from '../simulator/types.js'
 
 export interface TimelineEntry {
   seconds: number
@@ -16,9 +18,6 @@ export interface TimelineEntry {
   /** What happened, each in words. */
   actions: string[]
 }
-
-/** Kinds whose objects are subjects by their name alone (the others are `Kind name`). */
-const PARENT_KINDS = new Set(['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet'])
 
 /** Who a Pod or ReplicaSet belongs to, when a workload the simulator does not run as a parent made it. */
 export type PodOwner = (name: string) => string | undefined
@@ -88,7 +87,8 @@ function merged (sim: Simulator): Array<TimelineEvent | AppliedEffect> {
 /** Whose line an event goes on: a child's parent, or the object itself. */
 function subjectOf (event: TimelineEvent): string {
   if (event.owner !== undefined) return event.owner.name
-  if (PARENT_KINDS.has(event.object.kind) || event.object.kind === 'JobTemplate') return event.object.name
+  // jobhooks' own objects (the parents, JobTemplates) are subjects by their name alone.
+  if (event.object.apiVersion === JOBHOOKS_API_VERSION) return event.object.name
   return `${event.object.kind} ${event.object.name}`
 }
 

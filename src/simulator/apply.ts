@@ -49,7 +49,9 @@ export function applyUpdate (observed: KubeObject, desired: KubeObject): KubeObj
   return merged
 }
 
-/** Where `merged` differs from `observed`, the last-applied annotation aside: what applying it changes (`spec.suspend`). */
+/**
+ * Where `merged` differs from `observed`, the last-applied annotation aside: what applying it changes (`spec.suspend`).
+ */
 export function changedFields (observed: KubeObject, merged: KubeObject): string[] {
   return diffPaths(withoutLastApplied(observed), withoutLastApplied(merged), '', 20)
 }
@@ -82,7 +84,10 @@ export function mergeValue (destination: unknown, last: unknown, desired: unknow
   return desired
 }
 
-function mergeObject (destination: Record<string, unknown>, last: Record<string, unknown> | undefined, desired: Record<string, unknown> | undefined): Record<string, unknown> {
+function mergeObject (
+  destination: Record<string, unknown>, last: Record<string, unknown> | undefined,
+  desired: Record<string, unknown> | undefined
+): Record<string, unknown> {
   for (const key of Object.keys(last ?? {})) {
     if (desired === undefined || !Object.hasOwn(desired, key)) delete destination[key]
   }

@@ -7,37 +7,15 @@ import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { REVISION_LABEL } from '../controllers/collaset/pods.js'
 import { kubeTime, refOf } from './objects.js'
-import type { ControllerConfig, HookVersion, Simulator } from './simulator.js'
+import type { ControllerConfig, HookVersion } from './types.js'
+import type { Simulator } from './simulator.js'
+import { conditionsOf, setCondition, withReadiness } from './readiness.js'
 import { controllerFromManifest } from './controllers.js'
+
+export { conditionsOf, withReadiness }
 
 export function collasetController (hookVersion?: HookVersion): ControllerConfig {
   return controllerFromManifest('collasets', hookVersion)
-}
-
-type Conditions = Array<Record<string, unknown>>
-
-export function conditionsOf (pod: KubeObject): Conditions {
-  const status = isRecord(pod.status) ? pod.status : {}
-  return Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
-}
-
-function setCondition (list: Conditions, type: string, status: 'True' | 'False', time?: string): Conditions {
-  const old = list.find(c => c.type === type)
-  if (old !== undefined && old.status === status) return list
-  const next: Record<string, unknown> = { type, status }
-  if (time !== undefined) next.lastTransitionTime = time
-  return old === undefined ? [...list, next] : list.map(c => (c === old ? next : c))
-}
-
-/** The Pod with its Ready condition recomputed: containers ready and every readiness gate True. */
-export function withReadiness (pod: KubeObject, time?: string): KubeObject {
-  const list = conditionsOf(pod)
-  const spec = isRecord(pod.spec) ? pod.spec : {}
-  const gates = Array.isArray(spec.readinessGates) ? spec.readinessGates.filter(isRecord).map(g => g.conditionType) : []
-  const containers = list.find(c => c.type === 'ContainersReady')?.status === 'True'
-  const gated = gates.every(type => list.find(c => c.type === type)?.status === 'True')
-  const status = isRecord(pod.status) ? pod.status : {}
-  return { ...pod, status: { ...status, conditions: setCondition(list, 'Ready', containers && gated ? 'True' : 'False', time) } }
 }
 
 export interface PodKubeletBehaviour {

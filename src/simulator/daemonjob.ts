@@ -1,7 +1,7 @@
 // DaemonJob in the simulator: its CompositeController as manifests/controllers/daemonjob.yaml
 // declares it, and Nodes as the simulated API server stores them (cluster-scoped).
 import type { KubeObject } from '../k8s/types.js'
-import type { ControllerConfig, HookVersion } from './simulator.js'
+import type { ControllerConfig, HookVersion } from './types.js'
 import { controllerFromManifest } from './controllers.js'
 
 /** DaemonJob: children Jobs and ConfigMaps, customize asks for every Node. */

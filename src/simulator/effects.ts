@@ -26,7 +26,7 @@ import { withinReach } from '../effects/scope.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
-import { withReadiness } from './collaset.js'
+import { withReadiness } from './readiness.js'
 import { isReady } from '../k8s/pods.js'
 import type { ObjectStore } from './store.js'
 

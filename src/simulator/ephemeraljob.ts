@@ -8,7 +8,7 @@ import { isRecord } from '../k8s/types.js'
 import { JOB_NAME_ENV } from '../controllers/ephemeraljob/spec.js'
 import { kubeTime, refOf, type ObjectRef } from './objects.js'
 import type { ObjectStore } from './store.js'
-import type { ControllerConfig, HookVersion } from './simulator.js'
+import type { ContainerExit, ControllerConfig, EphemeralBehaviour, HookVersion } from './types.js'
 import { controllerFromManifest } from './controllers.js'
 
 /** EphemeralJob: no child resources; customize asks for the Pods its selector matches. */
@@ -16,17 +16,7 @@ export function ephemeraljobController (hookVersion?: HookVersion): ControllerCo
   return controllerFromManifest('ephemeraljobs', hookVersion)
 }
 
-/** What an ephemeral container does: exit with this code, or run until the Pod goes (`hang`). */
-export type ContainerExit = number | 'hang'
-
-export interface EphemeralBehaviour {
-  /** Seconds from injection to running (the image pull). Default 1. */
-  startAfterSeconds?: number
-  /** Seconds from running to terminated. Default 5. */
-  runSeconds?: number
-  /** Per Pod name: one exit for every container, or per container name. Default exit code 0. */
-  exits?: Record<string, ContainerExit | Record<string, ContainerExit>>
-}
+export type { ContainerExit, EphemeralBehaviour }
 
 export interface KubeletHost {
   store: ObjectStore
@@ -83,7 +73,10 @@ export class EphemeralKubelet {
 }
 
 /** A standalone Pod that runs (as the kubelet reports it), with one container per name. */
-export function runningPod (name: string, labels: Record<string, string>, options: { namespace?: string, containers?: string[], phase?: string } = {}): KubeObject {
+export function runningPod (
+  name: string, labels: Record<string, string>,
+  options: { namespace?: string, containers?: string[], phase?: string } = {}
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -97,13 +90,17 @@ export function runningPod (name: string, labels: Record<string, string>, option
  * The ephemeral containers of one EphemeralJob (by the name in their env) in the stored Pods,
  * with their state: `waiting` from injection until running, then `running`, then `terminated`.
  */
-export function jobContainers (store: ObjectStore, jobName: string, namespace = 'default'): Array<{ pod: string, name: string, state: 'waiting' | 'running' | 'terminated', exitCode?: number }> {
+export function jobContainers (
+  store: ObjectStore, jobName: string, namespace = 'default'
+): Array<{ pod: string, name: string, state: 'waiting' | 'running' | 'terminated', exitCode?: number }> {
   const found: Array<{ pod: string, name: string, state: 'waiting' | 'running' | 'terminated', exitCode?: number }> = []
   for (const pod of store.list('v1', 'Pod', namespace)) {
     const spec = isRecord(pod.spec) ? pod.spec : {}
     const status = isRecord(pod.status) ? pod.status : {}
     const statuses = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isRecord) : []
-    for (const container of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []) {
+    for (
+      const container of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
+    ) {
       if (!(container.env ?? []).some(e => e.name === JOB_NAME_ENV && e.value === jobName)) continue
       const state = statuses.find(s => s.name === container.name)?.state
       if (isRecord(state) && isRecord(state.terminated)) found.push({ pod: pod.metadata.name, name: container.name, state: 'terminated', exitCode: state.terminated.exitCode as number })

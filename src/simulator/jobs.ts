@@ -99,7 +99,9 @@ export function defaultJob (job: KubeObject): void {
   }
 }
 
-function condition (type: string, reason: string, message: string, nowMs: number, status: 'True' | 'False' = 'True'): Record<string, unknown> {
+function condition (
+  type: string, reason: string, message: string, nowMs: number, status: 'True' | 'False' = 'True'
+): Record<string, unknown> {
   const time = kubeTime(nowMs)
   return { type, status, lastProbeTime: time, lastTransitionTime: time, reason, message }
 }
@@ -132,7 +134,9 @@ export function isSuspended (job: KubeObject): boolean {
  * The Suspended condition set to `status` with `reason` and `message` as the Job controller sets
  * it: replaced when any of the three differs, added only when True. Whether it changed too.
  */
-function withSuspended (job: KubeObject, status: 'True' | 'False', reason: string, message: string, nowMs: number): { list: unknown[], changed: boolean } {
+function withSuspended (
+  job: KubeObject, status: 'True' | 'False', reason: string, message: string, nowMs: number
+): { list: unknown[], changed: boolean } {
   const list = [...conditions(job)]
   const i = list.findIndex(c => isRecord(c) && c.type === 'Suspended')
   const current = list[i]
@@ -146,7 +150,9 @@ function withSuspended (job: KubeObject, status: 'True' | 'False', reason: strin
 }
 
 /** The status of a Job that is suspended: no pod, Suspended True, no startTime once it turned so. */
-export function suspendedStatus (job: KubeObject, nowMs: number): { status: Record<string, unknown>, changed: boolean } {
+export function suspendedStatus (
+  job: KubeObject, nowMs: number
+): { status: Record<string, unknown>, changed: boolean } {
   const next = status(job)
   const { list, changed } = withSuspended(job, 'True', 'JobSuspended', 'Job suspended', nowMs)
   next.conditions = list
@@ -176,7 +182,9 @@ const FAILURE = { reason: 'BackoffLimitExceeded', message: 'Job has reached the 
  * (SuccessCriteriaMet / FailureTarget, no Complete / Failed yet); `modern` false leaves those
  * interim conditions out altogether, as older Kubernetes did.
  */
-export function finishedStatus (job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number): Record<string, unknown> {
+export function finishedStatus (
+  job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number
+): Record<string, unknown> {
   const next = status(job)
   delete next.active
   next.ready = 0

@@ -92,7 +92,9 @@ export interface LabelSelector {
 }
 
 /** Label selector semantics of the API server. An empty selector matches everything. */
-export function matchesSelector (selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+export function matchesSelector (
+  selector: LabelSelector | undefined, labels: Record<string, string> | undefined
+): boolean {
   if (selector === undefined) return true
   const have = labels ?? {}
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

@@ -70,7 +70,10 @@ export class ObjectStore {
    * that sends the object it read. An update the API server would refuse throws InvalidError
    * (422): a Job's template, selector or completion mode changed.
    */
-  update (object: KubeObject, options: { keepStatus?: boolean, checkVersion?: boolean, admit?: (stored: KubeObject) => void } = {}): KubeObject {
+  update (
+    object: KubeObject,
+    options: { keepStatus?: boolean, checkVersion?: boolean, admit?: (stored: KubeObject) => void } = {}
+  ): KubeObject {
     const key = refKey(refOf(object))
     const old = this.objects.get(key)
     if (old === undefined) throw new NotFoundError(refOf(object))
@@ -194,7 +197,9 @@ function withoutMetadataAndStatus (object: KubeObject): Record<string, unknown> 
   return rest
 }
 
-function managedFieldsEntry (object: KubeObject, manager: string, operation: string, now: number): Record<string, unknown> {
+function managedFieldsEntry (
+  object: KubeObject, manager: string, operation: string, now: number
+): Record<string, unknown> {
   const fields = Object.fromEntries(Object.keys(object).filter(k => k !== 'apiVersion' && k !== 'kind' && k !== 'status').map(k => [`f:${k}`, {}]))
   return { manager, operation, apiVersion: object.apiVersion, time: kubeTime(now), fieldsType: 'FieldsV1', fieldsV1: isRecord(fields) ? fields : {} }
 }
