@@ -42,10 +42,15 @@ export class PodKubelet {
       const created = Date.parse(pod.metadata.creationTimestamp ?? time)
       const due = now >= created + (this.behaviour.startAfterSeconds ?? 3) * 1000
       if (status.phase === undefined) {
-        const conditions = setCondition(setCondition([], 'PodScheduled', 'True', time), 'ContainersReady', 'False', time)
-        this.sim.store.updateStatus(refOf(pod), withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time).status)
+        const scheduled = setCondition([], 'PodScheduled', 'True', time)
+        const conditions = setCondition(scheduled, 'ContainersReady', 'False', time)
+        const pending = withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time)
+        this.sim.store.updateStatus(refOf(pod), pending.status)
       } else if (status.phase === 'Pending' && due && this.behaviour.neverStarts?.(pod) !== true) {
-        const containers = Array.isArray((pod.spec as Record<string, unknown>)?.containers) ? ((pod.spec as Record<string, unknown>).containers as Array<{ name: string, image: string }>) : []
+        const spec = pod.spec as Record<string, unknown> | undefined
+        const containers = Array.isArray(spec?.containers)
+          ? (spec.containers as Array<{ name: string, image: string }>)
+          : []
         const conditions = setCondition(conditionsOf(pod), 'ContainersReady', 'True', time)
         this.sim.store.updateStatus(refOf(pod), withReadiness({
           ...pod,
@@ -54,7 +59,14 @@ export class PodKubelet {
             phase: 'Running',
             startTime: time,
             conditions,
-            containerStatuses: containers.map(c => ({ name: c.name, image: c.image, ready: true, restartCount: 0, started: true, state: { running: { startedAt: time } } }))
+            containerStatuses: containers.map(c => ({
+              name: c.name,
+              image: c.image,
+              ready: true,
+              restartCount: 0,
+              started: true,
+              state: { running: { startedAt: time } }
+            }))
           }
         }, time).status)
       }

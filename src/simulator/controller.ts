@@ -65,7 +65,9 @@ export function childUpdateMethods (
 export function parentSelector (controller: Controller, parent: KubeObject): LabelSelector {
   if (controller.generateSelector) return { matchLabels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string } }
   const selector = isRecord(parent.spec) ? parent.spec.selector : undefined
-  if (!isRecord(selector)) throw new Error(`${describeRef(refOf(parent))} has no spec.selector and generateSelector is off`)
+  if (!isRecord(selector)) {
+    throw new Error(`${describeRef(refOf(parent))} has no spec.selector and generateSelector is off`)
+  }
   return selector as LabelSelector
 }
 

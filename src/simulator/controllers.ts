@@ -11,6 +11,9 @@ import { DEFAULT_RESOURCES } from './resources.js'
 
 export const JOBHOOKS_API_VERSION = 'jobhooks.io/v1alpha1'
 
+/** A `childResources` entry of a CompositeController manifest. */
+interface ManifestChild { apiVersion: string, resource: string, updateStrategy?: { method?: UpdateMethod } }
+
 /**
  * The CompositeController of manifests/controllers/ whose parent is `resource` (e.g. `jobflows`),
  * with the kind's hooks found by its sync path and each child type's update strategy.
@@ -25,7 +28,7 @@ export function controllerFromManifest (resource: string, hookVersion?: HookVers
     name: cc.metadata.name,
     hooks,
     parent: { apiVersion: cc.spec.parentResource.apiVersion, resource },
-    children: (cc.spec.childResources ?? []).map((c: { apiVersion: string, resource: string, updateStrategy?: { method?: UpdateMethod } }) => ({
+    children: (cc.spec.childResources ?? []).map((c: ManifestChild) => ({
       apiVersion: c.apiVersion,
       resource: c.resource,
       ...(c.updateStrategy?.method !== undefined ? { updateStrategy: c.updateStrategy.method } : {})
@@ -37,7 +40,8 @@ export function controllerFromManifest (resource: string, hookVersion?: HookVers
 
 /** The CompositeController of manifests/controllers/ whose parent is `resource`, as the file has it. */
 export function compositeControllerFromManifest (resource: string) {
-  const cc = compositeControllers().find(c => c?.kind === 'CompositeController' && c.spec?.parentResource?.resource === resource)
+  const cc = compositeControllers()
+    .find(c => c?.kind === 'CompositeController' && c.spec?.parentResource?.resource === resource)
   if (cc === undefined) throw new Error(`no CompositeController for ${resource} in manifests/controllers/`)
   return cc
 }
@@ -66,12 +70,14 @@ export interface ParentKind {
  */
 export function parentKinds (): ParentKind[] {
   const controllers = compositeControllers()
-  const order = (kind: string): number => DEFAULT_RESOURCES.findIndex(t => t.apiVersion === JOBHOOKS_API_VERSION && t.kind === kind)
+  const order = (kind: string): number =>
+    DEFAULT_RESOURCES.findIndex(t => t.apiVersion === JOBHOOKS_API_VERSION && t.kind === kind)
   return ALL_KINDS.map(hooks => {
     const cc = controllers.find(c => c.spec?.hooks?.sync?.webhook?.path === `/hooks/${hooks.kind}/sync`)
     if (cc === undefined) throw new Error(`no CompositeController in manifests/controllers/ serves ${hooks.kind}`)
     const resource: string = cc.spec.parentResource.resource
-    const type = DEFAULT_RESOURCES.find(t => t.apiVersion === cc.spec.parentResource.apiVersion && t.resource === resource)
+    const apiVersion: string = cc.spec.parentResource.apiVersion
+    const type = DEFAULT_RESOURCES.find(t => t.apiVersion === apiVersion && t.resource === resource)
     if (type === undefined) throw new Error(`the simulator knows no resource ${resource}`)
     return { hooks, resource, kind: type.kind }
   }).sort((a, b) => order(a.kind) - order(b.kind))

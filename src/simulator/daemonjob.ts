@@ -29,7 +29,9 @@ export function simNode (name: string, options: NodeOptions = {}): KubeObject {
     spec: { ...(options.cordoned === true ? { unschedulable: true } : {}), ...(taints.length > 0 ? { taints } : {}) },
     status: {
       allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }]
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }
+      ]
     }
   }
 }

@@ -40,14 +40,18 @@ export class EphemeralKubelet {
     const uid = pod.metadata.uid as string
     for (const container of containers) {
       this.setState(ref, container, { waiting: { reason: 'ContainerCreating' } })
-      this.host.schedule(this.behaviour.startAfterSeconds ?? 1, ref, uid, `start ${container.name} in Pod ${ref.name}`, () => {
+      const start = `start ${container.name} in Pod ${ref.name}`
+      this.host.schedule(this.behaviour.startAfterSeconds ?? 1, ref, uid, start, () => {
         this.setState(ref, container, { running: { startedAt: kubeTime(this.host.nowMs()) } })
         this.host.record('container-started', ref, container.name)
         const exit = this.exitOf(ref.name, container.name)
         if (exit === 'hang') return
         const startedAt = kubeTime(this.host.nowMs())
-        this.host.schedule(this.behaviour.runSeconds ?? 5, ref, uid, `finish ${container.name} in Pod ${ref.name}`, () => {
-          this.setState(ref, container, { terminated: { exitCode: exit, reason: exit === 0 ? 'Completed' : 'Error', startedAt, finishedAt: kubeTime(this.host.nowMs()) } })
+        const finish = `finish ${container.name} in Pod ${ref.name}`
+        this.host.schedule(this.behaviour.runSeconds ?? 5, ref, uid, finish, () => {
+          const reason = exit === 0 ? 'Completed' : 'Error'
+          const finishedAt = kubeTime(this.host.nowMs())
+          this.setState(ref, container, { terminated: { exitCode: exit, reason, startedAt, finishedAt } })
           this.host.record('container-finished', ref, `${container.name} exit code ${exit}`)
         })
       })
@@ -65,9 +69,14 @@ export class EphemeralKubelet {
     const pod = this.host.store.get(ref)
     if (pod === undefined) return
     const status = isRecord(pod.status) ? pod.status : {}
-    const list = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isRecord) : []
-    const entry = { name: container.name, image: container.image, imageID: '', lastState: {}, ready: false, restartCount: 0, state }
-    const next = list.some(s => s.name === container.name) ? list.map(s => (s.name === container.name ? entry : s)) : [...list, entry]
+    const list = Array.isArray(status.ephemeralContainerStatuses)
+      ? status.ephemeralContainerStatuses.filter(isRecord)
+      : []
+    const entry = {
+      name: container.name, image: container.image, imageID: '', lastState: {}, ready: false, restartCount: 0, state
+    }
+    const known = list.some(s => s.name === container.name)
+    const next = known ? list.map(s => (s.name === container.name ? entry : s)) : [...list, entry]
     this.host.store.updateStatus(ref, { ...status, ephemeralContainerStatuses: next })
   }
 }
@@ -81,7 +90,10 @@ export function runningPod (
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: options.namespace ?? 'default', labels },
-    spec: { containers: (options.containers ?? ['app']).map(c => ({ name: c, image: 'busybox:1.36' })), nodeName: 'node-1' },
+    spec: {
+      containers: (options.containers ?? ['app']).map(c => ({ name: c, image: 'busybox:1.36' })),
+      nodeName: 'node-1'
+    },
     status: { phase: options.phase ?? 'Running' }
   }
 }
@@ -97,14 +109,20 @@ export function jobContainers (
   for (const pod of store.list('v1', 'Pod', namespace)) {
     const spec = isRecord(pod.spec) ? pod.spec : {}
     const status = isRecord(pod.status) ? pod.status : {}
-    const statuses = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isRecord) : []
+    const statuses = Array.isArray(status.ephemeralContainerStatuses)
+      ? status.ephemeralContainerStatuses.filter(isRecord)
+      : []
     for (
       const container of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
     ) {
       if (!(container.env ?? []).some(e => e.name === JOB_NAME_ENV && e.value === jobName)) continue
       const state = statuses.find(s => s.name === container.name)?.state
-      if (isRecord(state) && isRecord(state.terminated)) found.push({ pod: pod.metadata.name, name: container.name, state: 'terminated', exitCode: state.terminated.exitCode as number })
-      else if (isRecord(state) && isRecord(state.running)) found.push({ pod: pod.metadata.name, name: container.name, state: 'running' })
+      const seen = { pod: pod.metadata.name, name: container.name }
+      if (isRecord(state) && isRecord(state.terminated)) {
+        found.push({ ...seen, state: 'terminated', exitCode: state.terminated.exitCode as number })
+      } else if (isRecord(state) && isRecord(state.running)) {
+        found.push({ ...seen, state: 'running' })
+      }
       else found.push({ pod: pod.metadata.name, name: container.name, state: 'waiting' })
     }
   }

@@ -42,7 +42,8 @@ export class GarbageCollector {
       })
       if (orphaned === undefined) return
       this.store.delete(refOf(orphaned))
-      this.timeline.record({ type: 'deleted', object: refOf(orphaned), cause: 'garbage-collector', ...this.ownerOf(orphaned) })
+      const owner = this.ownerOf(orphaned)
+      this.timeline.record({ type: 'deleted', object: refOf(orphaned), cause: 'garbage-collector', ...owner })
     }
   }
 

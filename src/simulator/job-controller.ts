@@ -30,7 +30,8 @@ export class JobController {
     const { clock, scheduler } = this.world
     const uid = object.metadata.uid as string
     if (old === undefined) {
-      scheduler.schedule({ type: 'job-start', at: clock.inSeconds(this.jobs.startDelaySeconds ?? 0), ref: refOf(object), uid })
+      const at = clock.inSeconds(this.jobs.startDelaySeconds ?? 0)
+      scheduler.schedule({ type: 'job-start', at, ref: refOf(object), uid })
     } else if (current !== undefined && isSuspended(old) !== isSuspended(current)) {
       scheduler.schedule({ type: 'job-suspend', at: clock.nowMs, ref: refOf(object), uid })
     } else if (current === undefined) {

@@ -94,7 +94,8 @@ export function defaultJob (job: KubeObject): void {
       container.terminationMessagePolicy ??= 'File'
       container.resources ??= {}
       const image = typeof container.image === 'string' ? container.image : ''
-      container.imagePullPolicy ??= (image.includes(':') && !image.endsWith(':latest')) || image.includes('@') ? 'IfNotPresent' : 'Always'
+      const pinned = (image.includes(':') && !image.endsWith(':latest')) || image.includes('@')
+      container.imagePullPolicy ??= pinned ? 'IfNotPresent' : 'Always'
     }
   }
 }
@@ -116,7 +117,9 @@ function conditions (job: KubeObject): unknown[] {
 }
 
 export function startedStatus (job: KubeObject, nowMs: number): Record<string, unknown> {
-  return { ...status(job), startTime: kubeTime(nowMs), active: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {} }
+  return {
+    ...status(job), startTime: kubeTime(nowMs), active: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {}
+  }
 }
 
 /** Whether the Job has an outcome, or is about to write it: nothing suspends it any more. */
@@ -141,7 +144,8 @@ function withSuspended (
   const i = list.findIndex(c => isRecord(c) && c.type === 'Suspended')
   const current = list[i]
   if (isRecord(current)) {
-    if (current.status === status && current.reason === reason && current.message === message) return { list, changed: false }
+    const same = current.status === status && current.reason === reason && current.message === message
+    if (same) return { list, changed: false }
     list[i] = condition('Suspended', reason, message, nowMs, status)
     return { list, changed: true }
   }
@@ -194,7 +198,9 @@ export function finishedStatus (
   const has = (type: string): boolean => list.some(c => isRecord(c) && c.type === type)
   if (result === 'succeed') {
     next.succeeded = 1
-    if (modern && !has('SuccessCriteriaMet')) list.push(condition('SuccessCriteriaMet', SUCCESS.reason, SUCCESS.message, nowMs))
+    if (modern && !has('SuccessCriteriaMet')) {
+      list.push(condition('SuccessCriteriaMet', SUCCESS.reason, SUCCESS.message, nowMs))
+    }
     if (final) {
       list.push(condition('Complete', SUCCESS.reason, SUCCESS.message, nowMs))
       next.completionTime = kubeTime(nowMs)

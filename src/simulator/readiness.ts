@@ -26,5 +26,6 @@ export function withReadiness (pod: KubeObject, time?: string): KubeObject {
   const containers = list.find(c => c.type === 'ContainersReady')?.status === 'True'
   const gated = gates.every(type => list.find(c => c.type === type)?.status === 'True')
   const status = isRecord(pod.status) ? pod.status : {}
-  return { ...pod, status: { ...status, conditions: setCondition(list, 'Ready', containers && gated ? 'True' : 'False', time) } }
+  const conditions = setCondition(list, 'Ready', containers && gated ? 'True' : 'False', time)
+  return { ...pod, status: { ...status, conditions } }
 }

@@ -47,8 +47,8 @@ export class Reconciler {
     const key = refKey(ref)
     this.world.scheduler.dirty.delete(key)
     const result: ReconcileResult = {
-      parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], updated: [], conflicts: [],
-      statusChanged: false, statusDiff: []
+      parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], updated: [],
+      conflicts: [], statusChanged: false, statusDiff: []
     }
     const live = this.world.store.get(ref)
     const older = this.olderParents.get(key)
@@ -71,7 +71,8 @@ export class Reconciler {
   }
 
   controllerFor (parent: KubeObject): Controller | undefined {
-    return this.parts.controllers.find(c => c.parentType.apiVersion === parent.apiVersion && c.parentType.kind === parent.kind)
+    return this.parts.controllers
+      .find(c => c.parentType.apiVersion === parent.apiVersion && c.parentType.kind === parent.kind)
   }
 
   /** Clears a parent's failures, or records the failure and retries with backoff, as Metacontroller does. */
@@ -140,7 +141,8 @@ export class Reconciler {
   ): KubeObject {
     const finalizers = (parent.metadata.finalizers as string[] | undefined) ?? []
     if (controller.hooks.finalize === undefined || finalizing || finalizers.includes(finalizer)) return parent
-    return this.world.store.update({ ...parent, metadata: { ...parent.metadata, finalizers: [...finalizers, finalizer] } })
+    const metadata = { ...parent.metadata, finalizers: [...finalizers, finalizer] }
+    return this.world.store.update({ ...parent, metadata })
   }
 
   /** Claim: owned children that still match, orphans that match (adopted); release the rest. */
@@ -164,7 +166,8 @@ export class Reconciler {
           result.adopted.push(refOf(object))
           timeline.record({ type: 'adopted', object: refOf(object), owner: refOf(parent) })
         } else if (!matches) {
-          object.metadata.ownerReferences = (object.metadata.ownerReferences ?? []).filter(r => r.uid !== parent.metadata.uid)
+          const others = (object.metadata.ownerReferences ?? []).filter(r => r.uid !== parent.metadata.uid)
+          object.metadata.ownerReferences = others
           store.update(object)
           result.released.push(refOf(object))
           timeline.record({ type: 'released', object: refOf(object), owner: refOf(parent) })
@@ -257,7 +260,8 @@ function checkDesiredChild (
     return `labels on desired child ${describeRef(refOf(child))} don't match parent selector`
   }
   if (controller.parentType.namespaced && type.namespaced && child.metadata.namespace !== parent.metadata.namespace) {
-    return `desired child ${describeRef(refOf(child))} is outside the parent's namespace ${parent.metadata.namespace ?? ''}`
+    const namespace = parent.metadata.namespace ?? ''
+    return `desired child ${describeRef(refOf(child))} is outside the parent's namespace ${namespace}`
   }
   return child
 }

@@ -51,7 +51,8 @@ export class RelatedObjects {
   cached (parent: KubeObject): RelatedResourceRule[] | undefined {
     const cached = this.customizeCache.get(parent.metadata.uid as string)
     const generation = parent.metadata.generation ?? 0
-    if (cached === undefined || cached.generation !== generation || cached.expiresAt <= this.world.clock.nowMs) return undefined
+    const stale = cached === undefined || cached.generation !== generation || cached.expiresAt <= this.world.clock.nowMs
+    if (stale) return undefined
     return cached.rules
   }
 
@@ -118,7 +119,9 @@ export function relatedRuleMatches (
       if (!matchesSelector(rule.namespaceSelector, namespaceLabels(object.metadata.namespace ?? ''))) return false
     } else if (rule.namespace !== undefined) {
       if (object.metadata.namespace !== rule.namespace) return false
-    } else if (controller.version === 'v1' && parentNamespace !== undefined && object.metadata.namespace !== parentNamespace) {
+    } else if (
+      controller.version === 'v1' && parentNamespace !== undefined && object.metadata.namespace !== parentNamespace
+    ) {
       // A label rule alone lists the parent's namespace under v1, every namespace under v2.
       return false
     }

@@ -14,7 +14,9 @@ export type Scheduled =
   | { type: 'call', at: number, seq: number, ref: ObjectRef, uid: string, what: string, run: () => void }
 
 /** A scheduled event before it gets its sequence number. */
-export type Unscheduled = Scheduled extends infer S ? S extends Scheduled ? Omit<S, 'seq'> & { seq?: number } : never : never
+export type Unscheduled = Scheduled extends infer S
+  ? S extends Scheduled ? Omit<S, 'seq'> & { seq?: number } : never
+  : never
 
 export class Scheduler {
   /** The parents to reconcile, in the order they became dirty. */

@@ -121,7 +121,8 @@ export class Simulator {
       this.jobs.watch(old, current)
       enqueueWatchers(world, controllers, related, old, current)
     }
-    this.reconciler = new Reconciler({ world, controllers, related, transport: this.transport, admit: stored => { this.jobs.admit(stored) } })
+    const admit = (stored: KubeObject): void => { this.jobs.admit(stored) }
+    this.reconciler = new Reconciler({ world, controllers, related, transport: this.transport, admit })
     this.statusWrites = this.reconciler.statusWrites
   }
 
@@ -189,7 +190,9 @@ export class Simulator {
       return created
     }
     const updated = this.store.update(desired)
-    if (updated.metadata.resourceVersion !== existing.metadata.resourceVersion) this.world.timeline.record({ type: 'edited', object: ref })
+    if (updated.metadata.resourceVersion !== existing.metadata.resourceVersion) {
+      this.world.timeline.record({ type: 'edited', object: ref })
+    }
     return updated
   }
 
@@ -249,7 +252,10 @@ export class Simulator {
   async runUntil (condition: (sim: Simulator) => boolean, options: RunOptions = {}): Promise<RunSummary> {
     let met = condition(this)
     const summary = await this.run(() => (met = condition(this)), options)
-    if (!met) throw new Error(`the simulation went quiet at t=${this.seconds()}s before the condition held\n${this.timelineText()}`)
+    if (!met) {
+      const when = `at t=${this.seconds()}s`
+      throw new Error(`the simulation went quiet ${when} before the condition held\n${this.timelineText()}`)
+    }
     return summary
   }
 

@@ -34,7 +34,8 @@ export function enqueueWatchers (
       if (rules === undefined) continue
       const hit = rules.some(rule => {
         const type = world.resources.byResource(rule.apiVersion, rule.resource)
-        return type !== undefined && [old, current].some(o => o !== undefined && related.matches(controller, parent, rule, type, o))
+        return type !== undefined &&
+          [old, current].some(o => o !== undefined && related.matches(controller, parent, rule, type, o))
       })
       if (hit) world.scheduler.enqueue(refOf(parent))
     }
@@ -43,7 +44,8 @@ export function enqueueWatchers (
 
 /** A child changed: its owner reconciles, or, for an orphan, every parent that could adopt it. */
 function enqueueOwners (
-  world: World, controller: Controller, parents: KubeObject[], old: KubeObject | undefined, current: KubeObject | undefined
+  world: World, controller: Controller, parents: KubeObject[],
+  old: KubeObject | undefined, current: KubeObject | undefined
 ): void {
   const object = (current ?? old) as KubeObject
   const owners = new Set([old, current].map(o => (o === undefined ? undefined : controllerOf(o)?.uid)))
