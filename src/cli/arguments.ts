@@ -100,15 +100,20 @@ export interface LiveArguments {
 
 /** Whether the command line asks for the live preview (`--live` or `--kubeconfig`). */
 export function isLive (argv: string[]): boolean {
-  const { tokens } = parseArgs({ args: argv, options: LIVE_OPTIONS, strict: false, allowPositionals: true, tokens: true })
+  const { tokens } = parseArgs({
+    args: argv, options: LIVE_OPTIONS, strict: false, allowPositionals: true, tokens: true
+  })
   return tokens.some(token => token.kind === 'option' && (token.name === 'live' || token.name === 'kubeconfig'))
 }
 
 /** The simulation's arguments, `help`, or a UsageError. */
 export function parseSimulateArguments (argv: string[]): SimulateArguments | 'help' {
-  const { tokens } = parseArgs({ args: argv, options: SIMULATE_OPTIONS, strict: false, allowPositionals: true, tokens: true })
+  const { tokens } = parseArgs({
+    args: argv, options: SIMULATE_OPTIONS, strict: false, allowPositionals: true, tokens: true
+  })
   const args: SimulateArguments = {
-    files: [], fail: [], failAttempts: {}, hang: [], edits: [], duration: 10, until: 3600, json: false, hookVersion: 'v2'
+    files: [], fail: [], failAttempts: {}, hang: [], edits: [], duration: 10, until: 3600, json: false,
+    hookVersion: 'v2'
   }
   const pending: Array<Omit<Edit, 'at'>> = []
   for (const token of tokens) {
@@ -154,13 +159,17 @@ function takeOption (args: SimulateArguments, pending: Array<Omit<Edit, 'at'>>, 
     case 'duration': args.duration = seconds('--duration', value, 0.001); return
     case 'until': args.until = seconds('--until', value, 1); return
     case 'output':
-      if (value !== 'json' && value !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(value)}`)
+      if (value !== 'json' && value !== 'text') {
+        throw new UsageError(`--output must be json or text, not ${JSON.stringify(value)}`)
+      }
       args.json = value === 'json'
       return
     case 'nodes': args.nodes = value; return
     case 'pods': args.pods = value; return
     case 'hook-version':
-      if (value !== 'v1' && value !== 'v2') throw new UsageError(`--hook-version must be v1 or v2, not ${JSON.stringify(value)}`)
+      if (value !== 'v1' && value !== 'v2') {
+        throw new UsageError(`--hook-version must be v1 or v2, not ${JSON.stringify(value)}`)
+      }
       args.hookVersion = value
   }
 }
@@ -172,7 +181,8 @@ function names (raw: string): string[] {
 function seconds (flag: string, raw: string, min: number): number {
   const value = Number(raw.replace(/s$/, ''))
   if (!Number.isFinite(value) || value < min) {
-    throw new UsageError(`${flag} must be ${min > 0 ? 'a positive' : 'a'} number of seconds, not ${JSON.stringify(raw)}`)
+    const what = min > 0 ? 'a positive' : 'a'
+    throw new UsageError(`${flag} must be ${what} number of seconds, not ${JSON.stringify(raw)}`)
   }
   return value
 }
@@ -183,7 +193,12 @@ function parseEdit (raw: string): Omit<Edit, 'at'> {
   const [, object, path, value] = match as unknown as [string, string | undefined, string, string]
   // A key with dots or slashes goes in brackets: metadata.annotations[jobhooks.io/rerun]=1.
   const segments = [...path.matchAll(/([A-Za-z0-9_]+)|\[([^\]]+)\]/g)].map(m => (m[1] ?? m[2]) as string)
-  return { ...(object !== undefined ? { object } : {}), path: segments, value: parseYaml(value) as unknown, text: `${path}=${value}` }
+  return {
+    ...(object !== undefined ? { object } : {}),
+    path: segments,
+    value: parseYaml(value) as unknown,
+    text: `${path}=${value}`
+  }
 }
 
 /** The live preview's arguments, `help`, or a UsageError. */
@@ -196,11 +211,15 @@ export function parseLiveArguments (argv: string[]): LiveArguments | 'help' {
   }
   const { values, positionals } = parsed
   if (values.help === true) return 'help'
-  if (values.live !== true && values.kubeconfig === undefined) throw new UsageError('say which cluster: --live or --kubeconfig <file>')
+  if (values.live !== true && values.kubeconfig === undefined) {
+    throw new UsageError('say which cluster: --live or --kubeconfig <file>')
+  }
   if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file')
   const files = [...(values.file ?? []), ...positionals]
   if (files.length !== 1) {
-    throw new UsageError(files.length === 0 ? 'name the manifest to preview: -f <manifest.yaml>' : `one manifest at a time, not ${files.length}`)
+    throw new UsageError(files.length === 0
+      ? 'name the manifest to preview: -f <manifest.yaml>'
+      : `one manifest at a time, not ${files.length}`)
   }
   if (values.namespace === '') throw new UsageError('--namespace needs a value')
   const output = values.output ?? 'text'

@@ -70,18 +70,26 @@ export async function liveMain (argv: string[], write: Write, writeError: Write)
     return 1
   }
 
+  print(args, cluster, now, previews, write)
+  return 0
+}
+
+/** The previews, as text or JSON, with what the cluster was asked. */
+function print (args: LiveArguments, cluster: LiveCluster, now: Date, previews: ObjectPreview[], write: Write): void {
+  const server = cluster.server.origin
   if (args.json) {
-    write(JSON.stringify({ server: cluster.server.origin, at: now.toISOString(), objects: previews.map(jsonOf), reads: cluster.reads, written: false }, null, 2))
-    return 0
+    const objects = previews.map(jsonOf)
+    write(JSON.stringify({ server, at: now.toISOString(), objects, reads: cluster.reads, written: false }, null, 2))
+    return
   }
-  write(`Live preview of ${args.file} against ${cluster.server.origin} at ${now.toISOString()}: the next sync of each object, with the hooks run in process`)
+  write(`Live preview of ${args.file} against ${server} at ${now.toISOString()}: ` +
+    'the next sync of each object, with the hooks run in process')
   for (const preview of previews) {
     write('')
     for (const line of objectLines(preview)) write(line)
   }
   write('')
   write(`Nothing was written (${cluster.reads} GET requests, no other).`)
-  return 0
 }
 
 /** The preview as JSON: everything but the phase field's name, which `status` is read with. */

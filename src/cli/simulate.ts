@@ -47,7 +47,9 @@ interface Loaded {
 }
 
 export async function main (
-  argv: string[], write: Write = line => process.stdout.write(`${line}\n`), writeError: Write = line => process.stderr.write(`${line}\n`)
+  argv: string[],
+  write: Write = line => process.stdout.write(`${line}\n`),
+  writeError: Write = line => process.stderr.write(`${line}\n`)
 ): Promise<number> {
   // Against a real cluster, read-only: its own module (src/cli/simulate-live.ts).
   if (isLive(argv)) {
@@ -78,7 +80,8 @@ export async function main (
   const kinds = parentKinds().map(k => k.kind)
   const ours = all.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && kinds.includes(o.kind))
   if (ours.length === 0) {
-    writeError(`simulate: ${args.files.join(', ')} has no ${kinds.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
+    const files = args.files.join(', ')
+    writeError(`simulate: ${files} has no ${kinds.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
     return 1
   }
   const problem = editProblem(args.edits, all)
@@ -92,7 +95,9 @@ export async function main (
 function load (args: SimulateArguments): Loaded {
   const files = args.files.map(file => loadManifest(file))
   // The Pods of --pods come first, as a workload that is there before the manifests.
-  if (args.pods !== undefined) files.unshift(loadManifest(args.pods).filter(o => o.kind === 'Pod' || o.kind === 'Deployment'))
+  if (args.pods !== undefined) {
+    files.unshift(loadManifest(args.pods).filter(o => o.kind === 'Pod' || o.kind === 'Deployment'))
+  }
   return { files, extraNodes: args.nodes !== undefined ? asNodes(loadManifest(args.nodes)) : [] }
 }
 
@@ -119,7 +124,8 @@ async function simulate (
   const run = new Run(sim, world, args, kinds.map(k => k.kind))
   try {
     for (const node of nodes) sim.apply(node)
-    const intro = `Simulating ${args.files.join(', ')}: ${describe(all, nodes.length, hasDaemonJobs && given.length === 0)}` +
+    const described = describe(all, nodes.length, hasDaemonJobs && given.length === 0)
+    const intro = `Simulating ${args.files.join(', ')}: ${described}` +
       `${runsText(args, ours)} (hooks ${args.hookVersion}, simulated clock)`
     const ignored: string[] = []
     try {
@@ -137,7 +143,8 @@ async function simulate (
       writeError(`simulate: ${(error as Error).message}`)
       return 1
     }
-    emit(args.json, write, intro, timelineEntries(sim, name => world.ownerOf(name)), reports(sim, run.kinds), run.stoppedEarly)
+    const entries = timelineEntries(sim, name => world.ownerOf(name))
+    emit(args.json, write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
     notes(sim, world, ignored, writeError)
     return 0
   } finally {
@@ -147,12 +154,14 @@ async function simulate (
 
 /** What the run does to the Jobs and containers, for the intro: `; every Job runs 10s, failing: x`. */
 function runsText (args: SimulateArguments, ours: KubeObject[]): string {
-  const execs = ours.some(o => o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && isRecord(o.spec) && o.spec.action === 'Exec'))
+  const execs = ours.some(o =>
+    o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && isRecord(o.spec) && o.spec.action === 'Exec'))
   const runs = [
     ...(ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? [`every Job runs ${args.duration}s`] : []),
     ...(execs ? ['ephemeral containers run 5s'] : []),
     ...(args.fail.length > 0 ? [`failing: ${args.fail.join(', ')}`] : []),
-    ...Object.entries(args.failAttempts).map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
+    ...Object.entries(args.failAttempts)
+      .map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
     ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : [])
   ]
   return runs.length > 0 ? `; ${runs.join(', ')}` : ''
@@ -174,7 +183,9 @@ function notes (sim: Simulator, world: PodWorld, ignored: string[], writeError: 
 /** Why the edits cannot be made, if they cannot: an object they name is not in the manifests. */
 function editProblem (edits: Edit[], objects: KubeObject[]): string | undefined {
   for (const edit of edits) {
-    if (edit.object !== undefined && !objects.some(o => o.metadata.name === edit.object)) return `--set ${edit.object}:${edit.text}: no object ${edit.object} in the manifests`
+    if (edit.object !== undefined && !objects.some(o => o.metadata.name === edit.object)) {
+      return `--set ${edit.object}:${edit.text}: no object ${edit.object} in the manifests`
+    }
   }
   return undefined
 }
@@ -233,10 +244,14 @@ class Run {
     while (this.args.edits.length > 0 && (this.args.edits[0] as Edit).at <= this.sim.seconds()) {
       const edit = this.args.edits.shift() as Edit
       const target = edit.object !== undefined
-        ? [...this.parents(), ...this.sim.list({ apiVersion: 'v1', kind: 'Pod' })].find(o => o.metadata.name === edit.object)
+        ? [...this.parents(), ...this.sim.list({ apiVersion: 'v1', kind: 'Pod' })]
+            .find(o => o.metadata.name === edit.object)
         : this.parents().filter(p => p.kind !== 'CollaSet').at(-1) ?? this.parents().at(-1)
       if (target === undefined) continue
-      this.sim.edit(refOf(target), object => setPath(object as unknown as Record<string, unknown>, edit.path, edit.value), `set ${edit.text}`)
+      const set = (object: KubeObject): void => {
+        setPath(object as unknown as Record<string, unknown>, edit.path, edit.value)
+      }
+      this.sim.edit(refOf(target), set, `set ${edit.text}`)
       edited = true
     }
     return edited
@@ -245,7 +260,9 @@ class Run {
 
 function setPath (object: Record<string, unknown>, path: string[], value: unknown): void {
   // Labels and annotations are strings, as kubectl writes them (rerun=1 is "1", not 1).
-  if (path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations') && path.length === 3 && value !== null) value = String(value)
+  const labelOrAnnotation = path.length === 3 && path[0] === 'metadata' &&
+    (path[1] === 'labels' || path[1] === 'annotations')
+  if (labelOrAnnotation && value !== null) value = String(value)
   let at = object
   for (const key of path.slice(0, -1)) {
     if (!isRecord(at[key])) at[key] = {}
@@ -254,7 +271,15 @@ function setPath (object: Record<string, unknown>, path: string[], value: unknow
   at[path[path.length - 1] as string] = value
 }
 
-interface Report { kind: string, name: string, namespace: string, phase: string, spec: unknown, status: unknown, lines: string[] }
+interface Report {
+  kind: string
+  name: string
+  namespace: string
+  phase: string
+  spec: unknown
+  status: unknown
+  lines: string[]
+}
 
 /** Every parent's report, in the order of `kinds`. */
 function reports (sim: Simulator, kinds: string[]): Report[] {
@@ -268,7 +293,15 @@ function reports (sim: Simulator, kinds: string[]): Report[] {
           ? ephemeralJobReport(sim, object)
           : kind === 'OperationJob' ? operationJobReport(sim, object) : collaSetReport(sim, object)
     const status = isRecord(object.status) ? object.status : {}
-    return { kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default', phase: String(status.phase ?? status.progress ?? ''), spec: object.spec, status: object.status, lines }
+    return {
+      kind,
+      name: object.metadata.name,
+      namespace: object.metadata.namespace ?? 'default',
+      phase: String(status.phase ?? status.progress ?? ''),
+      spec: object.spec,
+      status: object.status,
+      lines
+    }
   }))
 }
 
@@ -276,7 +309,10 @@ function emit (
   json: boolean, write: Write, intro: string, entries: TimelineEntry[], parents: Report[], stoppedEarly?: string
 ): void {
   if (json) {
-    write(JSON.stringify({ summary: intro, timeline: entries, objects: parents.map(({ lines, ...rest }) => rest), ...(stoppedEarly !== undefined ? { stoppedEarly } : {}) }, null, 2))
+    const objects = parents.map(({ lines, ...rest }) => rest)
+    write(JSON.stringify({
+      summary: intro, timeline: entries, objects, ...(stoppedEarly !== undefined ? { stoppedEarly } : {})
+    }, null, 2))
     return
   }
   write(intro)
@@ -293,7 +329,8 @@ function emit (
 function describe (objects: KubeObject[], nodes: number, defaultSet: boolean): string {
   const counts = new Map<string, number>()
   for (const o of objects) if (o.kind !== 'Node') counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1)
-  return [...counts].map(([kind, n]) => `${plural(n, kind)}${kind === 'DaemonJob' ? ` over ${plural(nodes, 'Node')}${defaultSet ? ' (the default set)' : ''}` : ''}`).join(', ')
+  const over = ` over ${plural(nodes, 'Node')}${defaultSet ? ' (the default set)' : ''}`
+  return [...counts].map(([kind, n]) => `${plural(n, kind)}${kind === 'DaemonJob' ? over : ''}`).join(', ')
 }
 
 function plural (n: number, word: string): string {
@@ -313,6 +350,8 @@ function failingAttempt (job: KubeObject, failAttempts: Record<string, number>):
   const jobflow = job.metadata.labels?.['jobhooks.io/jobflow']
   const failing = flow === undefined ? undefined : failAttempts[flow]
   if (failing === undefined || flow === undefined || jobflow === undefined) return undefined
-  for (let attempt = 1; attempt <= failing; attempt++) if (attemptJobName(jobflow, flow, attempt) === job.metadata.name) return 'fail'
+  for (let attempt = 1; attempt <= failing; attempt++) {
+    if (attemptJobName(jobflow, flow, attempt) === job.metadata.name) return 'fail'
+  }
   return undefined
 }

@@ -120,32 +120,37 @@ export class SimulatorExecutor implements EffectExecutor {
         this.host.store.updateStatus(ref, withReadiness({ ...current, status: { ...status, conditions: next } }).status)
         return { effect, result: 'applied' }
       }
-      case 'InjectEphemeralContainers': {
-        const spec = isRecord(current.spec) ? current.spec : {}
-        const existing = Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
-        const declared = Array.isArray(spec.containers) ? spec.containers as Array<{ name: string }> : []
-        const regular = new Set(declared.map(c => c.name))
-        const added: EphemeralContainer[] = []
-        for (const container of effect.containers) {
-          const same = existing.find(c => c.name === container.name)
-          if (same !== undefined) {
-            const message = `Pod ${name}: ephemeral container ${container.name} exists and cannot be changed`
-            if (!deepEqual(same, container)) return { effect, result: 'failed', message }
-            continue
-          }
-          if (container.targetContainerName !== undefined && !regular.has(container.targetContainerName)) {
-            const message = `Pod ${name}: no container ${container.targetContainerName} to target`
-            return { effect, result: 'failed', message }
-          }
-          added.push(container)
-        }
-        if (added.length === 0) return { effect, result: 'applied' }
-        const ephemeralContainers = [...existing, ...added]
-        const pod = this.host.store.update({ ...current, spec: { ...spec, ephemeralContainers } })
-        this.host.injected(pod, added)
-        return { effect, result: 'applied' }
-      }
+      case 'InjectEphemeralContainers':
+        return this.inject(effect, current)
     }
+  }
+
+  /** The `pods/ephemeralcontainers` patch: new containers added, existing ones unchanged or refused. */
+  private inject (effect: Extract<Effect, { type: 'InjectEphemeralContainers' }>, current: KubeObject): EffectOutcome {
+    const name = effect.target.name
+    const spec = isRecord(current.spec) ? current.spec : {}
+    const existing = Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
+    const declared = Array.isArray(spec.containers) ? spec.containers as Array<{ name: string }> : []
+    const regular = new Set(declared.map(c => c.name))
+    const added: EphemeralContainer[] = []
+    for (const container of effect.containers) {
+      const same = existing.find(c => c.name === container.name)
+      if (same !== undefined) {
+        const message = `Pod ${name}: ephemeral container ${container.name} exists and cannot be changed`
+        if (!deepEqual(same, container)) return { effect, result: 'failed', message }
+        continue
+      }
+      if (container.targetContainerName !== undefined && !regular.has(container.targetContainerName)) {
+        const message = `Pod ${name}: no container ${container.targetContainerName} to target`
+        return { effect, result: 'failed', message }
+      }
+      added.push(container)
+    }
+    if (added.length === 0) return { effect, result: 'applied' }
+    const ephemeralContainers = [...existing, ...added]
+    const pod = this.host.store.update({ ...current, spec: { ...spec, ephemeralContainers } })
+    this.host.injected(pod, added)
+    return { effect, result: 'applied' }
   }
 
   /** Why a PodDisruptionBudget refuses to let `pod` go, if one does. */
