@@ -95,12 +95,18 @@ class PreviewExecutor implements EffectExecutor {
 }
 
 export class Previewer {
-  private constructor (private readonly cluster: LiveCluster, private readonly app: FastifyInstance, private readonly executor: PreviewExecutor, readonly now: Date) {}
+  private constructor (
+    private readonly cluster: LiveCluster,
+    private readonly app: FastifyInstance,
+    private readonly executor: PreviewExecutor,
+    readonly now: Date
+  ) {}
 
   /** The real app, on a clock pinned to `now`, with effects recorded and never applied. */
   static async start (cluster: LiveCluster, now: Date): Promise<Previewer> {
     const executor = new PreviewExecutor()
-    const app = await buildApp({ logger: false, scripts: loadScriptLibrary(defaultHooksDir()), clock: () => now, effects: executor })
+    const scripts = loadScriptLibrary(defaultHooksDir())
+    const app = await buildApp({ logger: false, scripts, clock: () => now, effects: executor })
     return new Previewer(cluster, app, executor, now)
   }
 
@@ -121,15 +127,27 @@ export class Previewer {
     const { parent, notes } = parentOf(object, live, ns, this.now)
     const phase = isRecord(live?.status) ? live.status[controller.hooks.phaseField] : undefined
     const result: ObjectPreview = {
-      kind: object.kind, name: object.metadata.name, ...(ns !== undefined ? { namespace: ns } : {}), exists: live !== undefined,
+      kind: object.kind,
+      name: object.metadata.name,
+      ...(ns !== undefined ? { namespace: ns } : {}),
+      exists: live !== undefined,
       ...(typeof phase === 'string' ? { phase } : {}),
-      notes, create: [], delete: [], keep: [], changed: [], update: [], adopt: [], effects: [], phaseField: controller.hooks.phaseField
+      notes,
+      create: [],
+      delete: [],
+      keep: [],
+      changed: [],
+      update: [],
+      adopt: [],
+      effects: [],
+      phaseField: controller.hooks.phaseField
     }
     const selector = parentSelector(controller, parent)
     if (typeof selector === 'string') return { ...result, error: selector }
     const finalizer = `metacontroller.io/compositecontroller-${String(controller.object.metadata.name)}`
     const finalizing = controller.hooks.finalize !== undefined && parent.metadata.deletionTimestamp !== undefined
-    if (controller.hooks.finalize !== undefined && !finalizing && !((parent.metadata.finalizers as string[] | undefined) ?? []).includes(finalizer)) {
+    const finalizers = (parent.metadata.finalizers as string[] | undefined) ?? []
+    if (controller.hooks.finalize !== undefined && !finalizing && !finalizers.includes(finalizer)) {
       notes.push(`Metacontroller would first add its finalizer ${finalizer}`)
     }
     const { children, adopted } = await claimChildren(this.cluster, controller, parent, selector)
@@ -139,9 +157,10 @@ export class Previewer {
     const related = await relatedObjects(this.cluster, controller, parent, rules, context)
     if (typeof related === 'string') return { ...result, error: related }
     const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing }
-    const answer = await this.call<SyncResponse>(`/hooks/${controller.hooks.kind}/${finalizing ? 'finalize' : 'sync'}`, request)
+    const hook = finalizing ? 'finalize' : 'sync'
+    const answer = await this.call<SyncResponse>(`/hooks/${controller.hooks.kind}/${hook}`, request)
     const effects = this.executor.take()
-    if (typeof answer === 'string') return { ...result, error: `the ${finalizing ? 'finalize' : 'sync'} hook ${answer}` }
+    if (typeof answer === 'string') return { ...result, error: `the ${hook} hook ${answer}` }
     const desired = desiredChildren(controller, parent, selector, answer.children)
     if (typeof desired === 'string') return { ...result, error: desired }
     const observed = Object.values(children).flatMap(group => Object.values(group))
@@ -163,11 +182,12 @@ export class Previewer {
     }
     const seen = new Set(observed.map(child => refKey(refOf(child))))
     if (manages) result.create = [...desired.values()].filter(child => !seen.has(refKey(refOf(child)))).map(nameOf)
+    const resync = answer.resyncAfterSeconds
     return {
       ...result,
       effects: effects.map(previewEffect),
       status: answer.status,
-      ...(typeof answer.resyncAfterSeconds === 'number' && answer.resyncAfterSeconds > 0 ? { resyncAfterSeconds: answer.resyncAfterSeconds } : {}),
+      ...(typeof resync === 'number' && resync > 0 ? { resyncAfterSeconds: resync } : {}),
       ...(answer.finalized === true ? { finalized: true } : {})
     }
   }
@@ -177,7 +197,8 @@ export class Previewer {
     controller: Controller, parent: KubeObject
   ): Promise<CustomizeResponse['relatedResources'] | string> {
     if (controller.hooks.customize === undefined) return []
-    const answer = await this.call<CustomizeResponse>(`/hooks/${controller.hooks.kind}/customize`, { controller: controller.object, parent })
+    const request = { controller: controller.object, parent }
+    const answer = await this.call<CustomizeResponse>(`/hooks/${controller.hooks.kind}/customize`, request)
     return typeof answer === 'string' ? `the customize hook ${answer}` : answer.relatedResources
   }
 
@@ -200,14 +221,25 @@ function parentOf (
   const manifest = wire(object)
   if (live === undefined) {
     delete manifest.status
-    const metadata = { ...manifest.metadata, ...(namespace !== undefined ? { namespace } : {}), uid: NEW_PARENT_UID, generation: 1, creationTimestamp: kubeTime(now.getTime()) }
+    const metadata = {
+      ...manifest.metadata,
+      ...(namespace !== undefined ? { namespace } : {}),
+      uid: NEW_PARENT_UID,
+      generation: 1,
+      creationTimestamp: kubeTime(now.getTime())
+    }
     return { parent: { ...manifest, metadata }, notes: ['not in the cluster: the first sync after apply'] }
   }
   // Rough, as apply's merge is: every field the manifest sets already holds its value.
   if (isContainedIn(manifest.spec, live.spec)) return { parent: live, notes: [] }
   return {
-    parent: { ...live, spec: manifest.spec, metadata: { ...live.metadata, generation: (live.metadata.generation ?? 0) + 1 } },
-    notes: ['its spec in the cluster differs from the manifest\'s: the preview uses the manifest\'s spec, as kubectl apply would set it (metadata and status as they are in the cluster)']
+    parent: {
+      ...live, spec: manifest.spec, metadata: { ...live.metadata, generation: (live.metadata.generation ?? 0) + 1 }
+    },
+    notes: [
+      'its spec in the cluster differs from the manifest\'s: the preview uses the manifest\'s spec, ' +
+      'as kubectl apply would set it (metadata and status as they are in the cluster)'
+    ]
   }
 }
 
@@ -222,9 +254,16 @@ function desiredChildren (
   for (const raw of Array.isArray(answered) ? answered : []) {
     const child = wire(raw) as KubeObject
     const type = controller.childTypes.find(t => t.apiVersion === child.apiVersion && t.kind === child.kind)
-    if (type?.namespaced === true && child.metadata.namespace === undefined && parent.metadata.namespace !== undefined) child.metadata.namespace = parent.metadata.namespace
-    if (controller.generateSelector) child.metadata.labels = { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string, ...child.metadata.labels }
-    if (!selectorMatches(selector, child.metadata.labels)) return `labels on desired child ${child.kind} ${child.metadata.name} don't match parent selector`
+    const namespaceless = child.metadata.namespace === undefined && parent.metadata.namespace !== undefined
+    if (type?.namespaced === true && namespaceless) {
+      child.metadata.namespace = parent.metadata.namespace
+    }
+    if (controller.generateSelector) {
+      child.metadata.labels = { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string, ...child.metadata.labels }
+    }
+    if (!selectorMatches(selector, child.metadata.labels)) {
+      return `labels on desired child ${child.kind} ${child.metadata.name} don't match parent selector`
+    }
     desired.set(refKey(refOf(child)), child)
   }
   return desired
@@ -234,7 +273,8 @@ function desiredChildren (
 function inPlaceChanges (observed: KubeObject, wanted: KubeObject): string[] | string {
   try {
     const merged = applyUpdate(observed, wanted)
-    return deepEqual(merged, observed) || observed.metadata.deletionTimestamp !== undefined ? [] : changedFields(observed, merged)
+    const unchanged = deepEqual(merged, observed) || observed.metadata.deletionTimestamp !== undefined
+    return unchanged ? [] : changedFields(observed, merged)
   } catch (error) {
     if (error instanceof LastAppliedError) return `${observed.kind} ${observed.metadata.name}: ${error.message}`
     throw error

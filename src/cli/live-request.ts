@@ -39,7 +39,8 @@ export async function liveController (cluster: LiveCluster, resource: string): P
 export function parentSelector (controller: Controller, parent: KubeObject): LabelSelector | string {
   if (controller.generateSelector) return { matchLabels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string } }
   const selector = isRecord(parent.spec) ? parent.spec.selector : undefined
-  return isRecord(selector) ? selector as LabelSelector : `${parent.kind} ${parent.metadata.name} has no spec.selector and generateSelector is off`
+  if (isRecord(selector)) return selector as LabelSelector
+  return `${parent.kind} ${parent.metadata.name} has no spec.selector and generateSelector is off`
 }
 
 /**
@@ -86,10 +87,12 @@ export async function relatedObjects (
     const { objects, namespaceLabels } = await candidates(cluster, controller, parent, rule, type)
     const fromManifest = context.filter(o => o.apiVersion === type.apiVersion && o.kind === type.kind)
     const replaced = new Set(fromManifest.map(o => `${o.metadata.namespace ?? ''}/${o.metadata.name}`))
-    for (const object of [...objects.filter(o => !replaced.has(`${o.metadata.namespace ?? ''}/${o.metadata.name}`)), ...fromManifest]) {
+    const kept = objects.filter(o => !replaced.has(`${o.metadata.namespace ?? ''}/${o.metadata.name}`))
+    for (const object of [...kept, ...fromManifest]) {
       if (!relatedRuleMatches(controller, parent, rule, type, object, namespaceLabels)) continue
       // v1 requests of a namespaced parent drop what lies outside its namespace.
-      if (controller.version === 'v1' && controller.parentType.namespaced && object.metadata.namespace !== parent.metadata.namespace) continue
+      const outside = object.metadata.namespace !== parent.metadata.namespace
+      if (controller.version === 'v1' && controller.parentType.namespaced && outside) continue
       group[objectKey(controller, parent, object)] = object
     }
   }
@@ -118,8 +121,10 @@ async function candidates (
   }
   if (rule.namespaceSelector !== undefined && type.namespaced) {
     const namespaceType = await cluster.resolve({ apiVersion: 'v1', resource: 'namespaces' })
-    const namespaces = await cluster.list(namespaceType, undefined, selectorString(rule.namespaceSelector as LabelSelector))
-    const objects = (await Promise.all(namespaces.map(async ns => await cluster.list(type, ns.metadata.name, labels)))).flat()
+    const namespaceLabels = selectorString(rule.namespaceSelector as LabelSelector)
+    const namespaces = await cluster.list(namespaceType, undefined, namespaceLabels)
+    const lists = await Promise.all(namespaces.map(async ns => await cluster.list(type, ns.metadata.name, labels)))
+    const objects = lists.flat()
     const byName = new Map(namespaces.map(ns => [ns.metadata.name, ns.metadata.labels ?? {}]))
     return { objects, namespaceLabels: name => byName.get(name) }
   }
