@@ -125,23 +125,7 @@ export class Previewer {
     const ns = parentType.namespaced ? object.metadata.namespace ?? namespace : undefined
     const live = await this.cluster.get(parentType, ns, object.metadata.name)
     const { parent, notes } = parentOf(object, live, ns, this.now)
-    const phase = isRecord(live?.status) ? live.status[controller.hooks.phaseField] : undefined
-    const result: ObjectPreview = {
-      kind: object.kind,
-      name: object.metadata.name,
-      ...(ns !== undefined ? { namespace: ns } : {}),
-      exists: live !== undefined,
-      ...(typeof phase === 'string' ? { phase } : {}),
-      notes,
-      create: [],
-      delete: [],
-      keep: [],
-      changed: [],
-      update: [],
-      adopt: [],
-      effects: [],
-      phaseField: controller.hooks.phaseField
-    }
+    const result = emptyPreview(object, ns, live, notes, controller.hooks.phaseField)
     const selector = parentSelector(controller, parent)
     if (typeof selector === 'string') return { ...result, error: selector }
     const finalizer = `metacontroller.io/compositecontroller-${String(controller.object.metadata.name)}`
@@ -207,6 +191,29 @@ export class Previewer {
     const reply = await this.app.inject({ method: 'POST', url, payload: wire(payload) })
     if (reply.statusCode !== 200) return `answered HTTP ${reply.statusCode}: ${reply.body.slice(0, 500)}`
     return JSON.parse(reply.body) as T
+  }
+}
+
+/** A preview of `object` before the sync: where it stands, nothing to do yet. */
+function emptyPreview (
+  object: KubeObject, ns: string | undefined, live: KubeObject | undefined, notes: string[], phaseField: string
+): ObjectPreview {
+  const phase = isRecord(live?.status) ? live.status[phaseField] : undefined
+  return {
+    kind: object.kind,
+    name: object.metadata.name,
+    ...(ns !== undefined ? { namespace: ns } : {}),
+    exists: live !== undefined,
+    ...(typeof phase === 'string' ? { phase } : {}),
+    notes,
+    create: [],
+    delete: [],
+    keep: [],
+    changed: [],
+    update: [],
+    adopt: [],
+    effects: [],
+    phaseField
   }
 }
 
