@@ -1,5 +1,6 @@
 # syntax=docker/dockerfile:1
-# The jobhooks image: the compiled service, its production dependencies and the shipped scripts.
+# The jobhooks image: the compiled service, its production dependencies and the shipped scripts
+# (not the CLI or the simulator: they run from a clone).
 #   npm run image   (scripts/image.sh: docker or podman, prints the image and its size)
 #   docker build -t <registry>/jobhooks:0.2.0 .   (then set it in manifests/kustomization.yaml)
 #
@@ -23,7 +24,9 @@ RUN --mount=type=secret,id=extra-ca,required=false \
     npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+# The server only: the CLI and the simulator (npm run simulate, from a clone) stay out, with
+# `yaml`, a devDependency only they use.
+RUN npx tsc -p tsconfig.build.json && rm -rf dist/src/cli dist/src/simulator dist/bench
 
 # 2. Production dependencies only, without what Node never loads: type declarations and source
 # maps (about half of @kubernetes/client-node), and the packages' own tests, fixtures and

@@ -86,3 +86,38 @@ t.test('no two folders import each other', async t => {
   const loops = [...edges].filter(e => { const [a, b] = e.split(' → '); return edges.has(`${b as string} → ${a as string}`) }).sort()
   t.same(loops, [])
 })
+
+/** Every import circle between files, each named once by its path from its smallest file back to it. */
+function cycles (imports: ReadonlyMap<string, string[]>): string[] {
+  const found = new Set<string>()
+  const visit = (path: string[]): void => {
+    const file = path[path.length - 1] as string
+    for (const next of imports.get(file) ?? []) {
+      const at = path.indexOf(next)
+      if (at >= 0) {
+        const loop = path.slice(at)
+        const start = loop.indexOf([...loop].sort()[0] as string)
+        found.add([...loop.slice(start), ...loop.slice(0, start), loop[start] as string].join(' → '))
+      } else if (!done.has(next)) {
+        visit([...path, next])
+      }
+    }
+  }
+  // A file whose every path has been walked can lead into no circle not already found.
+  const done = new Set<string>()
+  for (const file of [...imports.keys()].sort()) {
+    visit([file])
+    done.add(file)
+  }
+  return [...found].sort()
+}
+
+t.test('no import circle between files, type-only imports included', async t => {
+  t.same(cycles(graph), [], 'files that import each other, directly or around a circle')
+})
+
+t.test('no file of src/ is over 500 lines', async t => {
+  const long = all.map(file => ({ file, lines: readFileSync(join(SRC, file), 'utf8').split('\n').length - 1 }))
+    .filter(({ lines }) => lines > 500).map(({ file, lines }) => `${file}: ${lines} lines`)
+  t.same(long, [], 'files to split')
+})

@@ -38,10 +38,14 @@ export class LiveCluster {
    * preview run in a Pod by mistake does not read with the service's own rights.
    */
   static async connect (kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<LiveCluster> {
-    const files = kubeconfig ?? (env.KUBECONFIG !== undefined && env.KUBECONFIG !== '' ? env.KUBECONFIG : join(homedir(), '.kube', 'config'))
-    if (kubeconfig !== undefined && !existsSync(kubeconfig)) throw new ClusterError(`--kubeconfig ${kubeconfig}: no such file`)
+    const fromEnv = env.KUBECONFIG !== undefined && env.KUBECONFIG !== '' ? env.KUBECONFIG : undefined
+    const files = kubeconfig ?? fromEnv ?? join(homedir(), '.kube', 'config')
+    if (kubeconfig !== undefined && !existsSync(kubeconfig)) {
+      throw new ClusterError(`--kubeconfig ${kubeconfig}: no such file`)
+    }
     if (kubeconfig === undefined && (env.KUBECONFIG ?? '') === '' && !existsSync(files)) {
-      throw new ClusterError(`no cluster credentials: KUBECONFIG is not set and ${files} does not exist (name a file with --kubeconfig)`)
+      throw new ClusterError(`no cluster credentials: KUBECONFIG is not set and ${files} does not exist ` +
+        '(name a file with --kubeconfig)')
     }
     let credentials: Awaited<ReturnType<typeof loadCredentials>>
     try {
@@ -62,22 +66,42 @@ export class LiveCluster {
     return new LiveCluster(kubeConfig, url, namespace !== undefined && namespace !== '' ? namespace : undefined, files)
   }
 
-  /** The resource type a CompositeController or a related rule names, asking the API server's discovery about one the table lacks. */
+  /** A type the table knows, named either way. */
+  private known (type: TypeName): ResourceType | undefined {
+    return 'resource' in type
+      ? this.types.byResource(type.apiVersion, type.resource)
+      : this.types.byKind(type.apiVersion, type.kind)
+  }
+
+  /**
+   * The resource type a CompositeController or a related rule names, asking the API server's discovery about one the
+   * table lacks.
+   */
   async resolve (type: TypeName): Promise<ResourceType> {
-    const known = 'resource' in type ? this.types.byResource(type.apiVersion, type.resource) : this.types.byKind(type.apiVersion, type.kind)
+    const known = this.known(type)
     if (known !== undefined) return known
     if (!this.discovered.has(type.apiVersion)) {
       this.discovered.add(type.apiVersion)
-      const list = await this.read(type.apiVersion.includes('/') ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`)
+      const group = type.apiVersion.includes('/') ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`
+      const list = await this.read(group)
       const resources = isRecord(list) && Array.isArray(list.resources) ? list.resources.filter(isRecord) : []
       for (const r of resources) {
         // Subresources (`pods/status`) are not types of their own.
         if (typeof r.name !== 'string' || r.name.includes('/') || typeof r.kind !== 'string') continue
-        this.types.add({ apiVersion: type.apiVersion, resource: r.name, kind: r.kind, namespaced: r.namespaced === true, hasStatus: true })
+        this.types.add({
+          apiVersion: type.apiVersion,
+          resource: r.name,
+          kind: r.kind,
+          namespaced: r.namespaced === true,
+          hasStatus: true
+        })
       }
     }
-    const found = 'resource' in type ? this.types.byResource(type.apiVersion, type.resource) : this.types.byKind(type.apiVersion, type.kind)
-    if (found === undefined) throw new ClusterError(`the API server serves no ${'resource' in type ? type.resource : type.kind} in ${type.apiVersion}`)
+    const found = this.known(type)
+    if (found === undefined) {
+      const name = 'resource' in type ? type.resource : type.kind
+      throw new ClusterError(`the API server serves no ${name} in ${type.apiVersion}`)
+    }
     return found
   }
 
@@ -87,7 +111,10 @@ export class LiveCluster {
     return object === undefined ? undefined : typed(object as KubeObject, type)
   }
 
-  /** The objects of a type, in one namespace (or all, or cluster-scoped ones), that `labelSelector` selects (`kubectl get -l` syntax; empty: all). */
+  /**
+   * The objects of a type, in one namespace (or all, or cluster-scoped ones), that `labelSelector` selects (`kubectl
+   * get -l` syntax; empty: all).
+   */
   async list (type: ResourceType, namespace: string | undefined, labelSelector = ''): Promise<KubeObject[]> {
     const query = labelSelector === '' ? '' : `?labelSelector=${encodeURIComponent(labelSelector)}`
     const list = await this.read(`${collectionPath(type, namespace)}${query}`)
@@ -100,9 +127,12 @@ export class LiveCluster {
     let answer: { statusCode: number, body: string }
     this.reads += 1
     try {
-      answer = await sendRequest(this.kubeConfig, this.server, { method: 'GET', path, contentType: 'application/json', body: undefined }, AbortSignal.timeout(READ_TIMEOUT_MS))
+      const request = { method: 'GET', path, contentType: 'application/json', body: undefined } as const
+      answer = await sendRequest(this.kubeConfig, this.server, request, AbortSignal.timeout(READ_TIMEOUT_MS))
     } catch (error) {
-      const why = error instanceof Error && error.name === 'TimeoutError' ? `no answer within ${READ_TIMEOUT_MS / 1000} s` : error instanceof Error ? error.message : String(error)
+      const message = error instanceof Error ? error.message : String(error)
+      const timedOut = error instanceof Error && error.name === 'TimeoutError'
+      const why = timedOut ? `no answer within ${READ_TIMEOUT_MS / 1000} s` : message
       throw new ClusterError(`cannot reach the API server at ${this.server.origin} (${this.source}): ${why}`)
     }
     if (answer.statusCode === 404 && absentOk) return undefined
@@ -113,7 +143,9 @@ export class LiveCluster {
       body = undefined
     }
     if (answer.statusCode !== 200) {
-      const message = isRecord(body) && typeof body.message === 'string' ? body.message : answer.body.trim().slice(0, 200)
+      const message = isRecord(body) && typeof body.message === 'string'
+        ? body.message
+        : answer.body.trim().slice(0, 200)
       throw new ClusterError(`GET ${path}: HTTP ${answer.statusCode}: ${message}`)
     }
     if (body === undefined) throw new ClusterError(`GET ${path}: the answer is not JSON`)
@@ -121,10 +153,13 @@ export class LiveCluster {
   }
 }
 
-/** `/api/v1/namespaces/<ns>/pods`, `/apis/batch/v1/namespaces/<ns>/jobs`, `/api/v1/nodes`; all namespaces without one. */
+/**
+ * `/api/v1/namespaces/<ns>/pods`, `/apis/batch/v1/namespaces/<ns>/jobs`, `/api/v1/nodes`; all namespaces without one.
+ */
 export function collectionPath (type: ResourceType, namespace: string | undefined): string {
   const prefix = type.apiVersion.includes('/') ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`
-  return type.namespaced && namespace !== undefined ? `${prefix}/namespaces/${encodeURIComponent(namespace)}/${type.resource}` : `${prefix}/${type.resource}`
+  if (!type.namespaced || namespace === undefined) return `${prefix}/${type.resource}`
+  return `${prefix}/namespaces/${encodeURIComponent(namespace)}/${type.resource}`
 }
 
 /** The items of a list come without apiVersion and kind; the hooks read them. */

@@ -12,9 +12,13 @@ import { isRecord } from '../k8s/types.js'
 import { selectorMatches, type LabelSelector } from '../k8s/selectors.js'
 import type { CustomizeResponse, SyncRequest, SyncResponse } from '../protocol/hooks.js'
 import { RecordingExecutor } from '../effects/dry-run.js'
-import { describeEffect, type Effect, type EffectExecutor, type EffectOutcome, type ObjectRef as EffectTarget } from '../effects/types.js'
+import {
+  describeEffect, type Effect, type EffectExecutor, type EffectOutcome, type ObjectRef as EffectTarget
+} from '../effects/types.js'
 import { defaultHooksDir, loadScriptLibrary } from '../scripts/library.js'
-import { CONTROLLER_UID_LABEL, comparable, type Controller } from '../simulator/simulator.js'
+import { CONTROLLER_UID_LABEL } from '../simulator/controller.js'
+import { comparable } from '../simulator/children.js'
+import type { Controller } from '../simulator/types.js'
 import { deepEqual, isContainedIn, kubeTime, refKey, refOf, wire } from '../simulator/objects.js'
 import { applyUpdate, changedFields, LastAppliedError } from '../simulator/apply.js'
 import { groupKey } from '../k8s/objects.js'
@@ -91,12 +95,18 @@ class PreviewExecutor implements EffectExecutor {
 }
 
 export class Previewer {
-  private constructor (private readonly cluster: LiveCluster, private readonly app: FastifyInstance, private readonly executor: PreviewExecutor, readonly now: Date) {}
+  private constructor (
+    private readonly cluster: LiveCluster,
+    private readonly app: FastifyInstance,
+    private readonly executor: PreviewExecutor,
+    readonly now: Date
+  ) {}
 
   /** The real app, on a clock pinned to `now`, with effects recorded and never applied. */
   static async start (cluster: LiveCluster, now: Date): Promise<Previewer> {
     const executor = new PreviewExecutor()
-    const app = await buildApp({ logger: false, scripts: loadScriptLibrary(defaultHooksDir()), clock: () => now, effects: executor })
+    const scripts = loadScriptLibrary(defaultHooksDir())
+    const app = await buildApp({ logger: false, scripts, clock: () => now, effects: executor })
     return new Previewer(cluster, app, executor, now)
   }
 
@@ -115,17 +125,13 @@ export class Previewer {
     const ns = parentType.namespaced ? object.metadata.namespace ?? namespace : undefined
     const live = await this.cluster.get(parentType, ns, object.metadata.name)
     const { parent, notes } = parentOf(object, live, ns, this.now)
-    const phase = isRecord(live?.status) ? live.status[controller.hooks.phaseField] : undefined
-    const result: ObjectPreview = {
-      kind: object.kind, name: object.metadata.name, ...(ns !== undefined ? { namespace: ns } : {}), exists: live !== undefined,
-      ...(typeof phase === 'string' ? { phase } : {}),
-      notes, create: [], delete: [], keep: [], changed: [], update: [], adopt: [], effects: [], phaseField: controller.hooks.phaseField
-    }
+    const result = emptyPreview(object, ns, live, notes, controller.hooks.phaseField)
     const selector = parentSelector(controller, parent)
     if (typeof selector === 'string') return { ...result, error: selector }
     const finalizer = `metacontroller.io/compositecontroller-${String(controller.object.metadata.name)}`
     const finalizing = controller.hooks.finalize !== undefined && parent.metadata.deletionTimestamp !== undefined
-    if (controller.hooks.finalize !== undefined && !finalizing && !((parent.metadata.finalizers as string[] | undefined) ?? []).includes(finalizer)) {
+    const finalizers = (parent.metadata.finalizers as string[] | undefined) ?? []
+    if (controller.hooks.finalize !== undefined && !finalizing && !finalizers.includes(finalizer)) {
       notes.push(`Metacontroller would first add its finalizer ${finalizer}`)
     }
     const { children, adopted } = await claimChildren(this.cluster, controller, parent, selector)
@@ -135,9 +141,10 @@ export class Previewer {
     const related = await relatedObjects(this.cluster, controller, parent, rules, context)
     if (typeof related === 'string') return { ...result, error: related }
     const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing }
-    const answer = await this.call<SyncResponse>(`/hooks/${controller.hooks.kind}/${finalizing ? 'finalize' : 'sync'}`, request)
+    const hook = finalizing ? 'finalize' : 'sync'
+    const answer = await this.call<SyncResponse>(`/hooks/${controller.hooks.kind}/${hook}`, request)
     const effects = this.executor.take()
-    if (typeof answer === 'string') return { ...result, error: `the ${finalizing ? 'finalize' : 'sync'} hook ${answer}` }
+    if (typeof answer === 'string') return { ...result, error: `the ${hook} hook ${answer}` }
     const desired = desiredChildren(controller, parent, selector, answer.children)
     if (typeof desired === 'string') return { ...result, error: desired }
     const observed = Object.values(children).flatMap(group => Object.values(group))
@@ -159,19 +166,23 @@ export class Previewer {
     }
     const seen = new Set(observed.map(child => refKey(refOf(child))))
     if (manages) result.create = [...desired.values()].filter(child => !seen.has(refKey(refOf(child)))).map(nameOf)
+    const resync = answer.resyncAfterSeconds
     return {
       ...result,
       effects: effects.map(previewEffect),
       status: answer.status,
-      ...(typeof answer.resyncAfterSeconds === 'number' && answer.resyncAfterSeconds > 0 ? { resyncAfterSeconds: answer.resyncAfterSeconds } : {}),
+      ...(typeof resync === 'number' && resync > 0 ? { resyncAfterSeconds: resync } : {}),
       ...(answer.finalized === true ? { finalized: true } : {})
     }
   }
 
   /** The related rules, from the customize hook if the kind has one. */
-  private async customize (controller: Controller, parent: KubeObject): Promise<CustomizeResponse['relatedResources'] | string> {
+  private async customize (
+    controller: Controller, parent: KubeObject
+  ): Promise<CustomizeResponse['relatedResources'] | string> {
     if (controller.hooks.customize === undefined) return []
-    const answer = await this.call<CustomizeResponse>(`/hooks/${controller.hooks.kind}/customize`, { controller: controller.object, parent })
+    const request = { controller: controller.object, parent }
+    const answer = await this.call<CustomizeResponse>(`/hooks/${controller.hooks.kind}/customize`, request)
     return typeof answer === 'string' ? `the customize hook ${answer}` : answer.relatedResources
   }
 
@@ -183,23 +194,59 @@ export class Previewer {
   }
 }
 
+/** A preview of `object` before the sync: where it stands, nothing to do yet. */
+function emptyPreview (
+  object: KubeObject, ns: string | undefined, live: KubeObject | undefined, notes: string[], phaseField: string
+): ObjectPreview {
+  const phase = isRecord(live?.status) ? live.status[phaseField] : undefined
+  return {
+    kind: object.kind,
+    name: object.metadata.name,
+    ...(ns !== undefined ? { namespace: ns } : {}),
+    exists: live !== undefined,
+    ...(typeof phase === 'string' ? { phase } : {}),
+    notes,
+    create: [],
+    delete: [],
+    keep: [],
+    changed: [],
+    update: [],
+    adopt: [],
+    effects: [],
+    phaseField
+  }
+}
+
 /**
  * The parent the next sync would be handed. In the cluster: as it is there, with the manifest's
  * spec if that differs (what `kubectl apply` would set: a new generation, the same metadata and
  * status). Not in the cluster: the manifest's object as the API server would first store it.
  */
-function parentOf (object: KubeObject, live: KubeObject | undefined, namespace: string | undefined, now: Date): { parent: KubeObject, notes: string[] } {
+function parentOf (
+  object: KubeObject, live: KubeObject | undefined, namespace: string | undefined, now: Date
+): { parent: KubeObject, notes: string[] } {
   const manifest = wire(object)
   if (live === undefined) {
     delete manifest.status
-    const metadata = { ...manifest.metadata, ...(namespace !== undefined ? { namespace } : {}), uid: NEW_PARENT_UID, generation: 1, creationTimestamp: kubeTime(now.getTime()) }
+    const metadata = {
+      ...manifest.metadata,
+      ...(namespace !== undefined ? { namespace } : {}),
+      uid: NEW_PARENT_UID,
+      generation: 1,
+      creationTimestamp: kubeTime(now.getTime())
+    }
     return { parent: { ...manifest, metadata }, notes: ['not in the cluster: the first sync after apply'] }
   }
   // Rough, as apply's merge is: every field the manifest sets already holds its value.
   if (isContainedIn(manifest.spec, live.spec)) return { parent: live, notes: [] }
   return {
-    parent: { ...live, spec: manifest.spec, metadata: { ...live.metadata, generation: (live.metadata.generation ?? 0) + 1 } },
-    notes: ['its spec in the cluster differs from the manifest\'s: the preview uses the manifest\'s spec, as kubectl apply would set it (metadata and status as they are in the cluster)']
+    parent: {
+      ...live, spec: manifest.spec, metadata: { ...live.metadata, generation: (live.metadata.generation ?? 0) + 1 }
+    },
+    notes: [
+      'its spec in the cluster differs from the manifest\'s: the preview uses the manifest\'s spec, ' +
+      'as kubectl apply would set it (metadata and status as they are in the cluster)'
+    ]
   }
 }
 
@@ -207,14 +254,23 @@ function parentOf (object: KubeObject, live: KubeObject | undefined, namespace: 
  * The desired children by reference, as Metacontroller checks them before it changes anything:
  * in the parent's namespace, with the `controller-uid` label it adds, matching the selector.
  */
-function desiredChildren (controller: Controller, parent: KubeObject, selector: LabelSelector, answered: unknown): Map<string, KubeObject> | string {
+function desiredChildren (
+  controller: Controller, parent: KubeObject, selector: LabelSelector, answered: unknown
+): Map<string, KubeObject> | string {
   const desired = new Map<string, KubeObject>()
   for (const raw of Array.isArray(answered) ? answered : []) {
     const child = wire(raw) as KubeObject
     const type = controller.childTypes.find(t => t.apiVersion === child.apiVersion && t.kind === child.kind)
-    if (type?.namespaced === true && child.metadata.namespace === undefined && parent.metadata.namespace !== undefined) child.metadata.namespace = parent.metadata.namespace
-    if (controller.generateSelector) child.metadata.labels = { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string, ...child.metadata.labels }
-    if (!selectorMatches(selector, child.metadata.labels)) return `labels on desired child ${child.kind} ${child.metadata.name} don't match parent selector`
+    const namespaceless = child.metadata.namespace === undefined && parent.metadata.namespace !== undefined
+    if (type?.namespaced === true && namespaceless) {
+      child.metadata.namespace = parent.metadata.namespace
+    }
+    if (controller.generateSelector) {
+      child.metadata.labels = { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string, ...child.metadata.labels }
+    }
+    if (!selectorMatches(selector, child.metadata.labels)) {
+      return `labels on desired child ${child.kind} ${child.metadata.name} don't match parent selector`
+    }
     desired.set(refKey(refOf(child)), child)
   }
   return desired
@@ -224,7 +280,8 @@ function desiredChildren (controller: Controller, parent: KubeObject, selector: 
 function inPlaceChanges (observed: KubeObject, wanted: KubeObject): string[] | string {
   try {
     const merged = applyUpdate(observed, wanted)
-    return deepEqual(merged, observed) || observed.metadata.deletionTimestamp !== undefined ? [] : changedFields(observed, merged)
+    const unchanged = deepEqual(merged, observed) || observed.metadata.deletionTimestamp !== undefined
+    return unchanged ? [] : changedFields(observed, merged)
   } catch (error) {
     if (error instanceof LastAppliedError) return `${observed.kind} ${observed.metadata.name}: ${error.message}`
     throw error

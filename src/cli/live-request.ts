@@ -8,7 +8,9 @@ import { isRecord } from '../k8s/types.js'
 import { controllerOf } from '../k8s/objects.js'
 import { selectorString, type LabelSelector } from '../k8s/selectors.js'
 import type { RelatedResourceRule } from '../protocol/schemas.js'
-import { childUpdateMethods, CONTROLLER_UID_LABEL, objectKey, relatedRuleMatches, ruleProblem, type Controller } from '../simulator/simulator.js'
+import { childUpdateMethods, CONTROLLER_UID_LABEL } from '../simulator/controller.js'
+import { objectKey, relatedRuleMatches, ruleProblem } from '../simulator/related.js'
+import type { Controller } from '../simulator/types.js'
 import { compositeControllerFromManifest, controllerFromManifest } from '../simulator/controllers.js'
 import type { ResourceType } from '../simulator/resources.js'
 import type { LiveCluster } from './live-cluster.js'
@@ -30,11 +32,15 @@ export async function liveController (cluster: LiveCluster, resource: string): P
   }
 }
 
-/** The selector Metacontroller claims children with: `controller-uid=<uid>` when it generates one, else the parent's spec.selector. */
+/**
+ * The selector Metacontroller claims children with: `controller-uid=<uid>` when it generates one, else the parent's
+ * spec.selector.
+ */
 export function parentSelector (controller: Controller, parent: KubeObject): LabelSelector | string {
   if (controller.generateSelector) return { matchLabels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string } }
   const selector = isRecord(parent.spec) ? parent.spec.selector : undefined
-  return isRecord(selector) ? selector as LabelSelector : `${parent.kind} ${parent.metadata.name} has no spec.selector and generateSelector is off`
+  if (isRecord(selector)) return selector as LabelSelector
+  return `${parent.kind} ${parent.metadata.name} has no spec.selector and generateSelector is off`
 }
 
 /**
@@ -42,7 +48,9 @@ export function parentSelector (controller: Controller, parent: KubeObject): Lab
  * matches, those the parent controls, and orphans, which Metacontroller adopts first (unless the
  * parent is being deleted). One group per child type, empty ones too.
  */
-export async function claimChildren (cluster: LiveCluster, controller: Controller, parent: KubeObject, selector: LabelSelector): Promise<{ children: ObjectMap, adopted: KubeObject[] }> {
+export async function claimChildren (
+  cluster: LiveCluster, controller: Controller, parent: KubeObject, selector: LabelSelector
+): Promise<{ children: ObjectMap, adopted: KubeObject[] }> {
   const children: ObjectMap = {}
   const adopted: KubeObject[] = []
   const namespace = controller.parentType.namespaced ? parent.metadata.namespace : undefined
@@ -67,7 +75,9 @@ export async function claimChildren (cluster: LiveCluster, controller: Controlle
  * holds objects of the manifest that stand in for the cluster's (JobTemplates about to be
  * applied). A rule Metacontroller refuses fails the sync: its message is returned instead.
  */
-export async function relatedObjects (cluster: LiveCluster, controller: Controller, parent: KubeObject, rules: RelatedResourceRule[], context: KubeObject[]): Promise<ObjectMap | string> {
+export async function relatedObjects (
+  cluster: LiveCluster, controller: Controller, parent: KubeObject, rules: RelatedResourceRule[], context: KubeObject[]
+): Promise<ObjectMap | string> {
   const related: ObjectMap = {}
   for (const rule of rules) {
     const problem = ruleProblem(controller, parent, rule)
@@ -77,10 +87,12 @@ export async function relatedObjects (cluster: LiveCluster, controller: Controll
     const { objects, namespaceLabels } = await candidates(cluster, controller, parent, rule, type)
     const fromManifest = context.filter(o => o.apiVersion === type.apiVersion && o.kind === type.kind)
     const replaced = new Set(fromManifest.map(o => `${o.metadata.namespace ?? ''}/${o.metadata.name}`))
-    for (const object of [...objects.filter(o => !replaced.has(`${o.metadata.namespace ?? ''}/${o.metadata.name}`)), ...fromManifest]) {
+    const kept = objects.filter(o => !replaced.has(`${o.metadata.namespace ?? ''}/${o.metadata.name}`))
+    for (const object of [...kept, ...fromManifest]) {
       if (!relatedRuleMatches(controller, parent, rule, type, object, namespaceLabels)) continue
       // v1 requests of a namespaced parent drop what lies outside its namespace.
-      if (controller.version === 'v1' && controller.parentType.namespaced && object.metadata.namespace !== parent.metadata.namespace) continue
+      const outside = object.metadata.namespace !== parent.metadata.namespace
+      if (controller.version === 'v1' && controller.parentType.namespaced && outside) continue
       group[objectKey(controller, parent, object)] = object
     }
   }
@@ -93,7 +105,9 @@ export async function relatedObjects (cluster: LiveCluster, controller: Controll
  * for a label rule of a namespaced parent (where the simulator looks), in each selected namespace
  * for a namespaceSelector. The rule itself still decides, object by object.
  */
-async function candidates (cluster: LiveCluster, controller: Controller, parent: KubeObject, rule: RelatedResourceRule, type: ResourceType): Promise<{ objects: KubeObject[], namespaceLabels: (name: string) => Record<string, string> | undefined }> {
+async function candidates (
+  cluster: LiveCluster, controller: Controller, parent: KubeObject, rule: RelatedResourceRule, type: ResourceType
+): Promise<{ objects: KubeObject[], namespaceLabels: (name: string) => Record<string, string> | undefined }> {
   const parentNamespace = controller.parentType.namespaced ? parent.metadata.namespace : undefined
   const labels = rule.labelSelector === undefined ? '' : selectorString(rule.labelSelector as LabelSelector)
   const none = (): undefined => undefined
@@ -107,8 +121,10 @@ async function candidates (cluster: LiveCluster, controller: Controller, parent:
   }
   if (rule.namespaceSelector !== undefined && type.namespaced) {
     const namespaceType = await cluster.resolve({ apiVersion: 'v1', resource: 'namespaces' })
-    const namespaces = await cluster.list(namespaceType, undefined, selectorString(rule.namespaceSelector as LabelSelector))
-    const objects = (await Promise.all(namespaces.map(async ns => await cluster.list(type, ns.metadata.name, labels)))).flat()
+    const namespaceLabels = selectorString(rule.namespaceSelector as LabelSelector)
+    const namespaces = await cluster.list(namespaceType, undefined, namespaceLabels)
+    const lists = await Promise.all(namespaces.map(async ns => await cluster.list(type, ns.metadata.name, labels)))
+    const objects = lists.flat()
     const byName = new Map(namespaces.map(ns => [ns.metadata.name, ns.metadata.labels ?? {}]))
     return { objects, namespaceLabels: name => byName.get(name) }
   }

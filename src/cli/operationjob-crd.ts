@@ -21,7 +21,10 @@ const SPEC = ['spec', 'versions', 0, 'schema', 'openAPIV3Schema', 'properties', 
 const GENERATED_RULE = /^self\.action != '[A-Za-z][A-Za-z0-9]*' \|\| has\(self\.[a-z][A-Za-z0-9]*\)$/
 
 function requiredRule (action: RegisteredAction, field: string): { rule: string, message: string } {
-  return { rule: `self.action != '${action.name}' || has(self.${field})`, message: `action ${action.name} needs spec.${field}` }
+  return {
+    rule: `self.action != '${action.name}' || has(self.${field})`,
+    message: `action ${action.name} needs spec.${field}`
+  }
 }
 
 /** A schema as YAML nodes, written the way the rest of the file is: short lists of scalars on one line. */
@@ -38,7 +41,9 @@ function clearActions (doc: Document): void {
   if (!isMap(properties)) throw new Error('the OperationJob CRD has no spec.properties')
   properties.items = properties.items.filter(pair => OPERATIONJOB_SPEC_FIELDS.includes(String(pair.key)))
   const rules = doc.getIn([...SPEC, 'x-kubernetes-validations'])
-  if (isSeq(rules)) rules.items = rules.items.filter(rule => !(isMap(rule) && GENERATED_RULE.test(String(rule.get('rule')))))
+  if (isSeq(rules)) {
+    rules.items = rules.items.filter(rule => !(isMap(rule) && GENERATED_RULE.test(String(rule.get('rule')))))
+  }
 }
 
 /** The CRD text `text` with `actions` written in. Rendering twice gives the same text. */
@@ -57,7 +62,8 @@ export function renderOperationJobCrd (text: string, actions: readonly Registere
     const written = isMap(properties) ? properties.items.find(pair => String(pair.key) === field.name) : undefined
     if (written !== undefined) {
       written.key = doc.createNode(field.name)
-      ;(written.key as Node).commentBefore = ` The ${action.name} action's own field, written by npm run crds from the registered actions.`
+      const comment = ` The ${action.name} action's own field, written by npm run crds from the registered actions.`
+      ;(written.key as Node).commentBefore = comment
     }
     if (field.required) {
       const rules = doc.getIn([...SPEC, 'x-kubernetes-validations'])

@@ -16,7 +16,8 @@ function loadCrds (): CrdNames[] {
   if (crds !== undefined) return crds
   const dir = join(packageRoot(), 'manifests', 'crds')
   crds = readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
-    parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS()).filter(d => d?.kind === 'CustomResourceDefinition').map(doc => {
+    parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())
+      .filter(d => d?.kind === 'CustomResourceDefinition').map(doc => {
       const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
       const names = doc.spec.names
       return {
@@ -25,7 +26,9 @@ function loadCrds (): CrdNames[] {
         singular: names.singular,
         shortNames: names.shortNames ?? [],
         // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
-        columns: (version.additionalPrinterColumns ?? []).filter((c: PrinterColumn) => (c.priority ?? 0) === 0).map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
+        columns: (version.additionalPrinterColumns ?? [])
+          .filter((c: PrinterColumn) => (c.priority ?? 0) === 0)
+          .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
       }
     }))
   return crds
@@ -42,7 +45,9 @@ export function printerColumns (resource: string): PrinterColumn[] {
 /** A `.a.b.c` jsonPath of an object as kubectl prints the cell (`<none>` when absent). */
 export function cell (object: unknown, jsonPath: string): string {
   let value: unknown = object
-  for (const key of jsonPath.replace(/^\./, '').split('.')) value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  for (const key of jsonPath.replace(/^\./, '').split('.')) {
+    value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
+  }
   return value === undefined || value === null ? '<none>' : String(value)
 }
 
@@ -63,10 +68,17 @@ export function alignRows (rows: string[][], gap = '   '): string[] {
 }
 
 /** What `kubectl get <kind> <name>` prints for one object, its age given. */
-export function kubectlGet (object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number): string[] {
+export function kubectlGet (
+  object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number
+): string[] {
   const columns = printerColumns(object.kind)
   return alignRows([
     ['NAME', ...columns.map(c => c.name)],
-    [object.metadata.name, ...columns.map(c => (c.jsonPath === '.metadata.creationTimestamp' ? humanAge(ageSeconds) : cell(object, c.jsonPath)))]
+    [
+      object.metadata.name,
+      ...columns.map(c => (c.jsonPath === '.metadata.creationTimestamp'
+        ? humanAge(ageSeconds)
+        : cell(object, c.jsonPath)))
+    ]
   ])
 }

@@ -23,23 +23,29 @@ export function defaultNodes (): KubeObject[] {
 export function asNodes (objects: KubeObject[]): KubeObject[] {
   return objects.filter(o => o.apiVersion === 'v1' && o.kind === 'Node').map(node => {
     const made = simNode(node.metadata.name, { labels: node.metadata.labels ?? {} })
-    return { ...made, ...node, metadata: { ...made.metadata, ...node.metadata, labels: { ...made.metadata.labels, ...node.metadata.labels } }, status: isRecord(node.status) ? node.status : made.status }
+    const labels = { ...made.metadata.labels, ...node.metadata.labels }
+    const status = isRecord(node.status) ? node.status : made.status
+    return { ...made, ...node, metadata: { ...made.metadata, ...node.metadata, labels }, status }
   })
 }
 
 /** The final phase and counts of a DaemonJob, and a row per Node: its Job's outcome, or why it has none. */
-export function daemonJobReport (sim: Simulator, daemonJob: KubeObject, nodes: KubeObject[], time: (value: unknown) => string): string[] {
+export function daemonJobReport (
+  sim: Simulator, daemonJob: KubeObject, nodes: KubeObject[], time: (value: unknown) => string
+): string[] {
   const status = isRecord(daemonJob.status) ? daemonJob.status : {}
   const phase = typeof status.phase === 'string' ? status.phase : 'unknown'
   const count = (key: string): number => (typeof status[key] === 'number' ? status[key] : 0)
   const at = typeof status.completionTime === 'string' ? ` at ${time(status.completionTime)}` : ''
-  const lines = [`${namespacedName(daemonJob.metadata)}  ${phase}${at} (${count('succeeded')}/${count('desired')} nodes succeeded, ${count('failed')} failed)`]
+  const counts = `${count('succeeded')}/${count('desired')} nodes succeeded, ${count('failed')} failed`
+  const lines = [`${namespacedName(daemonJob.metadata)}  ${phase}${at} (${counts})`]
   if (typeof status.message === 'string') lines.push(`  ${status.message}`)
   const parsed = parseDaemonJobSpec(daemonJob)
   if (!parsed.ok) return [...lines, `  invalid: ${parsed.problems.join('; ')}`]
   const ineligible = eligibilityCheck(podTemplate(parsed.value).spec as PodSpec, parsed.value.excluded)
   const succeeded = new Set(Array.isArray(status.succeededNodes) ? status.succeededNodes : [])
-  const failed = new Map((Array.isArray(status.failedNodes) ? status.failedNodes : []).filter(isRecord).map(f => [String(f.name), f]))
+  const failedNodes = Array.isArray(status.failedNodes) ? status.failedNodes : []
+  const failed = new Map(failedNodes.filter(isRecord).map(f => [String(f.name), f]))
   const jobs = new Map(sim.listJobs(daemonJob.metadata.namespace).map(j => [j.metadata.name, j]))
   const rows = [['NODE', 'JOB', 'RESULT']]
   for (const node of [...nodes].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
@@ -49,7 +55,8 @@ export function daemonJobReport (sim: Simulator, daemonJob: KubeObject, nodes: K
     const result = succeeded.has(name)
       ? 'Succeeded'
       : failure !== undefined
-        ? `Failed: ${String(failure.message ?? '')}${failure.completionTime !== undefined ? ` (${time(failure.completionTime)})` : ''}`
+        ? `Failed: ${String(failure.message ?? '')}` +
+          `${failure.completionTime !== undefined ? ` (${time(failure.completionTime)})` : ''}`
         : jobs.has(jobName) ? 'Running' : undefined
     if (result !== undefined) rows.push([name, jobName, result])
     else rows.push([name, '-', `skipped: ${ineligible(node) ?? 'came after the DaemonJob finished'}`])

@@ -7,87 +7,26 @@
 //
 // Exit 0 when the preview ran (whatever it says the sync would do), 1 when it could not (a
 // manifest that cannot be read, no cluster, an API error), 2 for bad arguments.
-import { parseArgs } from 'node:util'
 import type { KubeObject } from '../k8s/types.js'
-import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import { JOBHOOKS_API_VERSION, parentKinds } from '../simulator/controllers.js'
 import { loadManifest, ManifestError } from '../simulator/manifest.js'
 import { ClusterError, LiveCluster } from './live-cluster.js'
 import { Previewer, type ObjectPreview } from './live-preview.js'
 import { objectLines } from './live-report.js'
-import type { Write } from './simulate.js'
-
-const USAGE = `usage: npm run simulate -- --live -f <manifest.yaml> [-n <namespace>] [--output json]
-       npm run simulate -- --kubeconfig <file> -f <manifest.yaml> [-n <namespace>] [--output json]
-
-  Reads from the cluster what Metacontroller would send the next sync of each jobhooks object of
-  the manifest, runs the hooks in process and prints what that sync would create, delete, write
-  and do. Only GET requests reach the cluster; nothing is written.
-
-  --live              the cluster of $KUBECONFIG, else of ~/.kube/config (as kubectl finds it)
-  --kubeconfig FILE   the cluster of FILE
-  -f FILE             the manifest (may also be given bare)
-  -n, --namespace NS  for objects that name none (default: the context's namespace, else default)
-  --output json       the same as JSON, for scripts`
-
-/** The kinds whose next sync is previewed; JobTemplates of the manifest are what JobFlows refer to. */
-const PREVIEWED = new Set(['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet'])
-
-interface Arguments {
-  file: string
-  kubeconfig?: string
-  namespace?: string
-  json: boolean
-}
-
-class UsageError extends Error {}
-
-function parseArguments (argv: string[]): Arguments | 'help' {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        live: { type: 'boolean' },
-        kubeconfig: { type: 'string' },
-        file: { type: 'string', short: 'f', multiple: true },
-        namespace: { type: 'string', short: 'n' },
-        output: { type: 'string', short: 'o' },
-        help: { type: 'boolean', short: 'h' }
-      }
-    })
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
-  const { values, positionals } = parsed
-  if (values.help === true) return 'help'
-  if (values.live !== true && values.kubeconfig === undefined) throw new UsageError('say which cluster: --live or --kubeconfig <file>')
-  if (values.kubeconfig === '') throw new UsageError('--kubeconfig needs a file')
-  const files = [...(values.file ?? []), ...positionals]
-  if (files.length !== 1) throw new UsageError(files.length === 0 ? 'name the manifest to preview: -f <manifest.yaml>' : `one manifest at a time, not ${files.length}`)
-  if (values.namespace === '') throw new UsageError('--namespace needs a value')
-  const output = values.output ?? 'text'
-  if (output !== 'text' && output !== 'json') throw new UsageError(`--output must be json (or text, the default), not ${JSON.stringify(output)}`)
-  return {
-    file: files[0] as string,
-    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
-    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
-    json: output === 'json'
-  }
-}
+import { LIVE_USAGE, parseLiveArguments, UsageError, type LiveArguments, type Write } from './arguments.js'
 
 export async function liveMain (argv: string[], write: Write, writeError: Write): Promise<number> {
-  let args: Arguments | 'help'
+  let args: LiveArguments | 'help'
   try {
-    args = parseArguments(argv)
+    args = parseLiveArguments(argv)
   } catch (error) {
     if (!(error instanceof UsageError)) throw error
     writeError(`simulate: ${error.message}`)
-    writeError(USAGE)
+    writeError(LIVE_USAGE)
     return 2
   }
   if (args === 'help') {
-    write(USAGE)
+    write(LIVE_USAGE)
     return 0
   }
 
@@ -99,9 +38,11 @@ export async function liveMain (argv: string[], write: Write, writeError: Write)
     writeError(`simulate: ${error.message}`)
     return 1
   }
-  const ours = objects.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && PREVIEWED.has(o.kind))
+  // Every kind's parent is previewed; JobTemplates of the manifest are what JobFlows refer to.
+  const previewed = parentKinds().map(k => k.kind)
+  const ours = objects.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && previewed.includes(o.kind))
   if (ours.length === 0) {
-    writeError(`simulate: ${args.file} has no ${[...PREVIEWED].join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to preview`)
+    writeError(`simulate: ${args.file} has no ${previewed.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to preview`)
     return 1
   }
 
@@ -129,18 +70,26 @@ export async function liveMain (argv: string[], write: Write, writeError: Write)
     return 1
   }
 
+  print(args, cluster, now, previews, write)
+  return 0
+}
+
+/** The previews, as text or JSON, with what the cluster was asked. */
+function print (args: LiveArguments, cluster: LiveCluster, now: Date, previews: ObjectPreview[], write: Write): void {
+  const server = cluster.server.origin
   if (args.json) {
-    write(JSON.stringify({ server: cluster.server.origin, at: now.toISOString(), objects: previews.map(jsonOf), reads: cluster.reads, written: false }, null, 2))
-    return 0
+    const objects = previews.map(jsonOf)
+    write(JSON.stringify({ server, at: now.toISOString(), objects, reads: cluster.reads, written: false }, null, 2))
+    return
   }
-  write(`Live preview of ${args.file} against ${cluster.server.origin} at ${now.toISOString()}: the next sync of each object, with the hooks run in process`)
+  write(`Live preview of ${args.file} against ${server} at ${now.toISOString()}: ` +
+    'the next sync of each object, with the hooks run in process')
   for (const preview of previews) {
     write('')
     for (const line of objectLines(preview)) write(line)
   }
   write('')
   write(`Nothing was written (${cluster.reads} GET requests, no other).`)
-  return 0
 }
 
 /** The preview as JSON: everything but the phase field's name, which `status` is read with. */

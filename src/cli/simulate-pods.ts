@@ -12,7 +12,9 @@ import { PodKubelet } from '../simulator/collaset.js'
 import type { Simulator } from '../simulator/simulator.js'
 
 /** The ReplicaSets that stand between a Deployment and its Pods: the simulator must know the type. */
-export const REPLICASET_TYPE = { apiVersion: 'apps/v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, hasStatus: true }
+export const REPLICASET_TYPE = {
+  apiVersion: 'apps/v1', resource: 'replicasets', kind: 'ReplicaSet', namespaced: true, hasStatus: true
+}
 
 /** Seconds from a Pod's creation to Running with its containers ready. */
 const POD_START_SECONDS = 3
@@ -61,7 +63,12 @@ export class PodWorld {
       const namespace = object.metadata.namespace ?? 'default'
       const replicaSet = `${object.metadata.name}-${hash}`
       this.madeBy.set(replicaSet, object.metadata.name)
-      const owner = this.sim.apply({ apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: replicaSet, namespace }, spec: { selector: spec.selector, template } }).metadata.uid as string
+      const owner = this.sim.apply({
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: replicaSet, namespace },
+        spec: { selector: spec.selector, template }
+      }).metadata.uid as string
       this.deployments.push({
         name: object.metadata.name,
         namespace,
@@ -81,7 +88,8 @@ export class PodWorld {
   /** The workload a Pod belongs to: the Deployment that made it, or its controller (a CollaSet, say). */
   workloadOf (pod: KubeObject): string | undefined {
     const controller = pod.metadata.ownerReferences?.find(o => o.controller === true)?.name
-    return this.madeBy.get(pod.metadata.name) ?? (controller !== undefined ? this.madeBy.get(controller) ?? controller : undefined)
+    if (this.madeBy.has(pod.metadata.name)) return this.madeBy.get(pod.metadata.name)
+    return controller !== undefined ? this.madeBy.get(controller) ?? controller : undefined
   }
 
   /** The timeline's subject for a Pod or ReplicaSet a Deployment made (`Deployment helloworld`). */
@@ -108,7 +116,8 @@ export class PodWorld {
 
   /** Whether every Pod that is not going away is Running (the kubelet has nothing left to do). */
   podsUp (): boolean {
-    return this.sim.list({ apiVersion: 'v1', kind: 'Pod' }).every(p => p.metadata.deletionTimestamp !== undefined || (isRecord(p.status) && p.status.phase === 'Running'))
+    return this.sim.list({ apiVersion: 'v1', kind: 'Pod' })
+      .every(p => p.metadata.deletionTimestamp !== undefined || (isRecord(p.status) && p.status.phase === 'Running'))
   }
 
   /** Names given to `--fail` or `--hang` that no Pod answered to. */
@@ -136,7 +145,14 @@ export class PodWorld {
           namespace: deployment.namespace,
           labels: { ...deployment.labels, 'pod-template-hash': deployment.hash },
           // Owned by the ReplicaSet, as Recreate needs a controller to bring a Pod back.
-          ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${deployment.name}-${deployment.hash}`, uid: deployment.owner, controller: true, blockOwnerDeletion: true }]
+          ownerReferences: [{
+            apiVersion: 'apps/v1',
+            kind: 'ReplicaSet',
+            name: `${deployment.name}-${deployment.hash}`,
+            uid: deployment.owner,
+            controller: true,
+            blockOwnerDeletion: true
+          }]
         },
         spec
       })

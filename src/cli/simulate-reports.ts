@@ -22,8 +22,10 @@ function statusOf (object: KubeObject): Record<string, any> {
 /** `ns/name  Phase at t=…` and, for an invalid spec, why. */
 function headline (sim: Simulator, object: KubeObject, phase: unknown, end: unknown, summary: string): string[] {
   const at = typeof end === 'string' ? ` at ${timeOf(sim)(end)}` : ''
-  const lines = [`${namespacedName(object.metadata)}${typeof phase === 'string' ? `  ${phase}` : ''}${at}${summary !== '' ? ` (${summary})` : ''}`]
-  const valid = (Array.isArray(statusOf(object).conditions) ? statusOf(object).conditions : []).filter(isRecord).find((c: Record<string, unknown>) => c.type === 'Valid')
+  const phaseText = typeof phase === 'string' ? `  ${phase}` : ''
+  const lines = [`${namespacedName(object.metadata)}${phaseText}${at}${summary !== '' ? ` (${summary})` : ''}`]
+  const conditions = Array.isArray(statusOf(object).conditions) ? statusOf(object).conditions : []
+  const valid = conditions.filter(isRecord).find((c: Record<string, unknown>) => c.type === 'Valid')
   if (valid?.status === 'False' && typeof valid.message === 'string') lines.push(`  invalid: ${valid.message}`)
   return lines
 }
@@ -49,12 +51,14 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
   const others = [...counts].filter(([p]) => p !== 'Succeeded').map(([p, n]) => `${n} ${p.toLowerCase()}`)
   const earlier = records.length - flows.size
   if (earlier > 0) others.push(`${earlier} earlier attempt${earlier === 1 ? '' : 's'}`)
-  const summary = `${counts.get('Succeeded') ?? 0}/${flows.size} jobs succeeded${others.length > 0 ? `, ${others.join(', ')}` : ''}`
+  const rest = others.length > 0 ? `, ${others.join(', ')}` : ''
+  const summary = `${counts.get('Succeeded') ?? 0}/${flows.size} jobs succeeded${rest}`
   const time = timeOf(sim)
   return [
     ...headline(sim, flow, status.phase, status.completionTime, summary),
     ...table([['FLOW', 'JOB', 'PHASE', 'START', 'END', 'MESSAGE'], ...records.map(r => [
-      String(r.name), String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime), typeof r.message === 'string' ? r.message : ''
+      String(r.name), String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime),
+      typeof r.message === 'string' ? r.message : ''
     ])])
   ]
 }
@@ -63,12 +67,15 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
 export function ephemeralJobReport (sim: Simulator, job: KubeObject): string[] {
   const status = statusOf(job)
   const count = (key: string): number => (typeof status[key] === 'number' ? status[key] : 0)
-  const summary = `${count('match')} matched, ${count('succeeded')} succeeded, ${count('failed')} failed, ${count('running')} running, ${count('waiting')} waiting`
+  const summary = `${count('match')} matched, ${count('succeeded')} succeeded, ${count('failed')} failed, ` +
+    `${count('running')} running, ${count('waiting')} waiting`
   const time = timeOf(sim)
   const pods = (Array.isArray(status.pods) ? status.pods : []).filter(isRecord)
   return [
     ...headline(sim, job, status.phase, status.completionTime, summary),
-    ...(pods.length === 0 ? [] : table([['POD', 'PHASE', 'END', 'MESSAGE'], ...pods.map(p => [String(p.name), String(p.phase), time(p.completionTime), typeof p.message === 'string' ? p.message : ''])])),
+    ...(pods.length === 0 ? [] : table([['POD', 'PHASE', 'END', 'MESSAGE'], ...pods.map(p => [
+      String(p.name), String(p.phase), time(p.completionTime), typeof p.message === 'string' ? p.message : ''
+    ])])),
     ...kubectlLines(sim, job, 'ejob')
   ]
 }
@@ -85,9 +92,12 @@ export function operationJobReport (sim: Simulator, job: KubeObject): string[] {
     if (isRecord(d.extraInfo) && typeof d.extraInfo.NewPod === 'string') return `new Pod ${d.extraInfo.NewPod}`
     return ''
   }
+  const summary = `${succeeded}/${details.length} targets succeeded${failed > 0 ? `, ${failed} failed` : ''}`
   return [
-    ...headline(sim, job, status.progress, status.endTime, `${succeeded}/${details.length} targets succeeded${failed > 0 ? `, ${failed} failed` : ''}`),
-    ...table([['TARGET', 'PROGRESS', 'START', 'END', 'DETAIL'], ...details.map(d => [String(d.name), String(d.progress), time(d.startTime), time(d.endTime), detail(d)])]),
+    ...headline(sim, job, status.progress, status.endTime, summary),
+    ...table([['TARGET', 'PROGRESS', 'START', 'END', 'DETAIL'], ...details.map(d => [
+      String(d.name), String(d.progress), time(d.startTime), time(d.endTime), detail(d)
+    ])]),
     ...kubectlLines(sim, job, 'opj')
   ]
 }
@@ -98,9 +108,14 @@ export function collaSetReport (sim: Simulator, collaset: KubeObject): string[] 
   const pods = sim.list({ apiVersion: 'v1', kind: 'Pod' }, collaset.metadata.namespace)
     .filter(p => p.metadata.ownerReferences?.some(o => o.uid === collaset.metadata.uid) === true)
     .sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))
+  const replicas = String((collaset.spec as Record<string, unknown>)?.replicas ?? '?')
   return [
-    ...headline(sim, collaset, undefined, undefined, `${String(status.availableReplicas ?? 0)}/${String((collaset.spec as Record<string, unknown>)?.replicas ?? '?')} available`),
-    ...table([['POD', 'READY', 'REVISION'], ...pods.map(p => [p.metadata.name + (p.metadata.deletionTimestamp !== undefined ? ' (terminating)' : ''), isReady(p) ? 'Ready' : 'not Ready', p.metadata.labels?.[REVISION_LABEL] ?? ''])]),
+    ...headline(sim, collaset, undefined, undefined, `${String(status.availableReplicas ?? 0)}/${replicas} available`),
+    ...table([['POD', 'READY', 'REVISION'], ...pods.map(p => [
+      p.metadata.name + (p.metadata.deletionTimestamp !== undefined ? ' (terminating)' : ''),
+      isReady(p) ? 'Ready' : 'not Ready',
+      p.metadata.labels?.[REVISION_LABEL] ?? ''
+    ])]),
     ...kubectlLines(sim, collaset, 'cls')
   ]
 }

@@ -6,7 +6,9 @@
 import type { Effect } from '../effects/types.js'
 import type { AppliedEffect } from '../simulator/effects.js'
 import type { ObjectRef } from '../simulator/objects.js'
-import type { Simulator, TimelineEvent } from '../simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import type { Simulator } from '../simulator/simulator.js'
+import type { TimelineEvent } from '../simulator/types.js'
 
 export interface TimelineEntry {
   seconds: number
@@ -16,9 +18,6 @@ export interface TimelineEntry {
   /** What happened, each in words. */
   actions: string[]
 }
-
-/** Kinds whose objects are subjects by their name alone (the others are `Kind name`). */
-const PARENT_KINDS = new Set(['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet'])
 
 /** Who a Pod or ReplicaSet belongs to, when a workload the simulator does not run as a parent made it. */
 export type PodOwner = (name: string) => string | undefined
@@ -49,8 +48,10 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
     const event = item
     // Nodes are the stage, not the play: the report says what became of each. Injections and
     // deletions by effects are told from the effects' log, with their outcome.
-    if (event.object.kind === 'Node' || event.type === 'injected' || (event.type === 'deleted' && event.cause === 'effect')) continue
-    const made = event.object.kind === 'Pod' || event.object.kind === 'ReplicaSet' ? podOwner(event.object.name) : undefined
+    const told = event.type === 'injected' || (event.type === 'deleted' && event.cause === 'effect')
+    if (event.object.kind === 'Node' || told) continue
+    const madeKind = event.object.kind === 'Pod' || event.object.kind === 'ReplicaSet'
+    const made = madeKind ? podOwner(event.object.name) : undefined
     const subject = made ?? subjectOf(event)
     const target = entry(event.seconds, subject)
     if (event.type === 'phase' && event.phase !== undefined) {
@@ -59,13 +60,18 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
       if (event.message !== undefined) target.notes.push(`invalid: ${event.message}`)
       continue
     }
-    add(target, made !== undefined && event.type === 'applied' ? [`created ${event.object.kind}%n %s`, event.object.name] : action(event))
+    const created: [string, string] = [`created ${event.object.kind}%n %s`, event.object.name]
+    add(target, made !== undefined && event.type === 'applied' ? created : action(event))
   }
   return entries.map(e => ({
     seconds: e.seconds,
     subject: e.subject,
     phase: e.phase,
-    actions: [...[...e.actions].map(([verb, names]) => verb.replace('%s', names.join(', ')).replace('%n', names.length === 1 ? '' : 's')), ...e.notes]
+    actions: [
+      ...[...e.actions].map(([verb, names]) =>
+        verb.replace('%s', names.join(', ')).replace('%n', names.length === 1 ? '' : 's')),
+      ...e.notes
+    ]
   }))
 }
 
@@ -73,7 +79,9 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
 export function timelineText (entries: TimelineEntry[]): string[] {
   const width = Math.max(0, ...entries.map(e => e.subject.length))
   const phaseWidth = Math.max(0, ...entries.map(e => e.phase.length))
-  return entries.map(e => [`t=${formatSeconds(e.seconds)}`.padEnd(8), e.subject.padEnd(width), e.phase.padEnd(phaseWidth), e.actions.join('; ')].join('  ').trimEnd())
+  return entries.map(e => [
+    `t=${formatSeconds(e.seconds)}`.padEnd(8), e.subject.padEnd(width), e.phase.padEnd(phaseWidth), e.actions.join('; ')
+  ].join('  ').trimEnd())
 }
 
 /** Timeline events and applied effects together, by time (events first within an instant). */
@@ -85,10 +93,21 @@ function merged (sim: Simulator): Array<TimelineEvent | AppliedEffect> {
     .map(x => x.item)
 }
 
+/** Who deleted an object, in words. */
+function deletedBy (cause: TimelineEvent['cause']): string {
+  switch (cause) {
+    case 'user': return 'by hand'
+    case 'garbage-collector': return 'garbage-collected'
+    case 'finalized': return 'finalized'
+    default: return 'by the controller'
+  }
+}
+
 /** Whose line an event goes on: a child's parent, or the object itself. */
 function subjectOf (event: TimelineEvent): string {
   if (event.owner !== undefined) return event.owner.name
-  if (PARENT_KINDS.has(event.object.kind) || event.object.kind === 'JobTemplate') return event.object.name
+  // jobhooks' own objects (the parents, JobTemplates) are subjects by their name alone.
+  if (event.object.apiVersion === JOBHOOKS_API_VERSION) return event.object.name
   return `${event.object.kind} ${event.object.name}`
 }
 
@@ -103,12 +122,18 @@ function action (event: TimelineEvent): [string, string] {
     case 'job-failed': return ['failed %s', name]
     case 'job-suspended': return ['suspended %s', name]
     case 'job-resumed': return ['resumed %s', name]
-    case 'updated': return [`updated ${kind(event.object)}%n %s${event.message !== undefined && event.message !== '' ? ` (${event.message})` : ''}`, name]
-    case 'deleted': {
-      const by = event.cause === 'user' ? 'by hand' : event.cause === 'garbage-collector' ? 'garbage-collected' : event.cause === 'finalized' ? 'finalized' : 'by the controller'
-      return event.owner === undefined && event.object.kind !== 'Job' ? ['deleted', ''] : [`deleted ${kind(event.object)}%n %s (${by})`, name]
+    case 'updated': {
+      const fields = event.message !== undefined && event.message !== '' ? ` (${event.message})` : ''
+      return [`updated ${kind(event.object)}%n %s${fields}`, name]
     }
-    case 'terminating': return event.owner === undefined ? ['terminating (finalizers run)', ''] : [`terminating ${kind(event.object)}%n %s`, name]
+    case 'deleted': {
+      const by = deletedBy(event.cause)
+      if (event.owner === undefined && event.object.kind !== 'Job') return ['deleted', '']
+      return [`deleted ${kind(event.object)}%n %s (${by})`, name]
+    }
+    case 'terminating':
+      if (event.owner === undefined) return ['terminating (finalizers run)', '']
+      return [`terminating ${kind(event.object)}%n %s`, name]
     case 'applied': return event.owner === undefined ? ['applied', ''] : ['applied %s', name]
     case 'edited': return [`edited${event.message !== undefined ? ` (${event.message})` : ''}`, '']
     case 'adopted': return ['adopted %s', name]
@@ -125,18 +150,23 @@ function action (event: TimelineEvent): [string, string] {
 function effectWords (applied: AppliedEffect): [string, string] {
   const [verb, what] = effectAction(applied.effect)
   if (applied.result === 'applied') return [verb, what]
-  return [`${verb.replace('%s', what)} (${applied.result}${applied.message !== undefined ? `: ${applied.message}` : ''})`, '']
+  const message = applied.message !== undefined ? `: ${applied.message}` : ''
+  return [`${verb.replace('%s', what)} (${applied.result}${message})`, '']
 }
 
 function effectAction (effect: Effect): [string, string] {
   const pod = effect.target.name
   switch (effect.type) {
-    case 'InjectEphemeralContainers': return ['injected %s', `${plural(effect.containers.length, 'container')} ${effect.containers.map(c => c.name).join(', ')} into ${pod}`]
+    case 'InjectEphemeralContainers': {
+      const names = effect.containers.map(c => c.name).join(', ')
+      return ['injected %s', `${plural(effect.containers.length, 'container')} ${names} into ${pod}`]
+    }
     case 'Evict': return ['evicted pod%n %s', pod]
     case 'Delete': return [`deleted ${effect.target.kind} %s`, pod]
     case 'SetPodCondition': return [`set ${effect.condition.type}=${effect.condition.status} on pod%n %s`, pod]
     case 'SetPodLabels': {
-      const changes = Object.entries(effect.labels).map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`)).join(' ')
+      const changes = Object.entries(effect.labels)
+        .map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`)).join(' ')
       return [`labelled pod%n %s ${changes}`, pod]
     }
   }

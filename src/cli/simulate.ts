@@ -11,194 +11,77 @@
 // (`--live` previews against one, read-only: simulate-live.ts). Exit 0 when the simulation ran
 // (whatever the outcome), 1 when it could not, 2 for bad arguments.
 import { pathToFileURL } from 'node:url'
-import { parse as parseYaml } from 'yaml'
 import type { KubeObject } from '../k8s/types.js'
 import { attemptJobName } from '../controllers/jobflow/attempts.js'
 import { isRecord } from '../k8s/types.js'
-import { Simulator, type HookVersion } from '../simulator/simulator.js'
-import { controllerFromManifest, JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import { Simulator } from '../simulator/simulator.js'
+import { controllerFromManifest, JOBHOOKS_API_VERSION, parentKinds } from '../simulator/controllers.js'
 import { loadManifest, ManifestError } from '../simulator/manifest.js'
 import { refOf } from '../simulator/objects.js'
+import {
+  isLive, parseSimulateArguments, SIMULATE_USAGE, type Edit, type SimulateArguments, type Write
+} from './arguments.js'
 import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
 import { PodWorld, REPLICASET_TYPE } from './simulate-pods.js'
 import { timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
 import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
 
-export type Write = (line: string) => void
+export type { Write }
 
-const USAGE = `usage: npm run simulate -- <manifest.yaml>... [options]
-
-  Manifests are applied in order, each once the one before has settled.
-  --fail NAME        the Job of flow NAME (or the Job named NAME) fails; the ephemeral containers
-                     injected into Pod NAME (or the Pods of Deployment or CollaSet NAME) exit 1.
-                     NAME:N fails the first N attempts of flow NAME (its retries and reruns).
-                     Repeat, or separate with commas
-  --hang NAME        the ephemeral containers of Pod (or workload) NAME keep running
-  --set [OBJ:]PATH=VALUE
-                     edit an object at the time of the next --at, as kubectl edit would: OBJ names
-                     it (default: the last jobhooks object of the manifests), VALUE is YAML; a key
-                     with dots in brackets: 'metadata.annotations[jobhooks.io/rerun]=1'
-  --at SECONDS       when the --set edits before it happen (simulated seconds from the start: 60 or 60s)
-  --duration SECONDS how long every Job runs before it finishes (default 10)
-  --pods FILE        Pods and Deployments to add to the manifests' (applied first), for the
-                     EphemeralJobs and OperationJobs to act on
-  --nodes FILE       the Node objects DaemonJobs run over (with any in the manifest); without any:
-                     node1, node2, node3, and node4 cordoned
-  --until SECONDS    stop there if the simulation has not settled (default 3600)
-  --output json      the timeline and the reports as JSON, for scripts
-  --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1
-  --live, --kubeconfig FILE
-                     preview against a real cluster instead, read-only (see --live --help)`
-
-interface Edit { object?: string, path: string[], value: unknown, text: string, at: number }
-
-interface Arguments {
-  files: string[]
-  fail: string[]
-  /** `--fail flow:N`: how many of the flow's first attempts fail. */
-  failAttempts: Record<string, number>
-  hang: string[]
-  edits: Edit[]
-  duration: number
-  until: number
-  json: boolean
-  hookVersion: HookVersion
-  nodes?: string
-  pods?: string
-}
-
-class UsageError extends Error {}
-
-function seconds (flag: string, raw: string, min: number): number {
-  const value = Number(raw.replace(/s$/, ''))
-  if (!Number.isFinite(value) || value < min) throw new UsageError(`${flag} must be ${min > 0 ? 'a positive' : 'a'} number of seconds, not ${JSON.stringify(raw)}`)
-  return value
-}
-
-function parseEdit (raw: string): Omit<Edit, 'at'> {
-  const match = /^(?:([a-z0-9.-]+):)?((?:[A-Za-z0-9_]+|\[[^\]=]+\])(?:\.[A-Za-z0-9_]+|\[[^\]=]+\])*)=(.*)$/s.exec(raw)
-  if (match === null) throw new UsageError(`--set takes [OBJECT:]PATH=VALUE, not ${JSON.stringify(raw)}`)
-  const [, object, path, value] = match as unknown as [string, string | undefined, string, string]
-  // A key with dots or slashes goes in brackets: metadata.annotations[jobhooks.io/rerun]=1.
-  const segments = [...path.matchAll(/([A-Za-z0-9_]+)|\[([^\]]+)\]/g)].map(m => (m[1] ?? m[2]) as string)
-  return { ...(object !== undefined ? { object } : {}), path: segments, value: parseYaml(value) as unknown, text: `${path}=${value}` }
-}
-
-function parseArguments (argv: string[]): Arguments | 'help' {
-  const files: string[] = []
-  const fail: string[] = []
-  const failAttempts: Record<string, number> = {}
-  const hang: string[] = []
-  const edits: Edit[] = []
-  let pending: Array<Omit<Edit, 'at'>> = []
-  let duration = 10
-  let until = 3600
-  let json = false
-  let hookVersion: HookVersion = 'v2'
-  let nodes: string | undefined
-  let pods: string | undefined
-  const names = (raw: string): string[] => raw.split(',').map(s => s.trim()).filter(s => s !== '')
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string
-    const [flag, inline] = arg.startsWith('--') && arg.includes('=') ? [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)] : [arg, undefined]
-    const value = (): string => {
-      const next = inline ?? argv[++i]
-      if (next === undefined || next === '') throw new UsageError(`${flag} needs a value`)
-      return next
-    }
-    switch (flag) {
-      case '-h': case '--help': return 'help'
-      case '--fail':
-        for (const name of names(value())) {
-          const match = /^(.+):([0-9]+)$/.exec(name)
-          if (match === null) fail.push(name)
-          else failAttempts[match[1] as string] = Number(match[2])
-        }
-        break
-      case '--hang': hang.push(...names(value())); break
-      case '--set': pending.push(parseEdit(value())); break
-      case '--at': {
-        const at = seconds('--at', value(), 0)
-        if (pending.length === 0) throw new UsageError('--at needs a --set before it')
-        edits.push(...pending.map(edit => ({ ...edit, at })))
-        pending = []
-        break
-      }
-      case '--duration': duration = seconds('--duration', value(), 0.001); break
-      case '--until': until = seconds('--until', value(), 1); break
-      case '--output': {
-        const raw = value()
-        if (raw !== 'json' && raw !== 'text') throw new UsageError(`--output must be json or text, not ${JSON.stringify(raw)}`)
-        json = raw === 'json'
-        break
-      }
-      case '--nodes': nodes = value(); break
-      case '--pods': pods = value(); break
-      case '--hook-version': {
-        const raw = value()
-        if (raw !== 'v1' && raw !== 'v2') throw new UsageError(`--hook-version must be v1 or v2, not ${JSON.stringify(raw)}`)
-        hookVersion = raw
-        break
-      }
-      default:
-        if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`)
-        files.push(arg)
-    }
-  }
-  if (pending.length > 0) throw new UsageError(`--set ${pending.map(e => e.text).join(', ')} has no --at after it`)
-  if (files.length === 0) throw new UsageError('name the manifest to simulate')
-  return { files, fail, failAttempts, hang, edits: edits.sort((a, b) => a.at - b.at), duration, until, json, hookVersion, ...(nodes !== undefined ? { nodes } : {}), ...(pods !== undefined ? { pods } : {}) }
-}
-
-/** The parent kinds the simulation runs, with the controller that runs each and its report. */
-const PARENTS = ['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet']
-const RESOURCES = ['jobflows', 'daemonjobs', 'ephemeraljobs', 'operationjobs', 'collasets']
 /** The phase a settled parent is in: finished, or (CollaSet) every replica up on the latest template. */
 function settled (object: KubeObject): boolean {
   const status = isRecord(object.status) ? object.status : {}
   if (object.kind === 'CollaSet') {
     const replicas = isRecord(object.spec) ? object.spec.replicas : undefined
-    return typeof replicas === 'number' && status.availableReplicas === replicas && status.updatedAvailableReplicas === replicas && status.replicas === replicas
+    return typeof replicas === 'number' && status.availableReplicas === replicas &&
+      status.updatedAvailableReplicas === replicas && status.replicas === replicas
   }
   const phase = object.kind === 'OperationJob' ? status.progress : status.phase
   return phase === 'Succeeded' || phase === 'Failed'
 }
 
-export async function main (argv: string[], write: Write = line => process.stdout.write(`${line}\n`), writeError: Write = line => process.stderr.write(`${line}\n`)): Promise<number> {
+/** What the manifests hold: the objects of each file (--pods first), and the Nodes of --nodes. */
+interface Loaded {
+  files: KubeObject[][]
+  extraNodes: KubeObject[]
+}
+
+export async function main (
+  argv: string[],
+  write: Write = line => process.stdout.write(`${line}\n`),
+  writeError: Write = line => process.stderr.write(`${line}\n`)
+): Promise<number> {
   // Against a real cluster, read-only: its own module (src/cli/simulate-live.ts).
-  if (argv.some(arg => arg === '--live' || arg === '--kubeconfig' || arg.startsWith('--kubeconfig='))) {
+  if (isLive(argv)) {
     const { liveMain } = await import('./simulate-live.js')
     return await liveMain(argv, write, writeError)
   }
-  let args: Arguments | 'help'
+  let args: SimulateArguments | 'help'
   try {
-    args = parseArguments(argv)
+    args = parseSimulateArguments(argv)
   } catch (error) {
     writeError(`simulate: ${(error as Error).message}`)
-    writeError(USAGE)
+    writeError(SIMULATE_USAGE)
     return 2
   }
   if (args === 'help') {
-    write(USAGE)
+    write(SIMULATE_USAGE)
     return 0
   }
-
-  let files: KubeObject[][]
-  let extraNodes: KubeObject[] = []
+  let loaded: Loaded
   try {
-    files = args.files.map(file => loadManifest(file))
-    // The Pods of --pods come first, as a workload that is there before the manifests.
-    if (args.pods !== undefined) files.unshift(loadManifest(args.pods).filter(o => o.kind === 'Pod' || o.kind === 'Deployment'))
-    if (args.nodes !== undefined) extraNodes = asNodes(loadManifest(args.nodes))
+    loaded = load(args)
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error
     writeError(`simulate: ${error.message}`)
     return 1
   }
-  const all = files.flat()
-  const ours = all.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && PARENTS.includes(o.kind))
+  const all = loaded.files.flat()
+  const kinds = parentKinds().map(k => k.kind)
+  const ours = all.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && kinds.includes(o.kind))
   if (ours.length === 0) {
-    writeError(`simulate: ${args.files.join(', ')} has no ${PARENTS.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
+    const files = args.files.join(', ')
+    writeError(`simulate: ${files} has no ${kinds.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
     return 1
   }
   const problem = editProblem(args.edits, all)
@@ -206,28 +89,44 @@ export async function main (argv: string[], write: Write = line => process.stdou
     writeError(`simulate: ${problem}`)
     return 2
   }
-  const hasDaemonJobs = ours.some(o => o.kind === 'DaemonJob')
-  const given = [...asNodes(all), ...extraNodes]
-  const nodes = !hasDaemonJobs ? [] : given.length > 0 ? given : defaultNodes()
+  return await simulate(args, loaded, ours, write, writeError)
+}
 
+function load (args: SimulateArguments): Loaded {
+  const files = args.files.map(file => loadManifest(file))
+  // The Pods of --pods come first, as a workload that is there before the manifests.
+  if (args.pods !== undefined) {
+    files.unshift(loadManifest(args.pods).filter(o => o.kind === 'Pod' || o.kind === 'Deployment'))
+  }
+  return { files, extraNodes: args.nodes !== undefined ? asNodes(loadManifest(args.nodes)) : [] }
+}
+
+/** Runs the manifests, each file once the one before has settled, and prints what happened. */
+async function simulate (
+  args: SimulateArguments, loaded: Loaded, ours: KubeObject[], write: Write, writeError: Write
+): Promise<number> {
+  const { files } = loaded
+  const all = files.flat()
+  const hasDaemonJobs = ours.some(o => o.kind === 'DaemonJob')
+  const given = [...asNodes(all), ...loaded.extraNodes]
+  const nodes = !hasDaemonJobs ? [] : given.length > 0 ? given : defaultNodes()
+  const kinds = parentKinds()
   const sim = new Simulator({
-    controllers: RESOURCES.map(resource => controllerFromManifest(resource, args.hookVersion)),
+    controllers: kinds.map(kind => controllerFromManifest(kind.resource, args.hookVersion)),
     resources: [REPLICASET_TYPE],
-    jobs: { durationSeconds: args.duration, outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])), outcomeFor: job => failingAttempt(job, args.failAttempts) }
+    jobs: {
+      durationSeconds: args.duration,
+      outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])),
+      outcomeFor: job => failingAttempt(job, args.failAttempts)
+    }
   })
   const world = new PodWorld(sim, { fail: args.fail, hang: args.hang })
-  const run = new Run(sim, world, args)
+  const run = new Run(sim, world, args, kinds.map(k => k.kind))
   try {
     for (const node of nodes) sim.apply(node)
-    const runs = [
-      ...(ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? [`every Job runs ${args.duration}s`] : []),
-      ...(ours.some(o => o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && isRecord(o.spec) && o.spec.action === 'Exec')) ? ['ephemeral containers run 5s'] : []),
-      ...(args.fail.length > 0 ? [`failing: ${args.fail.join(', ')}`] : []),
-      ...Object.entries(args.failAttempts).map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
-      ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : [])
-    ]
-    const intro = `Simulating ${args.files.join(', ')}: ${describe(all, nodes.length, hasDaemonJobs && given.length === 0)}` +
-      `${runs.length > 0 ? `; ${runs.join(', ')}` : ''} (hooks ${args.hookVersion}, simulated clock)`
+    const described = describe(all, nodes.length, hasDaemonJobs && given.length === 0)
+    const intro = `Simulating ${args.files.join(', ')}: ${described}` +
+      `${runsText(args, ours)} (hooks ${args.hookVersion}, simulated clock)`
     const ignored: string[] = []
     try {
       for (const [i, objects] of files.entries()) {
@@ -244,21 +143,49 @@ export async function main (argv: string[], write: Write = line => process.stdou
       writeError(`simulate: ${(error as Error).message}`)
       return 1
     }
-    emit(args.json, write, intro, timelineEntries(sim, name => world.ownerOf(name)), reports(sim), run.stoppedEarly)
-    if (ignored.length > 0) writeError(`simulate: note: not simulated (no part in it): ${ignored.join(', ')}`)
-    const jobs = sim.listJobs()
-    const unmatched = world.unmatched().filter(name => !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) && !sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name))
-    if (unmatched.length > 0) writeError(`simulate: note: no Job, Pod or workload answered to ${unmatched.join(', ')} (--fail and --hang take flow, Job, Pod, Deployment or CollaSet names)`)
+    const entries = timelineEntries(sim, name => world.ownerOf(name))
+    emit(args.json, write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
+    notes(sim, world, ignored, writeError)
     return 0
   } finally {
     await sim.close()
   }
 }
 
+/** What the run does to the Jobs and containers, for the intro: `; every Job runs 10s, failing: x`. */
+function runsText (args: SimulateArguments, ours: KubeObject[]): string {
+  const execs = ours.some(o =>
+    o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && isRecord(o.spec) && o.spec.action === 'Exec'))
+  const runs = [
+    ...(ours.some(o => o.kind === 'JobFlow' || o.kind === 'DaemonJob') ? [`every Job runs ${args.duration}s`] : []),
+    ...(execs ? ['ephemeral containers run 5s'] : []),
+    ...(args.fail.length > 0 ? [`failing: ${args.fail.join(', ')}`] : []),
+    ...Object.entries(args.failAttempts)
+      .map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
+    ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : [])
+  ]
+  return runs.length > 0 ? `; ${runs.join(', ')}` : ''
+}
+
+/** What was left out of the simulation, and the --fail and --hang names nothing answered to. */
+function notes (sim: Simulator, world: PodWorld, ignored: string[], writeError: Write): void {
+  if (ignored.length > 0) writeError(`simulate: note: not simulated (no part in it): ${ignored.join(', ')}`)
+  const jobs = sim.listJobs()
+  const unmatched = world.unmatched().filter(name =>
+    !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) &&
+    !sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name))
+  if (unmatched.length > 0) {
+    writeError(`simulate: note: no Job, Pod or workload answered to ${unmatched.join(', ')} ` +
+      '(--fail and --hang take flow, Job, Pod, Deployment or CollaSet names)')
+  }
+}
+
 /** Why the edits cannot be made, if they cannot: an object they name is not in the manifests. */
 function editProblem (edits: Edit[], objects: KubeObject[]): string | undefined {
   for (const edit of edits) {
-    if (edit.object !== undefined && !objects.some(o => o.metadata.name === edit.object)) return `--set ${edit.object}:${edit.text}: no object ${edit.object} in the manifests`
+    if (edit.object !== undefined && !objects.some(o => o.metadata.name === edit.object)) {
+      return `--set ${edit.object}:${edit.text}: no object ${edit.object} in the manifests`
+    }
   }
   return undefined
 }
@@ -269,7 +196,13 @@ class Run {
   private lastActivity = 0
   private activity = -1
 
-  constructor (private readonly sim: Simulator, private readonly world: PodWorld, private readonly args: Arguments) {}
+  constructor (
+    private readonly sim: Simulator,
+    private readonly world: PodWorld,
+    private readonly args: SimulateArguments,
+    /** The parent kinds, in the order of their reports. */
+    readonly kinds: string[]
+  ) {}
 
   /** How long nothing may happen before the simulation counts as settled. */
   private get idleSeconds (): number {
@@ -303,7 +236,7 @@ class Run {
   }
 
   private parents (): KubeObject[] {
-    return PARENTS.flatMap(kind => this.sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }))
+    return this.kinds.flatMap(kind => this.sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }))
   }
 
   private makeDueEdits (): boolean {
@@ -311,10 +244,14 @@ class Run {
     while (this.args.edits.length > 0 && (this.args.edits[0] as Edit).at <= this.sim.seconds()) {
       const edit = this.args.edits.shift() as Edit
       const target = edit.object !== undefined
-        ? [...this.parents(), ...this.sim.list({ apiVersion: 'v1', kind: 'Pod' })].find(o => o.metadata.name === edit.object)
+        ? [...this.parents(), ...this.sim.list({ apiVersion: 'v1', kind: 'Pod' })]
+            .find(o => o.metadata.name === edit.object)
         : this.parents().filter(p => p.kind !== 'CollaSet').at(-1) ?? this.parents().at(-1)
       if (target === undefined) continue
-      this.sim.edit(refOf(target), object => setPath(object as unknown as Record<string, unknown>, edit.path, edit.value), `set ${edit.text}`)
+      const set = (object: KubeObject): void => {
+        setPath(object as unknown as Record<string, unknown>, edit.path, edit.value)
+      }
+      this.sim.edit(refOf(target), set, `set ${edit.text}`)
       edited = true
     }
     return edited
@@ -323,7 +260,9 @@ class Run {
 
 function setPath (object: Record<string, unknown>, path: string[], value: unknown): void {
   // Labels and annotations are strings, as kubectl writes them (rerun=1 is "1", not 1).
-  if (path[0] === 'metadata' && (path[1] === 'labels' || path[1] === 'annotations') && path.length === 3 && value !== null) value = String(value)
+  const labelOrAnnotation = path.length === 3 && path[0] === 'metadata' &&
+    (path[1] === 'labels' || path[1] === 'annotations')
+  if (labelOrAnnotation && value !== null) value = String(value)
   let at = object
   for (const key of path.slice(0, -1)) {
     if (!isRecord(at[key])) at[key] = {}
@@ -332,12 +271,20 @@ function setPath (object: Record<string, unknown>, path: string[], value: unknow
   at[path[path.length - 1] as string] = value
 }
 
-interface Report { kind: string, name: string, namespace: string, phase: string, spec: unknown, status: unknown, lines: string[] }
+interface Report {
+  kind: string
+  name: string
+  namespace: string
+  phase: string
+  spec: unknown
+  status: unknown
+  lines: string[]
+}
 
-/** Every parent's report, in the order of PARENTS. */
-function reports (sim: Simulator): Report[] {
+/** Every parent's report, in the order of `kinds`. */
+function reports (sim: Simulator, kinds: string[]): Report[] {
   const time = timeOf(sim)
-  return PARENTS.flatMap(kind => sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }).map(object => {
+  return kinds.flatMap(kind => sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }).map(object => {
     const lines = kind === 'JobFlow'
       ? flowReport(sim, object)
       : kind === 'DaemonJob'
@@ -346,13 +293,26 @@ function reports (sim: Simulator): Report[] {
           ? ephemeralJobReport(sim, object)
           : kind === 'OperationJob' ? operationJobReport(sim, object) : collaSetReport(sim, object)
     const status = isRecord(object.status) ? object.status : {}
-    return { kind, name: object.metadata.name, namespace: object.metadata.namespace ?? 'default', phase: String(status.phase ?? status.progress ?? ''), spec: object.spec, status: object.status, lines }
+    return {
+      kind,
+      name: object.metadata.name,
+      namespace: object.metadata.namespace ?? 'default',
+      phase: String(status.phase ?? status.progress ?? ''),
+      spec: object.spec,
+      status: object.status,
+      lines
+    }
   }))
 }
 
-function emit (json: boolean, write: Write, intro: string, entries: TimelineEntry[], parents: Report[], stoppedEarly?: string): void {
+function emit (
+  json: boolean, write: Write, intro: string, entries: TimelineEntry[], parents: Report[], stoppedEarly?: string
+): void {
   if (json) {
-    write(JSON.stringify({ summary: intro, timeline: entries, objects: parents.map(({ lines, ...rest }) => rest), ...(stoppedEarly !== undefined ? { stoppedEarly } : {}) }, null, 2))
+    const objects = parents.map(({ lines, ...rest }) => rest)
+    write(JSON.stringify({
+      summary: intro, timeline: entries, objects, ...(stoppedEarly !== undefined ? { stoppedEarly } : {})
+    }, null, 2))
     return
   }
   write(intro)
@@ -369,7 +329,8 @@ function emit (json: boolean, write: Write, intro: string, entries: TimelineEntr
 function describe (objects: KubeObject[], nodes: number, defaultSet: boolean): string {
   const counts = new Map<string, number>()
   for (const o of objects) if (o.kind !== 'Node') counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1)
-  return [...counts].map(([kind, n]) => `${plural(n, kind)}${kind === 'DaemonJob' ? ` over ${plural(nodes, 'Node')}${defaultSet ? ' (the default set)' : ''}` : ''}`).join(', ')
+  const over = ` over ${plural(nodes, 'Node')}${defaultSet ? ' (the default set)' : ''}`
+  return [...counts].map(([kind, n]) => `${plural(n, kind)}${kind === 'DaemonJob' ? over : ''}`).join(', ')
 }
 
 function plural (n: number, word: string): string {
@@ -389,6 +350,8 @@ function failingAttempt (job: KubeObject, failAttempts: Record<string, number>):
   const jobflow = job.metadata.labels?.['jobhooks.io/jobflow']
   const failing = flow === undefined ? undefined : failAttempts[flow]
   if (failing === undefined || flow === undefined || jobflow === undefined) return undefined
-  for (let attempt = 1; attempt <= failing; attempt++) if (attemptJobName(jobflow, flow, attempt) === job.metadata.name) return 'fail'
+  for (let attempt = 1; attempt <= failing; attempt++) {
+    if (attemptJobName(jobflow, flow, attempt) === job.metadata.name) return 'fail'
+  }
   return undefined
 }

@@ -19,7 +19,9 @@
 import { createHash } from 'node:crypto'
 import { hostname } from 'node:os'
 import { timestamp } from '../k8s/time.js'
-import type { EffectOutcome, ObjectRef, Permission } from './types.js'
+import type { EffectEvents, EffectOutcome, EventListener, EventResult, ObjectRef, Permission } from './types.js'
+
+export type { EventListener, EventResult }
 
 /** What recording Events needs from the API server: `create` and `patch` on core `events`. */
 export const EVENT_PERMISSIONS: readonly Permission[] = [
@@ -289,16 +291,6 @@ export interface EventRequest {
 /** Sends one request to the API server and collects the answer, whatever its status. */
 export type EventSend = (request: EventRequest, signal: AbortSignal) => Promise<{ statusCode: number, body: string }>
 
-/**
- * What became of an occurrence: `created` (a new Event), `patched` (an Event's count raised),
- * `merged` (into a write still queued, which carries its count), `suppressed` (held back by the
- * spam filter; the next write carries its count), `dropped` (the queue was full), `failed` (the
- * API server refused the write or did not answer in time), `dry_run` (kept in memory only).
- */
-export type EventResult = 'created' | 'patched' | 'merged' | 'suppressed' | 'dropped' | 'failed' | 'dry_run'
-
-export type EventListener = (reason: string, result: EventResult, message?: string) => void
-
 export interface EventRecorderOptions {
   send: EventSend
   /** Writes in flight at once. */
@@ -327,7 +319,7 @@ function eventsPath (event: CoreEvent, named: boolean): string {
 }
 
 /** Records Events on the parents of effects: correlates at once, writes in the background. */
-export class EventRecorder {
+export class EventRecorder implements EffectEvents {
   private readonly correlator: EventCorrelator
   private readonly send: EventSend
   private readonly concurrency: number

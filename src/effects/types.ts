@@ -3,7 +3,6 @@
 // data next to their answer; one executor applies them (docs/operations.md, "Effects and permissions").
 import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
-import type { EventRecorder } from './events.js'
 
 /** One RBAC rule's worth of access, as a ClusterRole spells it. */
 export interface Permission {
@@ -125,7 +124,24 @@ export interface EffectExecutor {
    * Records Kubernetes Events on the parents for what was applied (events.ts), when this
    * executor does; it never holds up `apply`.
    */
-  readonly events?: EventRecorder
+  readonly events?: EffectEvents
+}
+
+/**
+ * What became of an occurrence: `created` (a new Event), `patched` (an Event's count raised),
+ * `merged` (into a write still queued, which carries its count), `suppressed` (held back by the
+ * spam filter; the next write carries its count), `dropped` (the queue was full), `failed` (the
+ * API server refused the write or did not answer in time), `dry_run` (kept in memory only).
+ */
+export type EventResult = 'created' | 'patched' | 'merged' | 'suppressed' | 'dropped' | 'failed' | 'dry_run'
+
+export type EventListener = (reason: string, result: EventResult, message?: string) => void
+
+/** What an executor's Event recorder (events.ts) offers; declared here so this file needs nothing of it. */
+export interface EffectEvents {
+  observe: (listener: EventListener) => void
+  record: (parent: ObjectRef, outcomes: readonly EffectOutcome[]) => void
+  flush: (timeoutMs?: number) => Promise<void>
 }
 
 /** A short, stable description of an effect for logs, metrics and status messages. */

@@ -22,7 +22,10 @@ import { LAST_APPLIED_ANNOTATION } from '../k8s/objects.js'
 import { diffPaths, wire } from './objects.js'
 
 /** Metadata fields that only the API server sets: what a merge may never change. */
-const SYSTEM_METADATA = ['selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields']
+const SYSTEM_METADATA = [
+  'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp', 'deletionTimestamp',
+  'deletionGracePeriodSeconds', 'managedFields'
+]
 
 /** The list item members taken for a map key, most likely first. */
 const LIST_MAP_KEYS = ['containerPort', 'port', 'mountPath', 'name', 'uid', 'ip', 'path']
@@ -40,7 +43,9 @@ export function applyUpdate (observed: KubeObject, desired: KubeObject): KubeObj
   const last = lastAppliedOf(observed)
   const update = wire(desired)
   const annotations = update.metadata.annotations
-  if (isRecord(annotations) && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)) delete annotations[LAST_APPLIED_ANNOTATION]
+  if (isRecord(annotations) && Object.hasOwn(annotations, LAST_APPLIED_ANNOTATION)) {
+    delete annotations[LAST_APPLIED_ANNOTATION]
+  }
   const merged = mergeValue(wire(observed), last, wire(update)) as KubeObject
   for (const field of SYSTEM_METADATA) restore(merged, observed, 'metadata', field)
   restore(merged, observed, 'status')
@@ -49,7 +54,9 @@ export function applyUpdate (observed: KubeObject, desired: KubeObject): KubeObj
   return merged
 }
 
-/** Where `merged` differs from `observed`, the last-applied annotation aside: what applying it changes (`spec.suspend`). */
+/**
+ * Where `merged` differs from `observed`, the last-applied annotation aside: what applying it changes (`spec.suspend`).
+ */
 export function changedFields (observed: KubeObject, merged: KubeObject): string[] {
   return diffPaths(withoutLastApplied(observed), withoutLastApplied(merged), '', 20)
 }
@@ -68,26 +75,39 @@ function lastAppliedOf (observed: KubeObject): Record<string, unknown> | undefin
   try {
     value = JSON.parse(text)
   } catch (error) {
-    throw new LastAppliedError(`can't unmarshal ${JSON.stringify(LAST_APPLIED_ANNOTATION)} annotation: ${error instanceof Error ? error.message : String(error)}`)
+    const reason = error instanceof Error ? error.message : String(error)
+    throw new LastAppliedError(`can't unmarshal ${JSON.stringify(LAST_APPLIED_ANNOTATION)} annotation: ${reason}`)
   }
   if (value === null) return undefined
-  if (!isRecord(value)) throw new LastAppliedError(`can't unmarshal ${JSON.stringify(LAST_APPLIED_ANNOTATION)} annotation: not a JSON object`)
+  if (!isRecord(value)) {
+    const annotation = JSON.stringify(LAST_APPLIED_ANNOTATION)
+    throw new LastAppliedError(`can't unmarshal ${annotation} annotation: not a JSON object`)
+  }
   return value
 }
 
 /** The three-way merge of one value: `destination` is a copy of the observed value, which it may change. */
 export function mergeValue (destination: unknown, last: unknown, desired: unknown): unknown {
-  if (isRecord(destination)) return mergeObject(destination, isRecord(last) ? last : undefined, isRecord(desired) ? desired : undefined)
-  if (Array.isArray(destination)) return mergeList(destination, Array.isArray(last) ? last : undefined, Array.isArray(desired) ? desired : undefined)
+  if (isRecord(destination)) {
+    return mergeObject(destination, isRecord(last) ? last : undefined, isRecord(desired) ? desired : undefined)
+  }
+  if (Array.isArray(destination)) {
+    return mergeList(destination, Array.isArray(last) ? last : undefined, Array.isArray(desired) ? desired : undefined)
+  }
   return desired
 }
 
-function mergeObject (destination: Record<string, unknown>, last: Record<string, unknown> | undefined, desired: Record<string, unknown> | undefined): Record<string, unknown> {
+function mergeObject (
+  destination: Record<string, unknown>, last: Record<string, unknown> | undefined,
+  desired: Record<string, unknown> | undefined
+): Record<string, unknown> {
   for (const key of Object.keys(last ?? {})) {
     if (desired === undefined || !Object.hasOwn(desired, key)) delete destination[key]
   }
   for (const [key, value] of Object.entries(desired ?? {})) {
-    destination[key] = mergeValue(Object.hasOwn(destination, key) ? destination[key] : undefined, last !== undefined && Object.hasOwn(last, key) ? last[key] : undefined, value)
+    const current = Object.hasOwn(destination, key) ? destination[key] : undefined
+    const applied = last !== undefined && Object.hasOwn(last, key) ? last[key] : undefined
+    destination[key] = mergeValue(current, applied, value)
   }
   return destination
 }
@@ -159,7 +179,8 @@ function restore (merged: Record<string, unknown>, observed: Record<string, unkn
 }
 
 function stringMap (value: unknown): Record<string, string> {
-  return isRecord(value) ? Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string')) : {}
+  if (!isRecord(value)) return {}
+  return Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'))
 }
 
 /**
@@ -168,14 +189,17 @@ function stringMap (value: unknown): Record<string, string> {
  * one object give the same text.
  */
 export function goJson (value: unknown): string {
-  return JSON.stringify(sortedKeys(value)).replace(/[<>&\u2028\u2029]/g, c => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  const escape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+  return JSON.stringify(sortedKeys(value)).replace(/[<>&\u2028\u2029]/g, escape)
 }
 
 function sortedKeys (value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedKeys)
   if (!isRecord(value)) return value
   const out: Record<string, unknown> = {}
-  for (const key of Object.keys(value).sort(compareUtf8)) if (value[key] !== undefined) out[key] = sortedKeys(value[key])
+  for (const key of Object.keys(value).sort(compareUtf8)) {
+    if (value[key] !== undefined) out[key] = sortedKeys(value[key])
+  }
   return out
 }
 

@@ -7,37 +7,15 @@ import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { REVISION_LABEL } from '../controllers/collaset/pods.js'
 import { kubeTime, refOf } from './objects.js'
-import type { ControllerConfig, HookVersion, Simulator } from './simulator.js'
+import type { ControllerConfig, HookVersion } from './types.js'
+import type { Simulator } from './simulator.js'
+import { conditionsOf, setCondition, withReadiness } from './readiness.js'
 import { controllerFromManifest } from './controllers.js'
+
+export { conditionsOf, withReadiness }
 
 export function collasetController (hookVersion?: HookVersion): ControllerConfig {
   return controllerFromManifest('collasets', hookVersion)
-}
-
-type Conditions = Array<Record<string, unknown>>
-
-export function conditionsOf (pod: KubeObject): Conditions {
-  const status = isRecord(pod.status) ? pod.status : {}
-  return Array.isArray(status.conditions) ? status.conditions.filter(isRecord) : []
-}
-
-function setCondition (list: Conditions, type: string, status: 'True' | 'False', time?: string): Conditions {
-  const old = list.find(c => c.type === type)
-  if (old !== undefined && old.status === status) return list
-  const next: Record<string, unknown> = { type, status }
-  if (time !== undefined) next.lastTransitionTime = time
-  return old === undefined ? [...list, next] : list.map(c => (c === old ? next : c))
-}
-
-/** The Pod with its Ready condition recomputed: containers ready and every readiness gate True. */
-export function withReadiness (pod: KubeObject, time?: string): KubeObject {
-  const list = conditionsOf(pod)
-  const spec = isRecord(pod.spec) ? pod.spec : {}
-  const gates = Array.isArray(spec.readinessGates) ? spec.readinessGates.filter(isRecord).map(g => g.conditionType) : []
-  const containers = list.find(c => c.type === 'ContainersReady')?.status === 'True'
-  const gated = gates.every(type => list.find(c => c.type === type)?.status === 'True')
-  const status = isRecord(pod.status) ? pod.status : {}
-  return { ...pod, status: { ...status, conditions: setCondition(list, 'Ready', containers && gated ? 'True' : 'False', time) } }
 }
 
 export interface PodKubeletBehaviour {
@@ -64,10 +42,15 @@ export class PodKubelet {
       const created = Date.parse(pod.metadata.creationTimestamp ?? time)
       const due = now >= created + (this.behaviour.startAfterSeconds ?? 3) * 1000
       if (status.phase === undefined) {
-        const conditions = setCondition(setCondition([], 'PodScheduled', 'True', time), 'ContainersReady', 'False', time)
-        this.sim.store.updateStatus(refOf(pod), withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time).status)
+        const scheduled = setCondition([], 'PodScheduled', 'True', time)
+        const conditions = setCondition(scheduled, 'ContainersReady', 'False', time)
+        const pending = withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time)
+        this.sim.store.updateStatus(refOf(pod), pending.status)
       } else if (status.phase === 'Pending' && due && this.behaviour.neverStarts?.(pod) !== true) {
-        const containers = Array.isArray((pod.spec as Record<string, unknown>)?.containers) ? ((pod.spec as Record<string, unknown>).containers as Array<{ name: string, image: string }>) : []
+        const spec = pod.spec as Record<string, unknown> | undefined
+        const containers = Array.isArray(spec?.containers)
+          ? (spec.containers as Array<{ name: string, image: string }>)
+          : []
         const conditions = setCondition(conditionsOf(pod), 'ContainersReady', 'True', time)
         this.sim.store.updateStatus(refOf(pod), withReadiness({
           ...pod,
@@ -76,7 +59,14 @@ export class PodKubelet {
             phase: 'Running',
             startTime: time,
             conditions,
-            containerStatuses: containers.map(c => ({ name: c.name, image: c.image, ready: true, restartCount: 0, started: true, state: { running: { startedAt: time } } }))
+            containerStatuses: containers.map(c => ({
+              name: c.name,
+              image: c.image,
+              ready: true,
+              restartCount: 0,
+              started: true,
+              state: { running: { startedAt: time } }
+            }))
           }
         }, time).status)
       }

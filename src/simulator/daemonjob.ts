@@ -1,7 +1,7 @@
 // DaemonJob in the simulator: its CompositeController as manifests/controllers/daemonjob.yaml
 // declares it, and Nodes as the simulated API server stores them (cluster-scoped).
 import type { KubeObject } from '../k8s/types.js'
-import type { ControllerConfig, HookVersion } from './simulator.js'
+import type { ControllerConfig, HookVersion } from './types.js'
 import { controllerFromManifest } from './controllers.js'
 
 /** DaemonJob: children Jobs and ConfigMaps, customize asks for every Node. */
@@ -29,7 +29,9 @@ export function simNode (name: string, options: NodeOptions = {}): KubeObject {
     spec: { ...(options.cordoned === true ? { unschedulable: true } : {}), ...(taints.length > 0 ? { taints } : {}) },
     status: {
       allocatable: { cpu: '4', memory: '16Gi', pods: '110' },
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }]
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }
+      ]
     }
   }
 }

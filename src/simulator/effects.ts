@@ -26,7 +26,7 @@ import { withinReach } from '../effects/scope.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
-import { withReadiness } from './collaset.js'
+import { withReadiness } from './readiness.js'
 import { isReady } from '../k8s/pods.js'
 import type { ObjectStore } from './store.js'
 
@@ -63,8 +63,15 @@ export class SimulatorExecutor implements EffectExecutor {
     const { refused } = withinReach(parent, effects)
     const unknown = parent !== undefined && this.host.store.get(parent)?.metadata.uid !== parent.uid
     return effects.map(effect => {
-      const outcome = refused.get(effect) ?? (unknown ? { effect, result: 'refused' as const, message: 'the parent is unknown' } : this.applyOne(effect))
-      this.log.push({ seconds: this.host.seconds(), ...(parent !== undefined ? { parent } : {}), effect, result: outcome.result, ...(outcome.message !== undefined ? { message: outcome.message } : {}) })
+      const outcome = refused.get(effect) ??
+        (unknown ? { effect, result: 'refused' as const, message: 'the parent is unknown' } : this.applyOne(effect))
+      this.log.push({
+        seconds: this.host.seconds(),
+        ...(parent !== undefined ? { parent } : {}),
+        effect,
+        result: outcome.result,
+        ...(outcome.message !== undefined ? { message: outcome.message } : {})
+      })
       return outcome
     })
   }
@@ -74,7 +81,10 @@ export class SimulatorExecutor implements EffectExecutor {
     const ref: ObjectRef = { apiVersion, kind, name, ...(namespace !== undefined ? { namespace } : {}) }
     const current = this.host.store.get(ref)
     if (current === undefined) return { effect, result: 'gone', message: `${describeRef(ref)} not found` }
-    if (current.metadata.uid !== uid) return { effect, result: 'gone', message: `${describeRef(ref)} is another object now (uid ${String(current.metadata.uid)}, not ${uid})` }
+    if (current.metadata.uid !== uid) {
+      const message = `${describeRef(ref)} is another object now (uid ${String(current.metadata.uid)}, not ${uid})`
+      return { effect, result: 'gone', message }
+    }
     switch (effect.type) {
       case 'Delete': {
         this.host.remove(ref)
@@ -86,12 +96,16 @@ export class SimulatorExecutor implements EffectExecutor {
           if (value === null) delete labels[key]
           else labels[key] = value
         }
-        if (!deepEqual(labels, current.metadata.labels ?? {})) this.host.store.update({ ...current, metadata: { ...current.metadata, labels } })
+        if (!deepEqual(labels, current.metadata.labels ?? {})) {
+          this.host.store.update({ ...current, metadata: { ...current.metadata, labels } })
+        }
         return { effect, result: 'applied' }
       }
       case 'Evict': {
         const refusal = this.disruptionRefusal(current)
-        if (refusal !== undefined) return { effect, result: 'failed', message: `HTTP 429: ${refusal}`, disruptionBudget: refusal }
+        if (refusal !== undefined) {
+          return { effect, result: 'failed', message: `HTTP 429: ${refusal}`, disruptionBudget: refusal }
+        }
         this.host.remove(ref)
         return { effect, result: 'applied' }
       }
@@ -106,28 +120,37 @@ export class SimulatorExecutor implements EffectExecutor {
         this.host.store.updateStatus(ref, withReadiness({ ...current, status: { ...status, conditions: next } }).status)
         return { effect, result: 'applied' }
       }
-      case 'InjectEphemeralContainers': {
-        const spec = isRecord(current.spec) ? current.spec : {}
-        const existing = Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
-        const regular = new Set((Array.isArray(spec.containers) ? spec.containers as Array<{ name: string }> : []).map(c => c.name))
-        const added: EphemeralContainer[] = []
-        for (const container of effect.containers) {
-          const same = existing.find(c => c.name === container.name)
-          if (same !== undefined) {
-            if (!deepEqual(same, container)) return { effect, result: 'failed', message: `Pod ${name}: ephemeral container ${container.name} exists and cannot be changed` }
-            continue
-          }
-          if (container.targetContainerName !== undefined && !regular.has(container.targetContainerName)) {
-            return { effect, result: 'failed', message: `Pod ${name}: no container ${container.targetContainerName} to target` }
-          }
-          added.push(container)
-        }
-        if (added.length === 0) return { effect, result: 'applied' }
-        const pod = this.host.store.update({ ...current, spec: { ...spec, ephemeralContainers: [...existing, ...added] } })
-        this.host.injected(pod, added)
-        return { effect, result: 'applied' }
-      }
+      case 'InjectEphemeralContainers':
+        return this.inject(effect, current)
     }
+  }
+
+  /** The `pods/ephemeralcontainers` patch: new containers added, existing ones unchanged or refused. */
+  private inject (effect: Extract<Effect, { type: 'InjectEphemeralContainers' }>, current: KubeObject): EffectOutcome {
+    const name = effect.target.name
+    const spec = isRecord(current.spec) ? current.spec : {}
+    const existing = Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
+    const declared = Array.isArray(spec.containers) ? spec.containers as Array<{ name: string }> : []
+    const regular = new Set(declared.map(c => c.name))
+    const added: EphemeralContainer[] = []
+    for (const container of effect.containers) {
+      const same = existing.find(c => c.name === container.name)
+      if (same !== undefined) {
+        const message = `Pod ${name}: ephemeral container ${container.name} exists and cannot be changed`
+        if (!deepEqual(same, container)) return { effect, result: 'failed', message }
+        continue
+      }
+      if (container.targetContainerName !== undefined && !regular.has(container.targetContainerName)) {
+        const message = `Pod ${name}: no container ${container.targetContainerName} to target`
+        return { effect, result: 'failed', message }
+      }
+      added.push(container)
+    }
+    if (added.length === 0) return { effect, result: 'applied' }
+    const ephemeralContainers = [...existing, ...added]
+    const pod = this.host.store.update({ ...current, spec: { ...spec, ephemeralContainers } })
+    this.host.injected(pod, added)
+    return { effect, result: 'applied' }
   }
 
   /** Why a PodDisruptionBudget refuses to let `pod` go, if one does. */
@@ -136,13 +159,17 @@ export class SimulatorExecutor implements EffectExecutor {
       if (pdb.metadata.namespace !== pod.metadata.namespace || !isRecord(pdb.spec)) continue
       const selector = pdb.spec.selector as Parameters<typeof matchesSelector>[0]
       if (!matchesSelector(selector, pod.metadata.labels)) continue
-      const selected = this.host.store.list('v1', 'Pod').filter(p => p.metadata.namespace === pod.metadata.namespace && p.metadata.deletionTimestamp === undefined && matchesSelector(selector, p.metadata.labels))
+      const selected = this.host.store.list('v1', 'Pod').filter(p => p.metadata.namespace === pod.metadata.namespace &&
+        p.metadata.deletionTimestamp === undefined && matchesSelector(selector, p.metadata.labels))
       const healthy = selected.filter(isReady).length
       const desired = typeof pdb.spec.minAvailable === 'number'
         ? pdb.spec.minAvailable
         : selected.length - (typeof pdb.spec.maxUnavailable === 'number' ? pdb.spec.maxUnavailable : 0)
       const left = isReady(pod) ? healthy - 1 : healthy
-      if (left < desired) return `Cannot evict pod as it would violate the pod's disruption budget ${pdb.metadata.name} (healthy ${healthy}, desired ${desired})`
+      if (left < desired) {
+        return `Cannot evict pod as it would violate the pod's disruption budget ${pdb.metadata.name} ` +
+          `(healthy ${healthy}, desired ${desired})`
+      }
     }
     return undefined
   }

@@ -8,7 +8,7 @@ import { isRecord } from '../k8s/types.js'
 import { JOB_NAME_ENV } from '../controllers/ephemeraljob/spec.js'
 import { kubeTime, refOf, type ObjectRef } from './objects.js'
 import type { ObjectStore } from './store.js'
-import type { ControllerConfig, HookVersion } from './simulator.js'
+import type { ContainerExit, ControllerConfig, EphemeralBehaviour, HookVersion } from './types.js'
 import { controllerFromManifest } from './controllers.js'
 
 /** EphemeralJob: no child resources; customize asks for the Pods its selector matches. */
@@ -16,17 +16,7 @@ export function ephemeraljobController (hookVersion?: HookVersion): ControllerCo
   return controllerFromManifest('ephemeraljobs', hookVersion)
 }
 
-/** What an ephemeral container does: exit with this code, or run until the Pod goes (`hang`). */
-export type ContainerExit = number | 'hang'
-
-export interface EphemeralBehaviour {
-  /** Seconds from injection to running (the image pull). Default 1. */
-  startAfterSeconds?: number
-  /** Seconds from running to terminated. Default 5. */
-  runSeconds?: number
-  /** Per Pod name: one exit for every container, or per container name. Default exit code 0. */
-  exits?: Record<string, ContainerExit | Record<string, ContainerExit>>
-}
+export type { ContainerExit, EphemeralBehaviour }
 
 export interface KubeletHost {
   store: ObjectStore
@@ -50,14 +40,18 @@ export class EphemeralKubelet {
     const uid = pod.metadata.uid as string
     for (const container of containers) {
       this.setState(ref, container, { waiting: { reason: 'ContainerCreating' } })
-      this.host.schedule(this.behaviour.startAfterSeconds ?? 1, ref, uid, `start ${container.name} in Pod ${ref.name}`, () => {
+      const start = `start ${container.name} in Pod ${ref.name}`
+      this.host.schedule(this.behaviour.startAfterSeconds ?? 1, ref, uid, start, () => {
         this.setState(ref, container, { running: { startedAt: kubeTime(this.host.nowMs()) } })
         this.host.record('container-started', ref, container.name)
         const exit = this.exitOf(ref.name, container.name)
         if (exit === 'hang') return
         const startedAt = kubeTime(this.host.nowMs())
-        this.host.schedule(this.behaviour.runSeconds ?? 5, ref, uid, `finish ${container.name} in Pod ${ref.name}`, () => {
-          this.setState(ref, container, { terminated: { exitCode: exit, reason: exit === 0 ? 'Completed' : 'Error', startedAt, finishedAt: kubeTime(this.host.nowMs()) } })
+        const finish = `finish ${container.name} in Pod ${ref.name}`
+        this.host.schedule(this.behaviour.runSeconds ?? 5, ref, uid, finish, () => {
+          const reason = exit === 0 ? 'Completed' : 'Error'
+          const finishedAt = kubeTime(this.host.nowMs())
+          this.setState(ref, container, { terminated: { exitCode: exit, reason, startedAt, finishedAt } })
           this.host.record('container-finished', ref, `${container.name} exit code ${exit}`)
         })
       })
@@ -75,20 +69,31 @@ export class EphemeralKubelet {
     const pod = this.host.store.get(ref)
     if (pod === undefined) return
     const status = isRecord(pod.status) ? pod.status : {}
-    const list = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isRecord) : []
-    const entry = { name: container.name, image: container.image, imageID: '', lastState: {}, ready: false, restartCount: 0, state }
-    const next = list.some(s => s.name === container.name) ? list.map(s => (s.name === container.name ? entry : s)) : [...list, entry]
+    const list = Array.isArray(status.ephemeralContainerStatuses)
+      ? status.ephemeralContainerStatuses.filter(isRecord)
+      : []
+    const entry = {
+      name: container.name, image: container.image, imageID: '', lastState: {}, ready: false, restartCount: 0, state
+    }
+    const known = list.some(s => s.name === container.name)
+    const next = known ? list.map(s => (s.name === container.name ? entry : s)) : [...list, entry]
     this.host.store.updateStatus(ref, { ...status, ephemeralContainerStatuses: next })
   }
 }
 
 /** A standalone Pod that runs (as the kubelet reports it), with one container per name. */
-export function runningPod (name: string, labels: Record<string, string>, options: { namespace?: string, containers?: string[], phase?: string } = {}): KubeObject {
+export function runningPod (
+  name: string, labels: Record<string, string>,
+  options: { namespace?: string, containers?: string[], phase?: string } = {}
+): KubeObject {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, namespace: options.namespace ?? 'default', labels },
-    spec: { containers: (options.containers ?? ['app']).map(c => ({ name: c, image: 'busybox:1.36' })), nodeName: 'node-1' },
+    spec: {
+      containers: (options.containers ?? ['app']).map(c => ({ name: c, image: 'busybox:1.36' })),
+      nodeName: 'node-1'
+    },
     status: { phase: options.phase ?? 'Running' }
   }
 }
@@ -97,17 +102,27 @@ export function runningPod (name: string, labels: Record<string, string>, option
  * The ephemeral containers of one EphemeralJob (by the name in their env) in the stored Pods,
  * with their state: `waiting` from injection until running, then `running`, then `terminated`.
  */
-export function jobContainers (store: ObjectStore, jobName: string, namespace = 'default'): Array<{ pod: string, name: string, state: 'waiting' | 'running' | 'terminated', exitCode?: number }> {
+export function jobContainers (
+  store: ObjectStore, jobName: string, namespace = 'default'
+): Array<{ pod: string, name: string, state: 'waiting' | 'running' | 'terminated', exitCode?: number }> {
   const found: Array<{ pod: string, name: string, state: 'waiting' | 'running' | 'terminated', exitCode?: number }> = []
   for (const pod of store.list('v1', 'Pod', namespace)) {
     const spec = isRecord(pod.spec) ? pod.spec : {}
     const status = isRecord(pod.status) ? pod.status : {}
-    const statuses = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isRecord) : []
-    for (const container of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []) {
+    const statuses = Array.isArray(status.ephemeralContainerStatuses)
+      ? status.ephemeralContainerStatuses.filter(isRecord)
+      : []
+    for (
+      const container of Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers as EphemeralContainer[] : []
+    ) {
       if (!(container.env ?? []).some(e => e.name === JOB_NAME_ENV && e.value === jobName)) continue
       const state = statuses.find(s => s.name === container.name)?.state
-      if (isRecord(state) && isRecord(state.terminated)) found.push({ pod: pod.metadata.name, name: container.name, state: 'terminated', exitCode: state.terminated.exitCode as number })
-      else if (isRecord(state) && isRecord(state.running)) found.push({ pod: pod.metadata.name, name: container.name, state: 'running' })
+      const seen = { pod: pod.metadata.name, name: container.name }
+      if (isRecord(state) && isRecord(state.terminated)) {
+        found.push({ ...seen, state: 'terminated', exitCode: state.terminated.exitCode as number })
+      } else if (isRecord(state) && isRecord(state.running)) {
+        found.push({ ...seen, state: 'running' })
+      }
       else found.push({ pod: pod.metadata.name, name: container.name, state: 'waiting' })
     }
   }

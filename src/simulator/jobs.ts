@@ -94,12 +94,15 @@ export function defaultJob (job: KubeObject): void {
       container.terminationMessagePolicy ??= 'File'
       container.resources ??= {}
       const image = typeof container.image === 'string' ? container.image : ''
-      container.imagePullPolicy ??= (image.includes(':') && !image.endsWith(':latest')) || image.includes('@') ? 'IfNotPresent' : 'Always'
+      const pinned = (image.includes(':') && !image.endsWith(':latest')) || image.includes('@')
+      container.imagePullPolicy ??= pinned ? 'IfNotPresent' : 'Always'
     }
   }
 }
 
-function condition (type: string, reason: string, message: string, nowMs: number, status: 'True' | 'False' = 'True'): Record<string, unknown> {
+function condition (
+  type: string, reason: string, message: string, nowMs: number, status: 'True' | 'False' = 'True'
+): Record<string, unknown> {
   const time = kubeTime(nowMs)
   return { type, status, lastProbeTime: time, lastTransitionTime: time, reason, message }
 }
@@ -114,7 +117,9 @@ function conditions (job: KubeObject): unknown[] {
 }
 
 export function startedStatus (job: KubeObject, nowMs: number): Record<string, unknown> {
-  return { ...status(job), startTime: kubeTime(nowMs), active: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {} }
+  return {
+    ...status(job), startTime: kubeTime(nowMs), active: 1, ready: 0, terminating: 0, uncountedTerminatedPods: {}
+  }
 }
 
 /** Whether the Job has an outcome, or is about to write it: nothing suspends it any more. */
@@ -132,12 +137,15 @@ export function isSuspended (job: KubeObject): boolean {
  * The Suspended condition set to `status` with `reason` and `message` as the Job controller sets
  * it: replaced when any of the three differs, added only when True. Whether it changed too.
  */
-function withSuspended (job: KubeObject, status: 'True' | 'False', reason: string, message: string, nowMs: number): { list: unknown[], changed: boolean } {
+function withSuspended (
+  job: KubeObject, status: 'True' | 'False', reason: string, message: string, nowMs: number
+): { list: unknown[], changed: boolean } {
   const list = [...conditions(job)]
   const i = list.findIndex(c => isRecord(c) && c.type === 'Suspended')
   const current = list[i]
   if (isRecord(current)) {
-    if (current.status === status && current.reason === reason && current.message === message) return { list, changed: false }
+    const same = current.status === status && current.reason === reason && current.message === message
+    if (same) return { list, changed: false }
     list[i] = condition('Suspended', reason, message, nowMs, status)
     return { list, changed: true }
   }
@@ -146,7 +154,9 @@ function withSuspended (job: KubeObject, status: 'True' | 'False', reason: strin
 }
 
 /** The status of a Job that is suspended: no pod, Suspended True, no startTime once it turned so. */
-export function suspendedStatus (job: KubeObject, nowMs: number): { status: Record<string, unknown>, changed: boolean } {
+export function suspendedStatus (
+  job: KubeObject, nowMs: number
+): { status: Record<string, unknown>, changed: boolean } {
   const next = status(job)
   const { list, changed } = withSuspended(job, 'True', 'JobSuspended', 'Job suspended', nowMs)
   next.conditions = list
@@ -176,7 +186,9 @@ const FAILURE = { reason: 'BackoffLimitExceeded', message: 'Job has reached the 
  * (SuccessCriteriaMet / FailureTarget, no Complete / Failed yet); `modern` false leaves those
  * interim conditions out altogether, as older Kubernetes did.
  */
-export function finishedStatus (job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number): Record<string, unknown> {
+export function finishedStatus (
+  job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number
+): Record<string, unknown> {
   const next = status(job)
   delete next.active
   next.ready = 0
@@ -186,7 +198,9 @@ export function finishedStatus (job: KubeObject, result: 'succeed' | 'fail', fin
   const has = (type: string): boolean => list.some(c => isRecord(c) && c.type === type)
   if (result === 'succeed') {
     next.succeeded = 1
-    if (modern && !has('SuccessCriteriaMet')) list.push(condition('SuccessCriteriaMet', SUCCESS.reason, SUCCESS.message, nowMs))
+    if (modern && !has('SuccessCriteriaMet')) {
+      list.push(condition('SuccessCriteriaMet', SUCCESS.reason, SUCCESS.message, nowMs))
+    }
     if (final) {
       list.push(condition('Complete', SUCCESS.reason, SUCCESS.message, nowMs))
       next.completionTime = kubeTime(nowMs)

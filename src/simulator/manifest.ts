@@ -13,7 +13,8 @@ export function loadManifest (path: string): KubeObject[] {
     text = readFileSync(path, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new ManifestError(code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read it (${code ?? String(error)})`)
+    const why = code === 'ENOENT' ? `${path}: no such file` : `${path}: cannot read it (${code ?? String(error)})`
+    throw new ManifestError(why)
   }
   return parseManifest(text, path)
 }
@@ -22,13 +23,16 @@ export function parseManifest (text: string, source = 'manifest'): KubeObject[] 
   const objects: KubeObject[] = []
   for (const [i, document] of parseAllDocuments(text).entries()) {
     if (!('errors' in document)) continue
-    if (document.errors.length > 0) throw new ManifestError(`${source}: document ${i + 1} is not valid YAML: ${document.errors[0]?.message ?? ''}`)
+    if (document.errors.length > 0) {
+      throw new ManifestError(`${source}: document ${i + 1} is not valid YAML: ${document.errors[0]?.message ?? ''}`)
+    }
     const value: unknown = document.toJS()
     if (value === null || value === undefined) continue
     for (const item of isRecord(value) && value.kind === 'List' && Array.isArray(value.items) ? value.items : [value]) {
       if (!isRecord(item) || typeof item.apiVersion !== 'string' || typeof item.kind !== 'string' ||
         !isRecord(item.metadata) || typeof item.metadata.name !== 'string') {
-        throw new ManifestError(`${source}: document ${i + 1} is not a Kubernetes object (apiVersion, kind, metadata.name)`)
+        const what = 'is not a Kubernetes object (apiVersion, kind, metadata.name)'
+        throw new ManifestError(`${source}: document ${i + 1} ${what}`)
       }
       objects.push(item as KubeObject)
     }

@@ -78,10 +78,12 @@ function walkDiff (a: unknown, b: unknown, path: string, out: string[], limit: n
  */
 export function isContainedIn (desired: unknown, observed: unknown): boolean {
   if (Array.isArray(desired)) {
-    return Array.isArray(observed) && desired.length === observed.length && desired.every((item, i) => isContainedIn(item, observed[i]))
+    return Array.isArray(observed) && desired.length === observed.length &&
+      desired.every((item, i) => isContainedIn(item, observed[i]))
   }
   if (isRecord(desired)) {
-    return isRecord(observed) && Object.entries(desired).every(([k, v]) => v === undefined || isContainedIn(v, observed[k]))
+    return isRecord(observed) &&
+      Object.entries(desired).every(([k, v]) => v === undefined || isContainedIn(v, observed[k]))
   }
   return desired === observed
 }
@@ -92,7 +94,9 @@ export interface LabelSelector {
 }
 
 /** Label selector semantics of the API server. An empty selector matches everything. */
-export function matchesSelector (selector: LabelSelector | undefined, labels: Record<string, string> | undefined): boolean {
+export function matchesSelector (
+  selector: LabelSelector | undefined, labels: Record<string, string> | undefined
+): boolean {
   if (selector === undefined) return true
   const have = labels ?? {}
   for (const [key, value] of Object.entries(selector.matchLabels ?? {})) {

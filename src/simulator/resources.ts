@@ -20,7 +20,13 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   { apiVersion: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, hasStatus: false },
   { apiVersion: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, hasStatus: true },
   { apiVersion: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, hasStatus: true },
-  { apiVersion: 'policy/v1', resource: 'poddisruptionbudgets', kind: 'PodDisruptionBudget', namespaced: true, hasStatus: true },
+  {
+    apiVersion: 'policy/v1',
+    resource: 'poddisruptionbudgets',
+    kind: 'PodDisruptionBudget',
+    namespaced: true,
+    hasStatus: true
+  },
   { apiVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'jobflows', kind: 'JobFlow', namespaced: true, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'jobtemplates', kind: 'JobTemplate', namespaced: true, hasStatus: false },
@@ -51,8 +57,12 @@ export class ResourceTable {
 
   /** A type named either way (`{apiVersion, resource}` or `{apiVersion, kind}`); throws if unknown. */
   resolve (type: TypeName): ResourceType {
-    const found = 'resource' in type ? this.byResource(type.apiVersion, type.resource) : this.byKind(type.apiVersion, type.kind)
-    if (found === undefined) throw new Error(`the simulator knows no resource ${JSON.stringify(type)}; add it to the resource table`)
+    const found = 'resource' in type
+      ? this.byResource(type.apiVersion, type.resource)
+      : this.byKind(type.apiVersion, type.kind)
+    if (found === undefined) {
+      throw new Error(`the simulator knows no resource ${JSON.stringify(type)}; add it to the resource table`)
+    }
     return found
   }
 

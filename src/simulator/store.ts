@@ -9,7 +9,9 @@ import { deepEqual, describeRef, kubeTime, refKey, refOf, wire, type ObjectRef }
 export type ChangeListener = (old: KubeObject | undefined, current: KubeObject | undefined) => void
 
 /** Fields of metadata only the API server sets. */
-const SYSTEM_METADATA = ['uid', 'creationTimestamp', 'resourceVersion', 'generation', 'managedFields', 'deletionTimestamp'] as const
+const SYSTEM_METADATA = [
+  'uid', 'creationTimestamp', 'resourceVersion', 'generation', 'managedFields', 'deletionTimestamp'
+] as const
 
 export class ObjectStore {
   private readonly objects = new Map<string, KubeObject>()
@@ -32,7 +34,8 @@ export class ObjectStore {
   /** Copies of the objects of one type, optionally in one namespace, sorted by namespace and name. */
   list (apiVersion: string, kind: string, namespace?: string): KubeObject[] {
     return [...this.objects.values()]
-      .filter(o => o.apiVersion === apiVersion && o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace))
+      .filter(o => o.apiVersion === apiVersion && o.kind === kind &&
+        (namespace === undefined || o.metadata.namespace === namespace))
       .sort((a, b) => compareText(refKey(refOf(a)), refKey(refOf(b))))
       .map(o => wire(o))
   }
@@ -70,11 +73,16 @@ export class ObjectStore {
    * that sends the object it read. An update the API server would refuse throws InvalidError
    * (422): a Job's template, selector or completion mode changed.
    */
-  update (object: KubeObject, options: { keepStatus?: boolean, checkVersion?: boolean, admit?: (stored: KubeObject) => void } = {}): KubeObject {
+  update (
+    object: KubeObject,
+    options: { keepStatus?: boolean, checkVersion?: boolean, admit?: (stored: KubeObject) => void } = {}
+  ): KubeObject {
     const key = refKey(refOf(object))
     const old = this.objects.get(key)
     if (old === undefined) throw new NotFoundError(refOf(object))
-    if (options.checkVersion === true && object.metadata.resourceVersion !== old.metadata.resourceVersion) throw new ConflictError(refOf(object))
+    if (options.checkVersion === true && object.metadata.resourceVersion !== old.metadata.resourceVersion) {
+      throw new ConflictError(refOf(object))
+    }
     const next = wire(object)
     for (const field of SYSTEM_METADATA) {
       if (old.metadata[field] === undefined) delete next.metadata[field]
@@ -164,7 +172,8 @@ export class NotFoundError extends Error {
 /** 409: the object changed since the writer read it. */
 export class ConflictError extends Error {
   constructor (readonly ref: ObjectRef) {
-    super(`${describeRef(ref)}: the object has been modified; please apply your changes to the latest version and try again`)
+    super(`${describeRef(ref)}: the object has been modified; ` +
+      'please apply your changes to the latest version and try again')
   }
 }
 
@@ -184,7 +193,8 @@ function updateProblem (old: KubeObject, next: KubeObject): string | undefined {
   if (old.apiVersion !== 'batch/v1' || old.kind !== 'Job') return undefined
   const spec = (o: KubeObject): Record<string, unknown> => (isRecord(o.spec) ? o.spec : {})
   const changed = IMMUTABLE_JOB_FIELDS.filter(field => !deepEqual(spec(old)[field], spec(next)[field]))
-  return changed.length === 0 ? undefined : changed.map(field => `spec.${field}: Invalid value: field is immutable`).join(', ')
+  if (changed.length === 0) return undefined
+  return changed.map(field => `spec.${field}: Invalid value: field is immutable`).join(', ')
 }
 
 const IMMUTABLE_JOB_FIELDS = ['selector', 'template', 'completionMode']
@@ -194,9 +204,15 @@ function withoutMetadataAndStatus (object: KubeObject): Record<string, unknown> 
   return rest
 }
 
-function managedFieldsEntry (object: KubeObject, manager: string, operation: string, now: number): Record<string, unknown> {
-  const fields = Object.fromEntries(Object.keys(object).filter(k => k !== 'apiVersion' && k !== 'kind' && k !== 'status').map(k => [`f:${k}`, {}]))
-  return { manager, operation, apiVersion: object.apiVersion, time: kubeTime(now), fieldsType: 'FieldsV1', fieldsV1: isRecord(fields) ? fields : {} }
+function managedFieldsEntry (
+  object: KubeObject, manager: string, operation: string, now: number
+): Record<string, unknown> {
+  const owned = Object.keys(object).filter(k => k !== 'apiVersion' && k !== 'kind' && k !== 'status')
+  const fields = Object.fromEntries(owned.map(k => [`f:${k}`, {}]))
+  return {
+    manager, operation, apiVersion: object.apiVersion, time: kubeTime(now), fieldsType: 'FieldsV1',
+    fieldsV1: isRecord(fields) ? fields : {}
+  }
 }
 
 function compareText (a: string, b: string): number {

@@ -1,6 +1,7 @@
 // The image's budgets (npm run image:test; CI runs it after npm run image): it holds no
-// devDependency and no test, bench or fixture file, every production dependency still loads, it
-// runs as uid 1000, and what it adds on top of its base stays within 60 MB.
+// devDependency, no test, bench or fixture file and no CLI or simulator, every production
+// dependency still loads, it runs as uid 1000, and what it adds on top of its base stays within
+// 60 MB.
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -46,6 +47,13 @@ else {
       'the compiled service, the shipped scripts and the production dependencies'
     )
     t.same(files.filter(file => /^\/app\/dist\/[^/]+$/.test(file)), ['/app/dist/src'], 'dist holds the service only')
+  })
+
+  t.test('the CLI, the simulator and what only they use stay out', async t => {
+    const paths = (await inImage('find', ['/app/dist', '/app/node_modules', '-maxdepth', '2'])).split('\n')
+    const absent = ['/app/dist/src/cli', '/app/dist/src/simulator', '/app/dist/bench', '/app/node_modules/yaml']
+    t.same(absent.filter(path => paths.includes(path)), [], absent.join(', '))
+    t.ok(paths.includes('/app/dist/src/server.js'), 'the server is there')
   })
 
   t.test('every production dependency loads (nothing it needs was pruned)', async t => {
