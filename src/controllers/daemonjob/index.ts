@@ -6,10 +6,12 @@ import { JOB_READS, NODE_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
 export const daemonjobHooks: KindHooks = {
   kind: 'daemonjob',
   phaseField: 'phase',
-  // DaemonJob needs nothing that Metacontroller cannot do: no effects.
-  sync: (request, context) => ({ response: syncDaemonJob(request, context), effects: [] }),
+  sync: syncDaemonJob,
   customize: customizeDaemonJob,
-  reads: { children: { 'Job.batch/v1': JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY }, related: { 'Node.v1': NODE_READS } },
+  reads: {
+    children: { 'Job.batch/v1': JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY },
+    related: { 'Node.v1': NODE_READS }
+  },
   // Children that exist are answered by identity: Metacontroller must never update them.
   childUpdates: {
     'Job.batch/v1': { resource: 'jobs', methods: ['OnDelete'] },

@@ -27,7 +27,7 @@ export interface FailedNode {
 }
 
 /** The settled outcomes of the previous status, by node name; malformed entries are ignored. */
-export function readMemory (status: Record<string, unknown>, daemonJob: string): Map<string, NodeRecord> {
+export function readRecords (status: Record<string, unknown>, daemonJob: string): Map<string, NodeRecord> {
   const memory = new Map<string, NodeRecord>()
   if (Array.isArray(status.succeededNodes)) {
     for (const name of status.succeededNodes) {

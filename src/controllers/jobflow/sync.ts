@@ -123,9 +123,7 @@ function historyOf (state: FlowState): JobRecord[] {
  * observed status holds for this very Job, not the one this sync is about to write.
  */
 function ttlDecision (job: KubeObject, remembered: JobRecord | undefined, now: Date): JobTtlDecision {
-  const outcome = jobOutcome(job)
-  const recorded = outcome !== undefined && remembered?.jobName === job.metadata.name && remembered.phase === outcome
-  return jobTtlDecision(job, recorded ? remembered.completionTime : undefined, now)
+  return jobTtlDecision(job, remembered, now)
 }
 
 /**

@@ -3,12 +3,15 @@
 import t from 'tap'
 import { daemonJobFixture, daemonJobRequestBody, verify } from '../../../bench/daemonjob.js'
 import { syncDaemonJob } from '../../../src/controllers/daemonjob/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { context } from '../../helpers/fixtures.js'
+
+const respond = responseOf(syncDaemonJob)
 
 for (const size of [1, 10, 100, 1000]) {
   t.test(`${size} nodes`, async t => {
     const fixture = daemonJobFixture(size)
-    const response = syncDaemonJob(structuredClone(fixture.request), context(fixture.now))
+    const response = respond(structuredClone(fixture.request), context(fixture.now))
     t.doesNotThrow(() => fixture.verify(response), 'the hook answers as expected')
     t.equal(daemonJobRequestBody(size).body, JSON.stringify(fixture.request), 'deterministic')
     if (size >= 100) {

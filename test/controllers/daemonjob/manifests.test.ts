@@ -10,7 +10,10 @@ import { parse as parseCel } from '@marcbachmann/cel-js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { parseDaemonJobSpec } from '../../../src/controllers/daemonjob/spec.js'
 import { syncDaemonJob } from '../../../src/controllers/daemonjob/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
+
+const respond = responseOf(syncDaemonJob)
 
 const read = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../manifests/${path}`, import.meta.url)), 'utf8')
 const crd = parse(read('crds/daemonjob.yaml'))
@@ -44,13 +47,13 @@ t.test('the example is the reference\'s, in our group, and valid for the hook', 
 t.test('the hook\'s status is declared by the CRD, in every phase', async t => {
   for (const name of ['sync-new.v2', 'sync-running.v2', 'sync-finished.v2', 'sync-no-nodes.v1']) {
     const request = fixture(`daemonjob/${name}.json`)
-    const status: Record<string, unknown> = { ...syncDaemonJob(request, context()).status, observedGeneration: 1 }
+    const status: Record<string, unknown> = { ...respond(request, context()).status, observedGeneration: 1 }
     t.same(undeclared(schema.properties.status, status, 'status'), [], name)
     t.ok(schema.properties.status.properties.phase.enum.includes(status.phase), `${name}: phase ${String(status.phase)} is in the enum`)
   }
   const invalid = fixture('daemonjob/sync-running.v2.json')
   ;(invalid.parent.spec as any).excludeNodeList = ['x']
-  t.same(undeclared(schema.properties.status, syncDaemonJob(invalid, context()).status, 'status'), [], 'Invalid')
+  t.same(undeclared(schema.properties.status, respond(invalid, context()).status, 'status'), [], 'Invalid')
   const columns = crd.spec.versions[0].additionalPrinterColumns.map((c: any) => `${String(c.name)}=${String(c.jsonPath)}`)
   t.same(columns, ['STATUS=.status.phase', 'DESIRED=.status.desired', 'ACTIVE=.status.active', 'SUCCEEDED=.status.succeeded', 'FAILED=.status.failed', 'AGE=.metadata.creationTimestamp'])
 })
@@ -70,7 +73,7 @@ t.test('the CEL rule on script.container agrees with the hook', async t => {
     const parsed = parseDaemonJobSpec({ ...example, spec: value })
     const request = fixture('daemonjob/sync-new.v2.json')
     request.parent.spec = value
-    t.equal(parsed.ok && syncDaemonJob(request, context()).status.phase !== 'Invalid', ok, `hook: ${what}`)
+    t.equal(parsed.ok && respond(request, context()).status.phase !== 'Invalid', ok, `hook: ${what}`)
   }
 })
 

@@ -2,6 +2,7 @@
 // named and pinned, globals merged, outcomes counted and remembered, a deterministic answer.
 import t from 'tap'
 import { syncDaemonJob } from '../../../src/controllers/daemonjob/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { customizeDaemonJob } from '../../../src/controllers/daemonjob/customize.js'
 import { nodeOfJob } from '../../../src/controllers/daemonjob/job.js'
 import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
@@ -9,6 +10,8 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+
+const respond = responseOf(syncDaemonJob)
 
 const NOW = timestamp(FIXED_NOW)
 const JOBS = 'Job.batch/v1'
@@ -20,7 +23,7 @@ function condition (response: SyncResponse, type: string): any {
   return (response.status.conditions as any[]).find(c => c.type === type)
 }
 function sync (request: SyncRequest, now = FIXED_NOW): SyncResponse {
-  return syncDaemonJob(request, context(now))
+  return respond(request, context(now))
 }
 /** A Node like the fixture's node-3 under another name (and uid), optionally changed. */
 function extraNode (request: SyncRequest, name: string, mutate: (node: any) => void = () => {}): void {
