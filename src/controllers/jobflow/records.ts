@@ -31,11 +31,12 @@ export function isSettled (record: JobRecord | undefined): record is JobRecord {
 }
 
 /**
- * The records of the previous status: each flow's attempts, in order; malformed entries are
+ * The records of the previous status (`status.jobs`): each flow's attempts, in order; malformed entries are
  * ignored, and of two records of one attempt the later wins.
  */
-export function readHistories (jobs: unknown): Map<string, JobRecord[]> {
+export function readRecords (status: Record<string, unknown>): Map<string, JobRecord[]> {
   const byAttempt = new Map<string, Map<number, JobRecord>>()
+  const jobs = status.jobs
   if (!Array.isArray(jobs)) return new Map()
   for (const entry of jobs) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||

@@ -2,10 +2,13 @@
 // JobTemplate references and names that fit.
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { customizeJobFlow } from '../../../src/controllers/jobflow/customize.js'
 import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
+
+const respond = responseOf(syncJobFlow)
 
 function newFlow (mutate: (spec: any) => void): SyncRequest {
   const request = fixture('jobflow/sync-new.v2.json')
@@ -13,7 +16,7 @@ function newFlow (mutate: (spec: any) => void): SyncRequest {
   return request
 }
 function job (request: SyncRequest, name = 'jobflow-example-job1'): KubeObject {
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const found = childrenOf(response.children, 'Job').get(name)
   if (found === undefined) throw new Error(`no Job ${name} in ${JSON.stringify(response.status)}`)
   return found
@@ -66,7 +69,7 @@ t.test('shared volumes reach every Job; mounts are global plus the flow\'s own',
 
 t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts', async t => {
   const request = newFlow(spec => { spec.flows[0].script = { name: 'wait-for.sh', args: ['-t', '60', 'db:5432'] } })
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const configMaps = [...childrenOf(response.children, 'ConfigMap').values()]
   t.equal(configMaps.length, 1)
   const cm = configMaps[0] as any
@@ -88,7 +91,7 @@ t.test('spec.scripts wins over a shipped script of the same name; an edit makes 
   const spec = request.parent.spec as any
   spec.scripts = { 'wait-for.sh': 'echo mine' }
   spec.flows[1].script = { name: 'wait-for.sh' }
-  const first = syncJobFlow(request, context())
+  const first = respond(request, context())
   const cm = [...childrenOf(first.children, 'ConfigMap').values()][0] as KubeObject
   t.same(cm.data, { 'wait-for.sh': 'echo mine' })
 
@@ -98,7 +101,7 @@ t.test('spec.scripts wins over a shipped script of the same name; an edit makes 
   request.children['ConfigMap.v1']![`default/${cm.metadata.name}`] = { ...cm, metadata: { ...cm.metadata, uid: 'c1', resourceVersion: '5' } }
   request.parent.status = first.status
   spec.scripts['wait-for.sh'] = 'echo edited'
-  const second = syncJobFlow(request, context())
+  const second = respond(request, context())
   const names = [...childrenOf(second.children, 'ConfigMap').keys()]
   t.equal(names.length, 2, 'the new version and the one job2 runs with')
   t.ok(names.includes(cm.metadata.name))
@@ -108,13 +111,13 @@ t.test('spec.scripts wins over a shipped script of the same name; an edit makes 
   // Once job2 is gone (finished and deleted), the old version goes too.
   delete request.children['Job.batch/v1']!['default/jobflow-example-job2']
   request.parent.status = { ...second.status, jobs: (second.status.jobs as any[]).map(j => j.name === 'job2' ? { ...j, phase: 'Succeeded', completionTime: 'x' } : j) }
-  const third = syncJobFlow(request, context())
+  const third = respond(request, context())
   t.same([...childrenOf(third.children, 'ConfigMap').keys()], names.filter(n => n !== cm.metadata.name))
 })
 
 t.test('jobTemplateRef takes the JobTemplate\'s spec and labels the Job with it', async t => {
   const request = fixture('jobflow/sync-template-ref.v2.json')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const jobs = childrenOf(response.children, 'Job')
   t.same([...jobs.keys()], ['release-build'])
   const build = jobs.get('release-build') as any
@@ -129,11 +132,11 @@ t.test('long names are shortened with a stable hash to fit Job names and label v
   const long = 'x'.repeat(60)
   const request = newFlow(spec => { spec.flows = [{ ...spec.flows[0], name: 'a-very-long-flow-name-that-is-still-a-valid-label' }] })
   request.parent.metadata.name = long
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const names = response.children.map(c => c.metadata.name)
   for (const name of names) t.ok(name.length <= 63, `${name} fits`)
   t.equal(new Set(names).size, names.length, 'still distinct')
-  const again = syncJobFlow(request, context()).children.map(c => c.metadata.name)
+  const again = respond(request, context()).children.map(c => c.metadata.name)
   t.same(again, names, 'stable')
   const labels = response.children[0]!.metadata.labels as Record<string, string>
   t.ok((labels['jobhooks.io/jobflow'] as string).length <= 63)
@@ -178,7 +181,7 @@ t.test('a patch that makes an invalid Job spec, or is not an object, makes the s
   ] as Array<[unknown, RegExp]>) {
     const request: any = fixture('jobflow/sync-template-ref.v2.json')
     request.parent.spec.flows[0].patch = patch
-    const response = syncJobFlow(request, context())
+    const response = respond(request, context())
     t.equal((response.status as any).phase, 'Invalid', JSON.stringify(patch))
     t.match((response.status as any).conditions.find((c: any) => c.type === 'Valid').message, message)
     t.same(response.children, Object.values(request.children).flatMap((byName: any) => Object.values(byName)), 'every child kept as observed')

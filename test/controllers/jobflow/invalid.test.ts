@@ -1,11 +1,14 @@
 // Law 2: a spec the hook cannot act on keeps every observed child exactly as it is and says why.
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { keepAllObserved } from '../../../src/k8s/objects.js'
 import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+
+const respond = responseOf(syncJobFlow)
 
 const cases: Array<[string, (spec: any, request: SyncRequest) => void, RegExp]> = [
   ['a dependency cycle', spec => { spec.flows[0].dependencies = ['job3'] }, /dependency cycle: job1 → job3 → job(1|2)/],
@@ -31,7 +34,7 @@ for (const [name, mutate, message] of cases) {
   t.test(`${name} keeps every child and reports Invalid`, async t => {
     const request = fixture('jobflow/sync-job1-done.v2.json')
     mutate(request.parent.spec, request)
-    const response = syncJobFlow(request, context())
+    const response = respond(request, context())
     t.same(response.children, keepAllObserved(request.children), 'every observed child, unchanged')
     t.equal(response.children.length, 2)
     t.equal(response.status.phase, 'Invalid')
@@ -46,7 +49,7 @@ for (const [name, mutate, message] of cases) {
 
 t.test('an invalid spec with no children yet creates nothing', async t => {
   const request = fixture('jobflow/sync-template-missing.v2.json')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   t.same(response.children, [])
   t.equal(response.status.phase, 'Invalid')
   t.match((response.status.conditions as any[])[0], { type: 'Valid', status: 'False', message: /JobTemplate "tester" not found/ })
@@ -54,18 +57,18 @@ t.test('an invalid spec with no children yet creates nothing', async t => {
 
 t.test('an invalid spec that stays invalid gives the same status (no churn)', async t => {
   const request = fixture('jobflow/sync-cycle.v2.json')
-  const first = syncJobFlow(request, context())
+  const first = respond(request, context())
   request.parent.status = first.status
-  const second = syncJobFlow(request, context(new Date('2026-01-02T04:00:00Z')))
+  const second = respond(request, context(new Date('2026-01-02T04:00:00Z')))
   t.same(second, first)
 })
 
 t.test('fixing the spec resumes where it left off', async t => {
   const request = fixture('jobflow/sync-cycle.v2.json')
-  const broken = syncJobFlow(request, context())
+  const broken = respond(request, context())
   request.parent.status = broken.status
   ;(request.parent.spec as any).flows[0].dependencies = []
-  const fixed = syncJobFlow(request, context())
+  const fixed = respond(request, context())
   t.equal(fixed.status.phase, 'Running')
   t.match((fixed.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'True', reason: 'SpecValid' })
   t.same(fixed.children.map(c => c.metadata.name), ['jobflow-example-job1', 'jobflow-example-job4'])
@@ -78,21 +81,21 @@ t.test('only flows still to start need their JobTemplate and script', async t =>
   delete spec.flows[0].jobTemplate
   spec.flows[0].jobTemplateRef = 'deleted-meanwhile'
   spec.flows[0].script = { name: 'gone.sh' }
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   t.equal(response.status.phase, 'Running')
   t.same(response.children.map(c => c.metadata.name), ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
   t.equal(response.children.filter(c => c.kind === 'ConfigMap').length, 0, 'no ConfigMap for a script nobody can run')
 
   spec.flows[1].script = { name: 'gone.sh' }
-  const blocked = syncJobFlow(request, context())
+  const blocked = respond(request, context())
   t.equal(blocked.status.phase, 'Invalid', 'a flow still to start does need it')
   t.match((blocked.status.conditions as any[])[0].message, /unknown script "gone.sh"/)
 })
 
 t.test('a missing JobTemplate asks for a resync before Metacontroller forgets what we asked for', async t => {
-  const response = syncJobFlow(fixture('jobflow/sync-template-missing.v2.json'), context())
+  const response = respond(fixture('jobflow/sync-template-missing.v2.json'), context())
   t.equal(response.resyncAfterSeconds, 300)
-  t.notOk('resyncAfterSeconds' in syncJobFlow(fixture('jobflow/sync-cycle.v2.json'), context()), 'other problems wait for an edit')
+  t.notOk('resyncAfterSeconds' in respond(fixture('jobflow/sync-cycle.v2.json'), context()), 'other problems wait for an edit')
 })
 
 t.test('a finished JobFlow keeps its phase when its spec turns invalid', async t => {
@@ -102,7 +105,7 @@ t.test('a finished JobFlow keeps its phase when its spec turns invalid', async t
     status.completionTime = '2026-01-02T03:02:00Z'
     status.phase = outcome
     status.jobs = status.jobs.map((j: any) => ({ ...j, phase: j.name === 'job2' && outcome === 'Failed' ? 'Failed' : 'Succeeded' }))
-    const response = syncJobFlow(request, context())
+    const response = respond(request, context())
     t.equal(response.status.phase, outcome)
     t.match((response.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'False', message: /dependency cycle/ })
     t.same(response.children, keepAllObserved(request.children))
