@@ -48,8 +48,12 @@ export function isSettled (record: PodRecord): boolean {
   return record.phase === 'Succeeded' || record.phase === 'Failed'
 }
 
-/** The records of the previous status, in the order they were chosen; malformed entries are ignored. */
-export function readRecords (value: unknown): PodRecord[] {
+/**
+ * The records of the previous status (`status.pods`), in the order they were chosen; malformed
+ * entries are ignored.
+ */
+export function readRecords (status: Record<string, unknown>): PodRecord[] {
+  const value = status.pods
   if (!Array.isArray(value)) return []
   const seen = new Set<string>()
   const records: PodRecord[] = []

@@ -9,7 +9,7 @@ import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
-import { validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { outcomeCondition } from '../common/completion.js'
 import { parseEphemeralJobSpec, type EphemeralJobSpec } from './spec.js'
 import { selectorMatches } from '../../k8s/selectors.js'
@@ -49,9 +49,9 @@ interface Choice {
 /** observe → remember → choose → decide → render. */
 export function syncEphemeralJob (request: SyncRequest, context: HookContext): SyncAnswer {
   const previous = isRecord(request.parent.status) ? request.parent.status : {}
-  const memory = readRecords(previous.pods)
+  const memory = readRecords(previous)
   const parsed = parseEphemeralJobSpec(request.parent)
-  if (!parsed.ok) return refuse(previous, memory, parsed.problems, context.now)
+  if (!parsed.ok) return invalid(previous, memory, parsed.problems, context.now)
   const sync = observe(request, parsed.value, previous, context.now)
   const chosen = rememberChosen(memory, sync.matched, {
     containers: sync.spec.containers, job: sync.job, now: sync.now, stoppedInjecting: sync.previouslyFinished || sync.deadlinePassed
@@ -195,19 +195,15 @@ function injections (sync: EphemeralSync, chosen: Chosen): Effect[] {
 }
 
 /**
- * The answer to a spec we cannot act on: no effects, the previous status and memory with the
- * problems in `Valid` and phase `Invalid`, as on every kind with a phase (a job that finished
+ * The answer to a spec we cannot act on (law 2, common/validity.ts): no children, the previous
+ * status and memory with phase `Invalid`, as on every kind with a phase (a job that finished
  * keeps its phase).
  */
-function refuse (previous: Record<string, unknown>, memory: PodRecord[], problems: string[], now: Date): SyncAnswer {
-  const finished = typeof previous.completionTime === 'string' && (previous.phase === 'Succeeded' || previous.phase === 'Failed')
-  const status: Record<string, unknown> = {
-    ...previous,
-    phase: finished ? previous.phase : 'Invalid',
-    pods: memory,
-    conditions: validityConditions(previous.conditions, problems, now)
-  }
-  return { response: { status, children: [] }, effects: [] }
+function invalid (previous: Record<string, unknown>, memory: PodRecord[], problems: string[], now: Date): SyncAnswer {
+  const finished = typeof previous.completionTime === 'string' &&
+    (previous.phase === 'Succeeded' || previous.phase === 'Failed')
+  const status = { ...previous, phase: finished ? previous.phase : 'Invalid', pods: memory }
+  return invalidSpecAnswer(previous, { status, children: [], problems }, now)
 }
 
 /** Why a finished EphemeralJob ended as it did, for its `Complete` or `Failed` condition. */
