@@ -5,7 +5,7 @@ import type { ActionContext, ActionJob, ActionTarget } from '../../src/actions/r
 import { labelAction } from '../../src/actions/label.js'
 import { job as operationJob, pod as testPod, T0 } from '../helpers/operationjob.js'
 import { ActionRegistry } from '../../src/actions/index.js'
-import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
+import { operationJobSyncHooks } from '../../src/controllers/operationjob/sync.js'
 import { context, SHIPPED_SCRIPTS } from '../helpers/fixtures.js'
 
 const { handler } = labelAction
@@ -57,7 +57,7 @@ t.test('through the OperationJob hook: the schema, then validate, make an unusab
   ]
   for (const [what, label, message] of cases) {
     const parent = operationJob({ action: 'Label', targets: [{ name: 'a' }], ...(label !== undefined ? { label } : {}) })
-    const answer = syncOperationJob({ parent, children: {}, related: { 'Pod.v1': { 'default/a': testPod('a') } }, finalizing: false }, context(T0), registry)
+    const answer = operationJobSyncHooks(registry).sync({ parent, children: {}, related: { 'Pod.v1': { 'default/a': testPod('a') } }, finalizing: false }, context(T0))
     t.equal(answer.response.status.progress, 'Invalid', what)
     t.match((answer.response.status.conditions as any[]).find(c => c.type === 'Valid')?.message, message, what)
     t.same(answer.effects, [], `${what}: nothing done`)

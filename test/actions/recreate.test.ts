@@ -18,7 +18,7 @@ function pod (name: string, options: Omit<WorkloadPodOptions, 'owner'> & { lock?
 
 const recreate = (spec: Record<string, unknown> = {}, status?: Record<string, unknown>): KubeObject =>
   job({ action: 'Recreate', targets: [{ name: 'web-a' }], operationDelaySeconds: 10, ...spec }, status)
-const sync = (parent: KubeObject, pods: KubeObject[], seconds: number): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
+const sync = (parent: KubeObject, pods: KubeObject[], seconds: number): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)))
 const detailOf = (answer: SyncAnswer): any => (answer.response.status.targetDetails as any[])[0]
 const types = (answer: SyncAnswer): string[] => answer.effects.map(e => e.type === 'SetPodLabels' ? `SetPodLabels ${JSON.stringify(e.labels)}` : e.type === 'SetPodCondition' ? `SetPodCondition ${e.condition.status}` : e.type)
 

@@ -29,7 +29,7 @@ const processing = (extraInfo: Record<string, string> = { PodUID: 'uid-foo-a' })
   targetDetails: [{ name: 'foo-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo }]
 })
 const replace = (status?: Record<string, unknown>): KubeObject => job({ action: 'Replace', targets: [{ name: 'foo-a' }] }, status)
-const sync = (parent: KubeObject, pods: KubeObject[], seconds = 10): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
+const sync = (parent: KubeObject, pods: KubeObject[], seconds = 10): SyncAnswer => syncOperationJob(request(parent, pods), context(at(seconds)))
 const detailOf = (answer: SyncAnswer): any => (answer.response.status.targetDetails as any[])[0]
 
 t.test('a new target: the Pod is labelled to-replace=true (an effect), once', async t => {
@@ -84,11 +84,11 @@ t.test('a Pod no CollaSet controls fails NotCollaSetPod', async t => {
 t.test('deleting the job releases the Pod: the label goes, then the job may go', async t => {
   const parent = replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' }))
   const pods = [pod('foo-a', { toReplace: true }), pod('foo-n', { origin: 'foo-a', ready: false })]
-  const answer = finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(at(20)), defaultActions)
+  const answer = finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(at(20)))
   t.same(answer.effects, [{ type: 'SetPodLabels', target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'foo-a', uid: 'uid-foo-a' }, labels: { [TO_REPLACE_LABEL]: null } }])
   t.equal(answer.response.finalized, false, 'not finalized while the label is on')
   t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'Cancelled' } })
-  const done = finalizeOperationJob({ ...request({ ...parent, status: answer.response.status }, [pod('foo-a')]), finalizing: true }, context(at(25)), defaultActions)
+  const done = finalizeOperationJob({ ...request({ ...parent, status: answer.response.status }, [pod('foo-a')]), finalizing: true }, context(at(25)))
   t.equal(done.response.finalized, true)
 })
 

@@ -1,6 +1,6 @@
 import type { KindHooks } from '../../protocol/hooks.js'
 import { defaultActions, type ActionRegistry } from '../../actions/index.js'
-import { finalizeOperationJob, syncOperationJob } from './sync.js'
+import { operationJobSyncHooks } from './sync.js'
 import { customizeOperationJob } from './customize.js'
 
 /** The OperationJob hooks over a registry of actions (the service's own unless a test brings one). */
@@ -8,9 +8,8 @@ export function operationJobHooks (registry: ActionRegistry = defaultActions): K
   return {
     kind: 'operationjob',
     phaseField: 'progress',
-    sync: (request, context) => syncOperationJob(request, context, registry),
-    // Releases every unfinished target before answering finalized: true.
-    finalize: (request, context) => finalizeOperationJob(request, context, registry),
+    // Finalize releases every unfinished target before answering finalized: true.
+    ...operationJobSyncHooks(registry),
     customize: request => customizeOperationJob(request, registry),
     reads: { related: { 'Pod.v1': registry.podReads() } }
   }

@@ -8,7 +8,8 @@ export const PROGRESS = new Set<string>(['Pending', 'Processing', 'Failed', 'Suc
 export const isFinished = (p: string | undefined): boolean => p === 'Succeeded' || p === 'Failed'
 
 /** The previous `status.targetDetails` by target name; malformed entries are ignored. */
-export function readDetails (value: unknown): Map<string, TargetDetail> {
+export function readRecords (status: Record<string, unknown>): Map<string, TargetDetail> {
+  const value = status.targetDetails
   const details = new Map<string, TargetDetail>()
   if (!Array.isArray(value)) return details
   for (const entry of value) {

@@ -3,17 +3,18 @@
 // action does to Pods it does not own (inject ephemeral containers, label, evict) is an effect,
 // and so is the job's own deletion after its TTL. Pure: the clock only stamps times that are then
 // carried forward (law 3).
-import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
+import type { HookContext, KindHooks, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
 import { isTerminating } from '../../k8s/pods.js'
-import { validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
+import { defaultActions } from '../../actions/index.js'
 import type { ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
 import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
-import { detail, isFinished, readDetails } from './records.js'
+import { detail, isFinished, readRecords } from './records.js'
 
 export type JobProgress = 'Pending' | 'Processing' | 'Failed' | 'Succeeded'
 
@@ -25,21 +26,33 @@ export const RELEASED = 'Released'
 /** How soon finalize is called again while releases are still owed. */
 export const RELEASE_RETRY_SECONDS = 5
 
-export function syncOperationJob (request: SyncRequest, context: HookContext, registry: ActionRegistry): SyncAnswer {
-  return reconcile(request, context, registry, request.finalizing === true)
+/** The sync hook over the service's own actions (a sync of a job being deleted finalizes it). */
+export function syncOperationJob (request: SyncRequest, context: HookContext): SyncAnswer {
+  return reconcile(request, context, defaultActions, request.finalizing === true)
 }
 
-export function finalizeOperationJob (request: SyncRequest, context: HookContext, registry: ActionRegistry): SyncAnswer {
-  return reconcile(request, context, registry, true)
+/** The finalize hook over the service's own actions: releases every unfinished target first. */
+export function finalizeOperationJob (request: SyncRequest, context: HookContext): SyncAnswer {
+  return reconcile(request, context, defaultActions, true)
 }
+
+/** The same two hooks over another registry of actions (a test brings its own). */
+export function operationJobSyncHooks (registry: ActionRegistry): { sync: SyncHook, finalize: SyncHook } {
+  return {
+    sync: (request, context) => reconcile(request, context, registry, request.finalizing === true),
+    finalize: (request, context) => reconcile(request, context, registry, true)
+  }
+}
+
+type SyncHook = KindHooks['sync']
 
 /** observe → advance the targets → release the failed ones → render. */
 function reconcile (request: SyncRequest, context: HookContext, registry: ActionRegistry, finalizing: boolean): SyncAnswer {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
-  const memory = readDetails(previous.targetDetails)
+  const memory = readRecords(previous)
   const parsed = parseOperationJobSpec(parent, registry, context.scripts)
-  if (!parsed.ok) return refuse(parent, previous, memory, parsed.problems, context.now, finalizing)
+  if (!parsed.ok) return invalid({ parent, previous, memory, now: context.now, finalizing }, parsed.problems)
   const sync = new TargetsSync(request, context, parsed.value, memory)
   const wasFinished = isFinished(previous.progress as string | undefined)
   if (!wasFinished) sync.advance(finalizing)
@@ -232,22 +245,31 @@ export function selection (details: TargetDetail[], spec: Pick<OperationJobSpec,
   return new Set([...started, ...pending].slice(0, Math.max(spec.partition, started.length)))
 }
 
+/** What the answer to an invalid spec is made from. */
+interface Refused {
+  parent: KubeObject
+  previous: Record<string, unknown>
+  memory: Map<string, TargetDetail>
+  now: Date
+  finalizing: boolean
+}
+
 /**
- * The answer to a spec we cannot act on (an unknown action, say): no effects, the previous status
- * and target memory with the problems in `Valid`, and progress `Invalid`, as every kind with a
+ * The answer to a spec we cannot act on (an unknown action, say; law 2, common/validity.ts): no
+ * effects, the previous status and target memory, and progress `Invalid`, as every kind with a
  * phase says it, unless the job had finished (terminal progress is sticky). Once the spec is
  * fixed, progress is computed from the targets again. Finalize lets the job go: without a usable
  * spec there is nothing we could release.
  */
-function refuse (parent: KubeObject, previous: Record<string, unknown>, memory: Map<string, TargetDetail>, problems: string[], now: Date, finalizing: boolean): SyncAnswer {
+function invalid ({ parent, previous, memory, now, finalizing }: Refused, problems: string[]): SyncAnswer {
+  const { generation } = parent.metadata
   const status: Record<string, unknown> = {
     ...previous,
-    ...(typeof parent.metadata.generation === 'number' ? { observedGeneration: parent.metadata.generation } : {}),
+    ...(typeof generation === 'number' ? { observedGeneration: generation } : {}),
     progress: isFinished(previous.progress as string | undefined) ? previous.progress : 'Invalid',
-    ...(memory.size > 0 ? { targetDetails: [...memory.values()] } : {}),
-    conditions: validityConditions(previous.conditions, problems, now)
+    ...(memory.size > 0 ? { targetDetails: [...memory.values()] } : {})
   }
-  const response: SyncResponse = { status, children: [] }
-  if (finalizing) response.finalized = true
-  return { response, effects: [] }
+  const answer = invalidSpecAnswer(previous, { status, children: [], problems }, now)
+  if (finalizing) answer.response.finalized = true
+  return answer
 }

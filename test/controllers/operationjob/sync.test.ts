@@ -2,7 +2,6 @@ import t from 'tap'
 import type { CustomizeRequest, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { InjectEphemeralContainers } from '../../../src/effects/types.js'
 import { customizeOperationJob } from '../../../src/controllers/operationjob/customize.js'
-import { syncOperationJob } from '../../../src/controllers/operationjob/sync.js'
 import { operationjobHooks } from '../../../src/controllers/operationjob/index.js'
 import { ALL_KINDS } from '../../../src/controllers/kinds.js'
 import { timestamp } from '../../../src/k8s/time.js'
@@ -10,7 +9,7 @@ import { requestFor } from '../../../src/effects/executor.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { defaultActions } from '../../../src/actions/index.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
-import { REGISTRY, T0, at, finalize, job, next, pod, progresses, sync } from '../../helpers/operationjob.js'
+import { REGISTRY, TEST_HOOKS, T0, at, finalize, job, next, pod, progresses, sync } from '../../helpers/operationjob.js'
 
 const NOW = timestamp(FIXED_NOW)
 const valid = (status: Record<string, unknown>): any => (status.conditions as any[]).find(c => c.type === 'Valid')
@@ -43,7 +42,7 @@ t.test('customize asks for the target Pods by name in the job\'s namespace, plus
 })
 
 t.test('a new Exec job starts partition targets in spec order, injects one container each, and waits for the earliest deadline', async t => {
-  const answer = syncOperationJob(fixture('operationjob/sync-new.v2.json'), context(), REGISTRY)
+  const answer = TEST_HOOKS.sync(fixture('operationjob/sync-new.v2.json'), context())
   const { status } = answer.response
   t.same(answer.response.children, [])
   t.match(status, { progress: 'Processing', startTime: NOW, totalPodCount: 3, succeededPodCount: 0, failedPodCount: 0, observedGeneration: 1 })
@@ -71,16 +70,16 @@ t.test('a new Exec job starts partition targets in spec order, injects one conta
 
 t.test('v1 and v2 keying give byte-identical answers, and so does a repeated call', async t => {
   for (const name of ['sync-new', 'sync-exited']) {
-    const v1 = JSON.stringify(syncOperationJob(fixture(`operationjob/${name}.v1.json`), context(), REGISTRY))
-    const v2 = JSON.stringify(syncOperationJob(fixture(`operationjob/${name}.v2.json`), context(), REGISTRY))
+    const v1 = JSON.stringify(TEST_HOOKS.sync(fixture(`operationjob/${name}.v1.json`), context()))
+    const v2 = JSON.stringify(TEST_HOOKS.sync(fixture(`operationjob/${name}.v2.json`), context()))
     t.equal(v1, v2, `${name}: v1 = v2`)
-    t.equal(JSON.stringify(syncOperationJob(fixture(`operationjob/${name}.v2.json`), context(), REGISTRY)), v2, `${name}: deterministic`)
+    t.equal(JSON.stringify(TEST_HOOKS.sync(fixture(`operationjob/${name}.v2.json`), context())), v2, `${name}: deterministic`)
   }
 })
 
 t.test('Exec with mixed exit codes: 0 succeeds, 1 fails with the code in error.message and is released; partition holds the third', async t => {
   const request = fixture<SyncRequest>('operationjob/sync-exited.v2.json')
-  const answer = syncOperationJob(request, context(), REGISTRY)
+  const answer = TEST_HOOKS.sync(request, context())
   const { status } = answer.response
   t.match(status, { progress: 'Processing', succeededPodCount: 1, failedPodCount: 1, totalPodCount: 3, startTime: '2026-01-02T03:00:30Z' })
   t.same(status.targetDetails, [
@@ -93,20 +92,20 @@ t.test('Exec with mixed exit codes: 0 succeeds, 1 fails with the code in error.m
 
   // Partition 3: the third starts; the job then ends Failed once it exits 0.
   const raised = next(request.parent, answer, { partition: 3 })
-  const third = syncOperationJob({ ...request, parent: raised }, context(), REGISTRY)
+  const third = TEST_HOOKS.sync({ ...request, parent: raised }, context())
   t.same(injections(third.effects).map(e => e.target.name), ['web-2'])
   t.equal(third.response.status.progress, 'Processing')
   const pods = request.related['Pod.v1'] as Record<string, any>
   const done = structuredClone(pods['default/web-0'])
   done.metadata = { ...done.metadata, name: 'web-2', uid: 'pod-uid-2' }
   const later = new Date(FIXED_NOW.getTime() + 30_000)
-  const end = syncOperationJob({ ...request, parent: next(raised, third), related: { 'Pod.v1': { ...pods, 'default/web-2': done } } }, context(later), REGISTRY)
+  const end = TEST_HOOKS.sync({ ...request, parent: next(raised, third), related: { 'Pod.v1': { ...pods, 'default/web-2': done } } }, context(later))
   t.match(end.response.status, { progress: 'Failed', succeededPodCount: 2, failedPodCount: 1, endTime: timestamp(later) })
   t.equal(end.response.resyncAfterSeconds, 300, 'TTLSecondsAfterFinished from endTime')
 })
 
 t.test('a missing target Pod fails that target with PodNotFound; the others start', async t => {
-  const answer = syncOperationJob(fixture('operationjob/sync-missing-pod.v2.json'), context(), REGISTRY)
+  const answer = TEST_HOOKS.sync(fixture('operationjob/sync-missing-pod.v2.json'), context())
   t.same(progresses(answer), ['web-0=Processing', 'web-1=Failed', 'web-2=Processing'])
   const detail = (answer.response.status.targetDetails as any[])[1]
   t.same(detail, { name: 'web-1', progress: 'Failed', startTime: NOW, endTime: NOW, extraInfo: { Released: 'true' }, error: { reason: 'PodNotFound', message: 'Pod web-1 does not exist' } })
@@ -122,7 +121,7 @@ t.test('a missing target Pod fails that target with PodNotFound; the others star
 })
 
 t.test('an unknown action is an invalid spec: Valid False, progress Invalid, nothing done, no crash', async t => {
-  const answer = syncOperationJob(fixture('operationjob/sync-unknown-action.v2.json'), context(), REGISTRY)
+  const answer = TEST_HOOKS.sync(fixture('operationjob/sync-unknown-action.v2.json'), context())
   t.equal(answer.response.status.progress, 'Invalid')
   t.match(valid(answer.response.status), { status: 'False', reason: 'InvalidSpec', message: /unknown action "Reboot": registered actions are Exec, Probe/ })
   t.same(answer.effects, [])
