@@ -20,7 +20,7 @@ import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
-import { validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { timestamp } from '../../k8s/time.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
@@ -107,9 +107,9 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const previous = isRecord(parent.status) ? parent.status : {}
   const parsed = parseCollaSetSpec(parent)
   if (!parsed.ok) {
-    // Law 2: every Pod stays as it is; the problem goes to the Valid condition.
-    const status = { ...previous, conditions: validityConditions(previous.conditions, parsed.problems, context.now) }
-    return { response: { status, children: keepAllObserved(request.children) }, effects: [] }
+    // Law 2 (common/validity.ts): every Pod stays as it is; the status as it was, no phase to set.
+    const kept = { status: previous, children: keepAllObserved(request.children), problems: parsed.problems }
+    return invalidSpecAnswer(previous, kept, context.now)
   }
   const spec = parsed.value
   const updated = templateRevision(parent.metadata.name, spec.template)

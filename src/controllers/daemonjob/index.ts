@@ -1,3 +1,7 @@
+// DaemonJob: one Job per eligible node, with an exclude list. It reads its Jobs and scripts
+// ConfigMaps (children) and the Nodes (related, asked for by customize), and answers a Job per
+// eligible node and the status that counts them and remembers each node's outcome (records.ts).
+// No effects: Metacontroller does everything it needs.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncDaemonJob } from './sync.js'
 import { customizeDaemonJob } from './customize.js'

@@ -1,3 +1,8 @@
+// JobFlow: a DAG of Jobs with dependencies, global params, shared volumes and JobTemplate refs.
+// It reads its Jobs and scripts ConfigMaps (children) and the JobTemplates its flows name
+// (related, asked for by customize), and answers the Jobs and ConfigMaps that should exist, the
+// status with one record per attempt of each flow (records.ts), and, once it finished, its own
+// deletion after its TTL (an effect).
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncJobFlow } from './sync.js'
 import { customizeJobFlow } from './customize.js'

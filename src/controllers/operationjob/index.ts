@@ -1,3 +1,7 @@
+// OperationJob: one-shot operations (actions) on named Pods, with partition, deadline, TTL and
+// plugins (src/actions). It reads its target Pods (related, asked for by customize) and answers
+// no children, the status with a detail per target (records.ts), and the effects its action owes
+// (label, evict, inject, delete...), releasing unfinished targets when it is deleted (finalize).
 import type { KindHooks } from '../../protocol/hooks.js'
 import { defaultActions, type ActionRegistry } from '../../actions/index.js'
 import { operationJobSyncHooks } from './sync.js'
