@@ -66,7 +66,13 @@ export function revisionOf (pod: KubeObject): string | undefined {
 }
 
 /** A new Pod from the template: its labels plus the revision (and the origin it replaces), and the readiness gate. */
-export function newPod (name: string, namespace: string | undefined, spec: CollaSetSpec, revision: string, origin?: string): KubeObject {
+export function newPod (
+  name: string,
+  namespace: string | undefined,
+  spec: CollaSetSpec,
+  revision: string,
+  origin?: string
+): KubeObject {
   const labels: Record<string, string> = { ...spec.template.metadata.labels, [REVISION_LABEL]: revision }
   delete labels[TO_REPLACE_LABEL]
   delete labels[REPLACE_ORIGIN_LABEL]

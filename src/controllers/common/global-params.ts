@@ -59,7 +59,10 @@ export function applyGlobalParams (template: PodTemplateSpec, params: GlobalPara
   const metadata = template.metadata ?? {}
   template.metadata = metadata
   if (Object.keys(params.labels).length > 0) metadata.labels = { ...params.labels, ...metadata.labels }
-  if (Object.keys(params.annotations).length > 0) metadata.annotations = { ...params.annotations, ...metadata.annotations }
+  if (Object.keys(params.annotations).length > 0) metadata.annotations = {
+    ...params.annotations,
+    ...metadata.annotations
+  }
   const pod = template.spec
   if (pod === undefined) return
   if (params.nodeName !== undefined && params.nodeName !== '' && pod.nodeName === undefined) pod.nodeName = params.nodeName

@@ -101,7 +101,11 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
   for (const configMap of scriptsConfigMapChildren(keptJobs, scripts, request.children)) children.push(configMap)
   const status = renderStatus(sync, choice, pod)
   const ttlWake = earliestWake(decisions.values())
-  const response: SyncResponse = ttlWake === undefined ? { status, children } : { status, children, resyncAfterSeconds: ttlWake }
+  const response: SyncResponse = ttlWake === undefined ? { status, children } : {
+    status,
+    children,
+    resyncAfterSeconds: ttlWake
+  }
   return { response, effects: [] }
 }
 
@@ -109,7 +113,11 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
  * The scripts ConfigMap of an unfinished DaemonJob with a script, or the problems that make its
  * script unusable.
  */
-function scriptsFor (sync: DaemonJobSync, spec: DaemonJobSpec, context: HookContext): KubeObject | undefined | string[] {
+function scriptsFor (
+  sync: DaemonJobSync,
+  spec: DaemonJobSpec,
+  context: HookContext
+): KubeObject | undefined | string[] {
   if (sync.finished || spec.script === undefined) return undefined
   const resolved = resolveScripts([spec.script.name], spec.scripts, context.scripts)
   const trial = podTemplate(spec).spec as PodSpec
@@ -209,7 +217,9 @@ function statusMessage (
   const present = new Set<string>()
   for (const node of nodes) if (records.get(node.metadata.name)?.phase === 'Running') present.add(node.metadata.name)
   const lost: string[] = []
-  for (const record of records.values()) if (record.phase === 'Running' && !present.has(record.name)) lost.push(record.name)
+  for (const record of records.values()) if (record.phase === 'Running' && !present.has(
+    record.name
+  )) lost.push(record.name)
   if (lost.length === 0) return undefined
   const where = selector !== undefined
     ? `nodes that no longer exist or no longer have the labels of the nodeSelector (${selector})`
@@ -218,14 +228,24 @@ function statusMessage (
 }
 
 /** Why a finished DaemonJob ended as it did, for its `Complete` or `Failed` condition. */
-function outcome (succeeded: boolean, counts: Counts, records: Map<string, NodeRecord>): { reason: string, message: string } {
+function outcome (
+  succeeded: boolean,
+  counts: Counts,
+  records: Map<string, NodeRecord>
+): { reason: string, message: string } {
   if (succeeded) {
-    return { reason: 'AllNodesSucceeded', message: `the Jobs of ${counts.succeeded} of ${counts.desired} nodes succeeded` }
+    return {
+      reason: 'AllNodesSucceeded',
+      message: `the Jobs of ${counts.succeeded} of ${counts.desired} nodes succeeded`
+    }
   }
   const failed = [...records.values()].filter(r => r.phase === 'Failed')
   const named = failed.slice(0, NAMED_IN_MESSAGE).map(r => `${r.name}: ${r.message ?? 'failed'}`).join('; ')
   const more = failed.length > NAMED_IN_MESSAGE ? `; and ${failed.length - NAMED_IN_MESSAGE} more` : ''
-  return { reason: 'NodeJobFailed', message: `the Jobs of ${counts.failed} of ${counts.desired} nodes failed: ${named}${more}` }
+  return {
+    reason: 'NodeJobFailed',
+    message: `the Jobs of ${counts.failed} of ${counts.desired} nodes failed: ${named}${more}`
+  }
 }
 
 /**

@@ -81,7 +81,12 @@ export function observeFlows (sync: FlowSync): Flows {
 function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   const { parent, now } = sync
   const history = sync.memory.get(flow.name) ?? []
-  const jobOf = (jobName: string): KubeObject | undefined => observedAttempt(sync.observedJobs, jobName, flow.name, FLOW_LABEL)
+  const jobOf = (jobName: string): KubeObject | undefined => observedAttempt(
+    sync.observedJobs,
+    jobName,
+    flow.name,
+    FLOW_LABEL
+  )
   let attempt = history.length > 0 ? attemptOf(history[history.length - 1] as JobRecord) : 1
   while (jobOf(attemptJobName(parent.metadata.name, flow.name, attempt + 1)) !== undefined) attempt++
   const earlier = history.filter(r => attemptOf(r) < attempt).map(r => {
@@ -91,10 +96,18 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   const mine = history.find(r => attemptOf(r) === attempt)
   const id = jobIdentity(parent, flow, attempt)
   const job = jobOf(id.name)
-  const current = job !== undefined ? recordFromJob(flow.name, job, mine, now, attempt) : isSettled(mine) ? mine : undefined
+  const current = job !== undefined ? recordFromJob(
+    flow.name,
+    job,
+    mine,
+    now,
+    attempt
+  ) : isSettled(mine) ? mine : undefined
   const pending = job === undefined && !isSettled(mine) ? mine : undefined
   const last = history[history.length - 1]
-  const remembered = last === undefined ? undefined : attemptOf(last) < attempt ? earlier[earlier.length - 1] : current ?? mine
+  const remembered = last === undefined ? undefined : attemptOf(last) < attempt ? earlier[
+    earlier.length - 1
+  ] : current ?? mine
   const state: FlowState = { flow, earlier, attempt, id, current, pending, remembered, rerun: mine?.rerun }
   if (!sync.wasFinished && current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) {
     return nextAttempt(parent, state, { retryOf: current })
@@ -114,11 +127,22 @@ function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]
  * The current attempt becomes history and the next one, still to start, is current: a retry of a
  * failure (`retryOf`) or the first attempt of a rerun (`rerun`).
  */
-function nextAttempt (parent: KubeObject, state: FlowState, why: { retryOf: JobRecord } | { rerun: string }): FlowState {
+function nextAttempt (
+  parent: KubeObject,
+  state: FlowState,
+  why: { retryOf: JobRecord } | { rerun: string }
+): FlowState {
   const ended = state.current as JobRecord
   const attempt = attemptOf(ended) + 1
   const { flow, remembered } = state
-  return { flow, earlier: [...state.earlier, ended], attempt, id: jobIdentity(parent, flow, attempt), remembered, ...why }
+  return {
+    flow,
+    earlier: [...state.earlier, ended],
+    attempt,
+    id: jobIdentity(parent, flow, attempt),
+    remembered,
+    ...why
+  }
 }
 
 /** A retry that will not run after all (the spec's retry was lowered, or FailFast): the failure stands. */
@@ -232,7 +256,9 @@ function decideStart ({ sync, state, records, failed, finished }: StartQuestion)
   if (sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
     return { record: record('Skipped', `not started: ${failed.join(', ')} failed`), create: false }
   }
-  const blockedBy = flow.dependencies.filter(d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped')
+  const blockedBy = flow.dependencies.filter(
+    d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped'
+  )
   if (blockedBy.length > 0) {
     const why = [...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`)
     return { record: record('Skipped', `not started: depends on ${why.join(', ')}`), create: false }

@@ -76,9 +76,17 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const shareVolumeMounts = objectList<VolumeMount>(spec.shareVolumeMounts, 'spec.shareVolumeMounts', problems)
   const scripts = parseInlineScripts(spec.scripts)
   if (Array.isArray(scripts)) problems.push(...scripts)
-  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
+  const ttlSecondsAfterFinished = optionalWholeNumber(
+    spec.ttlSecondsAfterFinished,
+    'spec.ttlSecondsAfterFinished',
+    0,
+    undefined,
+    problems
+  )
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
-  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(`spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`)
+  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(
+    `spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`
+  )
   const suspend = spec.suspend ?? false
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
 
@@ -86,7 +94,19 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
-  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, failurePolicy: failurePolicy as FailurePolicy, suspend: suspend === true, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
+  return {
+    ok: true,
+    value: {
+      flows,
+      globalParams,
+      shareVolumes,
+      shareVolumeMounts,
+      scripts: scripts as Record<string, string>,
+      failurePolicy: failurePolicy as FailurePolicy,
+      suspend: suspend === true,
+      ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {})
+    }
+  }
 }
 
 function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {
@@ -100,10 +120,16 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
     return undefined
   }
   const at = `flow ${JSON.stringify(name)}`
-  const flow: FlowSpec = { name, dependencies: [], shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems) }
+  const flow: FlowSpec = {
+    name,
+    dependencies: [],
+    shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems)
+  }
 
   if (raw.dependencies !== undefined && raw.dependencies !== null) {
-    if (Array.isArray(raw.dependencies) && raw.dependencies.every(d => typeof d === 'string')) flow.dependencies = raw.dependencies as string[]
+    if (Array.isArray(raw.dependencies) && raw.dependencies.every(
+      d => typeof d === 'string'
+    )) flow.dependencies = raw.dependencies as string[]
     else problems.push(`${at}: dependencies must be a list of flow names`)
   }
 
@@ -121,7 +147,11 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
   }
 
   if (raw.when !== undefined && raw.when !== null) {
-    const problem = typeof raw.when === 'string' ? whenProblem(raw.when, flow.dependencies, at) : `${at}: when must be a CEL expression (a string)`
+    const problem = typeof raw.when === 'string' ? whenProblem(
+      raw.when,
+      flow.dependencies,
+      at
+    ) : `${at}: when must be a CEL expression (a string)`
     if (problem !== undefined) problems.push(problem)
     else flow.when = raw.when as string
   }

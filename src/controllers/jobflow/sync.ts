@@ -85,8 +85,18 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
  * The answer with the JobFlow's own TTL: the Delete effect once it is due, else a resync at the
  * earliest of it and `wakes`.
  */
-function answer (sync: FlowSync, status: Record<string, unknown>, children: KubeObject[], wakes: Array<number | undefined>): SyncAnswer {
-  const self = parentTtl(sync.parent, stringOrUndefined(status.completionTime), sync.spec.ttlSecondsAfterFinished, sync.now)
+function answer (
+  sync: FlowSync,
+  status: Record<string, unknown>,
+  children: KubeObject[],
+  wakes: Array<number | undefined>
+): SyncAnswer {
+  const self = parentTtl(
+    sync.parent,
+    stringOrUndefined(status.completionTime),
+    sync.spec.ttlSecondsAfterFinished,
+    sync.now
+  )
   // The service deletes the JobFlow before Metacontroller applies this answer, and the garbage
   // collector may take a Job before Metacontroller's cache sees it go: had the answer kept the
   // Jobs, Metacontroller would create such a one again. So the answer lets every child go too.
@@ -193,7 +203,10 @@ function flowTemplate (
     const ref = jobTemplates.get(flow.jobTemplateRef)
     const refSpec = isRecord(ref?.spec) ? ref.spec.jobTemplate : undefined
     const name = JSON.stringify(flow.jobTemplateRef)
-    if (ref === undefined) return { problem: `${at}: JobTemplate ${name} not found in namespace ${namespace ?? ''}`, missing: true }
+    if (ref === undefined) return {
+      problem: `${at}: JobTemplate ${name} not found in namespace ${namespace ?? ''}`,
+      missing: true
+    }
     if (!isRecord(refSpec)) return { problem: `${at}: JobTemplate ${name} has no spec.jobTemplate`, missing: false }
     template = refSpec as unknown as JobSpec
   }
@@ -308,7 +321,10 @@ function updatedHistories ({ memory, observedJobs, now }: Observed): Map<string,
     const name = job.metadata.labels?.[FLOW_LABEL] ?? job.metadata.name
     const history = histories.get(name) ?? []
     const last = history[history.length - 1]
-    histories.set(name, [...history, recordFromJob(name, job, undefined, now, last === undefined ? 1 : attemptOf(last) + 1)])
+    histories.set(
+      name,
+      [...history, recordFromJob(name, job, undefined, now, last === undefined ? 1 : attemptOf(last) + 1)]
+    )
   }
   return histories
 }

@@ -43,8 +43,13 @@ export function whenProblem (expression: string, dependencies: readonly string[]
 export interface DependencyOutcome { phase: FlowPhase, message?: string }
 
 /** The value of a checked `when` over its dependencies' outcomes: true, false, or why neither. */
-export function evaluateWhen (expression: string, dependencies: ReadonlyMap<string, DependencyOutcome>): boolean | string {
-  const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, { phase: outcome.phase, message: outcome.message ?? '' }]))
+export function evaluateWhen (
+  expression: string,
+  dependencies: ReadonlyMap<string, DependencyOutcome>
+): boolean | string {
+  const flows = Object.fromEntries(
+    [...dependencies].map(([name, outcome]) => [name, { phase: outcome.phase, message: outcome.message ?? '' }])
+  )
   try {
     const value: unknown = environment.evaluate(expression, { flows })
     return typeof value === 'boolean' ? value : `it gave ${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
@@ -54,6 +59,8 @@ export function evaluateWhen (expression: string, dependencies: ReadonlyMap<stri
 }
 
 function firstLine (error: unknown): string {
-  const message = error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error)
+  const message = error instanceof Error ? error.message : typeof (error as {
+    message?: unknown
+  })?.message === 'string' ? (error as { message: string }).message : String(error)
   return message.split('\n')[0] ?? message
 }

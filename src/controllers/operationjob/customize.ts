@@ -16,7 +16,12 @@ export function customizeOperationJob (request: CustomizeRequest, registry: Acti
   const names = readTargets(spec).map(t => t.name)
   const rules: RelatedResourceRule[] = []
   if (names.length > 0) {
-    rules.push({ apiVersion: 'v1', resource: 'pods', ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}), names })
+    rules.push({
+      apiVersion: 'v1',
+      resource: 'pods',
+      ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
+      names
+    })
   }
   const action = typeof spec.action === 'string' ? registry.get(spec.action) : undefined
   if (action?.handler.relatedResources !== undefined) {

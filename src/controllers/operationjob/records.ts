@@ -13,7 +13,9 @@ export function readRecords (status: Record<string, unknown>): Map<string, Targe
   const details = new Map<string, TargetDetail>()
   if (!Array.isArray(value)) return details
   for (const entry of value) {
-    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.progress !== 'string' || !PROGRESS.has(entry.progress) || details.has(entry.name)) continue
+    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.progress !== 'string' || !PROGRESS.has(
+      entry.progress
+    ) || details.has(entry.name)) continue
     // Member by member rather than by spreads: there is a detail for each of thousands of targets.
     const read: TargetDetail = { name: entry.name, progress: entry.progress as TargetProgress }
     if (typeof entry.startTime === 'string') read.startTime = entry.startTime
@@ -21,7 +23,10 @@ export function readRecords (status: Record<string, unknown>): Map<string, Targe
     // detail() keeps only the string members of extraInfo.
     if (isRecord(entry.extraInfo)) read.extraInfo = entry.extraInfo as Record<string, string>
     if (isRecord(entry.error) && typeof entry.error.reason === 'string') {
-      read.error = { reason: entry.error.reason, message: typeof entry.error.message === 'string' ? entry.error.message : '' }
+      read.error = {
+        reason: entry.error.reason,
+        message: typeof entry.error.message === 'string' ? entry.error.message : ''
+      }
     }
     details.set(entry.name, detail(read))
   }
@@ -46,13 +51,19 @@ function canonicalExtraInfo (extraInfo: Readonly<Record<string, unknown>>): Reco
   return out
 }
 
-/** A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key): identical input, identical bytes. */
+/**
+ * A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key):
+ * identical input, identical bytes.
+ */
 export function detail (d: TargetDetail): TargetDetail {
   const out: TargetDetail = { name: d.name, progress: d.progress }
   if (d.startTime !== undefined) out.startTime = d.startTime
   if (d.endTime !== undefined) out.endTime = d.endTime
   const extraInfo = d.extraInfo !== undefined ? canonicalExtraInfo(d.extraInfo) : undefined
   if (extraInfo !== undefined) out.extraInfo = extraInfo
-  if (d.error !== undefined && d.progress !== 'Succeeded') out.error = { reason: d.error.reason, message: d.error.message }
+  if (d.error !== undefined && d.progress !== 'Succeeded') out.error = {
+    reason: d.error.reason,
+    message: d.error.message
+  }
   return out
 }

@@ -12,7 +12,9 @@ import { timestamp } from '../../k8s/time.js'
 import { isTerminating } from '../../k8s/pods.js'
 import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { defaultActions } from '../../actions/index.js'
-import type { ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
+import type {
+  ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress
+} from '../../actions/registry.js'
 import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
 import { detail, isFinished, readRecords } from './records.js'
 
@@ -47,7 +49,12 @@ export function operationJobSyncHooks (registry: ActionRegistry): { sync: SyncHo
 type SyncHook = KindHooks['sync']
 
 /** observe → advance the targets → release the failed ones → render. */
-function reconcile (request: SyncRequest, context: HookContext, registry: ActionRegistry, finalizing: boolean): SyncAnswer {
+function reconcile (
+  request: SyncRequest,
+  context: HookContext,
+  registry: ActionRegistry,
+  finalizing: boolean
+): SyncAnswer {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
   const memory = readRecords(previous)
@@ -84,13 +91,23 @@ class TargetsSync {
   private readonly stamp: string
   private readonly nowMs: number
 
-  constructor (request: SyncRequest, context: HookContext, private readonly spec: OperationJobSpec, memory: Map<string, TargetDetail>) {
+  constructor (
+    request: SyncRequest,
+    context: HookContext,
+    private readonly spec: OperationJobSpec,
+    memory: Map<string, TargetDetail>
+  ) {
     const { parent } = request
     const namespace = parent.metadata.namespace
     for (const pod of objectsOf(request.related, 'Pod', 'v1')) {
       if (namespace === undefined || pod.metadata.namespace === namespace) this.pods.set(pod.metadata.name, pod)
     }
-    this.action = { job: actionJob(parent, spec.targets), related: request.related ?? {}, now: context.now, scripts: context.scripts }
+    this.action = {
+      job: actionJob(parent, spec.targets),
+      related: request.related ?? {},
+      now: context.now,
+      scripts: context.scripts
+    }
     this.stamp = timestamp(context.now)
     this.nowMs = context.now.getTime()
     this.details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' as TargetProgress })
@@ -104,7 +121,12 @@ class TargetsSync {
   private target (i: number): ActionTarget {
     const t = this.spec.targets[i] as OperationTarget
     const pod = this.pods.get(t.name)
-    return { name: t.name, containers: t.containers, ...(pod !== undefined ? { pod } : {}), detail: this.details[i] as TargetDetail }
+    return {
+      name: t.name,
+      containers: t.containers,
+      ...(pod !== undefined ? { pod } : {}),
+      detail: this.details[i] as TargetDetail
+    }
   }
 
   private set (i: number, d: TargetDetail): void {
@@ -118,12 +140,28 @@ class TargetsSync {
     this.set(i, { ...d, extraInfo: { ...d.extraInfo, ...extraInfo } })
   }
 
-  private finish (i: number, progress: 'Succeeded' | 'Failed', error?: TargetError, extraInfo?: Record<string, string>): void {
+  private finish (
+    i: number,
+    progress: 'Succeeded' | 'Failed',
+    error?: TargetError,
+    extraInfo?: Record<string, string>
+  ): void {
     const d = this.details[i] as TargetDetail
-    this.set(i, { ...d, progress, endTime: d.endTime ?? this.stamp, extraInfo: { ...d.extraInfo, ...extraInfo }, ...(error !== undefined ? { error } : {}) })
+    this.set(
+      i,
+      {
+        ...d,
+        progress,
+        endTime: d.endTime ?? this.stamp,
+        extraInfo: { ...d.extraInfo, ...extraInfo },
+        ...(error !== undefined ? { error } : {})
+      }
+    )
   }
 
-  /** Every unfinished target one step on: started ones read and operated, pending ones started as the partition allows. */
+  /**
+   * Every unfinished target one step on: started ones read and operated, pending ones started as the partition allows.
+   */
   advance (finalizing: boolean): void {
     const selected = selection(this.details, this.spec)
     this.details.forEach((d, i) => {
@@ -141,17 +179,38 @@ class TargetsSync {
     this.remember(i, this.handler.observe?.(this.target(i), this.action))
     const read = this.handler.progress(this.target(i), this.action)
     if (read.progress !== 'Processing') {
-      this.finish(i, read.progress, read.error ?? (read.progress === 'Failed' ? { reason: 'Failed', message: `the ${this.spec.action.name} action failed` } : undefined), read.extraInfo)
+      this.finish(
+        i,
+        read.progress,
+        read.error ?? (read.progress === 'Failed' ? {
+          reason: 'Failed',
+          message: `the ${this.spec.action.name} action failed`
+        } : undefined),
+        read.extraInfo
+      )
       return
     }
     this.remember(i, read.extraInfo)
     if (finalizing) {
-      this.finish(i, 'Failed', { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' })
+      this.finish(
+        i,
+        'Failed',
+        { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' }
+      )
       return
     }
-    const deadlineAt = Date.parse((this.details[i] as TargetDetail).startTime ?? this.stamp) + this.spec.activeDeadlineSeconds * 1000
+    const deadlineAt = Date.parse(
+      (this.details[i] as TargetDetail).startTime ?? this.stamp
+    ) + this.spec.activeDeadlineSeconds * 1000
     if (this.nowMs >= deadlineAt) {
-      this.finish(i, 'Failed', { reason: DEADLINE_EXCEEDED, message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of its start` })
+      this.finish(
+        i,
+        'Failed',
+        {
+          reason: DEADLINE_EXCEEDED,
+          message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of its start`
+        }
+      )
       return
     }
     this.operate(i, deadlineAt)
@@ -161,7 +220,16 @@ class TargetsSync {
   private startTarget (i: number): void {
     const d = this.details[i] as TargetDetail
     if (!this.pods.has(d.name)) {
-      this.set(i, { ...d, progress: 'Failed', startTime: this.stamp, endTime: this.stamp, error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` } })
+      this.set(
+        i,
+        {
+          ...d,
+          progress: 'Failed',
+          startTime: this.stamp,
+          endTime: this.stamp,
+          error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` }
+        }
+      )
       return
     }
     this.set(i, { ...d, progress: 'Processing', startTime: this.stamp })
@@ -178,7 +246,9 @@ class TargetsSync {
     this.remember(i, result.extraInfo)
     this.effects.push(...result.effects)
     this.due.push(deadlineAt)
-    if (result.resyncAfterSeconds !== undefined) this.due.push(this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000)
+    if (result.resyncAfterSeconds !== undefined) this.due.push(
+      this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000
+    )
   }
 
   /** Failed targets are released until their action owes nothing more for them; returns how many still owe. */
@@ -209,7 +279,13 @@ class TargetsSync {
   }
 }
 
-function renderStatus (parent: KubeObject, previous: Record<string, unknown>, details: TargetDetail[], wasFinished: boolean, now: Date): Record<string, unknown> {
+function renderStatus (
+  parent: KubeObject,
+  previous: Record<string, unknown>,
+  details: TargetDetail[],
+  wasFinished: boolean,
+  now: Date
+): Record<string, unknown> {
   const stamp = timestamp(now)
   const succeeded = details.filter(d => d.progress === 'Succeeded').length
   const failed = details.filter(d => d.progress === 'Failed').length

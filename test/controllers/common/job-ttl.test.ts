@@ -29,8 +29,16 @@ t.test('takeJobTtl moves the TTL from the spec to a label; none without one', as
 t.test('jobTtlDecision: kept until recorded, then until the TTL has passed since the finish', async t => {
   const ttl30 = finished({ [JOB_TTL_LABEL]: '30' })
   const recorded = (completionTime: string): RecordedJob => ({ jobName: 'j', phase: 'Succeeded', completionTime })
-  t.same(jobTtlDecision(ttl30, undefined, now), { drop: false }, 'no outcome in the observed status: kept, whatever the time')
-  t.same(jobTtlDecision(ttl30, { jobName: 'j', phase: 'Running' }, now), { drop: false }, 'a record of it running: kept')
+  t.same(
+    jobTtlDecision(ttl30, undefined, now),
+    { drop: false },
+    'no outcome in the observed status: kept, whatever the time'
+  )
+  t.same(
+    jobTtlDecision(ttl30, { jobName: 'j', phase: 'Running' }, now),
+    { drop: false },
+    'a record of it running: kept'
+  )
   t.same(jobTtlDecision(ttl30, { ...recorded(AGO_30), jobName: 'other' }, now), { drop: false }, 'another Job recorded')
   t.same(jobTtlDecision(ttl30, recorded(AGO_20), now), { drop: false, inSeconds: 10 }, 'finished 20 s ago: 10 s to go')
   t.same(jobTtlDecision(ttl30, recorded(AGO_30), now), { drop: true }, 'finished 30 s ago: deleted')
@@ -48,7 +56,12 @@ t.test('jobTtlDecision counts from the Job\'s own finish time, the recorded one 
 })
 
 t.test('earliestWake: the soonest TTL still to pass', async t => {
-  const decisions: JobTtlDecision[] = [{ drop: true }, { drop: false }, { drop: false, inSeconds: 40 }, { drop: false, inSeconds: 7 }]
+  const decisions: JobTtlDecision[] = [
+    { drop: true },
+    { drop: false },
+    { drop: false, inSeconds: 40 },
+    { drop: false, inSeconds: 7 }
+  ]
   t.equal(earliestWake(decisions), 7)
   t.equal(earliestWake([{ drop: true }, { drop: false }]), undefined)
 })

@@ -15,7 +15,10 @@ for (const size of [1, 10, 100, 1000]) {
     t.doesNotThrow(() => fixture.verify(response), 'the hook answers as expected')
     t.equal(daemonJobRequestBody(size).body, JSON.stringify(fixture.request), 'deterministic')
     if (size >= 100) {
-      t.ok(fixture.expected.toCreate.length > 0 && fixture.expected.failed > 0 && fixture.expected.observedJobs > 0, 'every kind of node is there')
+      t.ok(
+        fixture.expected.toCreate.length > 0 && fixture.expected.failed > 0 && fixture.expected.observedJobs > 0,
+        'every kind of node is there'
+      )
       const wrong = { ...response, children: response.children.slice(1) }
       t.throws(() => verify(wrong, fixture), /is missing|Jobs, expected/)
     }

@@ -12,19 +12,61 @@ import { timestamp } from '../../../src/k8s/time.js'
 const respond = responseOf(syncDaemonJob)
 
 const cases: Array<[string, (spec: any, request: SyncRequest) => void, RegExp]> = [
-  ['excludeNodeList as a list', spec => { spec.excludeNodeList = ['node-1', 'node-2'] }, /spec.excludeNodeList must be one string of node names separated by commas/],
-  ['excludeNodeList as a number', spec => { spec.excludeNodeList = 3 }, /spec.excludeNodeList must be one string .* not number/],
+  [
+    'excludeNodeList as a list',
+    spec => { spec.excludeNodeList = ['node-1', 'node-2'] },
+    /spec.excludeNodeList must be one string of node names separated by commas/
+  ],
+  [
+    'excludeNodeList as a number',
+    spec => { spec.excludeNodeList = 3 },
+    /spec.excludeNodeList must be one string .* not number/
+  ],
   ['no template', spec => { delete spec.template }, /spec.template \(the pod template of every Job\) is missing/],
-  ['a template without containers', spec => { spec.template.spec.containers = [] }, /spec: the Job template has no containers/],
+  [
+    'a template without containers',
+    spec => { spec.template.spec.containers = [] },
+    /spec: the Job template has no containers/
+  ],
   ['a template without a pod spec', spec => { delete spec.template.spec }, /spec: the Job template has no containers/],
   ['restartPolicy Always', spec => { spec.template.spec.restartPolicy = 'Always' }, /cannot have restartPolicy Always/],
-  ['an unknown affinity operator', spec => { spec.template.spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Near' }] }] } } } }, /unknown operator "Near"/],
-  ['a script name with a path', spec => { spec.script = { name: '../etc/passwd' } }, /script name "..\/etc\/passwd" is not a plain file name/],
-  ['an unknown script', spec => { spec.script = { name: 'nope.sh' } }, /spec.script: unknown script "nope.sh": not in spec.scripts and not shipped/],
-  ['a script container that does not exist', spec => { spec.script = { name: 'retry.sh', container: 'sidecar' } }, /spec.script: script retry.sh: no container "sidecar"/],
-  ['a bad inline script name', spec => { spec.scripts = { 'a/b': 'echo' } }, /spec.scripts: "a\/b" is not a plain file name/],
-  ['globalParams of the wrong shape', spec => { spec.globalParams.labels = ['x'] }, /spec.globalParams.labels must map names to strings/],
-  ['globalParams env that is not a list', spec => { spec.globalParams.env = 'FOO=bar' }, /spec.globalParams.env must be a list of objects/],
+  [
+    'an unknown affinity operator',
+    spec => { spec.template.spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Near' }] }]
+    } } } },
+    /unknown operator "Near"/
+  ],
+  [
+    'a script name with a path',
+    spec => { spec.script = { name: '../etc/passwd' } },
+    /script name "..\/etc\/passwd" is not a plain file name/
+  ],
+  [
+    'an unknown script',
+    spec => { spec.script = { name: 'nope.sh' } },
+    /spec.script: unknown script "nope.sh": not in spec.scripts and not shipped/
+  ],
+  [
+    'a script container that does not exist',
+    spec => { spec.script = { name: 'retry.sh', container: 'sidecar' } },
+    /spec.script: script retry.sh: no container "sidecar"/
+  ],
+  [
+    'a bad inline script name',
+    spec => { spec.scripts = { 'a/b': 'echo' } },
+    /spec.scripts: "a\/b" is not a plain file name/
+  ],
+  [
+    'globalParams of the wrong shape',
+    spec => { spec.globalParams.labels = ['x'] },
+    /spec.globalParams.labels must map names to strings/
+  ],
+  [
+    'globalParams env that is not a list',
+    spec => { spec.globalParams.env = 'FOO=bar' },
+    /spec.globalParams.env must be a list of objects/
+  ],
   ['no spec at all', (_spec, request) => { delete request.parent.spec }, /spec is missing/]
 ]
 
@@ -48,7 +90,10 @@ t.test('outcomes observed while the spec is invalid are still recorded', async t
   ;(request.parent.spec as any).excludeNodeList = ['node-1']
   const response = respond(request, context())
   t.equal(response.status.phase, 'Invalid')
-  t.match(response.status, { desired: 2, active: 0, succeeded: 1, failed: 1, succeededNodes: ['node-3'], failedNodes: [{ name: 'node-6' }] })
+  t.match(
+    response.status,
+    { desired: 2, active: 0, succeeded: 1, failed: 1, succeededNodes: ['node-3'], failedNodes: [{ name: 'node-6' }] }
+  )
   t.notOk('completionTime' in response.status, 'an invalid DaemonJob does not finish')
   t.same(response.children, keepAllObserved(request.children))
 })
@@ -76,7 +121,10 @@ t.test('a finished DaemonJob keeps its phase when its spec turns invalid', async
   const response = respond(request, context())
   t.equal(response.status.phase, 'Failed')
   t.equal(response.status.completionTime, done.status.completionTime)
-  t.match((response.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'False', message: /restartPolicy Always/ })
+  t.match(
+    (response.status.conditions as any[]).find(c => c.type === 'Valid'),
+    { status: 'False', message: /restartPolicy Always/ }
+  )
 })
 
 t.test('an invalid spec with no children yet creates nothing', async t => {

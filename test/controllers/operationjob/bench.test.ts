@@ -11,6 +11,9 @@ t.test('the bench fixture for 5,000 targets is answered as it expects, quickly a
   t.doesNotThrow(() => fixture.verify(answer.response))
   t.equal(answer.effects.length, 10, 'ten containers to inject')
   t.ok(ms < 2000, `answered in ${ms.toFixed(0)} ms`)
-  t.equal(JSON.stringify(syncOperationJob(operationJobFixture(5000).request, context(fixture.now))), JSON.stringify(answer))
+  t.equal(
+    JSON.stringify(syncOperationJob(operationJobFixture(5000).request, context(fixture.now))),
+    JSON.stringify(answer)
+  )
   t.throws(() => fixture.verify({ status: {}, children: [] }))
 })
