@@ -11,6 +11,7 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
+import { condition } from '../../helpers/conditions.js'
 
 const NOW = timestamp(FIXED_NOW)
 
@@ -277,7 +278,7 @@ t.test('an invalid spec keeps every Pod exactly as observed and says why (law 2)
   const answer = sync(request)
   t.same(names(answer), pods(request).map(p => p.metadata.name).sort())
   t.same(answer.effects, [])
-  const valid = (answer.response.status.conditions as any[]).find(c => c.type === 'Valid')
+  const valid = condition(answer.response.status, 'Valid')
   t.match(
     valid,
     {
@@ -294,7 +295,7 @@ t.test('an invalid spec keeps every Pod exactly as observed and says why (law 2)
     ;(bad.parent.spec as any).replicas = replicas
     const refused = sync(bad)
     t.equal(refused.response.children.length, 2, `replicas ${JSON.stringify(replicas)}: every Pod kept`)
-    t.match((refused.response.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'False', message })
+    t.match(condition(refused.response.status, 'Valid'), { status: 'False', message })
   }
   const noContainers = fixture('collaset/sync-steady.v2.json')
   ;(noContainers.parent.spec as any).template.spec.containers = []

@@ -8,6 +8,7 @@ import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
 
 const respond = responseOf(syncDaemonJob)
 
@@ -78,7 +79,7 @@ for (const [name, mutate, message] of cases) {
     t.same(response.children, keepAllObserved(request.children), 'every observed child, unchanged; node-6 gets no Job')
     t.equal(response.children.length, 1)
     t.equal(response.status.phase, 'Invalid')
-    const valid = (response.status.conditions as any[]).find(c => c.type === 'Valid')
+    const valid = condition(response.status, 'Valid')
     t.match(valid, { status: 'False', reason: 'InvalidSpec', message, lastTransitionTime: timestamp(FIXED_NOW) })
     t.equal(response.status.startTime, '2026-01-02T03:00:01Z', 'the rest of the status is carried')
     t.match(response.status, { desired: 1, active: 1, succeeded: 0, failed: 0 })
@@ -109,7 +110,7 @@ t.test('an invalid spec that stays invalid gives the same status (no churn); fix
   spec.excludeNodeList = 'node-1, node-2'
   const fixed = respond(request, context())
   t.equal(fixed.status.phase, 'Running')
-  t.match((fixed.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'True', reason: 'SpecValid' })
+  t.match(condition(fixed.status, 'Valid'), { status: 'True', reason: 'SpecValid' })
   t.same(fixed.children.map(c => c.metadata.name), ['daemonjob-example-node-3', 'daemonjob-example-node-6'])
 })
 
@@ -122,7 +123,7 @@ t.test('a finished DaemonJob keeps its phase when its spec turns invalid', async
   t.equal(response.status.phase, 'Failed')
   t.equal(response.status.completionTime, done.status.completionTime)
   t.match(
-    (response.status.conditions as any[]).find(c => c.type === 'Valid'),
+    condition(response.status, 'Valid'),
     { status: 'False', message: /restartPolicy Always/ }
   )
 })

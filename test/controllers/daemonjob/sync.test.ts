@@ -10,6 +10,7 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
 
 const respond = responseOf(syncDaemonJob)
 
@@ -18,9 +19,6 @@ const JOBS = 'Job.batch/v1'
 
 function jobsOf (response: SyncResponse): Map<string, KubeObject> {
   return childrenOf(response.children, 'Job')
-}
-function condition (response: SyncResponse, type: string): any {
-  return (response.status.conditions as any[]).find(c => c.type === type)
 }
 function sync (request: SyncRequest, now = FIXED_NOW): SyncResponse {
   return respond(request, context(now))
@@ -289,7 +287,7 @@ t.test('Succeeded when every node succeeded, with Complete', async t => {
     }
   )
   t.match(
-    condition(response, 'Complete'),
+    condition(response.status, 'Complete'),
     { status: 'True', reason: 'AllNodesSucceeded', message: 'the Jobs of 2 of 2 nodes succeeded' }
   )
 })

@@ -7,6 +7,7 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
 
 const NOW = timestamp(FIXED_NOW)
 const JOB_UID = '5d1c9a4e-7b3f-4c2a-9e61-2f8d0b7a4c11'
@@ -19,9 +20,6 @@ const POD = [
 
 function sync (request: SyncRequest, now: Date = FIXED_NOW): SyncAnswer {
   return syncEphemeralJob(request, context(now))
-}
-function condition (answer: SyncAnswer, type: string): any {
-  return (answer.response.status.conditions as any[]).find(c => c.type === type)
 }
 function injections (answer: SyncAnswer): InjectEphemeralContainers[] {
   return answer.effects.filter((e): e is InjectEphemeralContainers => e.type === 'InjectEphemeralContainers')
@@ -65,7 +63,7 @@ t.test('a new job injects into the oldest running Pod only (parallelism 1)', asy
   t.match(status, { phase: 'Waiting', match: 4, succeeded: 0, failed: 0, running: 0, waiting: 1, startTime: NOW })
   t.notOk('completionTime' in status)
   t.same(status.pods, [{ name: POD[0], uid: 'a1b2c3d4-0000-4000-8000-000000000001', phase: 'Waiting' }])
-  t.match(condition(answer, 'Valid'), { status: 'True', lastTransitionTime: NOW })
+  t.match(condition(answer.response.status, 'Valid'), { status: 'True', lastTransitionTime: NOW })
   t.same(answer.effects, [{
     type: 'InjectEphemeralContainers',
     target: {
@@ -170,7 +168,7 @@ t.test('when the last Pod finishes with mixed outcomes the job ends Failed, neve
     }
   )
   t.match(
-    condition(answer, 'Failed'),
+    condition(answer.response.status, 'Failed'),
     { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed: .*t286v.*d967c/ }
   )
   t.same(answer.effects, [])
@@ -186,7 +184,7 @@ t.test('every Pod succeeding ends Succeeded with Complete', async t => {
   const answer = sync(request)
   t.match(answer.response.status, { phase: 'Succeeded', succeeded: 4, failed: 0, completionTime: NOW })
   t.match(
-    condition(answer, 'Complete'),
+    condition(answer.response.status, 'Complete'),
     { status: 'True', reason: 'AllPodsSucceeded', message: '4 of 4 Pods succeeded' }
   )
 })
@@ -289,7 +287,7 @@ t.test('activeDeadlineSeconds: resync at the deadline, then Failed with Deadline
   }
   const after = sync(request, at)
   t.match(after.response.status, { phase: 'Failed', completionTime: '2026-01-02T03:05:01Z', succeeded: 1 })
-  t.match(condition(after, 'Failed'), { status: 'True', reason: 'DeadlineExceeded' })
+  t.match(condition(after.response.status, 'Failed'), { status: 'True', reason: 'DeadlineExceeded' })
   t.same(after.effects, [], 'nothing more is injected')
   t.notOk('resyncAfterSeconds' in after.response)
   // The finished status carried forward stays Failed, even when everything else succeeds.
@@ -335,11 +333,11 @@ t.test('an invalid spec injects nothing, says why in Valid, and reports phase In
   const answer = sync(fixture('ephemeraljob/sync-invalid.v2.json'))
   t.same(answer.effects, [])
   t.equal(answer.response.status.phase, 'Invalid')
-  const valid = condition(answer, 'Valid')
+  const valid = condition(answer.response.status, 'Valid')
   t.match(valid, { status: 'False', reason: 'InvalidSpec' })
-  t.match(valid.message, /spec.selector is empty/)
-  t.match(valid.message, /spec.parallelism must be a whole number from 1 to 10/)
-  t.match(valid.message, /container "helloworld-ec": imagePullPolicy is required/)
+  t.match(valid?.message, /spec.selector is empty/)
+  t.match(valid?.message, /spec.parallelism must be a whole number from 1 to 10/)
+  t.match(valid?.message, /container "helloworld-ec": imagePullPolicy is required/)
   t.same(answer.response.children, [])
   t.notOk('resyncAfterSeconds' in answer.response)
 })
@@ -380,7 +378,7 @@ t.test('more invalid specs', async t => {
     mutate(request.parent.spec)
     const answer = sync(request)
     t.same(answer.effects, [], `${what}: no effects`)
-    t.match(condition(answer, 'Valid')?.message, message, what)
+    t.match(condition(answer.response.status, 'Valid')?.message, message, what)
   }
 })
 

@@ -7,6 +7,7 @@ import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
 
 const respond = responseOf(syncJobFlow)
 
@@ -86,7 +87,7 @@ for (const [name, mutate, message] of cases) {
     t.same(response.children, keepAllObserved(request.children), 'every observed child, unchanged')
     t.equal(response.children.length, 2)
     t.equal(response.status.phase, 'Invalid')
-    const valid = (response.status.conditions as any[]).find(c => c.type === 'Valid')
+    const valid = condition(response.status, 'Valid')
     t.match(valid, { status: 'False', reason: 'InvalidSpec', message, lastTransitionTime: timestamp(FIXED_NOW) })
     t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'the rest of the status is carried')
     t.equal(response.status.jobsSucceeded, '1/5', 'the JOBS column counts the records, job1 now succeeded')
@@ -125,7 +126,7 @@ t.test('fixing the spec resumes where it left off', async t => {
   ;(request.parent.spec as any).flows[0].dependencies = []
   const fixed = respond(request, context())
   t.equal(fixed.status.phase, 'Running')
-  t.match((fixed.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'True', reason: 'SpecValid' })
+  t.match(condition(fixed.status, 'Valid'), { status: 'True', reason: 'SpecValid' })
   t.same(fixed.children.map(c => c.metadata.name), ['jobflow-example-job1', 'jobflow-example-job4'])
 })
 
@@ -171,7 +172,7 @@ t.test('a finished JobFlow keeps its phase when its spec turns invalid', async t
     const response = respond(request, context())
     t.equal(response.status.phase, outcome)
     t.match(
-      (response.status.conditions as any[]).find(c => c.type === 'Valid'),
+      condition(response.status, 'Valid'),
       { status: 'False', message: /dependency cycle/ }
     )
     t.same(response.children, keepAllObserved(request.children))

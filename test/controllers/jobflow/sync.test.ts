@@ -6,6 +6,7 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
 
 const respond = responseOf(syncJobFlow)
 
@@ -16,9 +17,6 @@ function jobsOf (response: SyncResponse): Map<string, KubeObject> {
 }
 function record (response: SyncResponse, name: string): any {
   return (response.status.jobs as any[]).find(j => j.name === name)
-}
-function condition (response: SyncResponse, type: string): any {
-  return (response.status.conditions as any[]).find(c => c.type === type)
 }
 
 t.test('a new flow creates only the Jobs without dependencies', async t => {
@@ -41,7 +39,7 @@ t.test('a new flow creates only the Jobs without dependencies', async t => {
     ['job1', 'job2', 'job3', 'job4', 'job5'],
     'records follow spec order'
   )
-  t.match(condition(response, 'Valid'), { status: 'True', lastTransitionTime: NOW })
+  t.match(condition(response.status, 'Valid'), { status: 'True', lastTransitionTime: NOW })
   t.notOk('resyncAfterSeconds' in response, 'nothing here depends on time')
 })
 
@@ -124,7 +122,7 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
   )
   t.match(record(response, 'job3'), { phase: 'Skipped', message: 'not started: job2 failed' })
   t.match(record(response, 'job5'), { phase: 'Skipped' })
-  t.notOk(condition(response, 'Failed'))
+  t.notOk(condition(response.status, 'Failed'))
 
   // job4 finishes: nothing runs any more.
   const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
@@ -140,7 +138,7 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
   t.equal(done.status.phase, 'Failed')
   t.equal(done.status.jobsSucceeded, '2/5', 'failed and skipped flows count in the total only')
   t.equal(done.status.completionTime, NOW)
-  t.match(condition(done, 'Failed'), { status: 'True', reason: 'JobFailed', message: /job2: BackoffLimitExceeded/ })
+  t.match(condition(done.status, 'Failed'), { status: 'True', reason: 'JobFailed', message: /job2: BackoffLimitExceeded/ })
   t.same(
     [...jobsOf(done).keys()],
     ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'],
@@ -199,7 +197,7 @@ t.test('Succeeded: every flow succeeded, Complete condition, and later flows are
   t.equal(response.status.jobsSucceeded, '2/2')
   t.equal(response.status.completionTime, NOW)
   t.match(
-    condition(response, 'Complete'),
+    condition(response.status, 'Complete'),
     { status: 'True', reason: 'AllJobsSucceeded', message: '2 of 2 jobs succeeded' }
   )
   t.match(
@@ -308,7 +306,7 @@ t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 
       { jobName: 'jobflow-example-job3-2', phase: 'Pending', attempt: 2, rerun: '1', message: 'waiting for job2' }
     ]
   )
-  t.match(condition(response, 'Failed'), { status: 'False', reason: 'Rerun' })
+  t.match(condition(response.status, 'Failed'), { status: 'False', reason: 'Rerun' })
   request.parent.status = response.status
   const again = respond(request, context())
   t.same(again.status.rerun, response.status.rerun, 'the same value acts once')
@@ -345,7 +343,7 @@ t.test('suspend fixture: spec.suspend answers the running job4 as last applied w
     { phase: 'Pending', message: 'not started: the JobFlow is suspended (creating the Job)' }
   )
   t.match(
-    condition(response, 'Suspended'),
+    condition(response.status, 'Suspended'),
     { status: 'True', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' }
   )
 })

@@ -10,9 +10,10 @@ import { context, fixture } from '../../helpers/fixtures.js'
 import { defaultActions } from '../../../src/actions/index.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { REGISTRY, TEST_HOOKS, T0, at, finalize, job, next, pod, progresses, sync } from '../../helpers/operationjob.js'
+import { condition } from '../../helpers/conditions.js'
 
 const NOW = timestamp(FIXED_NOW)
-const valid = (status: Record<string, unknown>): any => (status.conditions as any[]).find(c => c.type === 'Valid')
+const valid = (status: Record<string, unknown>): any => condition(status, 'Valid')
 const injections = (effects: unknown[]): InjectEphemeralContainers[] => effects.filter(
   (e: any) => e.type === 'InjectEphemeralContainers'
 ) as InjectEphemeralContainers[]
@@ -91,7 +92,7 @@ t.test('a new Exec job starts partition targets in spec order, injects one conta
     },
     { name: 'web-2', progress: 'Pending' }
   ])
-  t.equal(valid(status).status, 'True')
+  t.equal(condition(status, 'Valid')?.status, 'True')
   t.same(answer.effects, ['web-0', 'web-1'].map((name, i) => ({
     type: 'InjectEphemeralContainers',
     target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name, uid: `pod-uid-${i}` },
@@ -208,7 +209,7 @@ t.test('an unknown action is an invalid spec: Valid False, progress Invalid, not
   const answer = TEST_HOOKS.sync(fixture('operationjob/sync-unknown-action.v2.json'), context())
   t.equal(answer.response.status.progress, 'Invalid')
   t.match(
-    valid(answer.response.status),
+    condition(answer.response.status, 'Valid'),
     { status: 'False', reason: 'InvalidSpec', message: /unknown action "Reboot": registered actions are Exec, Probe/ }
   )
   t.same(answer.effects, [])
@@ -275,7 +276,7 @@ t.test('other invalid specs are refused with every problem named', async t => {
   ]
   for (const [what, spec, message] of cases) {
     const answer = sync(job(spec), [pod('a')], T0)
-    t.match(valid(answer.response.status), { status: 'False', message }, what)
+    t.match(condition(answer.response.status, 'Valid'), { status: 'False', message }, what)
     t.same(answer.effects, [], `${what}: nothing done`)
   }
 })
