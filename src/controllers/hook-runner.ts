@@ -32,7 +32,8 @@ export function runSyncHook (
     return { response, effects, outcome: valid?.status === 'False' ? 'invalid' : 'ok' }
   } catch (error) {
     const previous = isRecord(request.parent.status) ? request.parent.status : {}
-    const message = `internal error in the ${hooks.kind} ${hook} hook, nothing was changed: ${error instanceof Error ? error.message : String(error)}`
+    const message = `internal error in the ${hooks.kind} ${hook} hook, nothing was changed: ` +
+      `${error instanceof Error ? error.message : String(error)}`
     const response: SyncResponse = {
       status: {
         ...previous,

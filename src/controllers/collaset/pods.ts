@@ -17,7 +17,8 @@ export const SUFFIX_LENGTH = 5
 export function canonicalJson (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (isRecord(value)) {
-    return `{${Object.keys(value).sort().filter(k => value[k] !== undefined).map(k => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`
+    const members = Object.keys(value).sort().filter(k => value[k] !== undefined)
+    return `{${members.map(k => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }

@@ -65,7 +65,8 @@ export function applyGlobalParams (template: PodTemplateSpec, params: GlobalPara
   }
   const pod = template.spec
   if (pod === undefined) return
-  if (params.nodeName !== undefined && params.nodeName !== '' && pod.nodeName === undefined) pod.nodeName = params.nodeName
+  const { nodeName } = params
+  if (nodeName !== undefined && nodeName !== '' && pod.nodeName === undefined) pod.nodeName = nodeName
   if (params.env.length === 0) return
   for (const container of allContainers(pod)) {
     const own = container.env ?? []

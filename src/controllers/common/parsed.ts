@@ -17,7 +17,8 @@ export function optionalWholeNumber (
 ): number | undefined {
   if (value === undefined || value === null) return undefined
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-    problems.push(`${where} must be a whole number ${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`} (got ${JSON.stringify(value)})`)
+    problems.push(`${where} must be a whole number ` +
+      `${max === undefined ? `of at least ${min}` : `from ${min} to ${max}`} (got ${JSON.stringify(value)})`)
     return undefined
   }
   return value

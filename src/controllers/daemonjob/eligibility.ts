@@ -74,8 +74,10 @@ function requirementProblem (r: unknown, operators: Set<string>, field: boolean)
   if ((r.operator === 'Gt' || r.operator === 'Lt') && !(values.length === 1 && INTEGER.test(values[0] as string))) {
     return `${r.operator} needs exactly one integer value`
   }
-  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) return `${r.operator} needs at least one value`
-  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) return `${r.operator} takes no values`
+  const listed = r.operator === 'In' || r.operator === 'NotIn'
+  if (listed && values.length === 0) return `${r.operator} needs at least one value`
+  const unlisted = r.operator === 'Exists' || r.operator === 'DoesNotExist'
+  if (unlisted && values.length > 0) return `${r.operator} takes no values`
   return undefined
 }
 
@@ -129,9 +131,9 @@ export function eligibilityCheck (
     if (!Array.isArray(taints)) return undefined
     for (const taint of taints) {
       if (!isTaint(taint) || (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute')) continue
-      if (!tolerations.some(
-        t => tolerates(t, taint)
-      )) return `taint ${taint.key}${taint.value !== undefined && taint.value !== '' ? `=${taint.value}` : ''}:${taint.effect} is not tolerated`
+      if (tolerations.some(t => tolerates(t, taint))) continue
+      const value = taint.value !== undefined && taint.value !== '' ? `=${taint.value}` : ''
+      return `taint ${taint.key}${value}:${taint.effect} is not tolerated`
     }
     return undefined
   }

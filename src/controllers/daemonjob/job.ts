@@ -162,7 +162,8 @@ export const nodeOfJob = rememberedFor(readNodeOfJob)
 function readNodeOfJob (job: KubeObject): string | undefined {
   const template = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template : undefined
   const pod = isRecord(template?.spec) ? template.spec as unknown as PodSpec : undefined
-  for (const term of pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+  const required = pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+  for (const term of required?.nodeSelectorTerms ?? []) {
     // Ours is the last one: a term of the template may pin a name of its own before it. A loop
     // from the end, not a filter: this runs for each of thousands of Jobs, twice a sync.
     const fields = term.matchFields ?? []

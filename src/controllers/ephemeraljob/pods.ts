@@ -65,7 +65,8 @@ function readStatus (name: string, status: Record<string, unknown> | undefined):
     const code = typeof state.terminated.exitCode === 'number' ? state.terminated.exitCode : undefined
     const finishedAt = typeof state.terminated.finishedAt === 'string' ? state.terminated.finishedAt : undefined
     if (code === 0) return { name, state: 'Succeeded', ...(finishedAt !== undefined ? { finishedAt } : {}) }
-    const reason = typeof state.terminated.reason === 'string' && state.terminated.reason !== '' ? ` (${state.terminated.reason})` : ''
+    const { reason: why } = state.terminated
+    const reason = typeof why === 'string' && why !== '' ? ` (${why})` : ''
     return {
       name,
       state: 'Failed',
@@ -75,7 +76,8 @@ function readStatus (name: string, status: Record<string, unknown> | undefined):
   }
   if (isRecord(state.running)) return { name, state: 'Running' }
   if (isRecord(state.waiting) && typeof state.waiting.reason === 'string' && FATAL_WAITING.has(state.waiting.reason)) {
-    const detail = typeof state.waiting.message === 'string' && state.waiting.message !== '' ? `: ${state.waiting.message}` : ''
+    const { message } = state.waiting
+    const detail = typeof message === 'string' && message !== '' ? `: ${message}` : ''
     return { name, state: 'Failed', message: `${name} could not start: ${state.waiting.reason}${detail}` }
   }
   return { name, state: 'Waiting' }
@@ -111,7 +113,8 @@ export function ineligibility (pod: KubeObject, template: EphemeralContainer[]):
   if (podPhaseOf(pod) !== 'Running') return `it is ${podPhaseOf(pod) ?? 'not running'}`
   const names = new Set(specContainers(pod).map(c => c.name))
   const taken = template.filter(c => names.has(c.name)).map(c => c.name)
-  if (taken.length > 0) return `it already has an ephemeral container named ${taken.join(', ')} that this job did not inject`
+  if (taken.length > 0) return `it already has an ephemeral container named ${taken.join(', ')} that this job did ` +
+    `not inject`
   const regular = regularContainers(pod)
   const missing = template.filter(
     c => c.targetContainerName !== undefined && !regular.has(c.targetContainerName)

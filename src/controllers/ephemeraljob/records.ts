@@ -156,7 +156,11 @@ export function countPhases (records: PodRecord[]): Counts {
 }
 
 function failureMessage (views: ContainerView[], neverInjected: boolean, stopped: boolean): string {
-  if (neverInjected) return stopped ? 'the Pod stopped before its ephemeral containers were injected' : 'never injected: the job stopped injecting'
+  if (neverInjected) {
+    return stopped
+      ? 'the Pod stopped before its ephemeral containers were injected'
+      : 'never injected: the job stopped injecting'
+  }
   return views.filter(v => v.state === 'Failed' || v.state === 'Foreign')
     .map(
       v => v.state === 'Foreign' ? `${v.name} was injected by someone else` : v.message ?? `${v.name} failed`

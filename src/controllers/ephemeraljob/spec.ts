@@ -91,7 +91,8 @@ export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobS
 
   const containers = parseContainers(spec.template, problems)
   if (containers.length > parallelism) {
-    problems.push(`spec.parallelism (${parallelism}) is smaller than the number of ephemeral containers per Pod (${containers.length}): a Pod's containers are injected together, so it could never start`)
+    problems.push(`spec.parallelism (${parallelism}) is smaller than the number of ephemeral containers per Pod ` +
+      `(${containers.length}): a Pod's containers are injected together, so it could never start`)
   }
 
   if (problems.length > 0) return { ok: false, problems }

@@ -56,7 +56,10 @@ export function syncEphemeralJob (request: SyncRequest, context: HookContext): S
   if (!parsed.ok) return invalid(previous, memory, parsed.problems, context.now)
   const sync = observe(request, parsed.value, previous, context.now)
   const chosen = rememberChosen(memory, sync.matched, {
-    containers: sync.spec.containers, job: sync.job, now: sync.now, stoppedInjecting: sync.previouslyFinished || sync.deadlinePassed
+    containers: sync.spec.containers,
+    job: sync.job,
+    now: sync.now,
+    stoppedInjecting: sync.previouslyFinished || sync.deadlinePassed
   })
   const choice = chooseNewPods(sync, chosen)
   const counts = countPhases(chosen.records)
@@ -139,7 +142,8 @@ function decidePhase (
 ): { phase: EphemeralJobPhase, reason?: string } {
   const { previous } = sync
   if (sync.previouslyFinished) {
-    return { phase: previous.phase === 'Succeeded' || previous.phase === 'Failed' ? previous.phase : (counts.failed > 0 ? 'Failed' : 'Succeeded') }
+    const kept = previous.phase === 'Succeeded' || previous.phase === 'Failed' ? previous.phase : undefined
+    return { phase: kept ?? (counts.failed > 0 ? 'Failed' : 'Succeeded') }
   }
   if (sync.deadlinePassed) return { phase: 'Failed', reason: DEADLINE_EXCEEDED }
   const chosen = new Set(records.map(r => r.uid))
@@ -275,7 +279,9 @@ function outcome (
   if (reason === DEADLINE_EXCEEDED) {
     return {
       reason,
-      message: `the job ran longer than activeDeadlineSeconds (${spec.activeDeadlineSeconds ?? 0}s); no more containers are injected (${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.running + counts.waiting} unfinished)`
+      message: `the job ran longer than activeDeadlineSeconds (${spec.activeDeadlineSeconds ?? 0}s); no more ` +
+        `containers are injected (${counts.succeeded} succeeded, ${counts.failed} failed, ` +
+        `${counts.running + counts.waiting} unfinished)`
     }
   }
   const failed = records.filter(r => r.phase === 'Failed').map(r => `${r.name}: ${r.message ?? 'failed'}`)

@@ -77,7 +77,8 @@ export function attemptNameClashes (flowNames: readonly string[]): string[] {
   return flowNames.flatMap(name => {
     const match = /^(.+)-([0-9]+)$/.exec(name)
     if (match === null || !names.has(match[1] as string) || Number(match[2]) < 2) return []
-    return [`flow ${JSON.stringify(name)} has the Job name of attempt ${match[2] as string} of flow ${JSON.stringify(match[1])} (<jobflow>-${name}): rename one of them`]
+    return [`flow ${JSON.stringify(name)} has the Job name of attempt ${match[2] as string} of flow ` +
+      `${JSON.stringify(match[1])} (<jobflow>-${name}): rename one of them`]
   })
 }
 

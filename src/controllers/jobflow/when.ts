@@ -33,9 +33,12 @@ export function whenProblem (expression: string, dependencies: readonly string[]
     return `${at}: when is not a CEL expression it can run: ${firstLine(error)}`
   }
   if (!checked.valid) return `${at}: when ${JSON.stringify(expression)} is not valid CEL: ${firstLine(checked.error)}`
-  if (checked.type !== 'bool' && checked.type !== 'dyn') return `${at}: when must give true or false, not a ${String(checked.type)}`
+  if (checked.type !== 'bool' && checked.type !== 'dyn') return `${at}: when must give true or false, not a ` +
+    `${String(checked.type)}`
   const strangers = flowsRead(expression).filter(name => !dependencies.includes(name))
-  if (strangers.length > 0) return `${at}: when reads ${strangers.map(n => `flows.${n}`).join(', ')}, which ${strangers.length === 1 ? 'is not a dependency' : 'are not dependencies'} of the flow (only dependencies have finished when it is evaluated)`
+  if (strangers.length > 0) return `${at}: when reads ${strangers.map(n => `flows.${n}`).join(', ')}, which ` +
+    `${strangers.length === 1 ? 'is not a dependency' : 'are not dependencies'} of the flow (only dependencies have ` +
+      `finished when it is evaluated)`
   return undefined
 }
 
@@ -52,7 +55,8 @@ export function evaluateWhen (
   )
   try {
     const value: unknown = environment.evaluate(expression, { flows })
-    return typeof value === 'boolean' ? value : `it gave ${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
+    return typeof value === 'boolean' ? value : `it gave ` +
+      `${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
   } catch (error) {
     return firstLine(error)
   }

@@ -27,7 +27,8 @@ export function customizeOperationJob (request: CustomizeRequest, registry: Acti
   if (action?.handler.relatedResources !== undefined) {
     const namespace = parent.metadata.namespace
     for (const rule of action.handler.relatedResources(actionJob(parent))) {
-      const own = rule.labelSelector !== undefined && rule.namespace === undefined && rule.namespaceSelector === undefined && namespace !== undefined
+      const own = rule.labelSelector !== undefined && rule.namespace === undefined &&
+        rule.namespaceSelector === undefined && namespace !== undefined
       rules.push(own ? { ...rule, namespace } : rule)
     }
   }

@@ -208,7 +208,8 @@ class TargetsSync {
         'Failed',
         {
           reason: DEADLINE_EXCEEDED,
-          message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of its start`
+          message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of ` +
+            `its start`
         }
       )
       return
