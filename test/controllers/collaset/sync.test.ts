@@ -46,7 +46,8 @@ function setLabel (p: KubeObject, key: string, value: string | undefined): void 
   p.metadata.labels = labels
 }
 
-t.test('the first sync creates `replicas` Pods with deterministic names, the revision label and the readiness gate', async t => {
+t.test('the first sync creates `replicas` Pods with deterministic names, the revision label and the readiness ' +
+  'gate', async t => {
   const request = fixture('collaset/sync-new.v2.json')
   const answer = sync(request)
   const spec = request.parent.spec as any
@@ -62,7 +63,12 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
   t.same(names(answer), names(sync(fixture('collaset/sync-new.v2.json'))), 'the same names every time')
   t.same(answer.effects, [])
   t.same(answer.response.status, {
-    replicas: 0, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0, updatedAvailableReplicas: 0,
+    replicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    updatedReplicas: 0,
+    updatedReadyReplicas: 0,
+    updatedAvailableReplicas: 0,
     currentRevision: revision, updatedRevision: revision, selector: 'app=foo',
     conditions: [
       { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
@@ -71,7 +77,8 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
   t.notOk('resyncAfterSeconds' in answer.response)
 })
 
-t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its status reads like the reference', async t => {
+t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its status reads like the ' +
+  'reference', async t => {
   const request = fixture('collaset/sync-steady.v2.json')
   const answer = sync(request)
   t.same(names(answer), pods(request).map(p => p.metadata.name).sort())
@@ -87,7 +94,12 @@ t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its statu
   t.same(answer.effects, [])
   const previous = request.parent.status as any
   t.match(answer.response.status, {
-    replicas: 2, readyReplicas: 2, availableReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2, updatedAvailableReplicas: 2,
+    replicas: 2,
+    readyReplicas: 2,
+    availableReplicas: 2,
+    updatedReplicas: 2,
+    updatedReadyReplicas: 2,
+    updatedAvailableReplicas: 2,
     currentRevision: previous.updatedRevision, updatedRevision: previous.updatedRevision
   })
   t.same(answer.response.status.conditions, previous.conditions, 'conditions carried as they were (law 5)')
@@ -189,7 +201,8 @@ t.test('replace: the replacement is kept while it comes up, the origin goes once
   t.match(done.response.status, { replicas: 2, readyReplicas: 2 })
 })
 
-t.test('replace: a to-replace Pod without a replacement gets one, labelled with its origin and the current revision', async t => {
+t.test('replace: a to-replace Pod without a replacement gets one, labelled with its origin and the current ' +
+  'revision', async t => {
   const request = fixture('collaset/sync-steady.v2.json')
   const origin = pod(request, 1)
   setLabel(origin, TO_REPLACE_LABEL, 'true')
@@ -261,7 +274,9 @@ t.test('a template change is rolled out one Pod at a time, new Pod first', async
     creationTimestamp: NOW
   }
   ;(observed.spec as any).containers = (created[0]?.spec as any).containers
-  for (const c of (observed.status as any).conditions) if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False'
+  for (const c of (observed.status as any).conditions) {
+    if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False'
+  }
   next.children['Pod.v1']![`default/${observed.metadata.name}`] = observed
   t.equal(sync(next).response.children.length, 3, 'no second surge Pod while the first is not Ready')
   makeReady(observed)

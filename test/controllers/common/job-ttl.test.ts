@@ -47,7 +47,8 @@ t.test('jobTtlDecision: kept until recorded, then until the TTL has passed since
     'a label that is not a number: kept')
 })
 
-t.test('jobTtlDecision counts from the Job\'s own finish time, the recorded one only when the Job has none', async t => {
+t.test('jobTtlDecision counts from the Job\'s own finish time, the recorded one only when the Job has ' +
+  'none', async t => {
   const stamped = finished({ [JOB_TTL_LABEL]: '30' }, AGO_20)
   const record: RecordedJob = { jobName: 'j', phase: 'Succeeded', completionTime: AGO_30 }
   t.same(jobTtlDecision(stamped, record, now), { drop: false, inSeconds: 10 }, 'the Job finished 20 s ago')

@@ -88,7 +88,8 @@ t.test('the Job: named <daemonjob>-<node>, labelled, pinned by required affinity
   t.equal((request.parent.spec as any).template.metadata, undefined, 'the spec itself is not changed')
 })
 
-t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label (the service applies it); Never is the default', async t => {
+t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label (the service applies it); Never is ' +
+  'the default', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
   const spec = request.parent.spec as any
   Object.assign(
@@ -253,7 +254,8 @@ t.test('a failure does not stop the others; Failed once every node finished', as
         type: 'Failed',
         status: 'True',
         reason: 'NodeJobFailed',
-        message: 'the Jobs of 1 of 2 nodes failed: node-6: BackoffLimitExceeded: Job has reached the specified backoff limit',
+        message: 'the Jobs of 1 of 2 nodes failed: node-6: BackoffLimitExceeded: Job has reached the specified ' +
+          'backoff limit',
         lastTransitionTime: NOW
       }
     ]
@@ -322,7 +324,8 @@ t.test('a finished Job that disappears while others run is remembered, not re-ru
   t.match(second.status, { desired: 2, active: 1, succeeded: 1 })
 })
 
-t.test('a running Job deleted by hand is created again; a Job asked for and not seen yet is asked for again', async t => {
+t.test('a running Job deleted by hand is created again; a Job asked for and not seen yet is asked for ' +
+  'again', async t => {
   const request = fixture('daemonjob/sync-running.v2.json')
   delete request.children[JOBS]?.['default/daemonjob-example-node-3']
   const response = sync(request)
@@ -346,7 +349,8 @@ t.test('a node that disappears: its Job is kept and still counts; a message says
       phase: 'Running',
       desired: 2,
       active: 2,
-      message: 'Jobs wait on nodes that no longer exist: node-3; they end by their activeDeadlineSeconds or when deleted'
+      message: 'Jobs wait on nodes that no longer exist: node-3; they end by their activeDeadlineSeconds or when ' +
+        'deleted'
     }
   )
 
@@ -370,7 +374,9 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
   t.same(response.children, [])
   t.same(response.status, {
     phase: 'Pending',
-    message: 'no eligible node among 5: node-1: excluded by excludeNodeList; node-2: excluded by excludeNodeList; node-3: excluded by excludeNodeList; node-4: cordoned (spec.unschedulable); node-5: taint dedicated=gpu:NoSchedule is not tolerated; waiting for nodes',
+    message: 'no eligible node among 5: node-1: excluded by excludeNodeList; node-2: excluded by excludeNodeList; ' +
+      'node-3: excluded by excludeNodeList; node-4: cordoned (spec.unschedulable); node-5: taint ' +
+        'dedicated=gpu:NoSchedule is not tolerated; waiting for nodes',
     desired: 0,
     active: 0,
     succeeded: 0,
@@ -394,7 +400,8 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
   ;(many.parent.spec as any).template.spec.nodeSelector = { pool: 'none' }
   t.match(
     sync(many).status.message,
-    /^no eligible node among 20: node-1: excluded by excludeNodeList; node-10: does not match nodeSelector pool=none; .*; and 10 more; waiting for nodes$/
+    new RegExp('^no eligible node among 20: node-1: excluded by excludeNodeList; ' +
+      'node-10: does not match nodeSelector pool=none; .*; and 10 more; waiting for nodes$')
   )
 })
 
@@ -408,7 +415,8 @@ t.test('what Metacontroller v1.5.20 sends (an empty Node group) and no Node grou
     {
       phase: 'Pending',
       desired: 0,
-      message: /Metacontroller sent no Nodes \(related Node.v1 is empty; a namespaced DaemonJob receives Nodes only from hooks registered with version v2\)/
+      message: new RegExp('Metacontroller sent no Nodes \\(related Node.v1 is empty; a namespaced DaemonJob ' +
+        'receives Nodes only from hooks registered with version v2\\)')
     }
   )
 
@@ -512,7 +520,8 @@ t.test('customize asks for every Node, or only those with the labels of the pod\
     t.same(
       nodes(),
       {},
-      `${JSON.stringify(bad)}: a selector the API server would refuse is not asked for; every Node, and the sync says what is wrong`
+      `${JSON.stringify(bad)}: a selector the API server would refuse is not asked for; every Node, and the sync ` +
+        `says what is wrong`
     )
   }
   pod.nodeSelector = {}
@@ -526,7 +535,8 @@ t.test('customize asks for every Node, or only those with the labels of the pod\
   )
 })
 
-t.test('with a nodeSelector, the messages speak of the Nodes that have its labels (the only ones Metacontroller sends)', async t => {
+t.test('with a nodeSelector, the messages speak of the Nodes that have its labels (the only ones Metacontroller ' +
+  'sends)', async t => {
   const none = fixture('daemonjob/sync-new.v2.json')
   ;(none.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
   none.related['Node.v1'] = {}
@@ -546,7 +556,8 @@ t.test('with a nodeSelector, the messages speak of the Nodes that have its label
     sync(running).status,
     {
       phase: 'Running',
-      message: 'Jobs wait on nodes that no longer exist or no longer have the labels of the nodeSelector (pool=late): node-3; they end by their activeDeadlineSeconds or when deleted'
+      message: 'Jobs wait on nodes that no longer exist or no longer have the labels of the nodeSelector ' +
+        '(pool=late): node-3; they end by their activeDeadlineSeconds or when deleted'
     }
   )
 })

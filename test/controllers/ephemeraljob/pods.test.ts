@@ -44,7 +44,8 @@ t.test('container states: fatal waiting reasons fail, pulling waits, a missing e
   }
 })
 
-t.test('a chosen Pod that stops before its container is injected fails; so does one another job took first', async t => {
+t.test('a chosen Pod that stops before its container is injected fails; so does one another job took ' +
+  'first', async t => {
   const stopped = fixture('ephemeraljob/sync-running.v2.json')
   const first = pod(stopped, FIRST)
   delete first.spec.ephemeralContainers

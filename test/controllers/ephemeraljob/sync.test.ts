@@ -31,7 +31,8 @@ function podNamed (request: SyncRequest, name: string): any {
   return pods(request).find(p => p.metadata.name === name)
 }
 
-t.test('customize asks for the Pods the selector matches in the job\'s namespace (under v2 a label rule without one lists every namespace)', async t => {
+t.test('customize asks for the Pods the selector matches in the job\'s namespace (under v2 a label rule without one ' +
+  'lists every namespace)', async t => {
   const request = fixture<CustomizeRequest>('ephemeraljob/customize.json')
   t.same(
     customizeEphemeralJob(request),
@@ -237,7 +238,8 @@ t.test('law 6: a finished Pod that disappears still counts; an unfinished one th
   )
 })
 
-t.test('a Pod with a same-named container not injected by this job is skipped (an earlier job of the same name)', async t => {
+t.test('a Pod with a same-named container not injected by this job is skipped (an earlier job of the same ' +
+  'name)', async t => {
   const answer = sync(fixture('ephemeraljob/sync-foreign.v2.json'))
   t.same(injections(answer).map(e => e.target.name), [POD[1]], 'the next Pod instead')
   t.match(answer.response.status, { match: 4, succeeded: 0, waiting: 1 })
@@ -272,7 +274,8 @@ t.test('paused: no new injection, phase Paused; resuming continues', async t => 
   t.same(injections(sync(running)).map(e => e.target.name), ['late'])
 })
 
-t.test('activeDeadlineSeconds: resync at the deadline, then Failed with DeadlineExceeded and no more injections', async t => {
+t.test('activeDeadlineSeconds: resync at the deadline, then Failed with DeadlineExceeded and no more ' +
+  'injections', async t => {
   const request = fixture('ephemeraljob/sync-running.v2.json')
   ;(request.parent.spec as any).activeDeadlineSeconds = 300
   ;(request.parent.spec as any).ttlSecondsAfterCreated = undefined
@@ -329,7 +332,8 @@ t.test('ttlSecondsAfterCreated: a Delete effect once due, whatever the phase, an
   t.same(sync(request, new Date('2026-01-02T03:30:01Z')).effects, [], 'nothing while it is being deleted')
 })
 
-t.test('an invalid spec injects nothing, says why in Valid, and reports phase Invalid, as every kind with a phase does', async t => {
+t.test('an invalid spec injects nothing, says why in Valid, and reports phase Invalid, as every kind with a phase ' +
+  'does', async t => {
   const answer = sync(fixture('ephemeraljob/sync-invalid.v2.json'))
   t.same(answer.effects, [])
   t.equal(answer.response.status.phase, 'Invalid')

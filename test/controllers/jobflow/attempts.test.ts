@@ -43,7 +43,8 @@ t.test('a flow named like another flow\'s attempt is refused', async t => {
   t.match(attemptNameClashes(['a', 'a-2']), [/flow "a-2" has the Job name of attempt 2 of flow "a"/])
 })
 
-t.test('backoff doubles from backoffSeconds up to maxBackoffSeconds; a run counts its retries from its first attempt or its rerun', async t => {
+t.test('backoff doubles from backoffSeconds up to maxBackoffSeconds; a run counts its retries from its first attempt ' +
+  'or its rerun', async t => {
   const policy = { limit: 5, backoffSeconds: 10, maxBackoffSeconds: 60 }
   t.same([1, 2, 3, 4, 5].map(n => backoffSeconds(policy, n)), [10, 20, 40, 60, 60])
   const failed = (

@@ -109,7 +109,8 @@ t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts',
   t.equal(job4.volumes, undefined, 'flows without a script mount nothing')
 })
 
-t.test('spec.scripts wins over a shipped script of the same name; an edit makes a new ConfigMap and the old one stays while a Job mounts it', async t => {
+t.test('spec.scripts wins over a shipped script of the same name; an edit makes a new ConfigMap and the old one ' +
+  'stays while a Job mounts it', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
   const spec = request.parent.spec as any
   spec.scripts = { 'wait-for.sh': 'echo mine' }
@@ -212,7 +213,8 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
   )
 })
 
-t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before the globals; one template, many flows', async t => {
+t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before the globals; one template, many ' +
+  'flows', async t => {
   const request: any = fixture('jobflow/sync-template-ref.v2.json')
   const flows = request.parent.spec.flows
   flows[0].patch = {
@@ -242,7 +244,8 @@ t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before
   t.equal(at(job(removal, 'release-build'), 'spec.backoffLimit'), undefined, 'null removes a field')
 })
 
-t.test('a patch that makes an invalid Job spec, or is not an object, makes the spec Invalid and deletes nothing', async t => {
+t.test('a patch that makes an invalid Job spec, or is not an object, makes the spec Invalid and deletes ' +
+  'nothing', async t => {
   for (const [patch, message] of [
     [
       { template: { spec: { containers: null } } },

@@ -12,7 +12,11 @@ import { condition } from '../../helpers/conditions.js'
 const respond = responseOf(syncJobFlow)
 
 const cases: Array<[string, (spec: any, request: SyncRequest) => void, RegExp]> = [
-  ['a dependency cycle', spec => { spec.flows[0].dependencies = ['job3'] }, /dependency cycle: job1 → job3 → job(1|2)/],
+  [
+    'a dependency cycle',
+    spec => { spec.flows[0].dependencies = ['job3'] },
+    /dependency cycle: job1 → job3 → job(1|2)/
+  ],
   ['a flow that depends on itself', spec => { spec.flows[1].dependencies = ['job2'] }, /flow "job2" depends on itself/],
   [
     'an unknown dependency',

@@ -50,7 +50,8 @@ t.test('suspending sets spec.suspend and the mark, nothing else; resuming sets i
   t.same(resumed, { job: { ...applied, spec: { ...applied.spec as object, suspend: false } }, suspended: false })
 })
 
-t.test('a Job whose template suspends it, a finished Job, and a Job without the annotation are left as they are', async t => {
+t.test('a Job whose template suspends it, a finished Job, and a Job without the annotation are left as they ' +
+  'are', async t => {
   const own = { ...applied, spec: { ...applied.spec as object, suspend: true } }
   t.same(
     keptJob(observedJob(own), true),

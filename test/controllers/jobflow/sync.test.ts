@@ -138,7 +138,11 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
   t.equal(done.status.phase, 'Failed')
   t.equal(done.status.jobsSucceeded, '2/5', 'failed and skipped flows count in the total only')
   t.equal(done.status.completionTime, NOW)
-  t.match(condition(done.status, 'Failed'), { status: 'True', reason: 'JobFailed', message: /job2: BackoffLimitExceeded/ })
+  t.match(condition(done.status, 'Failed'), {
+    status: 'True',
+    reason: 'JobFailed',
+    message: /job2: BackoffLimitExceeded/
+  })
   t.same(
     [...jobsOf(done).keys()],
     ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'],
@@ -223,7 +227,8 @@ t.test('a flow removed from a valid spec loses its Job and its record', async t 
   t.notOk((response.status.jobs as any[]).some(j => j.name === 'job4'))
 })
 
-t.test('retry: a failed Job with a retry left waits out its backoff, then its next attempt is a new Job; the failed one is kept', async t => {
+t.test('retry: a failed Job with a retry left waits out its backoff, then its next attempt is a new Job; the failed ' +
+  'one is kept', async t => {
   const request = fixture('jobflow/sync-job2-retry.v2.json')
   const waiting = respond(request, context(new Date('2026-01-02T03:00:40Z')))
   t.same(
@@ -289,7 +294,8 @@ t.test('retry: a later attempt whose record was lost is found by its name and ke
   t.notOk(jobsOf(response).has('jobflow-example-job2-3'))
 })
 
-t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 again as job2-2 (job3 and job5 wait for it), keeps job1 and job4, and records the rerun', async t => {
+t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 again as job2-2 (job3 and job5 wait ' +
+  'for it), keeps job1 and job4, and records the rerun', async t => {
   const request = fixture('jobflow/sync-rerun.v2.json')
   const response = respond(request, context())
   t.same(
@@ -313,7 +319,8 @@ t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 
   t.same([...jobsOf(again).keys()], [...jobsOf(response).keys()])
 })
 
-t.test('suspend fixture: spec.suspend answers the running job4 as last applied with spec.suspend and the mark, the finished job1 as last applied, and starts no job2', async t => {
+t.test('suspend fixture: spec.suspend answers the running job4 as last applied with spec.suspend and the mark, the ' +
+  'finished job1 as last applied, and starts no job2', async t => {
   const request = fixture('jobflow/sync-suspend.v2.json')
   const response = respond(request, context())
   const jobs = jobsOf(response)

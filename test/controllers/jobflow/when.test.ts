@@ -10,7 +10,8 @@ t.test('the flows an expression reads, in both spellings', async t => {
   t.same(flowsRead('true'), [])
 })
 
-t.test('refused when the spec is read: not CEL, not a boolean, reading a flow that is not a dependency, too long', async t => {
+t.test('refused when the spec is read: not CEL, not a boolean, reading a flow that is not a dependency, too ' +
+  'long', async t => {
   t.equal(whenProblem("flows.build.phase == 'Failed'", ['build'], 'flow "notify"'), undefined)
   t.equal(
     whenProblem("flows.a.phase == 'Succeeded' || flows.b.phase == 'Succeeded'", ['a', 'b'], 'flow "x"'),

@@ -5,7 +5,8 @@ import t from 'tap'
 import { fixture } from '../../helpers/fixtures.js'
 import { testApp } from '../../helpers/app.js'
 
-t.test('Replace: the origin gone and its replacement Ready → the walkthrough\'s first target Succeeded, the second Pending', async t => {
+t.test('Replace: the origin gone and its replacement Ready → the walkthrough\'s first target Succeeded, the second ' +
+  'Pending', async t => {
   const app = await testApp(t)
   const reply = await app.inject({
     method: 'POST',
@@ -24,7 +25,8 @@ t.test('Replace: the origin gone and its replacement Ready → the walkthrough\'
   t.notOk(status.conditions.some((c: any) => c.type === 'EffectsApplied'), 'nothing owed, nothing applied')
 })
 
-t.test('Recreate: out of traffic and the delay over → the eviction is owed (dry-run records it), the controller remembered', async t => {
+t.test('Recreate: out of traffic and the delay over → the eviction is owed (dry-run records it), the controller ' +
+  'remembered', async t => {
   const app = await testApp(t)
   const reply = await app.inject(
     { method: 'POST', url: '/hooks/operationjob/sync', payload: fixture('operationjob/sync-recreate-evict.v2.json') }

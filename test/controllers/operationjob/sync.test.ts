@@ -61,7 +61,8 @@ t.test('customize asks for the target Pods by name in the job\'s namespace, plus
   ], 'an action\'s label rule gets the job\'s namespace')
 })
 
-t.test('a new Exec job starts partition targets in spec order, injects one container each, and waits for the earliest deadline', async t => {
+t.test('a new Exec job starts partition targets in spec order, injects one container each, and waits for the ' +
+  'earliest deadline', async t => {
   const answer = TEST_HOOKS.sync(fixture('operationjob/sync-new.v2.json'), context())
   const { status } = answer.response
   t.same(answer.response.children, [])
@@ -121,7 +122,8 @@ t.test('v1 and v2 keying give byte-identical answers, and so does a repeated cal
   }
 })
 
-t.test('Exec with mixed exit codes: 0 succeeds, 1 fails with the code in error.message and is released; partition holds the third', async t => {
+t.test('Exec with mixed exit codes: 0 succeeds, 1 fails with the code in error.message and is released; partition ' +
+  'holds the third', async t => {
   const request = fixture<SyncRequest>('operationjob/sync-exited.v2.json')
   const answer = TEST_HOOKS.sync(request, context())
   const { status } = answer.response
@@ -281,7 +283,8 @@ t.test('other invalid specs are refused with every problem named', async t => {
   }
 })
 
-t.test('partition: already-started targets first, then spec order; the rest stay Pending and keep the job Processing', async t => {
+t.test('partition: already-started targets first, then spec order; the rest stay Pending and keep the job ' +
+  'Processing', async t => {
   const targets = [{ name: 'a' }, { name: 'b' }, { name: 'c' }]
   const pods = targets.map(x => pod(x.name))
   // c was started earlier (by an earlier partition, say); a and b were not.
@@ -346,7 +349,8 @@ t.test('terminal progress is sticky, whatever the Pods do later', async t => {
   )
 })
 
-t.test('deadline per target: raising partition step by step fails exactly the started targets, then TTL deletes the job', async t => {
+t.test('deadline per target: raising partition step by step fails exactly the started targets, then TTL deletes the ' +
+  'job', async t => {
   const targets = [{ name: 'a' }, { name: 'b' }, { name: 'c' }]
   const pods = targets.map(x => pod(x.name))
   const spec = { targets, activeDeadlineSeconds: 3, TTLSecondsAfterFinished: 5 }
