@@ -302,7 +302,7 @@ async function measureBreakdown (hookApp: FastifyInstance, echoApp: FastifyInsta
   const budget = 500
   const parsed = JSON.parse(c.body) as SyncRequest
   const context = { now, scripts: new Map<string, string>() }
-  const response = syncJobFlow(parsed, context)
+  const { response } = syncJobFlow(parsed, context)
   const inject = (app: FastifyInstance, url: string) => async () => {
     const reply = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json' }, payload: c.body })
     if (reply.statusCode !== 200) throw new Error(`${url} answered ${reply.statusCode}`)

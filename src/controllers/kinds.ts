@@ -6,4 +6,10 @@ import { collasetHooks } from './collaset/index.js'
 import { operationjobHooks } from './operationjob/index.js'
 
 /** Every kind the service serves hooks for. */
-export const ALL_KINDS: readonly KindHooks[] = [jobflowHooks, ephemeraljobHooks, daemonjobHooks, operationjobHooks, collasetHooks]
+export const ALL_KINDS: readonly KindHooks[] = [
+  jobflowHooks,
+  ephemeraljobHooks,
+  daemonjobHooks,
+  operationjobHooks,
+  collasetHooks
+]

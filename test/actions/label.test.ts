@@ -5,7 +5,7 @@ import type { ActionContext, ActionJob, ActionTarget } from '../../src/actions/r
 import { labelAction } from '../../src/actions/label.js'
 import { job as operationJob, pod as testPod, T0 } from '../helpers/operationjob.js'
 import { ActionRegistry } from '../../src/actions/index.js'
-import { syncOperationJob } from '../../src/controllers/operationjob/sync.js'
+import { operationJobSyncHooks } from '../../src/controllers/operationjob/sync.js'
 import { context, SHIPPED_SCRIPTS } from '../helpers/fixtures.js'
 import { condition } from '../helpers/conditions.js'
 
@@ -104,10 +104,9 @@ t.test('through the OperationJob hook: the schema, then validate, make an unusab
       targets: [{ name: 'a' }],
       ...(label !== undefined ? { label } : {})
     })
-    const answer = syncOperationJob(
+    const answer = operationJobSyncHooks(registry).sync(
       { parent, children: {}, related: { 'Pod.v1': { 'default/a': testPod('a') } }, finalizing: false },
-      context(T0),
-      registry
+      context(T0)
     )
     t.equal(answer.response.status.progress, 'Invalid', what)
     t.match(condition(answer.response.status, 'Valid')?.message, message, what)

@@ -26,7 +26,7 @@ function pod (
 const recreate = (spec: Record<string, unknown> = {}, status?: Record<string, unknown>): KubeObject =>
   job({ action: 'Recreate', targets: [{ name: 'web-a' }], operationDelaySeconds: 10, ...spec }, status)
 const sync = (parent: KubeObject, pods: KubeObject[], seconds: number): SyncAnswer =>
-  syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
+  syncOperationJob(request(parent, pods), context(at(seconds)))
 const types = (answer: SyncAnswer): string[] =>
   answer.effects.map(e =>
     e.type === 'SetPodLabels'

@@ -45,7 +45,7 @@ const processing = (extraInfo: Record<string, string> = { PodUID: 'uid-foo-a' })
 const replace = (status?: Record<string, unknown>): KubeObject =>
   job({ action: 'Replace', targets: [{ name: 'foo-a' }] }, status)
 const sync = (parent: KubeObject, pods: KubeObject[], seconds = 10): SyncAnswer =>
-  syncOperationJob(request(parent, pods), context(at(seconds)), defaultActions)
+  syncOperationJob(request(parent, pods), context(at(seconds)))
 
 t.test('a new target: the Pod is labelled to-replace=true (an effect), once', async t => {
   const answer = sync(replace(), [pod('foo-a')], 0)
@@ -113,7 +113,7 @@ t.test('a Pod no CollaSet controls fails NotCollaSetPod', async t => {
 t.test('deleting the job releases the Pod: the label goes, then the job may go', async t => {
   const parent = replace(processing({ PodUID: 'uid-foo-a', NewPod: 'foo-n' }))
   const pods = [pod('foo-a', { toReplace: true }), pod('foo-n', { origin: 'foo-a', ready: false })]
-  const answer = finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(at(20)), defaultActions)
+  const answer = finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(at(20)))
   t.same(answer.effects, [
     {
       type: 'SetPodLabels',
@@ -125,8 +125,7 @@ t.test('deleting the job releases the Pod: the label goes, then the job may go',
   t.match(detailOf(answer), { progress: 'Failed', error: { reason: 'Cancelled' } })
   const done = finalizeOperationJob(
     { ...request({ ...parent, status: answer.response.status }, [pod('foo-a')]), finalizing: true },
-    context(at(25)),
-    defaultActions
+    context(at(25))
   )
   t.equal(done.response.finalized, true)
 })

@@ -6,7 +6,7 @@ import type { SyncAnswer, SyncRequest } from '../../src/protocol/hooks.js'
 import { ActionRegistry, type ActionHandler } from '../../src/actions/registry.js'
 import type { TargetDetail } from '../../src/actions/types.js'
 import { execAction } from '../../src/actions/exec.js'
-import { finalizeOperationJob, syncOperationJob } from '../../src/controllers/operationjob/sync.js'
+import { operationJobSyncHooks } from '../../src/controllers/operationjob/sync.js'
 import { context } from './fixtures.js'
 
 /** Annotation a test Pod carries to script the `Probe` action: `Succeeded`, `Failed` or absent (Processing). */
@@ -58,6 +58,8 @@ export function testRegistry (): ActionRegistry {
 }
 
 export const REGISTRY = testRegistry()
+/** The OperationJob sync and finalize hooks over REGISTRY. */
+export const TEST_HOOKS = operationJobSyncHooks(REGISTRY)
 
 export function job (
   spec: Record<string, unknown>,
@@ -105,11 +107,11 @@ export const T0 = new Date('2026-01-02T03:00:00Z')
 export const at = (seconds: number): Date => new Date(T0.getTime() + seconds * 1000)
 
 export function sync (parent: KubeObject, pods: KubeObject[], now: Date): SyncAnswer {
-  return syncOperationJob(request(parent, pods), context(now), REGISTRY)
+  return TEST_HOOKS.sync(request(parent, pods), context(now))
 }
 
 export function finalize (parent: KubeObject, pods: KubeObject[], now: Date): SyncAnswer {
-  return finalizeOperationJob({ ...request(parent, pods), finalizing: true }, context(now), REGISTRY)
+  return TEST_HOOKS.finalize({ ...request(parent, pods), finalizing: true }, context(now))
 }
 
 /** The job with the status an answer returned, as Metacontroller would write it back. */

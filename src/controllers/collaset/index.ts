@@ -1,3 +1,8 @@
+// CollaSet: the Pod workload whose Pods OperationJob's Replace replaces without losing capacity.
+// It reads its own Pods (children) and answers the Pods it should have, its replica counts and
+// revisions, and the readiness-gate conditions its Pods are owed (effects). It keeps no
+// records.ts: nothing it decides outlives the Pods it observes (law 6 has nothing to remember),
+// so its status is computed afresh from them on every sync.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncCollaSet } from './sync.js'
 import { POD_READS } from '../../k8s/reads.js'

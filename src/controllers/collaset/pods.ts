@@ -17,7 +17,8 @@ export const SUFFIX_LENGTH = 5
 export function canonicalJson (value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
   if (isRecord(value)) {
-    return `{${Object.keys(value).sort().filter(k => value[k] !== undefined).map(k => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`
+    const members = Object.keys(value).sort().filter(k => value[k] !== undefined)
+    return `{${members.map(k => `${JSON.stringify(k)}:${canonicalJson(value[k])}`).join(',')}}`
   }
   return JSON.stringify(value) ?? 'null'
 }
@@ -66,7 +67,13 @@ export function revisionOf (pod: KubeObject): string | undefined {
 }
 
 /** A new Pod from the template: its labels plus the revision (and the origin it replaces), and the readiness gate. */
-export function newPod (name: string, namespace: string | undefined, spec: CollaSetSpec, revision: string, origin?: string): KubeObject {
+export function newPod (
+  name: string,
+  namespace: string | undefined,
+  spec: CollaSetSpec,
+  revision: string,
+  origin?: string
+): KubeObject {
   const labels: Record<string, string> = { ...spec.template.metadata.labels, [REVISION_LABEL]: revision }
   delete labels[TO_REPLACE_LABEL]
   delete labels[REPLACE_ORIGIN_LABEL]

@@ -20,13 +20,15 @@ import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
-import { validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { timestamp } from '../../k8s/time.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
 import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
-import { byCreation, containersReady, hasServiceGate, isFinished, isReady, isTerminating, serviceReady } from '../../k8s/pods.js'
+import {
+  byCreation, containersReady, hasServiceGate, isFinished, isReady, isTerminating, serviceReady
+} from '../../k8s/pods.js'
 
 /** The counts of the status, in the order the status lists them. */
 interface ReplicaCounts {
@@ -107,9 +109,9 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const previous = isRecord(parent.status) ? parent.status : {}
   const parsed = parseCollaSetSpec(parent)
   if (!parsed.ok) {
-    // Law 2: every Pod stays as it is; the problem goes to the Valid condition.
-    const status = { ...previous, conditions: validityConditions(previous.conditions, parsed.problems, context.now) }
-    return { response: { status, children: keepAllObserved(request.children) }, effects: [] }
+    // Law 2 (common/validity.ts): every Pod stays as it is; the status as it was, no phase to set.
+    const kept = { status: previous, children: keepAllObserved(request.children), problems: parsed.problems }
+    return invalidSpecAnswer(previous, kept, context.now)
   }
   const spec = parsed.value
   const updated = templateRevision(parent.metadata.name, spec.template)
@@ -158,7 +160,9 @@ function pairReplacements ({ members, finished }: Observed, updated: string): Po
     const origin = memberByOrigin.get(originOf(replacement.pod) as string)
     if (origin === undefined || origin.pod === replacement.pod) continue // The origin is gone: a regular member now.
     // A replacement of a replacement still coming up is no pair: cancelled like a withdrawn one.
-    const active = !plan.inPair.has(origin.pod) && (wantsReplace(origin.pod) || (revisionOf(origin.pod) !== updated && revisionOf(replacement.pod) === updated))
+    const active = !plan.inPair.has(
+      origin.pod
+    ) && (wantsReplace(origin.pod) || (revisionOf(origin.pod) !== updated && revisionOf(replacement.pod) === updated))
     if (active && !plan.pairOf.has(origin.pod)) {
       plan.pairOf.set(origin.pod, replacement)
       plan.inPair.add(replacement.pod)
@@ -224,7 +228,13 @@ function scaleDown (plan: PodPlan, replicas: number): void {
  * capacity); names only then, as the names taken cost a pass over every Pod and most syncs create
  * nothing.
  */
-function createPods (parent: KubeObject, spec: CollaSetSpec, updated: string, pods: KubeObject[], plan: PodPlan): KubeObject[] {
+function createPods (
+  parent: KubeObject,
+  spec: CollaSetSpec,
+  updated: string,
+  pods: KubeObject[],
+  plan: PodPlan
+): KubeObject[] {
   const origins: Array<KubeObject | undefined> = []
   for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
   const requests = replaceRequests(plan)
@@ -233,7 +243,9 @@ function createPods (parent: KubeObject, spec: CollaSetSpec, updated: string, po
   const rolling = [...plan.pairOf.keys()].some(origin => !wantsReplace(origin))
   if (!rolling) {
     // Not a Pod already paired, nor one given its replacement above.
-    const stale = plan.logical.filter(m => revisionOf(m.pod) !== updated && !plan.pairOf.has(m.pod) && !requests.has(m.pod)).sort(rolloutOrder)[0]
+    const stale = plan.logical.filter(
+      m => revisionOf(m.pod) !== updated && !plan.pairOf.has(m.pod) && !requests.has(m.pod)
+    ).sort(rolloutOrder)[0]
     if (stale !== undefined) origins.push(stale.pod)
   }
   if (origins.length === 0) return []
@@ -241,7 +253,13 @@ function createPods (parent: KubeObject, spec: CollaSetSpec, updated: string, po
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
   const namer = new PodNamer(name, name, takenNames(pods))
-  return origins.map(origin => newPod(namer.next(), namespace, spec, updated, origin === undefined ? undefined : originLabelValue(origin.metadata.name)))
+  return origins.map(origin => newPod(
+    namer.next(),
+    namespace,
+    spec,
+    updated,
+    origin === undefined ? undefined : originLabelValue(origin.metadata.name)
+  ))
 }
 
 /**
@@ -285,7 +303,13 @@ function gateEffects (live: readonly Member[], now: Date): Effect[] {
     effects.push({
       type: 'SetPodCondition',
       target: ref,
-      condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: timestamp(now) }
+      condition: {
+        type: SERVICE_READY,
+        status: 'True',
+        reason: 'ContainersReady',
+        message: 'the containers of the Pod are ready',
+        lastTransitionTime: timestamp(now)
+      }
     })
   }
   return effects
@@ -293,7 +317,14 @@ function gateEffects (live: readonly Member[], now: Date): Effect[] {
 
 /** Counts the live members in one pass: they are thousands, and each count would be a pass. */
 function countReplicas (live: readonly Member[], updated: string): ReplicaCounts {
-  const counts: ReplicaCounts = { replicas: 0, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0, updatedAvailableReplicas: 0 }
+  const counts: ReplicaCounts = {
+    replicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    updatedReplicas: 0,
+    updatedReadyReplicas: 0,
+    updatedAvailableReplicas: 0
+  }
   for (const { pod, ready, serving } of live) {
     const available = ready && serving
     counts.replicas++
@@ -307,7 +338,13 @@ function countReplicas (live: readonly Member[], updated: string): ReplicaCounts
   return counts
 }
 
-function renderStatus (live: readonly Member[], spec: CollaSetSpec, updated: string, previous: Record<string, unknown>, now: Date): CollaSetStatus {
+function renderStatus (
+  live: readonly Member[],
+  spec: CollaSetSpec,
+  updated: string,
+  previous: Record<string, unknown>,
+  now: Date
+): CollaSetStatus {
   return {
     ...countReplicas(live, updated),
     currentRevision: currentRevision(live, updated),

@@ -59,10 +59,14 @@ export function applyGlobalParams (template: PodTemplateSpec, params: GlobalPara
   const metadata = template.metadata ?? {}
   template.metadata = metadata
   if (Object.keys(params.labels).length > 0) metadata.labels = { ...params.labels, ...metadata.labels }
-  if (Object.keys(params.annotations).length > 0) metadata.annotations = { ...params.annotations, ...metadata.annotations }
+  if (Object.keys(params.annotations).length > 0) metadata.annotations = {
+    ...params.annotations,
+    ...metadata.annotations
+  }
   const pod = template.spec
   if (pod === undefined) return
-  if (params.nodeName !== undefined && params.nodeName !== '' && pod.nodeName === undefined) pod.nodeName = params.nodeName
+  const { nodeName } = params
+  if (nodeName !== undefined && nodeName !== '' && pod.nodeName === undefined) pod.nodeName = nodeName
   if (params.env.length === 0) return
   for (const container of allContainers(pod)) {
     const own = container.env ?? []

@@ -16,9 +16,13 @@ export function jobSpecProblems (spec: JobSpec, at: string): string[] {
   if (!isRecord(pod) || !Array.isArray(pod.containers) || pod.containers.length === 0) {
     return [`${at}: the Job template has no containers (template.spec.containers)`]
   }
-  if (pod.restartPolicy === 'Always') return [`${at}: a Job's pods cannot have restartPolicy Always (use Never or OnFailure)`]
+  if (pod.restartPolicy === 'Always') return [
+    `${at}: a Job's pods cannot have restartPolicy Always (use Never or OnFailure)`
+  ]
   // What the API server would refuse the Job for, said before Metacontroller's create fails on it.
-  const unnamed = pod.containers.findIndex(c => !isRecord(c) || typeof c.name !== 'string' || c.name === '' || typeof c.image !== 'string' || c.image === '')
+  const unnamed = pod.containers.findIndex(
+    c => !isRecord(c) || typeof c.name !== 'string' || c.name === '' || typeof c.image !== 'string' || c.image === ''
+  )
   if (unnamed >= 0) return [`${at}: container ${unnamed + 1} of the Job template needs a name and an image`]
   return []
 }
@@ -34,7 +38,11 @@ const scriptsOfJob = rememberedFor(job => {
  * older one that a kept Job still mounts, as observed. `keptJobs` are the observed Jobs returned
  * as they are; a ConfigMap no Job mounts any more is left out, so Metacontroller deletes it.
  */
-export function scriptsConfigMapChildren (keptJobs: Iterable<KubeObject>, current: KubeObject | undefined, children: ObjectMap): KubeObject[] {
+export function scriptsConfigMapChildren (
+  keptJobs: Iterable<KubeObject>,
+  current: KubeObject | undefined,
+  children: ObjectMap
+): KubeObject[] {
   const mounted = new Set<string>()
   for (const job of keptJobs) for (const name of scriptsOfJob(job)) mounted.add(name)
   const out: KubeObject[] = []

@@ -15,6 +15,7 @@
 // record too. (The design notes in docs/architecture.md, "Outcomes that outlive their Jobs".)
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
+import { jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
 
 /** On Jobs we create from a template that set `ttlSecondsAfterFinished`: its seconds. */
 export const JOB_TTL_LABEL = 'jobhooks.io/ttl-seconds-after-finished'
@@ -32,15 +33,29 @@ export function takeJobTtl (spec: JobSpec): Record<string, string> {
 /** What becomes of a finished Job under its TTL: kept, kept until `inSeconds`, or left out now. */
 export type JobTtlDecision = { drop: true } | { drop: false, inSeconds?: number }
 
+/** What a kind's status remembers of one Job: enough to tell whether it holds the Job's outcome. */
+export interface RecordedJob {
+  jobName: string
+  phase: string
+  completionTime?: string
+}
+
 /**
- * Whether a finished Job is to be deleted now. `recordedFinish` is the finish time the observed
- * parent's status holds for it, or undefined when that status holds no outcome for this Job:
- * such a Job always stays (its outcome would be lost with it).
+ * Whether a finished Job is to be deleted now. `recorded` is what the observed parent's status
+ * holds for the Job: a Job whose outcome it does not hold always stays (its outcome would be lost
+ * with it). The TTL counts from the Job's own finish time, as Kubernetes' TTL controller counts
+ * it; from the recorded one only when the Job says none (a record may be stamped later than the
+ * Job finished, and a DaemonJob records no time for a success).
  */
-export function jobTtlDecision (job: KubeObject, recordedFinish: string | undefined, now: Date): JobTtlDecision {
+export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefined, now: Date): JobTtlDecision {
   const label = job.metadata.labels?.[JOB_TTL_LABEL]
-  if (label === undefined || recordedFinish === undefined || !/^\d{1,9}$/.test(label)) return { drop: false }
-  const finishedMs = Date.parse(recordedFinish)
+  if (label === undefined || !/^\d{1,9}$/.test(label)) return { drop: false }
+  const outcome = jobOutcome(job)
+  if (outcome === undefined || recorded?.jobName !== job.metadata.name || recorded.phase !== outcome) return {
+    drop: false
+  }
+  const finishedAt = jobFinishTime(job) ?? recorded.completionTime
+  const finishedMs = finishedAt === undefined ? Number.NaN : Date.parse(finishedAt)
   if (Number.isNaN(finishedMs)) return { drop: false }
   const expiresMs = finishedMs + Number(label) * 1000
   const nowMs = now.getTime()

@@ -12,7 +12,12 @@ export interface ParentTtl {
   wakeSeconds?: number
 }
 
-export function parentTtl (parent: KubeObject, finishedAt: string | undefined, ttlSeconds: number | undefined, now: Date): ParentTtl {
+export function parentTtl (
+  parent: KubeObject,
+  finishedAt: string | undefined,
+  ttlSeconds: number | undefined,
+  now: Date
+): ParentTtl {
   if (ttlSeconds === undefined || finishedAt === undefined) return { effects: [] }
   const dueAt = Date.parse(finishedAt) + ttlSeconds * 1000
   if (Number.isNaN(dueAt)) return { effects: [] }

@@ -14,7 +14,9 @@ import { podTemplate } from './job.js'
  * of the objects it selected before a change as well as after.
  */
 export function customizeDaemonJob (request: CustomizeRequest): CustomizeResponse {
-  return { relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: nodeLabelSelector(request.parent) }] }
+  return {
+    relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: nodeLabelSelector(request.parent) }]
+  }
 }
 
 /**
@@ -28,6 +30,10 @@ export function nodeLabelSelector (parent: KubeObject): LabelSelector {
   const nodeSelector: unknown = podTemplate(parsed.value).spec?.nodeSelector
   if (nodeSelector === null || typeof nodeSelector !== 'object') return {}
   const entries = Object.entries(nodeSelector as Record<string, unknown>)
-  if (entries.length === 0 || !entries.every(([key, value]) => isLabelKey(key) && typeof value === 'string' && isLabelValue(value))) return {}
-  return { matchLabels: Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as Record<string, string> }
+  if (entries.length === 0 || !entries.every(
+    ([key, value]) => isLabelKey(key) && typeof value === 'string' && isLabelValue(value)
+  )) return {}
+  return {
+    matchLabels: Object.fromEntries(entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as Record<string, string>
+  }
 }

@@ -27,7 +27,9 @@ export function requiredTerms (pod: PodSpec): NodeSelectorTerm[] | undefined {
  */
 export function affinityProblems (pod: PodSpec, at: string): string[] {
   const problems: string[] = []
-  if (pod.nodeSelector !== undefined && !(isRecord(pod.nodeSelector) && Object.values(pod.nodeSelector).every(v => typeof v === 'string'))) {
+  if (pod.nodeSelector !== undefined && !(isRecord(pod.nodeSelector) && Object.values(pod.nodeSelector).every(
+    v => typeof v === 'string'
+  ))) {
     problems.push(`${at}: nodeSelector must map label names to strings`)
   }
   const required = pod.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
@@ -42,7 +44,10 @@ export function affinityProblems (pod: PodSpec, at: string): string[] {
       problems.push(`${where} must be an object`)
       return
     }
-    for (const [list, operators] of [['matchExpressions', LABEL_OPERATORS], ['matchFields', FIELD_OPERATORS]] as const) {
+    for (const [list, operators] of [
+      ['matchExpressions', LABEL_OPERATORS],
+      ['matchFields', FIELD_OPERATORS]
+    ] as const) {
       const requirements = term[list]
       if (requirements === undefined || requirements === null) continue
       if (!Array.isArray(requirements)) {
@@ -61,14 +66,18 @@ export function affinityProblems (pod: PodSpec, at: string): string[] {
 function requirementProblem (r: unknown, operators: Set<string>, field: boolean): string | undefined {
   if (!isRecord(r) || typeof r.key !== 'string' || typeof r.operator !== 'string') return 'needs a key and an operator'
   if (field && r.key !== 'metadata.name') return `matchFields supports only metadata.name, not ${JSON.stringify(r.key)}`
-  if (!operators.has(r.operator)) return `unknown operator ${JSON.stringify(r.operator)} (use ${[...operators].join(', ')})`
+  if (!operators.has(
+    r.operator
+  )) return `unknown operator ${JSON.stringify(r.operator)} (use ${[...operators].join(', ')})`
   const values = r.values ?? []
   if (!Array.isArray(values) || !values.every(v => typeof v === 'string')) return 'values must be a list of strings'
   if ((r.operator === 'Gt' || r.operator === 'Lt') && !(values.length === 1 && INTEGER.test(values[0] as string))) {
     return `${r.operator} needs exactly one integer value`
   }
-  if ((r.operator === 'In' || r.operator === 'NotIn') && values.length === 0) return `${r.operator} needs at least one value`
-  if ((r.operator === 'Exists' || r.operator === 'DoesNotExist') && values.length > 0) return `${r.operator} takes no values`
+  const listed = r.operator === 'In' || r.operator === 'NotIn'
+  if (listed && values.length === 0) return `${r.operator} needs at least one value`
+  const unlisted = r.operator === 'Exists' || r.operator === 'DoesNotExist'
+  if (unlisted && values.length > 0) return `${r.operator} takes no values`
   return undefined
 }
 
@@ -90,7 +99,10 @@ const UNSCHEDULABLE: Taint = Object.freeze({ key: UNSCHEDULABLE_TAINT, effect: '
  * Only the fields the checks need are read from a node: its name, labels, `spec.unschedulable`
  * and `spec.taints`.
  */
-export function eligibilityCheck (pod: PodSpec, excluded: ReadonlySet<string>): (node: KubeObject) => string | undefined {
+export function eligibilityCheck (
+  pod: PodSpec,
+  excluded: ReadonlySet<string>
+): (node: KubeObject) => string | undefined {
   const nodeName = typeof pod.nodeName === 'string' && pod.nodeName !== '' ? pod.nodeName : undefined
   const selector = Object.entries(pod.nodeSelector ?? {})
   const terms = requiredTerms(pod)
@@ -108,14 +120,20 @@ export function eligibilityCheck (pod: PodSpec, excluded: ReadonlySet<string>): 
       const value = entry[1]
       if (labels[key] !== value) return `does not match nodeSelector ${key}=${value}`
     }
-    if (terms !== undefined && !terms.some(term => matchesTerm(term, name, labels))) return 'does not match the required node affinity'
+    if (terms !== undefined && !terms.some(
+      term => matchesTerm(term, name, labels)
+    )) return 'does not match the required node affinity'
     const spec = isRecord(node.spec) ? node.spec : NO_SPEC
-    if (spec.unschedulable === true && !(cordonTolerated ??= tolerations.some(t => tolerates(t, UNSCHEDULABLE)))) return 'cordoned (spec.unschedulable)'
+    if (spec.unschedulable === true && !(cordonTolerated ??= tolerations.some(
+      t => tolerates(t, UNSCHEDULABLE)
+    ))) return 'cordoned (spec.unschedulable)'
     const taints = spec.taints
     if (!Array.isArray(taints)) return undefined
     for (const taint of taints) {
       if (!isTaint(taint) || (taint.effect !== 'NoSchedule' && taint.effect !== 'NoExecute')) continue
-      if (!tolerations.some(t => tolerates(t, taint))) return `taint ${taint.key}${taint.value !== undefined && taint.value !== '' ? `=${taint.value}` : ''}:${taint.effect} is not tolerated`
+      if (tolerations.some(t => tolerates(t, taint))) continue
+      const value = taint.value !== undefined && taint.value !== '' ? `=${taint.value}` : ''
+      return `taint ${taint.key}${value}:${taint.effect} is not tolerated`
     }
     return undefined
   }
@@ -140,7 +158,9 @@ export function matchesRequirement (r: NodeSelectorRequirement, value: string | 
     case 'DoesNotExist': return value === undefined
     case 'Gt':
     case 'Lt': {
-      if (value === undefined || !INTEGER.test(value) || values.length !== 1 || !INTEGER.test(values[0] as string)) return false
+      if (value === undefined || !INTEGER.test(value) || values.length !== 1 || !INTEGER.test(
+        values[0] as string
+      )) return false
       const have = BigInt(value)
       const bound = BigInt(values[0] as string)
       return r.operator === 'Gt' ? have > bound : have < bound

@@ -32,7 +32,12 @@ export function podTemplate (spec: DaemonJobSpec): PodTemplateSpec {
  * The Job of `node`. Returns a problem instead when the script cannot run in the template (no
  * such container), which makes the spec invalid.
  */
-export function buildNodeJob (parent: KubeObject, node: string, spec: DaemonJobSpec, scriptsConfigMap: string | undefined): KubeObject | string {
+export function buildNodeJob (
+  parent: KubeObject,
+  node: string,
+  spec: DaemonJobSpec,
+  scriptsConfigMap: string | undefined
+): KubeObject | string {
   return nodeJobBuilder(parent, spec, scriptsConfigMap)(node)
 }
 
@@ -45,7 +50,11 @@ export function buildNodeJob (parent: KubeObject, node: string, spec: DaemonJobS
  * to what differs: its metadata and labels, its template's metadata, its pod spec's top level
  * and the node affinity that pins it.
  */
-export function nodeJobBuilder (parent: KubeObject, spec: DaemonJobSpec, scriptsConfigMap: string | undefined): (node: string) => KubeObject | string {
+export function nodeJobBuilder (
+  parent: KubeObject,
+  spec: DaemonJobSpec,
+  scriptsConfigMap: string | undefined
+): (node: string) => KubeObject | string {
   const daemonJob = fitName(parent.metadata.name)
   const namespace = parent.metadata.namespace
   const annotations = spec.globalParams.annotations
@@ -67,7 +76,14 @@ export function nodeJobBuilder (parent: KubeObject, spec: DaemonJobSpec, scripts
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata,
-      spec: { ...job, template: { ...template, metadata: { ...template.metadata, labels: { ...template.metadata?.labels, ...ids } }, spec: podSpec } }
+      spec: {
+        ...job,
+        template: {
+          ...template,
+          metadata: { ...template.metadata, labels: { ...template.metadata?.labels, ...ids } },
+          spec: podSpec
+        }
+      }
     }
   }
 }
@@ -129,7 +145,10 @@ function pinnedAffinity (given: Affinity | undefined, node: string): Affinity {
     ...affinity,
     nodeAffinity: {
       ...nodeAffinity,
-      requiredDuringSchedulingIgnoredDuringExecution: { ...nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, nodeSelectorTerms: pinned }
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        ...nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+        nodeSelectorTerms: pinned
+      }
     }
   }
 }
@@ -143,7 +162,8 @@ export const nodeOfJob = rememberedFor(readNodeOfJob)
 function readNodeOfJob (job: KubeObject): string | undefined {
   const template = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template : undefined
   const pod = isRecord(template?.spec) ? template.spec as unknown as PodSpec : undefined
-  for (const term of pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []) {
+  const required = pod?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+  for (const term of required?.nodeSelectorTerms ?? []) {
     // Ours is the last one: a term of the template may pin a name of its own before it. A loop
     // from the end, not a filter: this runs for each of thousands of Jobs, twice a sync.
     const fields = term.matchFields ?? []

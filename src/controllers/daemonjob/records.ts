@@ -27,11 +27,14 @@ export interface FailedNode {
 }
 
 /** The settled outcomes of the previous status, by node name; malformed entries are ignored. */
-export function readMemory (status: Record<string, unknown>, daemonJob: string): Map<string, NodeRecord> {
+export function readRecords (status: Record<string, unknown>, daemonJob: string): Map<string, NodeRecord> {
   const memory = new Map<string, NodeRecord>()
   if (Array.isArray(status.succeededNodes)) {
     for (const name of status.succeededNodes) {
-      if (typeof name === 'string') memory.set(name, { name, jobName: nodeJobName(daemonJob, name), phase: 'Succeeded' })
+      if (typeof name === 'string') memory.set(
+        name,
+        { name, jobName: nodeJobName(daemonJob, name), phase: 'Succeeded' }
+      )
     }
   }
   if (Array.isArray(status.failedNodes)) {
@@ -77,7 +80,13 @@ function recordFromJob (node: string, job: KubeObject, now: Date): NodeRecord {
   const outcome = jobOutcome(job)
   if (outcome === undefined) return { name: node, jobName: job.metadata.name, phase: 'Running' }
   if (outcome === 'Succeeded') return { name: node, jobName: job.metadata.name, phase: 'Succeeded' }
-  return { name: node, jobName: job.metadata.name, phase: 'Failed', message: jobFailureMessage(job), completionTime: jobFinishTime(job) ?? timestamp(now) }
+  return {
+    name: node,
+    jobName: job.metadata.name,
+    phase: 'Failed',
+    message: jobFailureMessage(job),
+    completionTime: jobFinishTime(job) ?? timestamp(now)
+  }
 }
 
 export interface Counts {
@@ -101,7 +110,10 @@ export function countNodes (records: Map<string, NodeRecord>, creating: number):
 }
 
 /** The memory written back: succeeded node names and failed node records, sorted by node name. */
-export function memoryStatus (records: Map<string, NodeRecord>): { succeededNodes: string[], failedNodes: FailedNode[] } {
+export function memoryStatus (records: Map<string, NodeRecord>): {
+  succeededNodes: string[],
+  failedNodes: FailedNode[]
+} {
   const succeededNodes: string[] = []
   const failedNodes: FailedNode[] = []
   for (const record of records.values()) {

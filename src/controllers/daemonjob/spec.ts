@@ -27,7 +27,9 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
   const problems: string[] = []
 
-  const job = Object.fromEntries(Object.entries(spec).filter(([key]) => !(DAEMONJOB_FIELDS as readonly string[]).includes(key))) as unknown as JobSpec
+  const job = Object.fromEntries(
+    Object.entries(spec).filter(([key]) => !(DAEMONJOB_FIELDS as readonly string[]).includes(key))
+  ) as unknown as JobSpec
   if (!isRecord(spec.template)) problems.push('spec.template (the pod template of every Job) is missing')
   else {
     problems.push(...jobSpecProblems(job, 'spec'))
@@ -47,14 +49,24 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
   if (Array.isArray(scripts)) problems.push(...scripts)
 
   if (problems.length > 0) return { ok: false, problems }
-  return { ok: true, value: { job, globalParams, excluded, ...(script !== undefined ? { script } : {}), scripts: scripts as Record<string, string> } }
+  return {
+    ok: true,
+    value: {
+      job,
+      globalParams,
+      excluded,
+      ...(script !== undefined ? { script } : {}),
+      scripts: scripts as Record<string, string>
+    }
+  }
 }
 
 /** `"node-1, node-2"`: names separated by commas, blanks around them ignored, empty entries dropped. */
 export function parseExcludeNodeList (value: unknown, problems: string[]): Set<string> {
   if (value === undefined || value === null) return new Set()
   if (typeof value !== 'string') {
-    problems.push(`spec.excludeNodeList must be one string of node names separated by commas (e.g. "node-1, node-2"), not ${Array.isArray(value) ? 'a list' : typeof value}`)
+    problems.push(`spec.excludeNodeList must be one string of node names separated by commas (e.g. "node-1, ` +
+      `node-2"), not ${Array.isArray(value) ? 'a list' : typeof value}`)
     return new Set()
   }
   return new Set(value.split(',').map(name => name.trim()).filter(name => name !== ''))

@@ -1,3 +1,7 @@
+// EphemeralJob: ephemeral containers injected in batches into the Pods a selector matches. It
+// reads those Pods (related, asked for by customize) and answers no children, the status with a
+// record per chosen Pod (records.ts), and effects: the containers to inject (Metacontroller
+// cannot write pods/ephemeralcontainers) and its own deletion after its TTL.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncEphemeralJob } from './sync.js'
 import { customizeEphemeralJob } from './customize.js'

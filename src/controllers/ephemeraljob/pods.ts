@@ -21,7 +21,9 @@ export interface JobIdentity {
  * these are failures. Other waiting reasons (ContainerCreating, ErrImagePull, ImagePullBackOff)
  * may still resolve.
  */
-const FATAL_WAITING = new Set(['RunContainerError', 'CreateContainerError', 'CreateContainerConfigError', 'InvalidImageName', 'ErrImageNeverPull'])
+const FATAL_WAITING = new Set(
+  ['RunContainerError', 'CreateContainerError', 'CreateContainerConfigError', 'InvalidImageName', 'ErrImageNeverPull']
+)
 
 export interface ContainerView {
   name: string
@@ -46,7 +48,9 @@ export function isOurs (container: Record<string, unknown>, job: JobIdentity): b
 export function containerViews (pod: KubeObject, template: EphemeralContainer[], job: JobIdentity): ContainerView[] {
   const inSpec = specContainers(pod)
   const status = isRecord(pod.status) ? pod.status : {}
-  const statuses = Array.isArray(status.ephemeralContainerStatuses) ? status.ephemeralContainerStatuses.filter(isRecord) : []
+  const statuses = Array.isArray(
+    status.ephemeralContainerStatuses
+  ) ? status.ephemeralContainerStatuses.filter(isRecord) : []
   return template.map(({ name }) => {
     const container = inSpec.find(c => c.name === name)
     if (container === undefined) return { name, state: 'Absent' }
@@ -61,12 +65,19 @@ function readStatus (name: string, status: Record<string, unknown> | undefined):
     const code = typeof state.terminated.exitCode === 'number' ? state.terminated.exitCode : undefined
     const finishedAt = typeof state.terminated.finishedAt === 'string' ? state.terminated.finishedAt : undefined
     if (code === 0) return { name, state: 'Succeeded', ...(finishedAt !== undefined ? { finishedAt } : {}) }
-    const reason = typeof state.terminated.reason === 'string' && state.terminated.reason !== '' ? ` (${state.terminated.reason})` : ''
-    return { name, state: 'Failed', message: `${name} exited with code ${code ?? 'unknown'}${reason}`, ...(finishedAt !== undefined ? { finishedAt } : {}) }
+    const { reason: why } = state.terminated
+    const reason = typeof why === 'string' && why !== '' ? ` (${why})` : ''
+    return {
+      name,
+      state: 'Failed',
+      message: `${name} exited with code ${code ?? 'unknown'}${reason}`,
+      ...(finishedAt !== undefined ? { finishedAt } : {})
+    }
   }
   if (isRecord(state.running)) return { name, state: 'Running' }
   if (isRecord(state.waiting) && typeof state.waiting.reason === 'string' && FATAL_WAITING.has(state.waiting.reason)) {
-    const detail = typeof state.waiting.message === 'string' && state.waiting.message !== '' ? `: ${state.waiting.message}` : ''
+    const { message } = state.waiting
+    const detail = typeof message === 'string' && message !== '' ? `: ${message}` : ''
     return { name, state: 'Failed', message: `${name} could not start: ${state.waiting.reason}${detail}` }
   }
   return { name, state: 'Waiting' }
@@ -102,9 +113,12 @@ export function ineligibility (pod: KubeObject, template: EphemeralContainer[]):
   if (podPhaseOf(pod) !== 'Running') return `it is ${podPhaseOf(pod) ?? 'not running'}`
   const names = new Set(specContainers(pod).map(c => c.name))
   const taken = template.filter(c => names.has(c.name)).map(c => c.name)
-  if (taken.length > 0) return `it already has an ephemeral container named ${taken.join(', ')} that this job did not inject`
+  if (taken.length > 0) return `it already has an ephemeral container named ${taken.join(', ')} that this job did ` +
+    `not inject`
   const regular = regularContainers(pod)
-  const missing = template.filter(c => c.targetContainerName !== undefined && !regular.has(c.targetContainerName)).map(c => c.targetContainerName as string)
+  const missing = template.filter(
+    c => c.targetContainerName !== undefined && !regular.has(c.targetContainerName)
+  ).map(c => c.targetContainerName as string)
   if (missing.length > 0) return `it has no container ${[...new Set(missing)].join(', ')} to target`
   return undefined
 }

@@ -48,8 +48,12 @@ export function isSettled (record: PodRecord): boolean {
   return record.phase === 'Succeeded' || record.phase === 'Failed'
 }
 
-/** The records of the previous status, in the order they were chosen; malformed entries are ignored. */
-export function readRecords (value: unknown): PodRecord[] {
+/**
+ * The records of the previous status (`status.pods`), in the order they were chosen; malformed
+ * entries are ignored.
+ */
+export function readRecords (status: Record<string, unknown>): PodRecord[] {
+  const value = status.pods
   if (!Array.isArray(value)) return []
   const seen = new Set<string>()
   const records: PodRecord[] = []
@@ -96,7 +100,9 @@ export function rememberChosen (memory: PodRecord[], matched: KubeObject[], view
   for (const memo of memory) {
     const pod = byUid.get(memo.uid)
     if (isSettled(memo)) chosen.records.push(memo)
-    else if (pod === undefined) chosen.records.push({ name: memo.name, uid: memo.uid, phase: 'Failed', completionTime: timestamp(view.now), message: GONE })
+    else if (pod === undefined) chosen.records.push(
+      { name: memo.name, uid: memo.uid, phase: 'Failed', completionTime: timestamp(view.now), message: GONE }
+    )
     else add(pod, memo)
   }
   const remembered = new Set(chosen.records.map(r => r.uid))
@@ -111,7 +117,11 @@ export function rememberChosen (memory: PodRecord[], matched: KubeObject[], view
 }
 
 /** One chosen Pod's record from its containers, what is still owed to it, and its active containers. */
-function currentRecord (pod: KubeObject, memo: PodRecord | undefined, view: JobView): { record: PodRecord, owed?: Owed, active: number } {
+function currentRecord (
+  pod: KubeObject,
+  memo: PodRecord | undefined,
+  view: JobView
+): { record: PodRecord, owed?: Owed, active: number } {
   const views = containerViews(pod, view.containers, view.job)
   const missing = views.filter(v => v.state === 'Absent').map(v => v.name)
   const stopped = isTerminating(pod) || podPhaseOf(pod) === 'Succeeded' || podPhaseOf(pod) === 'Failed'
@@ -122,7 +132,9 @@ function currentRecord (pod: KubeObject, memo: PodRecord | undefined, view: JobV
     name: pod.metadata.name,
     uid: pod.metadata.uid as string,
     phase,
-    completionTime: phase === 'Succeeded' || phase === 'Failed' ? memo?.completionTime ?? latest(views) ?? timestamp(view.now) : undefined,
+    completionTime: phase === 'Succeeded' || phase === 'Failed' ? memo?.completionTime ?? latest(views) ?? timestamp(
+      view.now
+    ) : undefined,
     message: phase === 'Failed' ? failureMessage(views, neverInjected, stopped) : undefined
   })
   if (isSettled(record)) return { record, active: 0 }
@@ -144,9 +156,15 @@ export function countPhases (records: PodRecord[]): Counts {
 }
 
 function failureMessage (views: ContainerView[], neverInjected: boolean, stopped: boolean): string {
-  if (neverInjected) return stopped ? 'the Pod stopped before its ephemeral containers were injected' : 'never injected: the job stopped injecting'
+  if (neverInjected) {
+    return stopped
+      ? 'the Pod stopped before its ephemeral containers were injected'
+      : 'never injected: the job stopped injecting'
+  }
   return views.filter(v => v.state === 'Failed' || v.state === 'Foreign')
-    .map(v => v.state === 'Foreign' ? `${v.name} was injected by someone else` : v.message ?? `${v.name} failed`).join('; ')
+    .map(
+      v => v.state === 'Foreign' ? `${v.name} was injected by someone else` : v.message ?? `${v.name} failed`
+    ).join('; ')
 }
 
 /** The latest finish time among the containers, when they report one. */

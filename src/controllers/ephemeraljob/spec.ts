@@ -21,7 +21,16 @@ export const JOB_UID_ENV = 'EPHEMERALJOB_UID'
 const PULL_POLICIES = ['Always', 'IfNotPresent', 'Never']
 const MESSAGE_POLICIES = ['File', 'FallbackToLogsOnError']
 /** Fields the API server refuses on an ephemeral container. */
-const FORBIDDEN_FIELDS = ['ports', 'resources', 'livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle', 'resizePolicy', 'restartPolicy']
+const FORBIDDEN_FIELDS = [
+  'ports',
+  'resources',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+  'resizePolicy',
+  'restartPolicy'
+]
 
 export interface EphemeralJobSpec {
   selector: LabelSelector
@@ -46,10 +55,34 @@ export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobS
   else problems.push(...selectorProblems(selector, 'spec.selector'))
 
   const replicas = optionalWholeNumber(spec.replicas, 'spec.replicas', 0, undefined, problems)
-  const parallelism = optionalWholeNumber(spec.parallelism, 'spec.parallelism', 1, MAX_PARALLELISM, problems) ?? DEFAULT_PARALLELISM
-  const ttlSecondsAfterCreated = optionalWholeNumber(spec.ttlSecondsAfterCreated, 'spec.ttlSecondsAfterCreated', 0, undefined, problems)
-  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
-  const activeDeadlineSeconds = optionalWholeNumber(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems)
+  const parallelism = optionalWholeNumber(
+    spec.parallelism,
+    'spec.parallelism',
+    1,
+    MAX_PARALLELISM,
+    problems
+  ) ?? DEFAULT_PARALLELISM
+  const ttlSecondsAfterCreated = optionalWholeNumber(
+    spec.ttlSecondsAfterCreated,
+    'spec.ttlSecondsAfterCreated',
+    0,
+    undefined,
+    problems
+  )
+  const ttlSecondsAfterFinished = optionalWholeNumber(
+    spec.ttlSecondsAfterFinished,
+    'spec.ttlSecondsAfterFinished',
+    0,
+    undefined,
+    problems
+  )
+  const activeDeadlineSeconds = optionalWholeNumber(
+    spec.activeDeadlineSeconds,
+    'spec.activeDeadlineSeconds',
+    1,
+    undefined,
+    problems
+  )
   let paused = false
   if (spec.paused !== undefined && spec.paused !== null) {
     if (typeof spec.paused === 'boolean') paused = spec.paused
@@ -58,7 +91,8 @@ export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobS
 
   const containers = parseContainers(spec.template, problems)
   if (containers.length > parallelism) {
-    problems.push(`spec.parallelism (${parallelism}) is smaller than the number of ephemeral containers per Pod (${containers.length}): a Pod's containers are injected together, so it could never start`)
+    problems.push(`spec.parallelism (${parallelism}) is smaller than the number of ephemeral containers per Pod ` +
+      `(${containers.length}): a Pod's containers are injected together, so it could never start`)
   }
 
   if (problems.length > 0) return { ok: false, problems }
@@ -95,13 +129,23 @@ function parseContainers (template: unknown, problems: string[]): EphemeralConta
       seen.add(name)
     }
     const label = typeof name === 'string' ? `container ${JSON.stringify(name)}` : at
-    if (typeof raw.image !== 'string' || raw.image.trim() === '' || raw.image.trim() !== raw.image) problems.push(`${label}: image is required (no surrounding blanks)`)
-    if (typeof raw.imagePullPolicy !== 'string' || !PULL_POLICIES.includes(raw.imagePullPolicy)) problems.push(`${label}: imagePullPolicy is required: one of ${PULL_POLICIES.join(', ')}`)
-    if (typeof raw.terminationMessagePolicy !== 'string' || !MESSAGE_POLICIES.includes(raw.terminationMessagePolicy)) problems.push(`${label}: terminationMessagePolicy is required: one of ${MESSAGE_POLICIES.join(', ')}`)
-    if (typeof raw.targetContainerName !== 'string' || raw.targetContainerName === '') problems.push(`${label}: targetContainerName is required`)
+    if (typeof raw.image !== 'string' || raw.image.trim() === '' || raw.image.trim() !== raw.image) problems.push(
+      `${label}: image is required (no surrounding blanks)`
+    )
+    if (typeof raw.imagePullPolicy !== 'string' || !PULL_POLICIES.includes(raw.imagePullPolicy)) problems.push(
+      `${label}: imagePullPolicy is required: one of ${PULL_POLICIES.join(', ')}`
+    )
+    if (typeof raw.terminationMessagePolicy !== 'string' || !MESSAGE_POLICIES.includes(
+      raw.terminationMessagePolicy
+    )) problems.push(`${label}: terminationMessagePolicy is required: one of ${MESSAGE_POLICIES.join(', ')}`)
+    if (typeof raw.targetContainerName !== 'string' || raw.targetContainerName === '') problems.push(
+      `${label}: targetContainerName is required`
+    )
     const forbidden = FORBIDDEN_FIELDS.filter(f => raw[f] !== undefined && raw[f] !== null)
     if (forbidden.length > 0) problems.push(`${label}: ephemeral containers cannot have ${forbidden.join(', ')}`)
-    if (raw.env !== undefined && raw.env !== null && (!Array.isArray(raw.env) || !raw.env.every(e => isRecord(e) && typeof e.name === 'string'))) {
+    if (raw.env !== undefined && raw.env !== null && (!Array.isArray(raw.env) || !raw.env.every(
+      e => isRecord(e) && typeof e.name === 'string'
+    ))) {
       problems.push(`${label}: env must be a list of {name, value}`)
     }
     if (problems.length === before) containers.push(raw as unknown as EphemeralContainer)

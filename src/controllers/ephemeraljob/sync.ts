@@ -9,13 +9,15 @@ import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
-import { validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { outcomeCondition } from '../common/completion.js'
 import { parseEphemeralJobSpec, type EphemeralJobSpec } from './spec.js'
 import { selectorMatches } from '../../k8s/selectors.js'
 import { ineligibility, injectedContainer, type JobIdentity } from './pods.js'
 import { byCreation, isTerminating, podPhaseOf } from '../../k8s/pods.js'
-import { countPhases, isSettled, readRecords, rememberChosen, type Chosen, type Counts, type PodRecord } from './records.js'
+import {
+  countPhases, isSettled, readRecords, rememberChosen, type Chosen, type Counts, type PodRecord
+} from './records.js'
 
 export type EphemeralJobPhase = 'Waiting' | 'Running' | 'Succeeded' | 'Failed' | 'Paused' | 'Invalid'
 
@@ -49,12 +51,15 @@ interface Choice {
 /** observe → remember → choose → decide → render. */
 export function syncEphemeralJob (request: SyncRequest, context: HookContext): SyncAnswer {
   const previous = isRecord(request.parent.status) ? request.parent.status : {}
-  const memory = readRecords(previous.pods)
+  const memory = readRecords(previous)
   const parsed = parseEphemeralJobSpec(request.parent)
-  if (!parsed.ok) return refuse(previous, memory, parsed.problems, context.now)
+  if (!parsed.ok) return invalid(previous, memory, parsed.problems, context.now)
   const sync = observe(request, parsed.value, previous, context.now)
   const chosen = rememberChosen(memory, sync.matched, {
-    containers: sync.spec.containers, job: sync.job, now: sync.now, stoppedInjecting: sync.previouslyFinished || sync.deadlinePassed
+    containers: sync.spec.containers,
+    job: sync.job,
+    now: sync.now,
+    stoppedInjecting: sync.previouslyFinished || sync.deadlinePassed
   })
   const choice = chooseNewPods(sync, chosen)
   const counts = countPhases(chosen.records)
@@ -63,11 +68,19 @@ export function syncEphemeralJob (request: SyncRequest, context: HookContext): S
   return answer(sync, chosen, status)
 }
 
-function observe (request: SyncRequest, spec: EphemeralJobSpec, previous: Record<string, unknown>, now: Date): EphemeralSync {
+function observe (
+  request: SyncRequest,
+  spec: EphemeralJobSpec,
+  previous: Record<string, unknown>,
+  now: Date
+): EphemeralSync {
   const { parent } = request
   const namespace = parent.metadata.namespace
   const matched = objectsOf(request.related, 'Pod', 'v1')
-    .filter(p => (namespace === undefined || p.metadata.namespace === namespace) && selectorMatches(spec.selector, p.metadata.labels))
+    .filter(p => (namespace === undefined || p.metadata.namespace === namespace) && selectorMatches(
+      spec.selector,
+      p.metadata.labels
+    ))
     .sort(byCreation)
   const previouslyFinished = typeof previous.completionTime === 'string'
   const startTime = stringOrUndefined(previous.startTime) ?? (spec.paused ? undefined : timestamp(now))
@@ -78,7 +91,10 @@ function observe (request: SyncRequest, spec: EphemeralJobSpec, previous: Record
   const deleting = isTerminating(parent)
   return {
     spec,
-    job: { name: parent.metadata.name, ...(typeof parent.metadata.uid === 'string' ? { uid: parent.metadata.uid } : {}) },
+    job: {
+      name: parent.metadata.name,
+      ...(typeof parent.metadata.uid === 'string' ? { uid: parent.metadata.uid } : {})
+    },
     now,
     previous,
     parent,
@@ -99,7 +115,9 @@ function observe (request: SyncRequest, spec: EphemeralJobSpec, previous: Record
 function chooseNewPods (sync: EphemeralSync, chosen: Chosen): Choice {
   const { spec } = sync
   const taken = new Set(chosen.records.map(r => r.uid))
-  const candidates = sync.matched.filter(p => !taken.has(p.metadata.uid as string) && ineligibility(p, spec.containers) === undefined)
+  const candidates = sync.matched.filter(
+    p => !taken.has(p.metadata.uid as string) && ineligibility(p, spec.containers) === undefined
+  )
   if (!sync.mayInject) return { newPods: [], candidates }
   const slots = Math.max(0, Math.floor((spec.parallelism - chosen.active) / spec.containers.length))
   const room = Math.max(0, (spec.replicas ?? Infinity) - chosen.records.length)
@@ -116,30 +134,52 @@ function chooseNewPods (sync: EphemeralSync, chosen: Chosen): Choice {
  * none left to inject, and none still starting (Pending) that could be. Mixed outcomes end Failed,
  * never stuck; a finished job keeps its phase.
  */
-function decidePhase (sync: EphemeralSync, records: PodRecord[], counts: Counts, choice: Choice): { phase: EphemeralJobPhase, reason?: string } {
+function decidePhase (
+  sync: EphemeralSync,
+  records: PodRecord[],
+  counts: Counts,
+  choice: Choice
+): { phase: EphemeralJobPhase, reason?: string } {
   const { previous } = sync
   if (sync.previouslyFinished) {
-    return { phase: previous.phase === 'Succeeded' || previous.phase === 'Failed' ? previous.phase : (counts.failed > 0 ? 'Failed' : 'Succeeded') }
+    const kept = previous.phase === 'Succeeded' || previous.phase === 'Failed' ? previous.phase : undefined
+    return { phase: kept ?? (counts.failed > 0 ? 'Failed' : 'Succeeded') }
   }
   if (sync.deadlinePassed) return { phase: 'Failed', reason: DEADLINE_EXCEEDED }
   const chosen = new Set(records.map(r => r.uid))
   const remaining = choice.candidates.length - choice.newPods.length
-  const starting = sync.matched.filter(p => !chosen.has(p.metadata.uid as string) && !isTerminating(p) && podPhaseOf(p) === 'Pending').length
+  const starting = sync.matched.filter(
+    p => !chosen.has(p.metadata.uid as string) && !isTerminating(p) && podPhaseOf(p) === 'Pending'
+  ).length
   const moreToCome = records.length < (sync.spec.replicas ?? Infinity) && (remaining > 0 || starting > 0)
   if (records.length > 0 && records.every(isSettled) && !moreToCome) {
-    return counts.failed > 0 ? { phase: 'Failed', reason: 'PodsFailed' } : { phase: 'Succeeded', reason: 'AllPodsSucceeded' }
+    return counts.failed > 0 ? { phase: 'Failed', reason: 'PodsFailed' } : {
+      phase: 'Succeeded',
+      reason: 'AllPodsSucceeded'
+    }
   }
   if (sync.spec.paused) return { phase: 'Paused' }
   if (counts.running > 0 || counts.succeeded + counts.failed > 0) return { phase: 'Running' }
   return { phase: 'Waiting' }
 }
 
-function renderStatus (sync: EphemeralSync, records: PodRecord[], counts: Counts, phase: EphemeralJobPhase, reason: string | undefined): Record<string, unknown> {
+function renderStatus (
+  sync: EphemeralSync,
+  records: PodRecord[],
+  counts: Counts,
+  phase: EphemeralJobPhase,
+  reason: string | undefined
+): Record<string, unknown> {
   const { previous, now } = sync
   const finished = phase === 'Succeeded' || phase === 'Failed'
   const completionTime = stringOrUndefined(previous.completionTime) ?? (finished ? timestamp(now) : undefined)
   let conditions: Condition[] = validityConditions(previous.conditions, [], now)
-  if (!sync.previouslyFinished && finished) conditions = outcomeCondition(conditions, phase, succeeded => outcome(succeeded, reason, counts, records, sync.spec), now)
+  if (!sync.previouslyFinished && finished) conditions = outcomeCondition(
+    conditions,
+    phase,
+    succeeded => outcome(succeeded, reason, counts, records, sync.spec),
+    now
+  )
   return {
     phase,
     match: sync.matched.length,
@@ -165,8 +205,12 @@ function answer (sync: EphemeralSync, chosen: Chosen, status: Record<string, unk
   const completionTime = stringOrUndefined(status.completionTime)
   const due: number[] = []
   const created = parent.metadata.creationTimestamp !== undefined ? Date.parse(parent.metadata.creationTimestamp) : NaN
-  if (spec.ttlSecondsAfterCreated !== undefined && !Number.isNaN(created)) due.push(created + spec.ttlSecondsAfterCreated * 1000)
-  if (spec.ttlSecondsAfterFinished !== undefined && completionTime !== undefined) due.push(Date.parse(completionTime) + spec.ttlSecondsAfterFinished * 1000)
+  if (spec.ttlSecondsAfterCreated !== undefined && !Number.isNaN(created)) due.push(
+    created + spec.ttlSecondsAfterCreated * 1000
+  )
+  if (spec.ttlSecondsAfterFinished !== undefined && completionTime !== undefined) due.push(
+    Date.parse(completionTime) + spec.ttlSecondsAfterFinished * 1000
+  )
   const expired = due.some(at => at <= now.getTime())
   const self = refTo(parent)
   const effects: Effect[] = []
@@ -175,7 +219,14 @@ function answer (sync: EphemeralSync, chosen: Chosen, status: Record<string, unk
   if (!expired && !sync.deleting) {
     if (!finished && sync.deadlineAt !== undefined) due.push(sync.deadlineAt)
     const next = due.filter(at => at > now.getTime())
-    if (next.length > 0) return { response: { status, children: [], resyncAfterSeconds: Math.max(1, Math.ceil((Math.min(...next) - now.getTime()) / 1000)) }, effects }
+    if (next.length > 0) return {
+      response: {
+        status,
+        children: [],
+        resyncAfterSeconds: Math.max(1, Math.ceil((Math.min(...next) - now.getTime()) / 1000))
+      },
+      effects
+    }
   }
   return { response: { status, children: [] }, effects }
 }
@@ -188,34 +239,50 @@ function injections (sync: EphemeralSync, chosen: Chosen): Effect[] {
     const { pod, missing } = owed
     return [{
       type: 'InjectEphemeralContainers' as const,
-      target: { apiVersion: 'v1', kind: 'Pod', ...(pod.metadata.namespace !== undefined ? { namespace: pod.metadata.namespace } : {}), name: pod.metadata.name, uid: record.uid },
+      target: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        ...(pod.metadata.namespace !== undefined ? { namespace: pod.metadata.namespace } : {}),
+        name: pod.metadata.name,
+        uid: record.uid
+      },
       containers: sync.spec.containers.filter(c => missing.includes(c.name)).map(c => injectedContainer(c, sync.job))
     }]
   })
 }
 
 /**
- * The answer to a spec we cannot act on: no effects, the previous status and memory with the
- * problems in `Valid` and phase `Invalid`, as on every kind with a phase (a job that finished
+ * The answer to a spec we cannot act on (law 2, common/validity.ts): no children, the previous
+ * status and memory with phase `Invalid`, as on every kind with a phase (a job that finished
  * keeps its phase).
  */
-function refuse (previous: Record<string, unknown>, memory: PodRecord[], problems: string[], now: Date): SyncAnswer {
-  const finished = typeof previous.completionTime === 'string' && (previous.phase === 'Succeeded' || previous.phase === 'Failed')
-  const status: Record<string, unknown> = {
-    ...previous,
-    phase: finished ? previous.phase : 'Invalid',
-    pods: memory,
-    conditions: validityConditions(previous.conditions, problems, now)
-  }
-  return { response: { status, children: [] }, effects: [] }
+function invalid (previous: Record<string, unknown>, memory: PodRecord[], problems: string[], now: Date): SyncAnswer {
+  const finished = typeof previous.completionTime === 'string' &&
+    (previous.phase === 'Succeeded' || previous.phase === 'Failed')
+  const status = { ...previous, phase: finished ? previous.phase : 'Invalid', pods: memory }
+  return invalidSpecAnswer(previous, { status, children: [], problems }, now)
 }
 
 /** Why a finished EphemeralJob ended as it did, for its `Complete` or `Failed` condition. */
-function outcome (succeeded: boolean, reason: string | undefined, counts: Counts, records: PodRecord[], spec: EphemeralJobSpec): { reason: string, message: string } {
+function outcome (
+  succeeded: boolean,
+  reason: string | undefined,
+  counts: Counts,
+  records: PodRecord[],
+  spec: EphemeralJobSpec
+): { reason: string, message: string } {
   const total = records.length
-  if (succeeded) return { reason: reason ?? 'AllPodsSucceeded', message: `${counts.succeeded} of ${total} Pods succeeded` }
+  if (succeeded) return {
+    reason: reason ?? 'AllPodsSucceeded',
+    message: `${counts.succeeded} of ${total} Pods succeeded`
+  }
   if (reason === DEADLINE_EXCEEDED) {
-    return { reason, message: `the job ran longer than activeDeadlineSeconds (${spec.activeDeadlineSeconds ?? 0}s); no more containers are injected (${counts.succeeded} succeeded, ${counts.failed} failed, ${counts.running + counts.waiting} unfinished)` }
+    return {
+      reason,
+      message: `the job ran longer than activeDeadlineSeconds (${spec.activeDeadlineSeconds ?? 0}s); no more ` +
+        `containers are injected (${counts.succeeded} succeeded, ${counts.failed} failed, ` +
+        `${counts.running + counts.waiting} unfinished)`
+    }
   }
   const failed = records.filter(r => r.phase === 'Failed').map(r => `${r.name}: ${r.message ?? 'failed'}`)
   return { reason: reason ?? 'PodsFailed', message: `${counts.failed} of ${total} Pods failed: ${failed.join('; ')}` }

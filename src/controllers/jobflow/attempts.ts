@@ -36,10 +36,24 @@ export function parseRetry (raw: unknown, at: string, problems: string[]): Retry
   const before = problems.length
   const limit = optionalWholeNumber(raw.limit, `${at}: retry.limit`, 0, MAX_RETRY_LIMIT, problems)
   if (limit === undefined && problems.length === before) problems.push(`${at}: retry.limit is required`)
-  const backoffSeconds = optionalWholeNumber(raw.backoffSeconds, `${at}: retry.backoffSeconds`, 0, DAY_SECONDS, problems) ?? DEFAULT_BACKOFF_SECONDS
-  const maxBackoffSeconds = optionalWholeNumber(raw.maxBackoffSeconds, `${at}: retry.maxBackoffSeconds`, 0, DAY_SECONDS, problems) ??
+  const backoffSeconds = optionalWholeNumber(
+    raw.backoffSeconds,
+    `${at}: retry.backoffSeconds`,
+    0,
+    DAY_SECONDS,
+    problems
+  ) ?? DEFAULT_BACKOFF_SECONDS
+  const maxBackoffSeconds = optionalWholeNumber(
+    raw.maxBackoffSeconds,
+    `${at}: retry.maxBackoffSeconds`,
+    0,
+    DAY_SECONDS,
+    problems
+  ) ??
     Math.max(DEFAULT_MAX_BACKOFF_SECONDS, backoffSeconds)
-  if (maxBackoffSeconds < backoffSeconds) problems.push(`${at}: retry.maxBackoffSeconds (${maxBackoffSeconds}) is less than retry.backoffSeconds (${backoffSeconds})`)
+  if (maxBackoffSeconds < backoffSeconds) problems.push(
+    `${at}: retry.maxBackoffSeconds (${maxBackoffSeconds}) is less than retry.backoffSeconds (${backoffSeconds})`
+  )
   if (problems.length > before || limit === undefined) return undefined
   return { limit, backoffSeconds, maxBackoffSeconds }
 }
@@ -63,7 +77,8 @@ export function attemptNameClashes (flowNames: readonly string[]): string[] {
   return flowNames.flatMap(name => {
     const match = /^(.+)-([0-9]+)$/.exec(name)
     if (match === null || !names.has(match[1] as string) || Number(match[2]) < 2) return []
-    return [`flow ${JSON.stringify(name)} has the Job name of attempt ${match[2] as string} of flow ${JSON.stringify(match[1])} (<jobflow>-${name}): rename one of them`]
+    return [`flow ${JSON.stringify(name)} has the Job name of attempt ${match[2] as string} of flow ` +
+      `${JSON.stringify(match[1])} (<jobflow>-${name}): rename one of them`]
   })
 }
 
@@ -89,7 +104,12 @@ export function retryDueAt (policy: RetryPolicy, retry: number, failed: JobRecor
 }
 
 /** The Job of this flow's attempt, when one is observed and labelled for this flow. */
-export function observedAttempt (observedJobs: Map<string, KubeObject>, jobName: string, flow: string, flowLabel: string): KubeObject | undefined {
+export function observedAttempt (
+  observedJobs: Map<string, KubeObject>,
+  jobName: string,
+  flow: string,
+  flowLabel: string
+): KubeObject | undefined {
   const job = observedJobs.get(jobName)
   const label = job?.metadata.labels?.[flowLabel]
   // A Job of the name made for another flow (before a rename, say) is not this flow's attempt.

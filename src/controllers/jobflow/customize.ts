@@ -9,7 +9,9 @@ import { JOBTEMPLATE_API_VERSION } from './spec.js'
 export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse {
   const spec = request.parent.spec
   const flows = isRecord(spec) && Array.isArray(spec.flows) ? spec.flows : []
-  const names = [...new Set(flows.flatMap(f => (isRecord(f) && typeof f.jobTemplateRef === 'string' && f.jobTemplateRef !== '' ? [f.jobTemplateRef] : [])))].sort()
+  const names = [...new Set(flows.flatMap(
+    f => (isRecord(f) && typeof f.jobTemplateRef === 'string' && f.jobTemplateRef !== '' ? [f.jobTemplateRef] : [])
+  ))].sort()
   if (names.length === 0) return { relatedResources: [] }
   const namespace = request.parent.metadata.namespace
   return {

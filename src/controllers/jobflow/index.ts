@@ -1,5 +1,10 @@
+// JobFlow: a DAG of Jobs with dependencies, global params, shared volumes and JobTemplate refs.
+// It reads its Jobs and scripts ConfigMaps (children) and the JobTemplates its flows name
+// (related, asked for by customize), and answers the Jobs and ConfigMaps that should exist, the
+// status with one record per attempt of each flow (records.ts), and, once it finished, its own
+// deletion after its TTL (an effect).
 import type { KindHooks } from '../../protocol/hooks.js'
-import { answerJobFlow } from './sync.js'
+import { syncJobFlow } from './sync.js'
 import { customizeJobFlow } from './customize.js'
 import { APPLIED_JOB_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
 
@@ -7,7 +12,7 @@ export const jobflowHooks: KindHooks = {
   kind: 'jobflow',
   phaseField: 'phase',
   // Metacontroller does everything but the JobFlow's deletion of itself after its TTL.
-  sync: answerJobFlow,
+  sync: syncJobFlow,
   customize: customizeJobFlow,
   // JobTemplates, related, are read whole. Jobs with their last-applied annotation, to answer
   // them as Metacontroller last applied them (keepAsApplied).

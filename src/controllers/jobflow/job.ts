@@ -23,7 +23,13 @@ export interface JobIdentity {
  * The desired Job of `flow`. `template` is the flow's JobSpec (inline or from its JobTemplate);
  * it is copied, never changed. Returns the Job, or a problem that makes the spec invalid.
  */
-export function buildFlowJob (id: JobIdentity, flow: FlowSpec, template: JobSpec, spec: JobFlowSpec, scriptsConfigMap: string | undefined): KubeObject | string {
+export function buildFlowJob (
+  id: JobIdentity,
+  flow: FlowSpec,
+  template: JobSpec,
+  spec: JobFlowSpec,
+  scriptsConfigMap: string | undefined
+): KubeObject | string {
   const jobSpec = structuredClone(template)
   // The service deletes the Job after its TTL, once its outcome is in the JobFlow's status.
   const ttlLabels = takeJobTtl(jobSpec)

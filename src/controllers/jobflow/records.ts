@@ -31,16 +31,19 @@ export function isSettled (record: JobRecord | undefined): record is JobRecord {
 }
 
 /**
- * The records of the previous status: each flow's attempts, in order; malformed entries are
+ * The records of the previous status (`status.jobs`): each flow's attempts, in order; malformed entries are
  * ignored, and of two records of one attempt the later wins.
  */
-export function readHistories (jobs: unknown): Map<string, JobRecord[]> {
+export function readRecords (status: Record<string, unknown>): Map<string, JobRecord[]> {
   const byAttempt = new Map<string, Map<number, JobRecord>>()
+  const jobs = status.jobs
   if (!Array.isArray(jobs)) return new Map()
   for (const entry of jobs) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||
       typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) continue
-    const attempt = typeof entry.attempt === 'number' && Number.isInteger(entry.attempt) && entry.attempt >= 2 ? entry.attempt : undefined
+    const attempt = typeof entry.attempt === 'number' && Number.isInteger(
+      entry.attempt
+    ) && entry.attempt >= 2 ? entry.attempt : undefined
     const record = compact({
       name: entry.name,
       jobName: entry.jobName,
@@ -55,14 +58,22 @@ export function readHistories (jobs: unknown): Map<string, JobRecord[]> {
     attempts.set(attempt ?? 1, record)
     byAttempt.set(entry.name, attempts)
   }
-  return new Map([...byAttempt].map(([name, attempts]) => [name, [...attempts].sort(([a], [b]) => a - b).map(([, r]) => r)]))
+  return new Map(
+    [...byAttempt].map(([name, attempts]) => [name, [...attempts].sort(([a], [b]) => a - b).map(([, r]) => r)])
+  )
 }
 
 /**
  * The record of a flow whose Job we observe. Times already remembered are carried forward, so
  * the record only changes when the Job does.
  */
-export function recordFromJob (name: string, job: KubeObject, memory: JobRecord | undefined, now: Date, attempt?: number): JobRecord {
+export function recordFromJob (
+  name: string,
+  job: KubeObject,
+  memory: JobRecord | undefined,
+  now: Date,
+  attempt?: number
+): JobRecord {
   const outcome = jobOutcome(job)
   let message: string | undefined
   if (outcome === 'Failed') message = jobFailureMessage(job)

@@ -76,9 +76,17 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const shareVolumeMounts = objectList<VolumeMount>(spec.shareVolumeMounts, 'spec.shareVolumeMounts', problems)
   const scripts = parseInlineScripts(spec.scripts)
   if (Array.isArray(scripts)) problems.push(...scripts)
-  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished', 0, undefined, problems)
+  const ttlSecondsAfterFinished = optionalWholeNumber(
+    spec.ttlSecondsAfterFinished,
+    'spec.ttlSecondsAfterFinished',
+    0,
+    undefined,
+    problems
+  )
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
-  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(`spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`)
+  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(
+    `spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`
+  )
   const suspend = spec.suspend ?? false
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
 
@@ -86,27 +94,23 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
-  return { ok: true, value: { flows, globalParams, shareVolumes, shareVolumeMounts, scripts: scripts as Record<string, string>, failurePolicy: failurePolicy as FailurePolicy, suspend: suspend === true, ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}) } }
+  return {
+    ok: true,
+    value: {
+      flows,
+      globalParams,
+      shareVolumes,
+      shareVolumeMounts,
+      scripts: scripts as Record<string, string>,
+      failurePolicy: failurePolicy as FailurePolicy,
+      suspend: suspend === true,
+      ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {})
+    }
+  }
 }
 
-function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {
-  if (!isRecord(raw)) {
-    problems.push(`${where} must be an object`)
-    return undefined
-  }
-  const { name } = raw
-  if (typeof name !== 'string' || !isDnsLabel(name)) {
-    problems.push(`${where}: name ${JSON.stringify(name)} must be a lowercase RFC 1123 label (a-z, 0-9, '-', at most 63 characters): it becomes part of a Job name`)
-    return undefined
-  }
-  const at = `flow ${JSON.stringify(name)}`
-  const flow: FlowSpec = { name, dependencies: [], shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems) }
-
-  if (raw.dependencies !== undefined && raw.dependencies !== null) {
-    if (Array.isArray(raw.dependencies) && raw.dependencies.every(d => typeof d === 'string')) flow.dependencies = raw.dependencies as string[]
-    else problems.push(`${at}: dependencies must be a list of flow names`)
-  }
-
+/** A flow's Job spec: exactly one of `jobTemplate` (inline) and `jobTemplateRef` (a JobTemplate's name). */
+function parseTemplate (raw: Record<string, unknown>, flow: FlowSpec, at: string, problems: string[]): void {
   const hasTemplate = raw.jobTemplate !== undefined && raw.jobTemplate !== null
   const hasRef = raw.jobTemplateRef !== undefined && raw.jobTemplateRef !== null && raw.jobTemplateRef !== ''
   if (hasTemplate === hasRef) {
@@ -119,9 +123,37 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
   } else {
     problems.push(`${at}: jobTemplateRef must be the name of a JobTemplate`)
   }
+}
+
+function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {
+  if (!isRecord(raw)) {
+    problems.push(`${where} must be an object`)
+    return undefined
+  }
+  const { name } = raw
+  if (typeof name !== 'string' || !isDnsLabel(name)) {
+    problems.push(`${where}: name ${JSON.stringify(name)} must be a lowercase RFC 1123 label ` +
+      '(a-z, 0-9, \'-\', at most 63 characters): it becomes part of a Job name')
+    return undefined
+  }
+  const at = `flow ${JSON.stringify(name)}`
+  const flow: FlowSpec = {
+    name,
+    dependencies: [],
+    shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems)
+  }
+
+  if (raw.dependencies !== undefined && raw.dependencies !== null) {
+    const { dependencies } = raw
+    if (Array.isArray(dependencies) && dependencies.every(d => typeof d === 'string')) flow.dependencies = dependencies
+    else problems.push(`${at}: dependencies must be a list of flow names`)
+  }
+  parseTemplate(raw, flow, at, problems)
 
   if (raw.when !== undefined && raw.when !== null) {
-    const problem = typeof raw.when === 'string' ? whenProblem(raw.when, flow.dependencies, at) : `${at}: when must be a CEL expression (a string)`
+    const problem = typeof raw.when === 'string'
+      ? whenProblem(raw.when, flow.dependencies, at)
+      : `${at}: when must be a CEL expression (a string)`
     if (problem !== undefined) problems.push(problem)
     else flow.when = raw.when as string
   }

@@ -29,7 +29,14 @@ export function keptJob (observed: KubeObject, suspend: boolean): { job: KubeObj
   const annotations = applied.metadata.annotations ?? {}
   const ours = annotations[SUSPENDED_BY_JOBFLOW] === 'true'
   if (suspend && spec.suspend !== true) {
-    return { job: { ...applied, metadata: { ...applied.metadata, annotations: { ...annotations, [SUSPENDED_BY_JOBFLOW]: 'true' } }, spec: { ...spec, suspend: true } }, suspended: true }
+    return {
+      job: {
+        ...applied,
+        metadata: { ...applied.metadata, annotations: { ...annotations, [SUSPENDED_BY_JOBFLOW]: 'true' } },
+        spec: { ...spec, suspend: true }
+      },
+      suspended: true
+    }
   }
   if (!suspend && ours) {
     const { [SUSPENDED_BY_JOBFLOW]: _, ...rest } = annotations
@@ -45,11 +52,35 @@ export function keptJob (observed: KubeObject, suspend: boolean): { job: KubeObj
  * Condition `Suspended`, as a Job has it: True while `spec.suspend` holds (with how many running
  * Jobs it suspended), False once resumed; absent on a JobFlow never suspended.
  */
-export function suspendedCondition (conditions: Condition[], suspend: boolean, suspendedJobs: number, now: Date): Condition[] {
+export function suspendedCondition (
+  conditions: Condition[],
+  suspend: boolean,
+  suspendedJobs: number,
+  now: Date
+): Condition[] {
   if (suspend) {
-    const jobs = suspendedJobs === 0 ? '' : suspendedJobs === 1 ? '; 1 running Job suspended' : `; ${suspendedJobs} running Jobs suspended`
-    return setCondition(conditions, { type: 'Suspended', status: 'True', reason: 'JobFlowSuspended', message: `spec.suspend is true: no new Job starts${jobs}` }, now)
+    const jobs = suspendedJobs === 0 ? '' : suspendedJobs === 1 ? '; 1 running Job suspended' : `; ${suspendedJobs} ` +
+      `running Jobs suspended`
+    return setCondition(
+      conditions,
+      {
+        type: 'Suspended',
+        status: 'True',
+        reason: 'JobFlowSuspended',
+        message: `spec.suspend is true: no new Job starts${jobs}`
+      },
+      now
+    )
   }
   if (!conditions.some(c => c.type === 'Suspended' && c.status === 'True')) return conditions
-  return setCondition(conditions, { type: 'Suspended', status: 'False', reason: 'JobFlowResumed', message: 'spec.suspend is false: the flow goes on where it was' }, now)
+  return setCondition(
+    conditions,
+    {
+      type: 'Suspended',
+      status: 'False',
+      reason: 'JobFlowResumed',
+      message: 'spec.suspend is false: the flow goes on where it was'
+    },
+    now
+  )
 }

@@ -33,9 +33,12 @@ export function whenProblem (expression: string, dependencies: readonly string[]
     return `${at}: when is not a CEL expression it can run: ${firstLine(error)}`
   }
   if (!checked.valid) return `${at}: when ${JSON.stringify(expression)} is not valid CEL: ${firstLine(checked.error)}`
-  if (checked.type !== 'bool' && checked.type !== 'dyn') return `${at}: when must give true or false, not a ${String(checked.type)}`
+  if (checked.type !== 'bool' && checked.type !== 'dyn') return `${at}: when must give true or false, not a ` +
+    `${String(checked.type)}`
   const strangers = flowsRead(expression).filter(name => !dependencies.includes(name))
-  if (strangers.length > 0) return `${at}: when reads ${strangers.map(n => `flows.${n}`).join(', ')}, which ${strangers.length === 1 ? 'is not a dependency' : 'are not dependencies'} of the flow (only dependencies have finished when it is evaluated)`
+  if (strangers.length > 0) return `${at}: when reads ${strangers.map(n => `flows.${n}`).join(', ')}, which ` +
+    `${strangers.length === 1 ? 'is not a dependency' : 'are not dependencies'} of the flow (only dependencies have ` +
+      `finished when it is evaluated)`
   return undefined
 }
 
@@ -43,17 +46,25 @@ export function whenProblem (expression: string, dependencies: readonly string[]
 export interface DependencyOutcome { phase: FlowPhase, message?: string }
 
 /** The value of a checked `when` over its dependencies' outcomes: true, false, or why neither. */
-export function evaluateWhen (expression: string, dependencies: ReadonlyMap<string, DependencyOutcome>): boolean | string {
-  const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, { phase: outcome.phase, message: outcome.message ?? '' }]))
+export function evaluateWhen (
+  expression: string,
+  dependencies: ReadonlyMap<string, DependencyOutcome>
+): boolean | string {
+  const flows = Object.fromEntries(
+    [...dependencies].map(([name, outcome]) => [name, { phase: outcome.phase, message: outcome.message ?? '' }])
+  )
   try {
     const value: unknown = environment.evaluate(expression, { flows })
-    return typeof value === 'boolean' ? value : `it gave ${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
+    return typeof value === 'boolean' ? value : `it gave ` +
+      `${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
   } catch (error) {
     return firstLine(error)
   }
 }
 
 function firstLine (error: unknown): string {
-  const message = error instanceof Error ? error.message : typeof (error as { message?: unknown })?.message === 'string' ? (error as { message: string }).message : String(error)
+  const message = error instanceof Error ? error.message : typeof (error as {
+    message?: unknown
+  })?.message === 'string' ? (error as { message: string }).message : String(error)
   return message.split('\n')[0] ?? message
 }

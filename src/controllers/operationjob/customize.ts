@@ -16,13 +16,19 @@ export function customizeOperationJob (request: CustomizeRequest, registry: Acti
   const names = readTargets(spec).map(t => t.name)
   const rules: RelatedResourceRule[] = []
   if (names.length > 0) {
-    rules.push({ apiVersion: 'v1', resource: 'pods', ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}), names })
+    rules.push({
+      apiVersion: 'v1',
+      resource: 'pods',
+      ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
+      names
+    })
   }
   const action = typeof spec.action === 'string' ? registry.get(spec.action) : undefined
   if (action?.handler.relatedResources !== undefined) {
     const namespace = parent.metadata.namespace
     for (const rule of action.handler.relatedResources(actionJob(parent))) {
-      const own = rule.labelSelector !== undefined && rule.namespace === undefined && rule.namespaceSelector === undefined && namespace !== undefined
+      const own = rule.labelSelector !== undefined && rule.namespace === undefined &&
+        rule.namespaceSelector === undefined && namespace !== undefined
       rules.push(own ? { ...rule, namespace } : rule)
     }
   }

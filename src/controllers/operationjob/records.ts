@@ -8,11 +8,14 @@ export const PROGRESS = new Set<string>(['Pending', 'Processing', 'Failed', 'Suc
 export const isFinished = (p: string | undefined): boolean => p === 'Succeeded' || p === 'Failed'
 
 /** The previous `status.targetDetails` by target name; malformed entries are ignored. */
-export function readDetails (value: unknown): Map<string, TargetDetail> {
+export function readRecords (status: Record<string, unknown>): Map<string, TargetDetail> {
+  const value = status.targetDetails
   const details = new Map<string, TargetDetail>()
   if (!Array.isArray(value)) return details
   for (const entry of value) {
-    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.progress !== 'string' || !PROGRESS.has(entry.progress) || details.has(entry.name)) continue
+    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.progress !== 'string' || !PROGRESS.has(
+      entry.progress
+    ) || details.has(entry.name)) continue
     // Member by member rather than by spreads: there is a detail for each of thousands of targets.
     const read: TargetDetail = { name: entry.name, progress: entry.progress as TargetProgress }
     if (typeof entry.startTime === 'string') read.startTime = entry.startTime
@@ -20,7 +23,10 @@ export function readDetails (value: unknown): Map<string, TargetDetail> {
     // detail() keeps only the string members of extraInfo.
     if (isRecord(entry.extraInfo)) read.extraInfo = entry.extraInfo as Record<string, string>
     if (isRecord(entry.error) && typeof entry.error.reason === 'string') {
-      read.error = { reason: entry.error.reason, message: typeof entry.error.message === 'string' ? entry.error.message : '' }
+      read.error = {
+        reason: entry.error.reason,
+        message: typeof entry.error.message === 'string' ? entry.error.message : ''
+      }
     }
     details.set(entry.name, detail(read))
   }
@@ -45,13 +51,19 @@ function canonicalExtraInfo (extraInfo: Readonly<Record<string, unknown>>): Reco
   return out
 }
 
-/** A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key): identical input, identical bytes. */
+/**
+ * A detail with its fields in one order, extraInfo keys sorted, nothing empty (an empty value removes its key):
+ * identical input, identical bytes.
+ */
 export function detail (d: TargetDetail): TargetDetail {
   const out: TargetDetail = { name: d.name, progress: d.progress }
   if (d.startTime !== undefined) out.startTime = d.startTime
   if (d.endTime !== undefined) out.endTime = d.endTime
   const extraInfo = d.extraInfo !== undefined ? canonicalExtraInfo(d.extraInfo) : undefined
   if (extraInfo !== undefined) out.extraInfo = extraInfo
-  if (d.error !== undefined && d.progress !== 'Succeeded') out.error = { reason: d.error.reason, message: d.error.message }
+  if (d.error !== undefined && d.progress !== 'Succeeded') out.error = {
+    reason: d.error.reason,
+    message: d.error.message
+  }
   return out
 }

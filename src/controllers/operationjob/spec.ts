@@ -28,7 +28,10 @@ export interface OperationJobSpec {
 }
 
 /** The job as actions see it; `targets`, when the spec's were read already (thousands, read once a sync). */
-export function actionJob (parent: KubeObject, targets: readonly OperationTarget[] = readTargets(parent.spec)): ActionJob {
+export function actionJob (
+  parent: KubeObject,
+  targets: readonly OperationTarget[] = readTargets(parent.spec)
+): ActionJob {
   return {
     name: parent.metadata.name,
     ...(parent.metadata.namespace !== undefined ? { namespace: parent.metadata.namespace } : {}),
@@ -63,7 +66,9 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
         problems.push(`spec.targets[${i}].containers must be a list of container names`)
       } else {
         containers = entry.containers as string[]
-        if (containers.length > 1 && new Set(containers).size !== containers.length) problems.push(`spec.targets[${i}].containers names a container twice`)
+        if (containers.length > 1 && new Set(containers).size !== containers.length) problems.push(
+          `spec.targets[${i}].containers names a container twice`
+        )
       }
     }
     targets.push({ name: entry.name, containers })
@@ -75,7 +80,12 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
  * What is wrong with the action's part of the spec: its own field against the schema it declared,
  * then, when that holds, whatever the action's `validate` finds.
  */
-function actionProblems (action: RegisteredAction, parent: KubeObject, targets: readonly OperationTarget[], scripts: ScriptLibrary): string[] {
+function actionProblems (
+  action: RegisteredAction,
+  parent: KubeObject,
+  targets: readonly OperationTarget[],
+  scripts: ScriptLibrary
+): string[] {
   const job = actionJob(parent, targets)
   const field = action.specField
   if (field !== undefined) {
@@ -89,7 +99,11 @@ function actionProblems (action: RegisteredAction, parent: KubeObject, targets: 
   return action.handler.validate?.(job, scripts) ?? []
 }
 
-export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegistry, scripts: ScriptLibrary): Parsed<OperationJobSpec> {
+export function parseOperationJobSpec (
+  parent: KubeObject,
+  registry: ActionRegistry,
+  scripts: ScriptLibrary
+): Parsed<OperationJobSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is required'] }
   const problems: string[] = []
@@ -98,13 +112,33 @@ export function parseOperationJobSpec (parent: KubeObject, registry: ActionRegis
     problems.push('spec.action must name an action')
   } else {
     action = registry.get(spec.action)
-    if (action === undefined) problems.push(`unknown action ${JSON.stringify(spec.action)}: registered actions are ${registry.names().join(', ') || 'none'}`)
+    if (action === undefined) problems.push(
+      `unknown action ${JSON.stringify(spec.action)}: registered actions are ${registry.names().join(', ') || 'none'}`
+    )
   }
   const targets = readTargets(spec, problems)
   const partition = optionalWholeNumber(spec.partition, 'spec.partition', 0, undefined, problems)
-  const operationDelaySeconds = optionalWholeNumber(spec.operationDelaySeconds, 'spec.operationDelaySeconds', 0, undefined, problems)
-  const activeDeadlineSeconds = optionalWholeNumber(spec.activeDeadlineSeconds, 'spec.activeDeadlineSeconds', 1, undefined, problems) ?? DEFAULT_ACTIVE_DEADLINE_SECONDS
-  const TTLSecondsAfterFinished = optionalWholeNumber(spec.TTLSecondsAfterFinished, 'spec.TTLSecondsAfterFinished', 1, undefined, problems) ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED
+  const operationDelaySeconds = optionalWholeNumber(
+    spec.operationDelaySeconds,
+    'spec.operationDelaySeconds',
+    0,
+    undefined,
+    problems
+  )
+  const activeDeadlineSeconds = optionalWholeNumber(
+    spec.activeDeadlineSeconds,
+    'spec.activeDeadlineSeconds',
+    1,
+    undefined,
+    problems
+  ) ?? DEFAULT_ACTIVE_DEADLINE_SECONDS
+  const TTLSecondsAfterFinished = optionalWholeNumber(
+    spec.TTLSecondsAfterFinished,
+    'spec.TTLSecondsAfterFinished',
+    1,
+    undefined,
+    problems
+  ) ?? DEFAULT_TTL_SECONDS_AFTER_FINISHED
   if (action !== undefined) problems.push(...actionProblems(action, parent, targets, scripts))
   if (problems.length > 0 || action === undefined) return { ok: false, problems }
   return {

@@ -3,17 +3,20 @@
 // action does to Pods it does not own (inject ephemeral containers, label, evict) is an effect,
 // and so is the job's own deletion after its TTL. Pure: the clock only stamps times that are then
 // carried forward (law 3).
-import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
+import type { HookContext, KindHooks, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
 import { isTerminating } from '../../k8s/pods.js'
-import { validityConditions } from '../common/validity.js'
-import type { ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress } from '../../actions/registry.js'
+import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
+import { defaultActions } from '../../actions/index.js'
+import type {
+  ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress
+} from '../../actions/registry.js'
 import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
-import { detail, isFinished, readDetails } from './records.js'
+import { detail, isFinished, readRecords } from './records.js'
 
 export type JobProgress = 'Pending' | 'Processing' | 'Failed' | 'Succeeded'
 
@@ -25,21 +28,38 @@ export const RELEASED = 'Released'
 /** How soon finalize is called again while releases are still owed. */
 export const RELEASE_RETRY_SECONDS = 5
 
-export function syncOperationJob (request: SyncRequest, context: HookContext, registry: ActionRegistry): SyncAnswer {
-  return reconcile(request, context, registry, request.finalizing === true)
+/** The sync hook over the service's own actions (a sync of a job being deleted finalizes it). */
+export function syncOperationJob (request: SyncRequest, context: HookContext): SyncAnswer {
+  return reconcile(request, context, defaultActions, request.finalizing === true)
 }
 
-export function finalizeOperationJob (request: SyncRequest, context: HookContext, registry: ActionRegistry): SyncAnswer {
-  return reconcile(request, context, registry, true)
+/** The finalize hook over the service's own actions: releases every unfinished target first. */
+export function finalizeOperationJob (request: SyncRequest, context: HookContext): SyncAnswer {
+  return reconcile(request, context, defaultActions, true)
 }
+
+/** The same two hooks over another registry of actions (a test brings its own). */
+export function operationJobSyncHooks (registry: ActionRegistry): { sync: SyncHook, finalize: SyncHook } {
+  return {
+    sync: (request, context) => reconcile(request, context, registry, request.finalizing === true),
+    finalize: (request, context) => reconcile(request, context, registry, true)
+  }
+}
+
+type SyncHook = KindHooks['sync']
 
 /** observe → advance the targets → release the failed ones → render. */
-function reconcile (request: SyncRequest, context: HookContext, registry: ActionRegistry, finalizing: boolean): SyncAnswer {
+function reconcile (
+  request: SyncRequest,
+  context: HookContext,
+  registry: ActionRegistry,
+  finalizing: boolean
+): SyncAnswer {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
-  const memory = readDetails(previous.targetDetails)
+  const memory = readRecords(previous)
   const parsed = parseOperationJobSpec(parent, registry, context.scripts)
-  if (!parsed.ok) return refuse(parent, previous, memory, parsed.problems, context.now, finalizing)
+  if (!parsed.ok) return invalid({ parent, previous, memory, now: context.now, finalizing }, parsed.problems)
   const sync = new TargetsSync(request, context, parsed.value, memory)
   const wasFinished = isFinished(previous.progress as string | undefined)
   if (!wasFinished) sync.advance(finalizing)
@@ -71,13 +91,23 @@ class TargetsSync {
   private readonly stamp: string
   private readonly nowMs: number
 
-  constructor (request: SyncRequest, context: HookContext, private readonly spec: OperationJobSpec, memory: Map<string, TargetDetail>) {
+  constructor (
+    request: SyncRequest,
+    context: HookContext,
+    private readonly spec: OperationJobSpec,
+    memory: Map<string, TargetDetail>
+  ) {
     const { parent } = request
     const namespace = parent.metadata.namespace
     for (const pod of objectsOf(request.related, 'Pod', 'v1')) {
       if (namespace === undefined || pod.metadata.namespace === namespace) this.pods.set(pod.metadata.name, pod)
     }
-    this.action = { job: actionJob(parent, spec.targets), related: request.related ?? {}, now: context.now, scripts: context.scripts }
+    this.action = {
+      job: actionJob(parent, spec.targets),
+      related: request.related ?? {},
+      now: context.now,
+      scripts: context.scripts
+    }
     this.stamp = timestamp(context.now)
     this.nowMs = context.now.getTime()
     this.details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' as TargetProgress })
@@ -91,7 +121,12 @@ class TargetsSync {
   private target (i: number): ActionTarget {
     const t = this.spec.targets[i] as OperationTarget
     const pod = this.pods.get(t.name)
-    return { name: t.name, containers: t.containers, ...(pod !== undefined ? { pod } : {}), detail: this.details[i] as TargetDetail }
+    return {
+      name: t.name,
+      containers: t.containers,
+      ...(pod !== undefined ? { pod } : {}),
+      detail: this.details[i] as TargetDetail
+    }
   }
 
   private set (i: number, d: TargetDetail): void {
@@ -105,12 +140,28 @@ class TargetsSync {
     this.set(i, { ...d, extraInfo: { ...d.extraInfo, ...extraInfo } })
   }
 
-  private finish (i: number, progress: 'Succeeded' | 'Failed', error?: TargetError, extraInfo?: Record<string, string>): void {
+  private finish (
+    i: number,
+    progress: 'Succeeded' | 'Failed',
+    error?: TargetError,
+    extraInfo?: Record<string, string>
+  ): void {
     const d = this.details[i] as TargetDetail
-    this.set(i, { ...d, progress, endTime: d.endTime ?? this.stamp, extraInfo: { ...d.extraInfo, ...extraInfo }, ...(error !== undefined ? { error } : {}) })
+    this.set(
+      i,
+      {
+        ...d,
+        progress,
+        endTime: d.endTime ?? this.stamp,
+        extraInfo: { ...d.extraInfo, ...extraInfo },
+        ...(error !== undefined ? { error } : {})
+      }
+    )
   }
 
-  /** Every unfinished target one step on: started ones read and operated, pending ones started as the partition allows. */
+  /**
+   * Every unfinished target one step on: started ones read and operated, pending ones started as the partition allows.
+   */
   advance (finalizing: boolean): void {
     const selected = selection(this.details, this.spec)
     this.details.forEach((d, i) => {
@@ -128,17 +179,39 @@ class TargetsSync {
     this.remember(i, this.handler.observe?.(this.target(i), this.action))
     const read = this.handler.progress(this.target(i), this.action)
     if (read.progress !== 'Processing') {
-      this.finish(i, read.progress, read.error ?? (read.progress === 'Failed' ? { reason: 'Failed', message: `the ${this.spec.action.name} action failed` } : undefined), read.extraInfo)
+      this.finish(
+        i,
+        read.progress,
+        read.error ?? (read.progress === 'Failed' ? {
+          reason: 'Failed',
+          message: `the ${this.spec.action.name} action failed`
+        } : undefined),
+        read.extraInfo
+      )
       return
     }
     this.remember(i, read.extraInfo)
     if (finalizing) {
-      this.finish(i, 'Failed', { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' })
+      this.finish(
+        i,
+        'Failed',
+        { reason: CANCELLED, message: 'the OperationJob was deleted before this target finished' }
+      )
       return
     }
-    const deadlineAt = Date.parse((this.details[i] as TargetDetail).startTime ?? this.stamp) + this.spec.activeDeadlineSeconds * 1000
+    const deadlineAt = Date.parse(
+      (this.details[i] as TargetDetail).startTime ?? this.stamp
+    ) + this.spec.activeDeadlineSeconds * 1000
     if (this.nowMs >= deadlineAt) {
-      this.finish(i, 'Failed', { reason: DEADLINE_EXCEEDED, message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of its start` })
+      this.finish(
+        i,
+        'Failed',
+        {
+          reason: DEADLINE_EXCEEDED,
+          message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of ` +
+            `its start`
+        }
+      )
       return
     }
     this.operate(i, deadlineAt)
@@ -148,7 +221,16 @@ class TargetsSync {
   private startTarget (i: number): void {
     const d = this.details[i] as TargetDetail
     if (!this.pods.has(d.name)) {
-      this.set(i, { ...d, progress: 'Failed', startTime: this.stamp, endTime: this.stamp, error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` } })
+      this.set(
+        i,
+        {
+          ...d,
+          progress: 'Failed',
+          startTime: this.stamp,
+          endTime: this.stamp,
+          error: { reason: POD_NOT_FOUND, message: `Pod ${d.name} does not exist` }
+        }
+      )
       return
     }
     this.set(i, { ...d, progress: 'Processing', startTime: this.stamp })
@@ -165,7 +247,9 @@ class TargetsSync {
     this.remember(i, result.extraInfo)
     this.effects.push(...result.effects)
     this.due.push(deadlineAt)
-    if (result.resyncAfterSeconds !== undefined) this.due.push(this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000)
+    if (result.resyncAfterSeconds !== undefined) this.due.push(
+      this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000
+    )
   }
 
   /** Failed targets are released until their action owes nothing more for them; returns how many still owe. */
@@ -196,7 +280,13 @@ class TargetsSync {
   }
 }
 
-function renderStatus (parent: KubeObject, previous: Record<string, unknown>, details: TargetDetail[], wasFinished: boolean, now: Date): Record<string, unknown> {
+function renderStatus (
+  parent: KubeObject,
+  previous: Record<string, unknown>,
+  details: TargetDetail[],
+  wasFinished: boolean,
+  now: Date
+): Record<string, unknown> {
   const stamp = timestamp(now)
   const succeeded = details.filter(d => d.progress === 'Succeeded').length
   const failed = details.filter(d => d.progress === 'Failed').length
@@ -232,22 +322,31 @@ export function selection (details: TargetDetail[], spec: Pick<OperationJobSpec,
   return new Set([...started, ...pending].slice(0, Math.max(spec.partition, started.length)))
 }
 
+/** What the answer to an invalid spec is made from. */
+interface Refused {
+  parent: KubeObject
+  previous: Record<string, unknown>
+  memory: Map<string, TargetDetail>
+  now: Date
+  finalizing: boolean
+}
+
 /**
- * The answer to a spec we cannot act on (an unknown action, say): no effects, the previous status
- * and target memory with the problems in `Valid`, and progress `Invalid`, as every kind with a
+ * The answer to a spec we cannot act on (an unknown action, say; law 2, common/validity.ts): no
+ * effects, the previous status and target memory, and progress `Invalid`, as every kind with a
  * phase says it, unless the job had finished (terminal progress is sticky). Once the spec is
  * fixed, progress is computed from the targets again. Finalize lets the job go: without a usable
  * spec there is nothing we could release.
  */
-function refuse (parent: KubeObject, previous: Record<string, unknown>, memory: Map<string, TargetDetail>, problems: string[], now: Date, finalizing: boolean): SyncAnswer {
+function invalid ({ parent, previous, memory, now, finalizing }: Refused, problems: string[]): SyncAnswer {
+  const { generation } = parent.metadata
   const status: Record<string, unknown> = {
     ...previous,
-    ...(typeof parent.metadata.generation === 'number' ? { observedGeneration: parent.metadata.generation } : {}),
+    ...(typeof generation === 'number' ? { observedGeneration: generation } : {}),
     progress: isFinished(previous.progress as string | undefined) ? previous.progress : 'Invalid',
-    ...(memory.size > 0 ? { targetDetails: [...memory.values()] } : {}),
-    conditions: validityConditions(previous.conditions, problems, now)
+    ...(memory.size > 0 ? { targetDetails: [...memory.values()] } : {})
   }
-  const response: SyncResponse = { status, children: [] }
-  if (finalizing) response.finalized = true
-  return { response, effects: [] }
+  const answer = invalidSpecAnswer(previous, { status, children: [], problems }, now)
+  if (finalizing) answer.response.finalized = true
+  return answer
 }

@@ -21,16 +21,33 @@ t.test('names are <collaset>-<5 lowercase letters or digits>, stable, and skip n
 })
 
 t.test('the revision is a hash of the template, whatever its key order', async t => {
-  const template = { metadata: { labels: { app: 'foo' } }, spec: { containers: [{ name: 'foo', image: 'nginx:1.27' }] } }
-  const reordered = { spec: { containers: [{ image: 'nginx:1.27', name: 'foo' }] }, metadata: { labels: { app: 'foo' } } }
+  const template = {
+    metadata: { labels: { app: 'foo' } },
+    spec: { containers: [{ name: 'foo', image: 'nginx:1.27' }] }
+  }
+  const reordered = {
+    spec: { containers: [{ image: 'nginx:1.27', name: 'foo' }] },
+    metadata: { labels: { app: 'foo' } }
+  }
   t.match(templateRevision('foo', template), /^foo-[0-9a-f]{10}$/)
   t.equal(templateRevision('foo', template), templateRevision('foo', reordered))
-  t.not(templateRevision('foo', template), templateRevision('foo', { ...template, spec: { containers: [{ name: 'foo', image: 'nginx:1.28' }] } }))
+  t.not(
+    templateRevision('foo', template),
+    templateRevision('foo', { ...template, spec: { containers: [{ name: 'foo', image: 'nginx:1.28' }] } })
+  )
   t.ok(templateRevision('y'.repeat(100), template).length <= 63, 'a label value')
   t.equal(canonicalJson({ b: 1, a: [1, { d: null, c: 'x' }] }), '{"a":[1,{"c":"x","d":null}],"b":1}')
 })
 
 t.test('the selector string of the scale subresource', async t => {
   t.equal(selectorString({ matchLabels: { b: '2', a: '1' } }), 'a=1,b=2')
-  t.equal(selectorString({ matchExpressions: [{ key: 'k', operator: 'In', values: ['y', 'x'] }, { key: 'e', operator: 'Exists' }, { key: 'n', operator: 'DoesNotExist' }, { key: 'o', operator: 'NotIn', values: ['z'] }] }), 'k in (x,y),e,!n,o notin (z)')
+  t.equal(
+    selectorString({ matchExpressions: [
+      { key: 'k', operator: 'In', values: ['y', 'x'] },
+      { key: 'e', operator: 'Exists' },
+      { key: 'n', operator: 'DoesNotExist' },
+      { key: 'o', operator: 'NotIn', values: ['z'] }
+    ] }),
+    'k in (x,y),e,!n,o notin (z)'
+  )
 })

@@ -11,6 +11,7 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
+import { condition } from '../../helpers/conditions.js'
 
 const NOW = timestamp(FIXED_NOW)
 
@@ -34,7 +35,9 @@ function makeReady (p: KubeObject): void {
   const status = p.status as any
   status.phase = 'Running'
   for (const c of status.conditions) if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'True'
-  if (!status.conditions.some((c: any) => c.type === SERVICE_READY)) status.conditions.push({ type: SERVICE_READY, status: 'True' })
+  if (!status.conditions.some((c: any) => c.type === SERVICE_READY)) status.conditions.push(
+    { type: SERVICE_READY, status: 'True' }
+  )
 }
 function setLabel (p: KubeObject, key: string, value: string | undefined): void {
   const labels = { ...p.metadata.labels }
@@ -43,7 +46,8 @@ function setLabel (p: KubeObject, key: string, value: string | undefined): void 
   p.metadata.labels = labels
 }
 
-t.test('the first sync creates `replicas` Pods with deterministic names, the revision label and the readiness gate', async t => {
+t.test('the first sync creates `replicas` Pods with deterministic names, the revision label and the readiness ' +
+  'gate', async t => {
   const request = fixture('collaset/sync-new.v2.json')
   const answer = sync(request)
   const spec = request.parent.spec as any
@@ -59,14 +63,22 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
   t.same(names(answer), names(sync(fixture('collaset/sync-new.v2.json'))), 'the same names every time')
   t.same(answer.effects, [])
   t.same(answer.response.status, {
-    replicas: 0, readyReplicas: 0, availableReplicas: 0, updatedReplicas: 0, updatedReadyReplicas: 0, updatedAvailableReplicas: 0,
+    replicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    updatedReplicas: 0,
+    updatedReadyReplicas: 0,
+    updatedAvailableReplicas: 0,
     currentRevision: revision, updatedRevision: revision, selector: 'app=foo',
-    conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }]
+    conditions: [
+      { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
+    ]
   })
   t.notOk('resyncAfterSeconds' in answer.response)
 })
 
-t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its status reads like the reference', async t => {
+t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its status reads like the ' +
+  'reference', async t => {
   const request = fixture('collaset/sync-steady.v2.json')
   const answer = sync(request)
   t.same(names(answer), pods(request).map(p => p.metadata.name).sort())
@@ -74,12 +86,20 @@ t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its statu
     t.notOk('status' in child, 'no status in a desired child')
     t.notOk('uid' in child.metadata)
     t.notOk('managedFields' in child.metadata)
-    t.notOk(child.metadata.annotations?.['metacontroller.k8s.io/last-applied-configuration'], 'no last-applied bookkeeping')
+    t.notOk(
+      child.metadata.annotations?.['metacontroller.k8s.io/last-applied-configuration'],
+      'no last-applied bookkeeping'
+    )
   }
   t.same(answer.effects, [])
   const previous = request.parent.status as any
   t.match(answer.response.status, {
-    replicas: 2, readyReplicas: 2, availableReplicas: 2, updatedReplicas: 2, updatedReadyReplicas: 2, updatedAvailableReplicas: 2,
+    replicas: 2,
+    readyReplicas: 2,
+    availableReplicas: 2,
+    updatedReplicas: 2,
+    updatedReadyReplicas: 2,
+    updatedAvailableReplicas: 2,
     currentRevision: previous.updatedRevision, updatedRevision: previous.updatedRevision
   })
   t.same(answer.response.status.conditions, previous.conditions, 'conditions carried as they were (law 5)')
@@ -103,8 +123,20 @@ t.test('service-ready is set True (an effect) once the containers are ready, onc
   const target = pod(request, 1)
   t.same(answer.effects, [{
     type: 'SetPodCondition',
-    target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: target.metadata.name, uid: target.metadata.uid },
-    condition: { type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready', lastTransitionTime: '2026-01-02T03:04:05Z' }
+    target: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      namespace: 'default',
+      name: target.metadata.name,
+      uid: target.metadata.uid
+    },
+    condition: {
+      type: SERVICE_READY,
+      status: 'True',
+      reason: 'ContainersReady',
+      message: 'the containers of the Pod are ready',
+      lastTransitionTime: '2026-01-02T03:04:05Z'
+    }
   }])
   t.equal(answer.response.status.readyReplicas, 1)
   t.equal(answer.response.status.availableReplicas, 1)
@@ -139,7 +171,9 @@ t.test('scale up adds Pods with new names; scale down removes not-Ready Pods fir
 
   const down = fixture('collaset/sync-steady.v2.json')
   ;(down.parent.spec as any).replicas = 1
-  const newest = pods(down).sort((a, b) => (a.metadata.creationTimestamp as string).localeCompare(b.metadata.creationTimestamp as string))[1] as KubeObject
+  const newest = pods(down).sort(
+    (a, b) => (a.metadata.creationTimestamp as string).localeCompare(b.metadata.creationTimestamp as string)
+  )[1] as KubeObject
   t.notOk(names(sync(down)).includes(newest.metadata.name), 'the newest goes')
 
   const notReady = fixture('collaset/sync-steady.v2.json')
@@ -167,7 +201,8 @@ t.test('replace: the replacement is kept while it comes up, the origin goes once
   t.match(done.response.status, { replicas: 2, readyReplicas: 2 })
 })
 
-t.test('replace: a to-replace Pod without a replacement gets one, labelled with its origin and the current revision', async t => {
+t.test('replace: a to-replace Pod without a replacement gets one, labelled with its origin and the current ' +
+  'revision', async t => {
   const request = fixture('collaset/sync-steady.v2.json')
   const origin = pod(request, 1)
   setLabel(origin, TO_REPLACE_LABEL, 'true')
@@ -187,7 +222,11 @@ t.test('replace: removing the label before the replacement is Ready drops the re
   t.same(names(sync(request)), [origin, other].map(p => p.metadata.name).sort())
   makeReady(replacement)
   const late = sync(request)
-  t.equal(late.response.children.length, 2, 'a Ready replacement whose request was withdrawn is one Pod too many: scale-down picks the newest')
+  t.equal(
+    late.response.children.length,
+    2,
+    'a Ready replacement whose request was withdrawn is one Pod too many: scale-down picks the newest'
+  )
   t.ok(names(late).includes(origin.metadata.name) && names(late).includes(other.metadata.name))
 })
 
@@ -199,7 +238,11 @@ t.test('replace: the origin deleted by hand first leaves the replacement as a re
   const terminating = fixture('collaset/sync-replace.v2.json')
   pod(terminating, 0).metadata.deletionTimestamp = NOW
   const answer = sync(terminating)
-  t.same(names(answer), pods(terminating).map(p => p.metadata.name).sort(), 'a terminating origin is returned as observed, nothing new')
+  t.same(
+    names(answer),
+    pods(terminating).map(p => p.metadata.name).sort(),
+    'a terminating origin is returned as observed, nothing new'
+  )
   t.equal(answer.response.status.replicas, 2, 'a terminating Pod is not counted')
 })
 
@@ -209,24 +252,39 @@ t.test('a template change is rolled out one Pod at a time, new Pod first', async
   const answer = sync(request)
   const revision = answer.response.status.updatedRevision as string
   t.not(revision, 'foo-7bdb974bc7')
-  const created = answer.response.children.filter(c => c.metadata.name !== first.metadata.name && c.metadata.name !== second.metadata.name)
+  const created = answer.response.children.filter(
+    c => c.metadata.name !== first.metadata.name && c.metadata.name !== second.metadata.name
+  )
   t.equal(created.length, 1, 'one surge Pod')
   t.equal(created[0]?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first.metadata.name, 'the oldest Pod first')
   t.equal((created[0]?.spec as any).containers[0].image, 'nginx:1.28')
-  t.match(answer.response.status, { currentRevision: 'foo-7bdb974bc7', updatedRevision: revision, updatedReplicas: 0, replicas: 2 })
+  t.match(
+    answer.response.status,
+    { currentRevision: 'foo-7bdb974bc7', updatedRevision: revision, updatedReplicas: 0, replicas: 2 }
+  )
 
   // Next sync: the surge Pod exists, not Ready: nothing more.
   const next = fixture('collaset/sync-rollout.v2.json')
   const observed = JSON.parse(JSON.stringify(pod(next, 1))) as KubeObject
-  observed.metadata = { ...observed.metadata, name: created[0]?.metadata.name as string, uid: 'uid-new', labels: created[0]?.metadata.labels as Record<string, string>, creationTimestamp: NOW }
+  observed.metadata = {
+    ...observed.metadata,
+    name: created[0]?.metadata.name as string,
+    uid: 'uid-new',
+    labels: created[0]?.metadata.labels as Record<string, string>,
+    creationTimestamp: NOW
+  }
   ;(observed.spec as any).containers = (created[0]?.spec as any).containers
-  for (const c of (observed.status as any).conditions) if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False'
+  for (const c of (observed.status as any).conditions) {
+    if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False'
+  }
   next.children['Pod.v1']![`default/${observed.metadata.name}`] = observed
   t.equal(sync(next).response.children.length, 3, 'no second surge Pod while the first is not Ready')
   makeReady(observed)
   const moved = sync(next)
   t.notOk(names(moved).includes(first.metadata.name), 'the old Pod goes once the new one is Ready')
-  const second2 = moved.response.children.filter(c => c.metadata.labels?.[REPLACE_ORIGIN_LABEL] === second.metadata.name)
+  const second2 = moved.response.children.filter(
+    c => c.metadata.labels?.[REPLACE_ORIGIN_LABEL] === second.metadata.name
+  )
   t.equal(second2.length, 1, 'and the next old Pod gets its replacement')
 })
 
@@ -235,8 +293,16 @@ t.test('an invalid spec keeps every Pod exactly as observed and says why (law 2)
   const answer = sync(request)
   t.same(names(answer), pods(request).map(p => p.metadata.name).sort())
   t.same(answer.effects, [])
-  const valid = (answer.response.status.conditions as any[]).find(c => c.type === 'Valid')
-  t.match(valid, { status: 'False', reason: 'InvalidSpec', message: /spec.selector does not match spec.template.metadata.labels/, lastTransitionTime: NOW })
+  const valid = condition(answer.response.status, 'Valid')
+  t.match(
+    valid,
+    {
+      status: 'False',
+      reason: 'InvalidSpec',
+      message: /spec.selector does not match spec.template.metadata.labels/,
+      lastTransitionTime: NOW
+    }
+  )
   t.equal(answer.response.status.replicas, 2, 'the counts of the last good sync stay')
 
   for (const [replicas, message] of [[-1, /spec.replicas/], [1.5, /spec.replicas/], ['2', /spec.replicas/]] as const) {
@@ -244,7 +310,7 @@ t.test('an invalid spec keeps every Pod exactly as observed and says why (law 2)
     ;(bad.parent.spec as any).replicas = replicas
     const refused = sync(bad)
     t.equal(refused.response.children.length, 2, `replicas ${JSON.stringify(replicas)}: every Pod kept`)
-    t.match((refused.response.status.conditions as any[]).find(c => c.type === 'Valid'), { status: 'False', message })
+    t.match(condition(refused.response.status, 'Valid'), { status: 'False', message })
   }
   const noContainers = fixture('collaset/sync-steady.v2.json')
   ;(noContainers.parent.spec as any).template.spec.containers = []
@@ -265,7 +331,15 @@ t.test('a finished Pod (Failed) is dropped and replaced by a new one', async t =
 
 t.test('the sync route answers with the whole status and applies the SetPodCondition effect', async t => {
   const recorded: string[] = []
-  const app = await testApp(t, { effects: { mode: 'dry-run', apply: async (_parent, effects) => { recorded.push(...effects.map(e => `${e.type} ${e.target.name}`)); return effects.map(effect => ({ effect, result: 'applied' as const })) } } })
+  const app = await testApp(
+    t,
+    { effects: {
+      mode: 'dry-run',
+      apply: async (_parent, effects) => { recorded.push(
+        ...effects.map(e => `${e.type} ${e.target.name}`)
+      ); return effects.map(effect => ({ effect, result: 'applied' as const })) }
+    } }
+  )
   const request = fixture('collaset/sync-containers-ready.v2.json')
   const reply = await app.inject({ method: 'POST', url: '/hooks/collaset/sync', payload: request })
   t.equal(reply.statusCode, 200)
@@ -281,7 +355,12 @@ t.test('a replacement of a replacement still coming up is dropped, not counted',
   const request = fixture('collaset/sync-replace.v2.json')
   const [origin, other, replacement] = pods(request) as [KubeObject, KubeObject, KubeObject]
   const chained = JSON.parse(JSON.stringify(replacement)) as KubeObject
-  chained.metadata = { ...chained.metadata, name: 'foo-zzzzz', uid: 'uid-chained', labels: { ...replacement.metadata.labels, [REPLACE_ORIGIN_LABEL]: replacement.metadata.name } }
+  chained.metadata = {
+    ...chained.metadata,
+    name: 'foo-zzzzz',
+    uid: 'uid-chained',
+    labels: { ...replacement.metadata.labels, [REPLACE_ORIGIN_LABEL]: replacement.metadata.name }
+  }
   request.children['Pod.v1']!['default/foo-zzzzz'] = chained
   t.same(names(sync(request)), [origin, other, replacement].map(p => p.metadata.name).sort())
 })

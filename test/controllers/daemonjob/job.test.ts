@@ -4,7 +4,9 @@
 import t from 'tap'
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { PodSpec } from 'kubernetes-types/core/v1.js'
-import { buildNodeJob, DAEMONJOB_LABEL, NODE_LABEL, nodeJobBuilder, nodeJobName } from '../../../src/controllers/daemonjob/job.js'
+import {
+  buildNodeJob, DAEMONJOB_LABEL, NODE_LABEL, nodeJobBuilder, nodeJobName
+} from '../../../src/controllers/daemonjob/job.js'
 import { parseDaemonJobSpec, type DaemonJobSpec } from '../../../src/controllers/daemonjob/spec.js'
 import { applyGlobalParams } from '../../../src/controllers/common/global-params.js'
 import { JOB_TTL_LABEL } from '../../../src/controllers/common/job-ttl.js'
@@ -13,7 +15,12 @@ import { fitName } from '../../../src/k8s/names.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 
 /** The Job of a node as it was built before: two deep copies of the template per Job. */
-function referenceJob (parent: KubeObject, node: string, spec: DaemonJobSpec, scriptsConfigMap: string | undefined): KubeObject | string {
+function referenceJob (
+  parent: KubeObject,
+  node: string,
+  spec: DaemonJobSpec,
+  scriptsConfigMap: string | undefined
+): KubeObject | string {
   const template = structuredClone(spec.job.template)
   applyGlobalParams(template, spec.globalParams)
   const { ttlSecondsAfterFinished: ttl, ...rest } = structuredClone(spec.job)
@@ -27,8 +34,19 @@ function referenceJob (parent: KubeObject, node: string, spec: DaemonJobSpec, sc
   const affinity = pod.affinity ?? {}
   const nodeAffinity = affinity.nodeAffinity ?? {}
   const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []
-  const pinned = terms.length === 0 ? [{ matchFields: [pin] }] : terms.map(term => ({ ...term, matchFields: [...(term.matchFields ?? []), pin] }))
-  pod.affinity = { ...affinity, nodeAffinity: { ...nodeAffinity, requiredDuringSchedulingIgnoredDuringExecution: { ...nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution, nodeSelectorTerms: pinned } } }
+  const pinned = terms.length === 0 ? [{ matchFields: [pin] }] : terms.map(
+    term => ({ ...term, matchFields: [...(term.matchFields ?? []), pin] })
+  )
+  pod.affinity = {
+    ...affinity,
+    nodeAffinity: {
+      ...nodeAffinity,
+      requiredDuringSchedulingIgnoredDuringExecution: {
+        ...nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution,
+        nodeSelectorTerms: pinned
+      }
+    }
+  }
   if (spec.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, spec.script)
     if (problem !== undefined) return problem
@@ -48,16 +66,37 @@ function referenceJob (parent: KubeObject, node: string, spec: DaemonJobSpec, sc
 }
 
 function parent (spec: Record<string, unknown>, namespace: string | undefined = 'ops'): KubeObject {
-  return { apiVersion: 'jobhooks.io/v1alpha1', kind: 'DaemonJob', metadata: { name: 'audit', ...(namespace !== undefined ? { namespace } : {}) }, spec }
+  return {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'DaemonJob',
+    metadata: { name: 'audit', ...(namespace !== undefined ? { namespace } : {}) },
+    spec
+  }
 }
 
 const container = { name: 'audit', image: 'busybox:1.36', env: [{ name: 'OWN', value: '1' }] }
 const SPECS: Record<string, Record<string, unknown>> = {
   minimal: { template: { spec: { containers: [container] } } },
-  'template with metadata after spec': { backoffLimit: 2, template: { spec: { containers: [container] }, metadata: { labels: { app: 'a' } } }, ttlSecondsAfterFinished: 60 },
+  'template with metadata after spec': {
+    backoffLimit: 2,
+    template: { spec: { containers: [container] }, metadata: { labels: { app: 'a' } } },
+    ttlSecondsAfterFinished: 60
+  },
   'globals, nodeName and restart policy': {
-    globalParams: { nodeName: '', labels: { team: 'sre', [NODE_LABEL]: 'mine' }, annotations: { ticket: 'OPS-1' }, env: [{ name: 'RUN', value: 'x' }, { name: 'OWN', value: 'global' }] },
-    template: { metadata: { labels: { [DAEMONJOB_LABEL]: 'first' } }, spec: { restartPolicy: 'OnFailure', containers: [container], initContainers: [{ name: 'init', image: 'busybox' }] } }
+    globalParams: {
+      nodeName: '',
+      labels: { team: 'sre', [NODE_LABEL]: 'mine' },
+      annotations: { ticket: 'OPS-1' },
+      env: [{ name: 'RUN', value: 'x' }, { name: 'OWN', value: 'global' }]
+    },
+    template: {
+      metadata: { labels: { [DAEMONJOB_LABEL]: 'first' } },
+      spec: {
+        restartPolicy: 'OnFailure',
+        containers: [container],
+        initContainers: [{ name: 'init', image: 'busybox' }]
+      }
+    }
   },
   'required affinity of two terms': {
     template: {
@@ -65,7 +104,9 @@ const SPECS: Record<string, Record<string, unknown>> = {
         affinity: {
           podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] },
           nodeAffinity: {
-            preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'z', operator: 'Exists' }] } }],
+            preferredDuringSchedulingIgnoredDuringExecution: [
+              { weight: 1, preference: { matchExpressions: [{ key: 'z', operator: 'Exists' }] } }
+            ],
             requiredDuringSchedulingIgnoredDuringExecution: {
               nodeSelectorTerms: [
                 { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] },
@@ -82,11 +123,15 @@ const SPECS: Record<string, Record<string, unknown>> = {
   'affinity without node affinity': { template: { spec: { affinity: {}, containers: [container] } } },
   script: {
     script: { name: 'retry.sh', args: ['-n', '3'] },
-    template: { spec: { containers: [container, { name: 'side', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v' }] }] } }
+    template: { spec: {
+      containers: [container, { name: 'side', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v' }] }]
+    } }
   },
   'script in a named container, volumes already there': {
     script: { name: 'retry.sh', container: 'side' },
-    template: { spec: { volumes: [{ name: 'v', emptyDir: {} }], containers: [container, { name: 'side', image: 'busybox' }] } }
+    template: {
+      spec: { volumes: [{ name: 'v', emptyDir: {} }], containers: [container, { name: 'side', image: 'busybox' }] }
+    }
   },
   'script in a container that is not there': {
     script: { name: 'retry.sh', container: 'nope' },
@@ -109,7 +154,11 @@ for (const [title, raw] of Object.entries(SPECS)) {
         NODES.forEach((node, i) => {
           const expected = JSON.stringify(referenceJob(owner, node, parsed.value, configMap))
           t.equal(JSON.stringify(jobs[i]), expected, `${node} (${configMap ?? 'no scripts'}): as before, byte for byte`)
-          t.equal(JSON.stringify(buildNodeJob(owner, node, parsed.value, configMap)), expected, `${node}: buildNodeJob too`)
+          t.equal(
+            JSON.stringify(buildNodeJob(owner, node, parsed.value, configMap)),
+            expected,
+            `${node}: buildNodeJob too`
+          )
         })
         const [a, b] = jobs as [KubeObject, KubeObject]
         if (typeof a !== 'string' && typeof b !== 'string') {
@@ -118,7 +167,11 @@ for (const [title, raw] of Object.entries(SPECS)) {
           t.not(podA, podB, 'each Job has its own pod spec')
           t.not(podA.affinity, podB.affinity, 'and its own affinity')
           t.not(a.metadata.labels, b.metadata.labels, 'and its own labels')
-          t.not((a.spec as JobSpec).template.metadata, (b.spec as JobSpec).template.metadata, 'and its own template metadata')
+          t.not(
+            (a.spec as JobSpec).template.metadata,
+            (b.spec as JobSpec).template.metadata,
+            'and its own template metadata'
+          )
           t.equal(podA.containers, podB.containers, 'what does not depend on the node is shared')
         }
       }

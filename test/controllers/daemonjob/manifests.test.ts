@@ -10,12 +10,20 @@ import { parse as parseCel } from '@marcbachmann/cel-js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { parseDaemonJobSpec } from '../../../src/controllers/daemonjob/spec.js'
 import { syncDaemonJob } from '../../../src/controllers/daemonjob/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 
-const read = (path: string): string => readFileSync(fileURLToPath(new URL(`../../../manifests/${path}`, import.meta.url)), 'utf8')
+const respond = responseOf(syncDaemonJob)
+
+const read = (path: string): string => readFileSync(
+  fileURLToPath(new URL(`../../../manifests/${path}`, import.meta.url)),
+  'utf8'
+)
 const crd = parse(read('crds/daemonjob.yaml'))
 const schema = crd.spec.versions[0].schema.openAPIV3Schema
-const example = parseAllDocuments(read('examples/daemonjob.yaml')).map(d => d.toJS()).find(d => d?.kind === 'DaemonJob') as KubeObject
+const example = parseAllDocuments(
+  read('examples/daemonjob.yaml')
+).map(d => d.toJS()).find(d => d?.kind === 'DaemonJob') as KubeObject
 const controller = parse(read('controllers/daemonjob.yaml'))
 
 /** Paths in `value` that the schema does not declare (where it does not preserve unknown fields). */
@@ -24,7 +32,11 @@ function undeclared (node: any, value: unknown, path: string): string[] {
   if (node['x-kubernetes-preserve-unknown-fields'] === true) return []
   if (Array.isArray(value)) return value.flatMap((v, i) => undeclared(node.items, v, `${path}[${i}]`))
   if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([k, v]) => undeclared(node.properties?.[k] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined), v, `${path}.${k}`))
+    return Object.entries(value).flatMap(([k, v]) => undeclared(
+      node.properties?.[k] ?? (typeof node.additionalProperties === 'object' ? node.additionalProperties : undefined),
+      v,
+      `${path}.${k}`
+    ))
   }
   return []
 }
@@ -44,33 +56,54 @@ t.test('the example is the reference\'s, in our group, and valid for the hook', 
 t.test('the hook\'s status is declared by the CRD, in every phase', async t => {
   for (const name of ['sync-new.v2', 'sync-running.v2', 'sync-finished.v2', 'sync-no-nodes.v1']) {
     const request = fixture(`daemonjob/${name}.json`)
-    const status: Record<string, unknown> = { ...syncDaemonJob(request, context()).status, observedGeneration: 1 }
+    const status: Record<string, unknown> = { ...respond(request, context()).status, observedGeneration: 1 }
     t.same(undeclared(schema.properties.status, status, 'status'), [], name)
-    t.ok(schema.properties.status.properties.phase.enum.includes(status.phase), `${name}: phase ${String(status.phase)} is in the enum`)
+    t.ok(
+      schema.properties.status.properties.phase.enum.includes(status.phase),
+      `${name}: phase ${String(status.phase)} is in the enum`
+    )
   }
   const invalid = fixture('daemonjob/sync-running.v2.json')
   ;(invalid.parent.spec as any).excludeNodeList = ['x']
-  t.same(undeclared(schema.properties.status, syncDaemonJob(invalid, context()).status, 'status'), [], 'Invalid')
-  const columns = crd.spec.versions[0].additionalPrinterColumns.map((c: any) => `${String(c.name)}=${String(c.jsonPath)}`)
-  t.same(columns, ['STATUS=.status.phase', 'DESIRED=.status.desired', 'ACTIVE=.status.active', 'SUCCEEDED=.status.succeeded', 'FAILED=.status.failed', 'AGE=.metadata.creationTimestamp'])
+  t.same(undeclared(schema.properties.status, respond(invalid, context()).status, 'status'), [], 'Invalid')
+  const columns = crd.spec.versions[0].additionalPrinterColumns.map(
+    (c: any) => `${String(c.name)}=${String(c.jsonPath)}`
+  )
+  t.same(
+    columns,
+    [
+      'STATUS=.status.phase',
+      'DESIRED=.status.desired',
+      'ACTIVE=.status.active',
+      'SUCCEEDED=.status.succeeded',
+      'FAILED=.status.failed',
+      'AGE=.metadata.creationTimestamp'
+    ]
+  )
 })
 
 t.test('the CEL rule on script.container agrees with the hook', async t => {
   const rule = schema.properties.spec['x-kubernetes-validations'][0].rule as string
   const check = parseCel(rule) as unknown as (context: Record<string, unknown>) => unknown
-  const spec = (mutate: (s: any) => void): any => { const s = structuredClone(example.spec) as any; mutate(s); return s }
+  const spec = (mutate: (s: any) => void): any => {
+    const s = structuredClone(example.spec) as any; mutate(s); return s
+  }
   const cases: Array<[string, any, boolean]> = [
     ['no script', spec(() => {}), true],
     ['a script without container', spec(s => { s.script = { name: 'retry.sh' } }), true],
     ['a script in the container', spec(s => { s.script = { name: 'retry.sh', container: 'nginx' } }), true],
-    ['a script in a container that does not exist', spec(s => { s.script = { name: 'retry.sh', container: 'sidecar' } }), false]
+    [
+      'a script in a container that does not exist',
+      spec(s => { s.script = { name: 'retry.sh', container: 'sidecar' } }),
+      false
+    ]
   ]
   for (const [what, value, ok] of cases) {
     t.equal(check({ self: value }), ok, `CEL: ${what}`)
     const parsed = parseDaemonJobSpec({ ...example, spec: value })
     const request = fixture('daemonjob/sync-new.v2.json')
     request.parent.spec = value
-    t.equal(parsed.ok && syncDaemonJob(request, context()).status.phase !== 'Invalid', ok, `hook: ${what}`)
+    t.equal(parsed.ok && respond(request, context()).status.phase !== 'Invalid', ok, `hook: ${what}`)
   }
 })
 
@@ -78,7 +111,10 @@ t.test('the CompositeController: Jobs and ConfigMaps OnDelete, v2 hooks, the job
   t.equal(controller.metadata.name, 'daemonjob-controller')
   t.same(controller.spec.parentResource, { apiVersion: 'jobhooks.io/v1alpha1', resource: 'daemonjobs' })
   t.equal(controller.spec.generateSelector, true)
-  t.same(controller.spec.childResources.map((c: any) => `${String(c.resource)}:${String(c.updateStrategy.method)}`), ['jobs:OnDelete', 'configmaps:OnDelete'])
+  t.same(
+    controller.spec.childResources.map((c: any) => `${String(c.resource)}:${String(c.updateStrategy.method)}`),
+    ['jobs:OnDelete', 'configmaps:OnDelete']
+  )
   t.same(Object.keys(controller.spec.hooks).sort(), ['customize', 'sync'])
   for (const [hook, config] of Object.entries<any>(controller.spec.hooks)) {
     t.equal(config.version, 'v2', `${hook}: v2, or Nodes never arrive`)

@@ -2,6 +2,7 @@
 // named and pinned, globals merged, outcomes counted and remembered, a deterministic answer.
 import t from 'tap'
 import { syncDaemonJob } from '../../../src/controllers/daemonjob/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { customizeDaemonJob } from '../../../src/controllers/daemonjob/customize.js'
 import { nodeOfJob } from '../../../src/controllers/daemonjob/job.js'
 import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
@@ -9,6 +10,9 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
+
+const respond = responseOf(syncDaemonJob)
 
 const NOW = timestamp(FIXED_NOW)
 const JOBS = 'Job.batch/v1'
@@ -16,11 +20,8 @@ const JOBS = 'Job.batch/v1'
 function jobsOf (response: SyncResponse): Map<string, KubeObject> {
   return childrenOf(response.children, 'Job')
 }
-function condition (response: SyncResponse, type: string): any {
-  return (response.status.conditions as any[]).find(c => c.type === type)
-}
 function sync (request: SyncRequest, now = FIXED_NOW): SyncResponse {
-  return syncDaemonJob(request, context(now))
+  return respond(request, context(now))
 }
 /** A Node like the fixture's node-3 under another name (and uid), optionally changed. */
 function extraNode (request: SyncRequest, name: string, mutate: (node: any) => void = () => {}): void {
@@ -45,7 +46,9 @@ t.test('five nodes, two excluded, one cordoned, one tainted: exactly one Job', a
     startTime: NOW,
     succeededNodes: [],
     failedNodes: [],
-    conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }]
+    conditions: [
+      { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
+    ]
   })
   t.notOk('resyncAfterSeconds' in response, 'nothing here depends on time')
 })
@@ -56,14 +59,27 @@ t.test('the Job: named <daemonjob>-<node>, labelled, pinned by required affinity
   t.same(job.metadata, {
     name: 'daemonjob-example-node-3',
     namespace: 'default',
-    labels: { key1: 'value1', key2: 'value2', 'jobhooks.io/daemonjob': 'daemonjob-example', 'jobhooks.io/node': 'node-3' },
+    labels: {
+      key1: 'value1',
+      key2: 'value2',
+      'jobhooks.io/daemonjob': 'daemonjob-example',
+      'jobhooks.io/node': 'node-3'
+    },
     annotations: { key1: 'value1', key2: 'value2' }
   })
   const pod = job.spec.template
-  t.same(pod.metadata.labels, { key1: 'value1', key2: 'value2', 'jobhooks.io/daemonjob': 'daemonjob-example', 'jobhooks.io/node': 'node-3' })
+  t.same(
+    pod.metadata.labels,
+    { key1: 'value1', key2: 'value2', 'jobhooks.io/daemonjob': 'daemonjob-example', 'jobhooks.io/node': 'node-3' }
+  )
   t.same(pod.metadata.annotations, { key1: 'value1', key2: 'value2' })
   t.equal(pod.spec.nodeName, undefined, 'not nodeName: the scheduler still checks fit')
-  t.same(pod.spec.affinity, { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }] } } })
+  t.same(
+    pod.spec.affinity,
+    { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }]
+    } } }
+  )
   t.equal(pod.spec.restartPolicy, 'OnFailure', 'the user\'s OnFailure is kept')
   t.same(pod.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
   t.same(pod.spec.containers[0].command, ['sh', '-c', 'sleep 100s'])
@@ -72,15 +88,29 @@ t.test('the Job: named <daemonjob>-<node>, labelled, pinned by required affinity
   t.equal((request.parent.spec as any).template.metadata, undefined, 'the spec itself is not changed')
 })
 
-t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label (the service applies it); Never is the default', async t => {
+t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label (the service applies it); Never is ' +
+  'the default', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
   const spec = request.parent.spec as any
-  Object.assign(spec, { backoffLimit: 2, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600, parallelism: 2, completions: 4 })
+  Object.assign(
+    spec,
+    { backoffLimit: 2, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600, parallelism: 2, completions: 4 }
+  )
   delete spec.template.spec.restartPolicy
   const job = jobsOf(sync(request)).get('daemonjob-example-node-3') as any
-  t.same({ ...job.spec, template: undefined }, { backoffLimit: 2, activeDeadlineSeconds: 600, parallelism: 2, completions: 4, template: undefined })
-  t.equal(job.metadata.labels['jobhooks.io/ttl-seconds-after-finished'], '3600', 'the TTL is on the Job as a label, so the Job controller never deletes it')
-  t.notOk('globalParams' in job.spec || 'excludeNodeList' in job.spec || 'script' in job.spec || 'scripts' in job.spec, 'our own fields stay out of the JobSpec')
+  t.same(
+    { ...job.spec, template: undefined },
+    { backoffLimit: 2, activeDeadlineSeconds: 600, parallelism: 2, completions: 4, template: undefined }
+  )
+  t.equal(
+    job.metadata.labels['jobhooks.io/ttl-seconds-after-finished'],
+    '3600',
+    'the TTL is on the Job as a label, so the Job controller never deletes it'
+  )
+  t.notOk(
+    'globalParams' in job.spec || 'excludeNodeList' in job.spec || 'script' in job.spec || 'scripts' in job.spec,
+    'our own fields stay out of the JobSpec'
+  )
   t.equal(job.spec.template.spec.restartPolicy, 'Never')
 })
 
@@ -92,10 +122,15 @@ t.test('pinning joins every term of the template\'s own required affinity', asyn
       requiredDuringSchedulingIgnoredDuringExecution: {
         nodeSelectorTerms: [
           { matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }] },
-          { matchExpressions: [{ key: 'accelerator', operator: 'Exists' }], matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-9'] }] }
+          {
+            matchExpressions: [{ key: 'accelerator', operator: 'Exists' }],
+            matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-9'] }]
+          }
         ]
       },
-      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } }]
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } }
+      ]
     },
     podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] }
   }
@@ -106,10 +141,15 @@ t.test('pinning joins every term of the template\'s own required affinity', asyn
       requiredDuringSchedulingIgnoredDuringExecution: {
         nodeSelectorTerms: [
           { matchExpressions: [{ key: 'kubernetes.io/os', operator: 'In', values: ['linux'] }], matchFields: [pin] },
-          { matchExpressions: [{ key: 'accelerator', operator: 'Exists' }], matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-9'] }, pin] }
+          {
+            matchExpressions: [{ key: 'accelerator', operator: 'Exists' }],
+            matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['node-9'] }, pin]
+          }
         ]
       },
-      preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } }]
+      preferredDuringSchedulingIgnoredDuringExecution: [
+        { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }] } }
+      ]
     },
     podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] }
   })
@@ -126,7 +166,16 @@ t.test('a toleration or a selector changes which nodes are eligible', async t =>
   pod.tolerations.push({ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' })
   delete pod.nodeSelector
   ;(request.parent.spec as any).excludeNodeList = ''
-  t.same([...jobsOf(sync(request)).keys()], ['daemonjob-example-node-1', 'daemonjob-example-node-2', 'daemonjob-example-node-3', 'daemonjob-example-node-4', 'daemonjob-example-node-5'])
+  t.same(
+    [...jobsOf(sync(request)).keys()],
+    [
+      'daemonjob-example-node-1',
+      'daemonjob-example-node-2',
+      'daemonjob-example-node-3',
+      'daemonjob-example-node-4',
+      'daemonjob-example-node-5'
+    ]
+  )
 })
 
 t.test('v1 and v2 keying give byte-identical answers, and so does a repeated call', async t => {
@@ -154,21 +203,36 @@ t.test('a node that joins while the DaemonJob runs gets its Job; existing Jobs a
   t.same([...jobs.keys()], ['daemonjob-example-node-3', 'daemonjob-example-node-6'])
   const kept = jobs.get('daemonjob-example-node-3') as KubeObject
   const observed = request.children[JOBS]?.['default/daemonjob-example-node-3'] as KubeObject
-  t.same(kept, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: observed.metadata.name, namespace: 'default' } }, 'its identity: under OnDelete Metacontroller leaves it as it is')
-  t.match(response.status, { phase: 'Running', desired: 2, active: 2, succeeded: 0, failed: 0, startTime: '2026-01-02T03:00:01Z' })
+  t.same(
+    kept,
+    { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: observed.metadata.name, namespace: 'default' } },
+    'its identity: under OnDelete Metacontroller leaves it as it is'
+  )
+  t.match(
+    response.status,
+    { phase: 'Running', desired: 2, active: 2, succeeded: 0, failed: 0, startTime: '2026-01-02T03:00:01Z' }
+  )
   t.notOk('completionTime' in response.status)
 
   // An edit of the spec does not rebuild the Job that exists.
   ;(request.parent.spec as any).template.spec.containers[0].image = 'busybox:1.36'
   const edited = jobsOf(sync(request))
   t.same(edited.get('daemonjob-example-node-3'), kept)
-  t.equal(at(edited.get('daemonjob-example-node-6'), 'spec.template.spec.containers.0.image'), 'busybox:1.36', 'new Jobs use the edited spec')
+  t.equal(
+    at(edited.get('daemonjob-example-node-6'), 'spec.template.spec.containers.0.image'),
+    'busybox:1.36',
+    'new Jobs use the edited spec'
+  )
 })
 
 t.test('a failure does not stop the others; Failed once every node finished', async t => {
   const request = fixture('daemonjob/sync-finished.v2.json')
   const response = sync(request)
-  t.same([...jobsOf(response).keys()], ['daemonjob-example-node-3', 'daemonjob-example-node-6'], 'failed Jobs stay for their logs')
+  t.same(
+    [...jobsOf(response).keys()],
+    ['daemonjob-example-node-3', 'daemonjob-example-node-6'],
+    'failed Jobs stay for their logs'
+  )
   t.same(response.status, {
     phase: 'Failed',
     desired: 2,
@@ -178,10 +242,22 @@ t.test('a failure does not stop the others; Failed once every node finished', as
     startTime: '2026-01-02T03:00:01Z',
     completionTime: NOW,
     succeededNodes: ['node-3'],
-    failedNodes: [{ name: 'node-6', jobName: 'daemonjob-example-node-6', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit', completionTime: '2026-01-02T03:02:10Z' }],
+    failedNodes: [{
+      name: 'node-6',
+      jobName: 'daemonjob-example-node-6',
+      message: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
+      completionTime: '2026-01-02T03:02:10Z'
+    }],
     conditions: [
       (request.parent.status as any).conditions[0],
-      { type: 'Failed', status: 'True', reason: 'NodeJobFailed', message: 'the Jobs of 1 of 2 nodes failed: node-6: BackoffLimitExceeded: Job has reached the specified backoff limit', lastTransitionTime: NOW }
+      {
+        type: 'Failed',
+        status: 'True',
+        reason: 'NodeJobFailed',
+        message: 'the Jobs of 1 of 2 nodes failed: node-6: BackoffLimitExceeded: Job has reached the specified ' +
+          'backoff limit',
+        lastTransitionTime: NOW
+      }
     ]
   })
 
@@ -199,8 +275,23 @@ t.test('Succeeded when every node succeeded, with Complete', async t => {
   const job6 = request.children[JOBS]?.['default/daemonjob-example-node-6'] as any
   job6.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:02:10Z' }]
   const response = sync(request)
-  t.match(response.status, { phase: 'Succeeded', desired: 2, active: 0, succeeded: 2, failed: 0, completionTime: NOW, succeededNodes: ['node-3', 'node-6'], failedNodes: [] })
-  t.match(condition(response, 'Complete'), { status: 'True', reason: 'AllNodesSucceeded', message: 'the Jobs of 2 of 2 nodes succeeded' })
+  t.match(
+    response.status,
+    {
+      phase: 'Succeeded',
+      desired: 2,
+      active: 0,
+      succeeded: 2,
+      failed: 0,
+      completionTime: NOW,
+      succeededNodes: ['node-3', 'node-6'],
+      failedNodes: []
+    }
+  )
+  t.match(
+    condition(response.status, 'Complete'),
+    { status: 'True', reason: 'AllNodesSucceeded', message: 'the Jobs of 2 of 2 nodes succeeded' }
+  )
 })
 
 t.test('finished is final: later nodes get no Job, deleted Jobs are not re-run, the status stays', async t => {
@@ -225,11 +316,16 @@ t.test('a finished Job that disappears while others run is remembered, not re-ru
   request.parent.status = first.status
   delete request.children[JOBS]?.['default/daemonjob-example-node-3']
   const second = sync(request)
-  t.same([...jobsOf(second).keys()], ['daemonjob-example-node-6'], 'node-3 (TTL, or deleted by hand) is not created again')
+  t.same(
+    [...jobsOf(second).keys()],
+    ['daemonjob-example-node-6'],
+    'node-3 (TTL, or deleted by hand) is not created again'
+  )
   t.match(second.status, { desired: 2, active: 1, succeeded: 1 })
 })
 
-t.test('a running Job deleted by hand is created again; a Job asked for and not seen yet is asked for again', async t => {
+t.test('a running Job deleted by hand is created again; a Job asked for and not seen yet is asked for ' +
+  'again', async t => {
   const request = fixture('daemonjob/sync-running.v2.json')
   delete request.children[JOBS]?.['default/daemonjob-example-node-3']
   const response = sync(request)
@@ -247,7 +343,16 @@ t.test('a node that disappears: its Job is kept and still counts; a message says
   delete request.related['Node.v1']?.['node-3']
   const response = sync(request)
   t.same([...jobsOf(response).keys()], ['daemonjob-example-node-3', 'daemonjob-example-node-6'])
-  t.match(response.status, { phase: 'Running', desired: 2, active: 2, message: 'Jobs wait on nodes that no longer exist: node-3; they end by their activeDeadlineSeconds or when deleted' })
+  t.match(
+    response.status,
+    {
+      phase: 'Running',
+      desired: 2,
+      active: 2,
+      message: 'Jobs wait on nodes that no longer exist: node-3; they end by their activeDeadlineSeconds or when ' +
+        'deleted'
+    }
+  )
 
   // Its Job finished before the node went: the outcome counts and nothing waits.
   const done = fixture('daemonjob/sync-finished.v2.json')
@@ -269,14 +374,18 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
   t.same(response.children, [])
   t.same(response.status, {
     phase: 'Pending',
-    message: 'no eligible node among 5: node-1: excluded by excludeNodeList; node-2: excluded by excludeNodeList; node-3: excluded by excludeNodeList; node-4: cordoned (spec.unschedulable); node-5: taint dedicated=gpu:NoSchedule is not tolerated; waiting for nodes',
+    message: 'no eligible node among 5: node-1: excluded by excludeNodeList; node-2: excluded by excludeNodeList; ' +
+      'node-3: excluded by excludeNodeList; node-4: cordoned (spec.unschedulable); node-5: taint ' +
+        'dedicated=gpu:NoSchedule is not tolerated; waiting for nodes',
     desired: 0,
     active: 0,
     succeeded: 0,
     failed: 0,
     succeededNodes: [],
     failedNodes: [],
-    conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }]
+    conditions: [
+      { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
+    ]
   })
   request.parent.status = response.status
   t.same(sync(request, new Date('2026-01-02T05:00:00Z')).status, response.status, 'it does not churn while it waits')
@@ -289,7 +398,11 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
   const many = fixture('daemonjob/sync-new.v2.json')
   for (let i = 10; i < 25; i++) extraNode(many, `node-${i}`)
   ;(many.parent.spec as any).template.spec.nodeSelector = { pool: 'none' }
-  t.match(sync(many).status.message, /^no eligible node among 20: node-1: excluded by excludeNodeList; node-10: does not match nodeSelector pool=none; .*; and 10 more; waiting for nodes$/)
+  t.match(
+    sync(many).status.message,
+    new RegExp('^no eligible node among 20: node-1: excluded by excludeNodeList; ' +
+      'node-10: does not match nodeSelector pool=none; .*; and 10 more; waiting for nodes$')
+  )
 })
 
 t.test('what Metacontroller v1.5.20 sends (an empty Node group) and no Node group at all', async t => {
@@ -297,14 +410,26 @@ t.test('what Metacontroller v1.5.20 sends (an empty Node group) and no Node grou
   t.same(request.related, { 'Node.v1': {} }, 'the fixture holds what the e2e tier observed')
   const empty = sync(request)
   t.same(empty.children, [])
-  t.match(empty.status, { phase: 'Pending', desired: 0, message: /Metacontroller sent no Nodes \(related Node.v1 is empty; a namespaced DaemonJob receives Nodes only from hooks registered with version v2\)/ })
+  t.match(
+    empty.status,
+    {
+      phase: 'Pending',
+      desired: 0,
+      message: new RegExp('Metacontroller sent no Nodes \\(related Node.v1 is empty; a namespaced DaemonJob ' +
+        'receives Nodes only from hooks registered with version v2\\)')
+    }
+  )
 
   const running = fixture('daemonjob/sync-finished.v2.json')
   const job6 = running.children[JOBS]?.['default/daemonjob-example-node-6'] as any
   job6.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:02:10Z' }]
   running.related = {}
   const unknown = sync(running)
-  t.match(unknown.status, { phase: 'Running', active: 0, succeeded: 2, message: /Metacontroller sent no Nodes \(no related Node.v1 group\)/ }, 'without knowing the Nodes it never declares itself done')
+  t.match(
+    unknown.status,
+    { phase: 'Running', active: 0, succeeded: 2, message: /Metacontroller sent no Nodes \(no related Node.v1 group\)/ },
+    'without knowing the Nodes it never declares itself done'
+  )
   t.same([...jobsOf(unknown).keys()], ['daemonjob-example-node-3', 'daemonjob-example-node-6'], 'and keeps every Job')
 })
 
@@ -327,15 +452,25 @@ t.test('a script runs from a content-hashed ConfigMap; the old one stays while a
 
   // The Job and the ConfigMap exist; then the script is replaced by an inline one.
   const job3 = jobsOf(first).get('daemonjob-example-node-3') as KubeObject
-  request.children[JOBS]!['default/daemonjob-example-node-3'] = { ...job3, metadata: { ...job3.metadata, uid: 'j3' }, status: { active: 1 } }
-  request.children['ConfigMap.v1']![`default/${String(cm.metadata.name)}`] = { ...cm, metadata: { ...cm.metadata, uid: 'c1' } }
+  request.children[JOBS]!['default/daemonjob-example-node-3'] = {
+    ...job3,
+    metadata: { ...job3.metadata, uid: 'j3' },
+    status: { active: 1 }
+  }
+  request.children['ConfigMap.v1']![`default/${String(cm.metadata.name)}`] = {
+    ...cm,
+    metadata: { ...cm.metadata, uid: 'c1' }
+  }
   request.parent.status = first.status
   spec.scripts = { 'wait-for.sh': 'echo mine' }
   const second = sync(request)
   const names = [...childrenOf(second.children, 'ConfigMap').keys()]
   t.equal(names.length, 2, 'the new version and the one node-3 runs with')
   t.ok(names.includes(cm.metadata.name))
-  t.same((childrenOf(second.children, 'ConfigMap').get(names.find(n => n !== cm.metadata.name) as string) as any).data, { 'wait-for.sh': 'echo mine' })
+  t.same(
+    (childrenOf(second.children, 'ConfigMap').get(names.find(n => n !== cm.metadata.name) as string) as any).data,
+    { 'wait-for.sh': 'echo mine' }
+  )
 
   // Once node-3's Job is gone and the DaemonJob finished, no ConfigMap is left.
   delete request.children[JOBS]!['default/daemonjob-example-node-3']
@@ -354,7 +489,13 @@ t.test('long node names give Job names and label values that fit, stably', async
   t.ok(job.metadata.name.length <= 63, `${String(job.metadata.name)} fits`)
   t.match(job.metadata.name, /^daemonjob-example-ip-10-0-0-1\.compute.*-[0-9a-f]{10}$/)
   t.ok(job.metadata.labels['jobhooks.io/node'].length <= 63, 'the node label value fits')
-  t.same(job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchFields[0].values, [long], 'pinned to the whole name')
+  t.same(
+    job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[
+      0
+    ].matchFields[0].values,
+    [long],
+    'pinned to the whole name'
+  )
   t.equal(nodeOfJob(job), long, 'the node is read back from the pin, not the shortened label')
   t.same([...jobsOf(sync(request)).keys()], names, 'stable')
 })
@@ -362,30 +503,61 @@ t.test('long node names give Job names and label values that fit, stably', async
 t.test('customize asks for every Node, or only those with the labels of the pod\'s nodeSelector', async t => {
   const request = fixture('daemonjob/customize.json')
   const nodes = (): unknown => customizeDaemonJob(request).relatedResources?.[0]?.labelSelector
-  t.same(customizeDaemonJob(request), { relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }] }, 'no nodeSelector: every Node')
+  t.same(
+    customizeDaemonJob(request),
+    { relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }] },
+    'no nodeSelector: every Node'
+  )
   const pod = (request.parent.spec as any).template.spec
   pod.nodeSelector = { 'node.kubernetes.io/pool': 'batch', disk: 'ssd' }
-  t.same(nodes(), { matchLabels: { disk: 'ssd', 'node.kubernetes.io/pool': 'batch' } }, 'a nodeSelector: only its Nodes')
+  t.same(
+    nodes(),
+    { matchLabels: { disk: 'ssd', 'node.kubernetes.io/pool': 'batch' } },
+    'a nodeSelector: only its Nodes'
+  )
   for (const bad of [{ 'bad key': 'x' }, { disk: 'not a value' }, { disk: 3 }]) {
     pod.nodeSelector = bad
-    t.same(nodes(), {}, `${JSON.stringify(bad)}: a selector the API server would refuse is not asked for; every Node, and the sync says what is wrong`)
+    t.same(
+      nodes(),
+      {},
+      `${JSON.stringify(bad)}: a selector the API server would refuse is not asked for; every Node, and the sync ` +
+        `says what is wrong`
+    )
   }
   pod.nodeSelector = {}
   t.same(nodes(), {}, 'an empty nodeSelector: every Node')
   const invalid = fixture('daemonjob/customize.json')
   delete (invalid.parent.spec as any).template
-  t.same(customizeDaemonJob(invalid).relatedResources, [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }], 'an invalid spec: every Node')
+  t.same(
+    customizeDaemonJob(invalid).relatedResources,
+    [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }],
+    'an invalid spec: every Node'
+  )
 })
 
-t.test('with a nodeSelector, the messages speak of the Nodes that have its labels (the only ones Metacontroller sends)', async t => {
+t.test('with a nodeSelector, the messages speak of the Nodes that have its labels (the only ones Metacontroller ' +
+  'sends)', async t => {
   const none = fixture('daemonjob/sync-new.v2.json')
   ;(none.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
   none.related['Node.v1'] = {}
-  t.match(sync(none).status, { phase: 'Pending', message: 'no eligible node: no Node has the labels of the nodeSelector (pool=late); waiting for nodes' })
+  t.match(
+    sync(none).status,
+    {
+      phase: 'Pending',
+      message: 'no eligible node: no Node has the labels of the nodeSelector (pool=late); waiting for nodes'
+    }
+  )
 
   const running = fixture('daemonjob/sync-running.v2.json')
   ;(running.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
   for (const node of Object.values(running.related['Node.v1'] ?? {})) (node as any).metadata.labels.pool = 'late'
   delete running.related['Node.v1']?.['node-3']
-  t.match(sync(running).status, { phase: 'Running', message: 'Jobs wait on nodes that no longer exist or no longer have the labels of the nodeSelector (pool=late): node-3; they end by their activeDeadlineSeconds or when deleted' })
+  t.match(
+    sync(running).status,
+    {
+      phase: 'Running',
+      message: 'Jobs wait on nodes that no longer exist or no longer have the labels of the nodeSelector ' +
+        '(pool=late): node-3; they end by their activeDeadlineSeconds or when deleted'
+    }
+  )
 })

@@ -23,7 +23,11 @@ function injections (answer: SyncAnswer): InjectEphemeralContainers[] {
 
 t.test('container states: fatal waiting reasons fail, pulling waits, a missing exit code fails', async t => {
   const cases: Array<[Record<string, unknown>, string, RegExp | undefined]> = [
-    [{ waiting: { reason: 'RunContainerError', message: 'exec: "pidof": not found' } }, 'Failed', /helloworld-ec could not start: RunContainerError: exec/],
+    [
+      { waiting: { reason: 'RunContainerError', message: 'exec: "pidof": not found' } },
+      'Failed',
+      /helloworld-ec could not start: RunContainerError: exec/
+    ],
     [{ waiting: { reason: 'CreateContainerConfigError' } }, 'Failed', /could not start: CreateContainerConfigError$/],
     [{ waiting: { reason: 'ImagePullBackOff' } }, 'Waiting', undefined],
     [{ waiting: {} }, 'Waiting', undefined],
@@ -40,14 +44,18 @@ t.test('container states: fatal waiting reasons fail, pulling waits, a missing e
   }
 })
 
-t.test('a chosen Pod that stops before its container is injected fails; so does one another job took first', async t => {
+t.test('a chosen Pod that stops before its container is injected fails; so does one another job took ' +
+  'first', async t => {
   const stopped = fixture('ephemeraljob/sync-running.v2.json')
   const first = pod(stopped, FIRST)
   delete first.spec.ephemeralContainers
   delete first.status.ephemeralContainerStatuses
   first.status.phase = 'Succeeded'
   const answer = sync(stopped)
-  t.match(record(answer, FIRST), { phase: 'Failed', message: 'the Pod stopped before its ephemeral containers were injected' })
+  t.match(
+    record(answer, FIRST),
+    { phase: 'Failed', message: 'the Pod stopped before its ephemeral containers were injected' }
+  )
   t.same(injections(answer).map(e => e.target.name), [SECOND], 'the slot goes to the next Pod')
 
   const taken = fixture('ephemeraljob/sync-running.v2.json')
@@ -73,12 +81,18 @@ t.test('a Pod\'s containers are injected together, and only the missing ones aga
   spec.parallelism = 3
   spec.template.ephemeralContainers.push({ ...spec.template.ephemeralContainers[0], name: 'second' })
   const answer = sync(request)
-  t.same(injections(answer).map(e => [e.target.name, e.containers.map(c => c.name)]), [[FIRST, ['helloworld-ec', 'second']]], 'one Pod: two containers fill 2 of 3 slots')
+  t.same(
+    injections(answer).map(e => [e.target.name, e.containers.map(c => c.name)]),
+    [[FIRST, ['helloworld-ec', 'second']]],
+    'one Pod: two containers fill 2 of 3 slots'
+  )
   t.equal(answer.response.status.waiting, 1)
 
   const partial = fixture('ephemeraljob/sync-running.v2.json')
   ;(partial.parent.spec as any).parallelism = 2
-  ;(partial.parent.spec as any).template.ephemeralContainers.push({ ...(partial.parent.spec as any).template.ephemeralContainers[0], name: 'second' })
+  ;(partial.parent.spec as any).template.ephemeralContainers.push(
+    { ...(partial.parent.spec as any).template.ephemeralContainers[0], name: 'second' }
+  )
   const again = sync(partial)
   t.same(injections(again).map(e => [e.target.name, e.containers.map(c => c.name)]), [[FIRST, ['second']]])
   t.equal(record(again, FIRST).phase, 'Running')
@@ -86,9 +100,15 @@ t.test('a Pod\'s containers are injected together, and only the missing ones aga
 
 t.test('an env var named like ours in the template is replaced, not duplicated', async t => {
   const request = fixture('ephemeraljob/sync-new.v2.json')
-  ;(request.parent.spec as any).template.ephemeralContainers[0].env = [{ name: 'ephemeraljob', value: 'spoofed' }, { name: 'MODE', value: 'x' }]
+  ;(request.parent.spec as any).template.ephemeralContainers[0].env = [
+    { name: 'ephemeraljob', value: 'spoofed' },
+    { name: 'MODE', value: 'x' }
+  ]
   const [effect] = injections(sync(request))
-  t.same(effect?.containers[0]?.env?.map(e => `${e.name}=${e.value ?? ''}`), ['MODE=x', 'ephemeraljob=hello-world-ephemeral-job', 'EPHEMERALJOB_UID=5d1c9a4e-7b3f-4c2a-9e61-2f8d0b7a4c11'])
+  t.same(
+    effect?.containers[0]?.env?.map(e => `${e.name}=${e.value ?? ''}`),
+    ['MODE=x', 'ephemeraljob=hello-world-ephemeral-job', 'EPHEMERALJOB_UID=5d1c9a4e-7b3f-4c2a-9e61-2f8d0b7a4c11']
+  )
 })
 
 t.test('selectors match the way the API server matches them', async t => {
@@ -107,8 +127,14 @@ t.test('selectors match the way the API server matches them', async t => {
   t.match(selectorProblems({ matchLabels: { app: 'not valid!' } }, 's'), [/not a valid label value/])
   t.match(selectorProblems({ matchExpressions: 'x' }, 's'), [/must be a list/])
   t.match(selectorProblems({ matchExpressions: ['x'] }, 's'), [/must be \{key, operator, values\}/])
-  t.match(selectorProblems({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['b'] }] }, 's'), [/takes no values/])
-  t.match(selectorProblems({ matchExpressions: [{ key: 'a', operator: 'In', values: [1] }] }, 's'), [/values must be a list of label values/])
+  t.match(
+    selectorProblems({ matchExpressions: [{ key: 'a', operator: 'Exists', values: ['b'] }] }, 's'),
+    [/takes no values/]
+  )
+  t.match(
+    selectorProblems({ matchExpressions: [{ key: 'a', operator: 'In', values: [1] }] }, 's'),
+    [/values must be a list of label values/]
+  )
 })
 
 t.test('an invalid spec of a finished job keeps its phase; its memory stays', async t => {

@@ -7,16 +7,19 @@ import type { KubeObject } from '../../../src/k8s/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
 
 const NOW = timestamp(FIXED_NOW)
 const JOB_UID = '5d1c9a4e-7b3f-4c2a-9e61-2f8d0b7a4c11'
-const POD = ['helloworld-865cd8865b-nl8lq', 'helloworld-865cd8865b-xmtrv', 'helloworld-no-work-6cc445bc7-d967c', 'helloworld-no-work-6cc445bc7-t286v'] as const
+const POD = [
+  'helloworld-865cd8865b-nl8lq',
+  'helloworld-865cd8865b-xmtrv',
+  'helloworld-no-work-6cc445bc7-d967c',
+  'helloworld-no-work-6cc445bc7-t286v'
+] as const
 
 function sync (request: SyncRequest, now: Date = FIXED_NOW): SyncAnswer {
   return syncEphemeralJob(request, context(now))
-}
-function condition (answer: SyncAnswer, type: string): any {
-  return (answer.response.status.conditions as any[]).find(c => c.type === type)
 }
 function injections (answer: SyncAnswer): InjectEphemeralContainers[] {
   return answer.effects.filter((e): e is InjectEphemeralContainers => e.type === 'InjectEphemeralContainers')
@@ -28,13 +31,27 @@ function podNamed (request: SyncRequest, name: string): any {
   return pods(request).find(p => p.metadata.name === name)
 }
 
-t.test('customize asks for the Pods the selector matches in the job\'s namespace (under v2 a label rule without one lists every namespace)', async t => {
+t.test('customize asks for the Pods the selector matches in the job\'s namespace (under v2 a label rule without one ' +
+  'lists every namespace)', async t => {
   const request = fixture<CustomizeRequest>('ephemeraljob/customize.json')
-  t.same(customizeEphemeralJob(request), { relatedResources: [{ apiVersion: 'v1', resource: 'pods', namespace: request.parent.metadata.namespace, labelSelector: { matchLabels: { app: 'helloworld' } } }] })
+  t.same(
+    customizeEphemeralJob(request),
+    { relatedResources: [{
+      apiVersion: 'v1',
+      resource: 'pods',
+      namespace: request.parent.metadata.namespace,
+      labelSelector: { matchLabels: { app: 'helloworld' } }
+    }] }
+  )
   t.ok(request.parent.metadata.namespace, 'the fixture\'s job has a namespace')
   const expressions = fixture<CustomizeRequest>('ephemeraljob/customize.json')
-  ;(expressions.parent.spec as any).selector = { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] }
-  t.same(customizeEphemeralJob(expressions).relatedResources[0]?.labelSelector, { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] })
+  ;(expressions.parent.spec as any).selector = {
+    matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }]
+  }
+  t.same(
+    customizeEphemeralJob(expressions).relatedResources[0]?.labelSelector,
+    { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] }
+  )
   const bad = fixture<CustomizeRequest>('ephemeraljob/customize.json')
   ;(bad.parent.spec as any).selector = {}
   t.same(customizeEphemeralJob(bad), { relatedResources: [] }, 'an empty selector asks for nothing')
@@ -47,10 +64,16 @@ t.test('a new job injects into the oldest running Pod only (parallelism 1)', asy
   t.match(status, { phase: 'Waiting', match: 4, succeeded: 0, failed: 0, running: 0, waiting: 1, startTime: NOW })
   t.notOk('completionTime' in status)
   t.same(status.pods, [{ name: POD[0], uid: 'a1b2c3d4-0000-4000-8000-000000000001', phase: 'Waiting' }])
-  t.match(condition(answer, 'Valid'), { status: 'True', lastTransitionTime: NOW })
+  t.match(condition(answer.response.status, 'Valid'), { status: 'True', lastTransitionTime: NOW })
   t.same(answer.effects, [{
     type: 'InjectEphemeralContainers',
-    target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: POD[0], uid: 'a1b2c3d4-0000-4000-8000-000000000001' },
+    target: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      namespace: 'default',
+      name: POD[0],
+      uid: 'a1b2c3d4-0000-4000-8000-000000000001'
+    },
     containers: [{
       name: 'helloworld-ec',
       image: 'busybox:1.36',
@@ -88,7 +111,10 @@ t.test('v1 and v2 keying give byte-identical answers, and so does a repeated cal
 
 t.test('a running container holds the only slot: nothing else is injected', async t => {
   const answer = sync(fixture('ephemeraljob/sync-running.v2.json'))
-  t.match(answer.response.status, { phase: 'Running', running: 1, waiting: 0, succeeded: 0, startTime: '2026-01-02T03:00:01Z' })
+  t.match(
+    answer.response.status,
+    { phase: 'Running', running: 1, waiting: 0, succeeded: 0, startTime: '2026-01-02T03:00:01Z' }
+  )
   t.same(answer.effects, [], 'the container is there: no effect')
   t.same(answer.response.status.pods, [{ name: POD[0], uid: 'a1b2c3d4-0000-4000-8000-000000000001', phase: 'Running' }])
 })
@@ -114,10 +140,38 @@ t.test('a chosen Pod whose container is not there yet is injected again (a lost 
 t.test('when the last Pod finishes with mixed outcomes the job ends Failed, never stuck', async t => {
   const answer = sync(fixture('ephemeraljob/sync-mixed-done.v2.json'))
   const { status } = answer.response
-  t.match(status, { phase: 'Failed', match: 4, succeeded: 2, failed: 2, running: 0, waiting: 0, startTime: '2026-01-02T03:00:01Z', completionTime: NOW })
-  t.same((status.pods as any[]).map(p => `${p.name}=${p.phase}`), [`${POD[0]}=Succeeded`, `${POD[1]}=Succeeded`, `${POD[3]}=Failed`, `${POD[2]}=Failed`], 'records keep the order chosen')
-  t.same((status.pods as any[])[3], { name: POD[2], uid: 'a1b2c3d4-0000-4000-8000-000000000003', phase: 'Failed', completionTime: '2026-01-02T03:00:04Z', message: 'helloworld-ec exited with code 1 (Error)' })
-  t.match(condition(answer, 'Failed'), { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed: .*t286v.*d967c/ })
+  t.match(
+    status,
+    {
+      phase: 'Failed',
+      match: 4,
+      succeeded: 2,
+      failed: 2,
+      running: 0,
+      waiting: 0,
+      startTime: '2026-01-02T03:00:01Z',
+      completionTime: NOW
+    }
+  )
+  t.same(
+    (status.pods as any[]).map(p => `${p.name}=${p.phase}`),
+    [`${POD[0]}=Succeeded`, `${POD[1]}=Succeeded`, `${POD[3]}=Failed`, `${POD[2]}=Failed`],
+    'records keep the order chosen'
+  )
+  t.same(
+    (status.pods as any[])[3],
+    {
+      name: POD[2],
+      uid: 'a1b2c3d4-0000-4000-8000-000000000003',
+      phase: 'Failed',
+      completionTime: '2026-01-02T03:00:04Z',
+      message: 'helloworld-ec exited with code 1 (Error)'
+    }
+  )
+  t.match(
+    condition(answer.response.status, 'Failed'),
+    { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed: .*t286v.*d967c/ }
+  )
   t.same(answer.effects, [])
   t.equal(answer.response.resyncAfterSeconds, 1555, 'the TTL after creation still counts')
 })
@@ -130,7 +184,10 @@ t.test('every Pod succeeding ends Succeeded with Complete', async t => {
   delete (request.parent.status as any).pods[2].message
   const answer = sync(request)
   t.match(answer.response.status, { phase: 'Succeeded', succeeded: 4, failed: 0, completionTime: NOW })
-  t.match(condition(answer, 'Complete'), { status: 'True', reason: 'AllPodsSucceeded', message: '4 of 4 Pods succeeded' })
+  t.match(
+    condition(answer.response.status, 'Complete'),
+    { status: 'True', reason: 'AllPodsSucceeded', message: '4 of 4 Pods succeeded' }
+  )
 })
 
 t.test('fewer matched Pods than replicas: finished once they are done (kruise#2514)', async t => {
@@ -170,10 +227,19 @@ t.test('law 6: a finished Pod that disappears still counts; an unfinished one th
   const { status } = answer.response
   t.match(status, { phase: 'Failed', match: 2, succeeded: 2, failed: 2 })
   t.match((status.pods as any[])[0], { name: POD[0], phase: 'Succeeded', completionTime: '2026-01-02T03:00:04Z' })
-  t.match((status.pods as any[])[3], { name: POD[2], phase: 'Failed', message: 'the Pod disappeared, or stopped matching the selector, before its ephemeral containers finished', completionTime: NOW })
+  t.match(
+    (status.pods as any[])[3],
+    {
+      name: POD[2],
+      phase: 'Failed',
+      message: 'the Pod disappeared, or stopped matching the selector, before its ephemeral containers finished',
+      completionTime: NOW
+    }
+  )
 })
 
-t.test('a Pod with a same-named container not injected by this job is skipped (an earlier job of the same name)', async t => {
+t.test('a Pod with a same-named container not injected by this job is skipped (an earlier job of the same ' +
+  'name)', async t => {
   const answer = sync(fixture('ephemeraljob/sync-foreign.v2.json'))
   t.same(injections(answer).map(e => e.target.name), [POD[1]], 'the next Pod instead')
   t.match(answer.response.status, { match: 4, succeeded: 0, waiting: 1 })
@@ -208,7 +274,8 @@ t.test('paused: no new injection, phase Paused; resuming continues', async t => 
   t.same(injections(sync(running)).map(e => e.target.name), ['late'])
 })
 
-t.test('activeDeadlineSeconds: resync at the deadline, then Failed with DeadlineExceeded and no more injections', async t => {
+t.test('activeDeadlineSeconds: resync at the deadline, then Failed with DeadlineExceeded and no more ' +
+  'injections', async t => {
   const request = fixture('ephemeraljob/sync-running.v2.json')
   ;(request.parent.spec as any).activeDeadlineSeconds = 300
   ;(request.parent.spec as any).ttlSecondsAfterCreated = undefined
@@ -218,10 +285,12 @@ t.test('activeDeadlineSeconds: resync at the deadline, then Failed with Deadline
   t.equal(before.response.status.phase, 'Running')
   const at = new Date('2026-01-02T03:05:01Z')
   // The running container finished: a slot is free, but the deadline has passed.
-  podNamed(request, POD[0]).status.ephemeralContainerStatuses[0].state = { terminated: { exitCode: 0, finishedAt: '2026-01-02T03:05:00Z' } }
+  podNamed(request, POD[0]).status.ephemeralContainerStatuses[0].state = {
+    terminated: { exitCode: 0, finishedAt: '2026-01-02T03:05:00Z' }
+  }
   const after = sync(request, at)
   t.match(after.response.status, { phase: 'Failed', completionTime: '2026-01-02T03:05:01Z', succeeded: 1 })
-  t.match(condition(after, 'Failed'), { status: 'True', reason: 'DeadlineExceeded' })
+  t.match(condition(after.response.status, 'Failed'), { status: 'True', reason: 'DeadlineExceeded' })
   t.same(after.effects, [], 'nothing more is injected')
   t.notOk('resyncAfterSeconds' in after.response)
   // The finished status carried forward stays Failed, even when everything else succeeds.
@@ -235,7 +304,19 @@ t.test('activeDeadlineSeconds: resync at the deadline, then Failed with Deadline
 t.test('ttlSecondsAfterFinished: a Delete effect on the job itself, guarded by its uid, once due', async t => {
   const request = fixture('ephemeraljob/sync-ttl-finished.v2.json')
   const due = sync(request)
-  t.same(due.effects, [{ type: 'Delete', target: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'EphemeralJob', namespace: 'default', name: 'hello-world-ephemeral-job', uid: JOB_UID } }])
+  t.same(
+    due.effects,
+    [{
+      type: 'Delete',
+      target: {
+        apiVersion: 'jobhooks.io/v1alpha1',
+        kind: 'EphemeralJob',
+        namespace: 'default',
+        name: 'hello-world-ephemeral-job',
+        uid: JOB_UID
+      }
+    }]
+  )
   t.match(due.response.status, { phase: 'Failed', completionTime: '2026-01-02T02:04:10Z' })
   const early = sync(request, new Date('2026-01-02T03:03:05Z'))
   t.same(early.effects, [])
@@ -251,15 +332,16 @@ t.test('ttlSecondsAfterCreated: a Delete effect once due, whatever the phase, an
   t.same(sync(request, new Date('2026-01-02T03:30:01Z')).effects, [], 'nothing while it is being deleted')
 })
 
-t.test('an invalid spec injects nothing, says why in Valid, and reports phase Invalid, as every kind with a phase does', async t => {
+t.test('an invalid spec injects nothing, says why in Valid, and reports phase Invalid, as every kind with a phase ' +
+  'does', async t => {
   const answer = sync(fixture('ephemeraljob/sync-invalid.v2.json'))
   t.same(answer.effects, [])
   t.equal(answer.response.status.phase, 'Invalid')
-  const valid = condition(answer, 'Valid')
+  const valid = condition(answer.response.status, 'Valid')
   t.match(valid, { status: 'False', reason: 'InvalidSpec' })
-  t.match(valid.message, /spec.selector is empty/)
-  t.match(valid.message, /spec.parallelism must be a whole number from 1 to 10/)
-  t.match(valid.message, /container "helloworld-ec": imagePullPolicy is required/)
+  t.match(valid?.message, /spec.selector is empty/)
+  t.match(valid?.message, /spec.parallelism must be a whole number from 1 to 10/)
+  t.match(valid?.message, /container "helloworld-ec": imagePullPolicy is required/)
   t.same(answer.response.children, [])
   t.notOk('resyncAfterSeconds' in answer.response)
 })
@@ -268,15 +350,31 @@ t.test('more invalid specs', async t => {
   const cases: Array<[string, (spec: any) => void, RegExp]> = [
     ['no selector', s => { delete s.selector }, /spec.selector is required/],
     ['a bad operator', s => { s.selector = { matchExpressions: [{ key: 'a', operator: 'Like' }] } }, /operator "Like"/],
-    ['In without values', s => { s.selector = { matchExpressions: [{ key: 'a', operator: 'In' }] } }, /needs at least one value/],
+    [
+      'In without values',
+      s => { s.selector = { matchExpressions: [{ key: 'a', operator: 'In' }] } },
+      /needs at least one value/
+    ],
     ['a bad label key', s => { s.selector = { matchLabels: { 'bad key': 'x' } } }, /not a valid label key/],
     ['no containers', s => { s.template = { ephemeralContainers: [] } }, /at least one container/],
-    ['no targetContainerName', s => { delete s.template.ephemeralContainers[0].targetContainerName }, /targetContainerName is required/],
-    ['no terminationMessagePolicy', s => { delete s.template.ephemeralContainers[0].terminationMessagePolicy }, /terminationMessagePolicy is required/],
+    [
+      'no targetContainerName',
+      s => { delete s.template.ephemeralContainers[0].targetContainerName },
+      /targetContainerName is required/
+    ],
+    [
+      'no terminationMessagePolicy',
+      s => { delete s.template.ephemeralContainers[0].terminationMessagePolicy },
+      /terminationMessagePolicy is required/
+    ],
     ['no image', s => { delete s.template.ephemeralContainers[0].image }, /image is required/],
     ['ports', s => { s.template.ephemeralContainers[0].ports = [{ containerPort: 80 }] }, /cannot have ports/],
     ['parallelism 0', s => { s.parallelism = 0 }, /parallelism must be a whole number from 1 to 10/],
-    ['more containers than parallelism', s => { s.template.ephemeralContainers.push({ ...s.template.ephemeralContainers[0], name: 'two' }) }, /smaller than the number of ephemeral containers/],
+    [
+      'more containers than parallelism',
+      s => { s.template.ephemeralContainers.push({ ...s.template.ephemeralContainers[0], name: 'two' }) },
+      /smaller than the number of ephemeral containers/
+    ],
     ['a negative TTL', s => { s.ttlSecondsAfterCreated = -1 }, /ttlSecondsAfterCreated must be a whole number/]
   ]
   for (const [what, mutate, message] of cases) {
@@ -284,20 +382,32 @@ t.test('more invalid specs', async t => {
     mutate(request.parent.spec)
     const answer = sync(request)
     t.same(answer.effects, [], `${what}: no effects`)
-    t.match(condition(answer, 'Valid')?.message, message, what)
+    t.match(condition(answer.response.status, 'Valid')?.message, message, what)
   }
 })
 
 t.test('through HTTP: the app hands the effects to the executor and answers only Metacontroller\'s fields', async t => {
   const recorded: any[] = []
-  const app = await testApp(t, { effects: { mode: 'dry-run', apply: async (_parent, effects) => { recorded.push(...effects); return effects.map(effect => ({ effect, result: 'applied' as const })) } } })
-  const reply = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/sync', payload: fixture('ephemeraljob/sync-new.v1.json') })
+  const app = await testApp(
+    t,
+    { effects: {
+      mode: 'dry-run',
+      apply: async (_parent, effects) => {
+        recorded.push(...effects); return effects.map(effect => ({ effect, result: 'applied' as const }))
+      }
+    } }
+  )
+  const reply = await app.inject(
+    { method: 'POST', url: '/hooks/ephemeraljob/sync', payload: fixture('ephemeraljob/sync-new.v1.json') }
+  )
   t.equal(reply.statusCode, 200)
   const body = reply.json()
   t.same(Object.keys(body).sort(), ['children', 'resyncAfterSeconds', 'status'])
   t.same(recorded.map(e => `${e.type} ${e.target.name}`), [`InjectEphemeralContainers ${POD[0]}`])
   t.match(body.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'EffectsApplied', status: 'True' }])
-  const customize = await app.inject({ method: 'POST', url: '/hooks/ephemeraljob/customize', payload: fixture('ephemeraljob/customize.json') })
+  const customize = await app.inject(
+    { method: 'POST', url: '/hooks/ephemeraljob/customize', payload: fixture('ephemeraljob/customize.json') }
+  )
   t.equal(customize.statusCode, 200)
   t.same(customize.json().relatedResources.map((r: any) => r.resource), ['pods'])
 })

@@ -2,10 +2,13 @@
 // JobTemplate references and names that fit.
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import { customizeJobFlow } from '../../../src/controllers/jobflow/customize.js'
 import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
+
+const respond = responseOf(syncJobFlow)
 
 function newFlow (mutate: (spec: any) => void): SyncRequest {
   const request = fixture('jobflow/sync-new.v2.json')
@@ -13,7 +16,7 @@ function newFlow (mutate: (spec: any) => void): SyncRequest {
   return request
 }
 function job (request: SyncRequest, name = 'jobflow-example-job1'): KubeObject {
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const found = childrenOf(response.children, 'Job').get(name)
   if (found === undefined) throw new Error(`no Job ${name} in ${JSON.stringify(response.status)}`)
   return found
@@ -28,10 +31,17 @@ t.test('the flow template wins over globalParams, and nothing of it is dropped',
     pod.spec.initContainers = [{ name: 'init', image: 'busybox' }]
   })
   const pod = at(job(request), 'spec.template')
-  t.same(pod.metadata.labels, { key1: 'mine', key2: 'value2', app: 'x', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' })
+  t.same(
+    pod.metadata.labels,
+    { key1: 'mine', key2: 'value2', app: 'x', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' }
+  )
   t.same(pod.metadata.annotations, { key1: 'value1', key2: 'mine' })
   t.equal(pod.spec.nodeName, 'node-9')
-  t.same(pod.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'mine' }, { name: 'REF', value: '$(FOO)-x' }],
+  t.same(pod.spec.containers[0].env, [
+    { name: 'FOO', value: 'bar' },
+    { name: 'QUE', value: 'mine' },
+    { name: 'REF', value: '$(FOO)-x' }
+  ],
     'globals first so that the container can refer to them; its own value wins')
   t.same(pod.spec.initContainers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
 })
@@ -44,7 +54,11 @@ t.test('OnFailure and backoffLimit are kept as the user wrote them', async t => 
   const built = job(request)
   t.equal(at(built, 'spec.backoffLimit'), 3)
   t.equal(at(built, 'spec.template.spec.restartPolicy'), 'OnFailure')
-  t.equal((request.parent.spec as any).flows[0].jobTemplate.template.metadata, undefined, 'the spec itself is not changed')
+  t.equal(
+    (request.parent.spec as any).flows[0].jobTemplate.template.metadata,
+    undefined,
+    'the spec itself is not changed'
+  )
 })
 
 t.test('shared volumes reach every Job; mounts are global plus the flow\'s own', async t => {
@@ -57,16 +71,28 @@ t.test('shared volumes reach every Job; mounts are global plus the flow\'s own',
     pod.initContainers = [{ name: 'init', image: 'busybox' }]
   })
   const pod = at(job(request), 'spec.template.spec')
-  t.same(pod.volumes, [{ name: 'tmp', configMap: { name: 'own' } }, { name: 'data', persistentVolumeClaim: { claimName: 'pvc' } }], 'a volume the template names is kept as it is')
-  t.same(pod.containers[0].volumeMounts, [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp/shared' }], 'one mount per path')
+  t.same(
+    pod.volumes,
+    [{ name: 'tmp', configMap: { name: 'own' } }, { name: 'data', persistentVolumeClaim: { claimName: 'pvc' } }],
+    'a volume the template names is kept as it is'
+  )
+  t.same(
+    pod.containers[0].volumeMounts,
+    [{ name: 'data', mountPath: '/data' }, { name: 'tmp', mountPath: '/tmp/shared' }],
+    'one mount per path'
+  )
   t.same(pod.initContainers[0].volumeMounts, pod.containers[0].volumeMounts)
   const job4 = at(job(request, 'jobflow-example-job4'), 'spec.template.spec')
-  t.same(job4.containers[0].volumeMounts, [{ name: 'data', mountPath: '/data' }], 'other flows get only the global mounts')
+  t.same(
+    job4.containers[0].volumeMounts,
+    [{ name: 'data', mountPath: '/data' }],
+    'other flows get only the global mounts'
+  )
 })
 
 t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts', async t => {
   const request = newFlow(spec => { spec.flows[0].script = { name: 'wait-for.sh', args: ['-t', '60', 'db:5432'] } })
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const configMaps = [...childrenOf(response.children, 'ConfigMap').values()]
   t.equal(configMaps.length, 1)
   const cm = configMaps[0] as any
@@ -83,38 +109,55 @@ t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts',
   t.equal(job4.volumes, undefined, 'flows without a script mount nothing')
 })
 
-t.test('spec.scripts wins over a shipped script of the same name; an edit makes a new ConfigMap and the old one stays while a Job mounts it', async t => {
+t.test('spec.scripts wins over a shipped script of the same name; an edit makes a new ConfigMap and the old one ' +
+  'stays while a Job mounts it', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
   const spec = request.parent.spec as any
   spec.scripts = { 'wait-for.sh': 'echo mine' }
   spec.flows[1].script = { name: 'wait-for.sh' }
-  const first = syncJobFlow(request, context())
+  const first = respond(request, context())
   const cm = [...childrenOf(first.children, 'ConfigMap').values()][0] as KubeObject
   t.same(cm.data, { 'wait-for.sh': 'echo mine' })
 
   // The ConfigMap and job2 now exist; then the script is edited.
   const job2 = childrenOf(first.children, 'Job').get('jobflow-example-job2') as KubeObject
-  request.children['Job.batch/v1']!['default/jobflow-example-job2'] = { ...job2, metadata: { ...job2.metadata, uid: 'j2' }, status: { active: 1 } }
-  request.children['ConfigMap.v1']![`default/${cm.metadata.name}`] = { ...cm, metadata: { ...cm.metadata, uid: 'c1', resourceVersion: '5' } }
+  request.children['Job.batch/v1']!['default/jobflow-example-job2'] = {
+    ...job2,
+    metadata: { ...job2.metadata, uid: 'j2' },
+    status: { active: 1 }
+  }
+  request.children['ConfigMap.v1']![`default/${cm.metadata.name}`] = {
+    ...cm,
+    metadata: { ...cm.metadata, uid: 'c1', resourceVersion: '5' }
+  }
   request.parent.status = first.status
   spec.scripts['wait-for.sh'] = 'echo edited'
-  const second = syncJobFlow(request, context())
+  const second = respond(request, context())
   const names = [...childrenOf(second.children, 'ConfigMap').keys()]
   t.equal(names.length, 2, 'the new version and the one job2 runs with')
   t.ok(names.includes(cm.metadata.name))
   const kept = childrenOf(second.children, 'ConfigMap').get(cm.metadata.name) as any
-  t.same(kept, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cm.metadata.name, namespace: 'default' } }, 'kept by its identity')
+  t.same(
+    kept,
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cm.metadata.name, namespace: 'default' } },
+    'kept by its identity'
+  )
 
   // Once job2 is gone (finished and deleted), the old version goes too.
   delete request.children['Job.batch/v1']!['default/jobflow-example-job2']
-  request.parent.status = { ...second.status, jobs: (second.status.jobs as any[]).map(j => j.name === 'job2' ? { ...j, phase: 'Succeeded', completionTime: 'x' } : j) }
-  const third = syncJobFlow(request, context())
+  request.parent.status = {
+    ...second.status,
+    jobs: (second.status.jobs as any[]).map(
+      j => j.name === 'job2' ? { ...j, phase: 'Succeeded', completionTime: 'x' } : j
+    )
+  }
+  const third = respond(request, context())
   t.same([...childrenOf(third.children, 'ConfigMap').keys()], names.filter(n => n !== cm.metadata.name))
 })
 
 t.test('jobTemplateRef takes the JobTemplate\'s spec and labels the Job with it', async t => {
   const request = fixture('jobflow/sync-template-ref.v2.json')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const jobs = childrenOf(response.children, 'Job')
   t.same([...jobs.keys()], ['release-build'])
   const build = jobs.get('release-build') as any
@@ -127,13 +170,15 @@ t.test('jobTemplateRef takes the JobTemplate\'s spec and labels the Job with it'
 
 t.test('long names are shortened with a stable hash to fit Job names and label values', async t => {
   const long = 'x'.repeat(60)
-  const request = newFlow(spec => { spec.flows = [{ ...spec.flows[0], name: 'a-very-long-flow-name-that-is-still-a-valid-label' }] })
+  const request = newFlow(
+    spec => { spec.flows = [{ ...spec.flows[0], name: 'a-very-long-flow-name-that-is-still-a-valid-label' }] }
+  )
   request.parent.metadata.name = long
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const names = response.children.map(c => c.metadata.name)
   for (const name of names) t.ok(name.length <= 63, `${name} fits`)
   t.equal(new Set(names).size, names.length, 'still distinct')
-  const again = syncJobFlow(request, context()).children.map(c => c.metadata.name)
+  const again = respond(request, context()).children.map(c => c.metadata.name)
   t.same(again, names, 'stable')
   const labels = response.children[0]!.metadata.labels as Record<string, string>
   t.ok((labels['jobhooks.io/jobflow'] as string).length <= 63)
@@ -145,42 +190,83 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
   const request = fixture<any>('jobflow/customize.json')
   request.parent.spec.flows.push({ name: 'again', jobTemplateRef: 'builder' })
   t.same(customizeJobFlow(request), {
-    relatedResources: [{ apiVersion: 'jobhooks.io/v1alpha1', resource: 'jobtemplates', namespace: 'default', names: ['builder', 'tester'] }]
+    relatedResources: [{
+      apiVersion: 'jobhooks.io/v1alpha1',
+      resource: 'jobtemplates',
+      namespace: 'default',
+      names: ['builder', 'tester']
+    }]
   })
-  t.same(customizeJobFlow({ parent: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'JobFlow', metadata: { name: 'x' }, spec: { flows: 'nonsense' } } }), { relatedResources: [] })
-  t.same(customizeJobFlow(fixture('jobflow/sync-new.v2.json')), { relatedResources: [] }, 'inline templates need nothing')
+  t.same(
+    customizeJobFlow({ parent: {
+      apiVersion: 'jobhooks.io/v1alpha1',
+      kind: 'JobFlow',
+      metadata: { name: 'x' },
+      spec: { flows: 'nonsense' }
+    } }),
+    { relatedResources: [] }
+  )
+  t.same(
+    customizeJobFlow(fixture('jobflow/sync-new.v2.json')),
+    { relatedResources: [] },
+    'inline templates need nothing'
+  )
 })
 
-t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before the globals; one template, many flows', async t => {
+t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before the globals; one template, many ' +
+  'flows', async t => {
   const request: any = fixture('jobflow/sync-template-ref.v2.json')
   const flows = request.parent.spec.flows
-  flows[0].patch = { backoffLimit: 5, template: { spec: { containers: [{ name: 'nginx', image: 'busybox:1.36', args: ['release'] }], nodeSelector: { pool: 'build' } } } }
+  flows[0].patch = {
+    backoffLimit: 5,
+    template: { spec: {
+      containers: [{ name: 'nginx', image: 'busybox:1.36', args: ['release'] }],
+      nodeSelector: { pool: 'build' }
+    } }
+  }
   request.parent.spec.globalParams = { env: [{ name: 'FOO', value: 'bar' }] }
   const patched = job(request, 'release-build')
   t.equal(at(patched, 'spec.backoffLimit'), 5, 'a scalar replaced')
-  t.same(at(patched, 'spec.template.spec.containers').map((c: any) => [c.image, c.args, c.env]), [['busybox:1.36', ['release'], [{ name: 'FOO', value: 'bar' }]]],
+  t.same(at(patched, 'spec.template.spec.containers').map((c: any) => [c.image, c.args, c.env]), [
+    ['busybox:1.36', ['release'], [{ name: 'FOO', value: 'bar' }]]
+  ],
     'a list replaced whole, then the globals applied to what the patch made')
   t.same(at(patched, 'spec.template.spec.nodeSelector'), { pool: 'build' }, 'a field added')
   const template = request.related['JobTemplate.jobhooks.io/v1alpha1']['default/builder'] as any
-  t.same(template.spec.jobTemplate.template.spec.containers[0].command, ['sh', '-c', 'make'], 'the JobTemplate itself is not changed')
+  t.same(
+    template.spec.jobTemplate.template.spec.containers[0].command,
+    ['sh', '-c', 'make'],
+    'the JobTemplate itself is not changed'
+  )
 
   const removal: any = fixture('jobflow/sync-template-ref.v2.json')
   removal.parent.spec.flows[0].patch = { backoffLimit: null }
   t.equal(at(job(removal, 'release-build'), 'spec.backoffLimit'), undefined, 'null removes a field')
 })
 
-t.test('a patch that makes an invalid Job spec, or is not an object, makes the spec Invalid and deletes nothing', async t => {
+t.test('a patch that makes an invalid Job spec, or is not an object, makes the spec Invalid and deletes ' +
+  'nothing', async t => {
   for (const [patch, message] of [
-    [{ template: { spec: { containers: null } } }, /flow "build" \(its Job spec patched\): the Job template has no containers/],
-    [{ template: { spec: { containers: [{ name: 'x' }] } } }, /flow "build" \(its Job spec patched\): container 1 of the Job template needs a name and an image/],
+    [
+      { template: { spec: { containers: null } } },
+      /flow "build" \(its Job spec patched\): the Job template has no containers/
+    ],
+    [
+      { template: { spec: { containers: [{ name: 'x' }] } } },
+      /flow "build" \(its Job spec patched\): container 1 of the Job template needs a name and an image/
+    ],
     [{ template: { spec: { restartPolicy: 'Always' } } }, /restartPolicy Always/],
     [['not', 'an', 'object'], /flow "build": patch must be an object/]
   ] as Array<[unknown, RegExp]>) {
     const request: any = fixture('jobflow/sync-template-ref.v2.json')
     request.parent.spec.flows[0].patch = patch
-    const response = syncJobFlow(request, context())
+    const response = respond(request, context())
     t.equal((response.status as any).phase, 'Invalid', JSON.stringify(patch))
     t.match((response.status as any).conditions.find((c: any) => c.type === 'Valid').message, message)
-    t.same(response.children, Object.values(request.children).flatMap((byName: any) => Object.values(byName)), 'every child kept as observed')
+    t.same(
+      response.children,
+      Object.values(request.children).flatMap((byName: any) => Object.values(byName)),
+      'every child kept as observed'
+    )
   }
 })

@@ -9,7 +9,11 @@ const NOW = new Date('2026-01-02T03:04:05Z')
 function observedJob (applied: KubeObject, status: Record<string, unknown> = { active: 1 }): KubeObject {
   return {
     ...structuredClone(applied),
-    metadata: { ...structuredClone(applied.metadata), uid: 'u1', annotations: { ...applied.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(applied) } },
+    metadata: {
+      ...structuredClone(applied.metadata),
+      uid: 'u1',
+      annotations: { ...applied.metadata.annotations, [LAST_APPLIED_ANNOTATION]: JSON.stringify(applied) }
+    },
     status
   }
 }
@@ -18,7 +22,10 @@ const applied: KubeObject = {
   apiVersion: 'batch/v1',
   kind: 'Job',
   metadata: { name: 'jf-a', namespace: 'default', labels: { 'jobhooks.io/flow': 'a' } },
-  spec: { backoffLimit: 0, template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } } }
+  spec: {
+    backoffLimit: 0,
+    template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } }
+  }
 }
 
 t.test('a kept Job is answered as last applied: nothing for Metacontroller to change', async t => {
@@ -28,7 +35,14 @@ t.test('a kept Job is answered as last applied: nothing for Metacontroller to ch
 t.test('suspending sets spec.suspend and the mark, nothing else; resuming sets it back and drops the mark', async t => {
   const suspended = keptJob(observedJob(applied), true)
   t.equal(suspended.suspended, true)
-  t.same(suspended.job, { ...applied, metadata: { ...applied.metadata, annotations: { [SUSPENDED_BY_JOBFLOW]: 'true' } }, spec: { ...applied.spec as object, suspend: true } })
+  t.same(
+    suspended.job,
+    {
+      ...applied,
+      metadata: { ...applied.metadata, annotations: { [SUSPENDED_BY_JOBFLOW]: 'true' } },
+      spec: { ...applied.spec as object, suspend: true }
+    }
+  )
   // Metacontroller applied that: it is the last-applied copy now.
   const again = keptJob(observedJob(suspended.job), true)
   t.same(again, { job: suspended.job, suspended: true }, 'still suspended: the same answer, no write')
@@ -36,14 +50,23 @@ t.test('suspending sets spec.suspend and the mark, nothing else; resuming sets i
   t.same(resumed, { job: { ...applied, spec: { ...applied.spec as object, suspend: false } }, suspended: false })
 })
 
-t.test('a Job whose template suspends it, a finished Job, and a Job without the annotation are left as they are', async t => {
+t.test('a Job whose template suspends it, a finished Job, and a Job without the annotation are left as they ' +
+  'are', async t => {
   const own = { ...applied, spec: { ...applied.spec as object, suspend: true } }
-  t.same(keptJob(observedJob(own), true), { job: own, suspended: false }, 'suspended by its template: not ours to resume')
+  t.same(
+    keptJob(observedJob(own), true),
+    { job: own, suspended: false },
+    'suspended by its template: not ours to resume'
+  )
   t.same(keptJob(observedJob(own), false), { job: own, suspended: false })
   const done = observedJob(applied, { conditions: [{ type: 'Complete', status: 'True' }] })
   t.same(keptJob(done, true), { job: applied, suspended: false }, 'a finished Job is never touched')
   const bare = { ...observedJob(applied), metadata: { name: 'jf-a', namespace: 'default' } }
-  t.same(keptJob(bare, true).job, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'jf-a', namespace: 'default' } }, 'nothing to merge against: the identity')
+  t.same(
+    keptJob(bare, true).job,
+    { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'jf-a', namespace: 'default' } },
+    'nothing to merge against: the identity'
+  )
 })
 
 t.test('condition Suspended: True with the count while suspended, False once resumed, absent before', async t => {
@@ -51,5 +74,9 @@ t.test('condition Suspended: True with the count while suspended, False once res
   t.match(on, [{ type: 'Suspended', status: 'True', reason: 'JobFlowSuspended', message: /2 running Jobs suspended/ }])
   t.match(suspendedCondition(on, false, 0, NOW), [{ type: 'Suspended', status: 'False', reason: 'JobFlowResumed' }])
   t.same(suspendedCondition([], false, 0, NOW), [], 'never suspended: no condition')
-  t.match(suspendedCondition([], true, 0, NOW), [{ message: 'spec.suspend is true: no new Job starts' }], 'nothing running: no count')
+  t.match(
+    suspendedCondition([], true, 0, NOW),
+    [{ message: 'spec.suspend is true: no new Job starts' }],
+    'nothing running: no count'
+  )
 })

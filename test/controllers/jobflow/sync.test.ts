@@ -1,10 +1,14 @@
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import { responseOf } from '../../helpers/hooks.js'
 import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
+import { condition } from '../../helpers/conditions.js'
+
+const respond = responseOf(syncJobFlow)
 
 const NOW = timestamp(FIXED_NOW)
 
@@ -14,26 +18,33 @@ function jobsOf (response: SyncResponse): Map<string, KubeObject> {
 function record (response: SyncResponse, name: string): any {
   return (response.status.jobs as any[]).find(j => j.name === name)
 }
-function condition (response: SyncResponse, type: string): any {
-  return (response.status.conditions as any[]).find(c => c.type === type)
-}
 
 t.test('a new flow creates only the Jobs without dependencies', async t => {
-  const response = syncJobFlow(fixture('jobflow/sync-new.v2.json'), context())
+  const response = respond(fixture('jobflow/sync-new.v2.json'), context())
   t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job4'])
   t.equal(response.status.phase, 'Pending')
   t.equal(response.status.jobsSucceeded, '0/5', 'the JOBS column: none of five yet')
   t.equal(response.status.startTime, NOW)
   t.notOk('completionTime' in response.status)
-  t.same(record(response, 'job1'), { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Pending', message: 'creating the Job' })
-  t.same(record(response, 'job3'), { name: 'job3', jobName: 'jobflow-example-job3', phase: 'Pending', message: 'waiting for job1, job2' })
-  t.same((response.status.jobs as any[]).map(j => j.name), ['job1', 'job2', 'job3', 'job4', 'job5'], 'records follow spec order')
-  t.match(condition(response, 'Valid'), { status: 'True', lastTransitionTime: NOW })
+  t.same(
+    record(response, 'job1'),
+    { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Pending', message: 'creating the Job' }
+  )
+  t.same(
+    record(response, 'job3'),
+    { name: 'job3', jobName: 'jobflow-example-job3', phase: 'Pending', message: 'waiting for job1, job2' }
+  )
+  t.same(
+    (response.status.jobs as any[]).map(j => j.name),
+    ['job1', 'job2', 'job3', 'job4', 'job5'],
+    'records follow spec order'
+  )
+  t.match(condition(response.status, 'Valid'), { status: 'True', lastTransitionTime: NOW })
   t.notOk('resyncAfterSeconds' in response, 'nothing here depends on time')
 })
 
 t.test('a created Job carries the flow, the globals and Never', async t => {
-  const response = syncJobFlow(fixture('jobflow/sync-new.v2.json'), context())
+  const response = respond(fixture('jobflow/sync-new.v2.json'), context())
   const job = jobsOf(response).get('jobflow-example-job1') as KubeObject
   t.same(job.metadata, {
     name: 'jobflow-example-job1',
@@ -42,7 +53,10 @@ t.test('a created Job carries the flow, the globals and Never', async t => {
     annotations: { key1: 'value1', key2: 'value2' }
   })
   const pod = at(job, 'spec.template')
-  t.same(pod.metadata.labels, { key1: 'value1', key2: 'value2', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' })
+  t.same(
+    pod.metadata.labels,
+    { key1: 'value1', key2: 'value2', 'jobhooks.io/jobflow': 'jobflow-example', 'jobhooks.io/flow': 'job1' }
+  )
   t.same(pod.metadata.annotations, { key1: 'value1', key2: 'value2' })
   t.equal(pod.spec.restartPolicy, 'Never')
   t.equal(pod.spec.nodeName, 'node-1')
@@ -53,55 +67,92 @@ t.test('a created Job carries the flow, the globals and Never', async t => {
 
 t.test('v1 and v2 keying give byte-identical answers, and so does a repeated call', async t => {
   for (const name of ['sync-new', 'sync-job1-done']) {
-    const v1 = JSON.stringify(syncJobFlow(fixture(`jobflow/${name}.v1.json`), context()))
-    const v2 = JSON.stringify(syncJobFlow(fixture(`jobflow/${name}.v2.json`), context()))
+    const v1 = JSON.stringify(respond(fixture(`jobflow/${name}.v1.json`), context()))
+    const v2 = JSON.stringify(respond(fixture(`jobflow/${name}.v2.json`), context()))
     t.equal(v1, v2, name)
-    t.equal(JSON.stringify(syncJobFlow(fixture(`jobflow/${name}.v2.json`), context())), v2, `${name} again`)
+    t.equal(JSON.stringify(respond(fixture(`jobflow/${name}.v2.json`), context())), v2, `${name} again`)
   }
 })
 
 t.test('a succeeded dependency starts the next flow; existing Jobs are kept as observed', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const jobs = jobsOf(response)
   t.same([...jobs.keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
   const kept = jobs.get('jobflow-example-job1') as KubeObject
   const observed = request.children['Job.batch/v1']?.['default/jobflow-example-job1'] as KubeObject
-  t.same(kept, { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: observed.metadata.name, namespace: 'default' } }, 'its identity: under OnDelete Metacontroller leaves it as it is')
+  t.same(
+    kept,
+    { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: observed.metadata.name, namespace: 'default' } },
+    'its identity: under OnDelete Metacontroller leaves it as it is'
+  )
   t.equal(response.status.phase, 'Running')
   t.equal(response.status.jobsSucceeded, '1/5', 'job1 succeeded')
   t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'carried forward')
-  t.same(record(response, 'job1'), { name: 'job1', jobName: 'jobflow-example-job1', phase: 'Succeeded', startTime: '2026-01-02T03:00:05Z', completionTime: '2026-01-02T03:00:17Z' })
-  t.same(record(response, 'job4'), { name: 'job4', jobName: 'jobflow-example-job4', phase: 'Running', startTime: '2026-01-02T03:00:05Z' })
+  t.same(
+    record(response, 'job1'),
+    {
+      name: 'job1',
+      jobName: 'jobflow-example-job1',
+      phase: 'Succeeded',
+      startTime: '2026-01-02T03:00:05Z',
+      completionTime: '2026-01-02T03:00:17Z'
+    }
+  )
+  t.same(
+    record(response, 'job4'),
+    { name: 'job4', jobName: 'jobflow-example-job4', phase: 'Running', startTime: '2026-01-02T03:00:05Z' }
+  )
   t.equal(record(response, 'job2').message, 'creating the Job')
   t.equal(record(response, 'job5').message, 'waiting for job4, job2')
 })
 
 t.test('after a failure no new Job starts and the flow fails once nothing runs', async t => {
   const request = fixture('jobflow/sync-job2-failed.v2.json')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'])
   t.equal(response.status.phase, 'Running', 'job4 still runs')
-  t.match(record(response, 'job2'), { phase: 'Failed', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit', completionTime: '2026-01-02T03:00:29Z' })
+  t.match(
+    record(response, 'job2'),
+    {
+      phase: 'Failed',
+      message: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
+      completionTime: '2026-01-02T03:00:29Z'
+    }
+  )
   t.match(record(response, 'job3'), { phase: 'Skipped', message: 'not started: job2 failed' })
   t.match(record(response, 'job5'), { phase: 'Skipped' })
-  t.notOk(condition(response, 'Failed'))
+  t.notOk(condition(response.status, 'Failed'))
 
   // job4 finishes: nothing runs any more.
   const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
-  job4.status = { ...job4.status, active: 0, succeeded: 1, completionTime: '2026-01-02T03:01:00Z', conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:01:00Z' }] }
+  job4.status = {
+    ...job4.status,
+    active: 0,
+    succeeded: 1,
+    completionTime: '2026-01-02T03:01:00Z',
+    conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:01:00Z' }]
+  }
   request.parent.status = response.status
-  const done = syncJobFlow(request, context())
+  const done = respond(request, context())
   t.equal(done.status.phase, 'Failed')
   t.equal(done.status.jobsSucceeded, '2/5', 'failed and skipped flows count in the total only')
   t.equal(done.status.completionTime, NOW)
-  t.match(condition(done, 'Failed'), { status: 'True', reason: 'JobFailed', message: /job2: BackoffLimitExceeded/ })
-  t.same([...jobsOf(done).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'failed Jobs stay for their logs')
+  t.match(condition(done.status, 'Failed'), {
+    status: 'True',
+    reason: 'JobFailed',
+    message: /job2: BackoffLimitExceeded/
+  })
+  t.same(
+    [...jobsOf(done).keys()],
+    ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'],
+    'failed Jobs stay for their logs'
+  )
 
   // Terminal is terminal: the same answer later, and a Job deleted afterwards is not re-run.
   request.parent.status = done.status
   delete request.children['Job.batch/v1']?.['default/jobflow-example-job2']
-  const later = syncJobFlow(request, context(new Date('2026-01-03T00:00:00Z')))
+  const later = respond(request, context(new Date('2026-01-03T00:00:00Z')))
   t.equal(later.status.phase, 'Failed')
   t.equal(later.status.jobsSucceeded, '2/5', 'a deleted Job counts by its record')
   t.same(later.status.completionTime, NOW)
@@ -111,10 +162,10 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
 
 t.test('a finished Job that disappears is remembered, not re-run', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
-  const first = syncJobFlow(request, context())
+  const first = respond(request, context())
   request.parent.status = first.status
   delete request.children['Job.batch/v1']?.['default/jobflow-example-job1']
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   t.notOk(jobsOf(response).has('jobflow-example-job1'), 'not recreated')
   t.match(record(response, 'job1'), { phase: 'Succeeded', completionTime: '2026-01-02T03:00:17Z' })
   t.ok(jobsOf(response).has('jobflow-example-job2'), 'its dependant still starts')
@@ -122,9 +173,9 @@ t.test('a finished Job that disappears is remembered, not re-run', async t => {
 
 t.test('a Job we asked for that does not show yet is asked for again', async t => {
   const request = fixture('jobflow/sync-new.v2.json')
-  const first = syncJobFlow(request, context())
+  const first = respond(request, context())
   request.parent.status = first.status
-  const again = syncJobFlow(request, context(new Date('2026-01-02T03:05:00Z')))
+  const again = respond(request, context(new Date('2026-01-02T03:05:00Z')))
   t.same(again.children, first.children)
   t.equal(again.status.startTime, first.status.startTime)
 })
@@ -132,7 +183,7 @@ t.test('a Job we asked for that does not show yet is asked for again', async t =
 t.test('a running Job deleted by hand is created again', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
   delete request.children['Job.batch/v1']?.['default/jobflow-example-job4']
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const job4 = jobsOf(response).get('jobflow-example-job4')
   t.ok(job4, 'recreated from the spec')
   t.notOk(job4?.status)
@@ -145,16 +196,23 @@ t.test('Succeeded: every flow succeeded, Complete condition, and later flows are
   spec.flows = spec.flows.filter((f: any) => f.name === 'job1' || f.name === 'job4')
   const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
   job4.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:00:40Z' }]
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   t.equal(response.status.phase, 'Succeeded')
   t.equal(response.status.jobsSucceeded, '2/2')
   t.equal(response.status.completionTime, NOW)
-  t.match(condition(response, 'Complete'), { status: 'True', reason: 'AllJobsSucceeded', message: '2 of 2 jobs succeeded' })
-  t.match(record(response, 'job4'), { phase: 'Succeeded', completionTime: '2026-01-02T03:00:40Z' }, 'from the condition when completionTime is missing')
+  t.match(
+    condition(response.status, 'Complete'),
+    { status: 'True', reason: 'AllJobsSucceeded', message: '2 of 2 jobs succeeded' }
+  )
+  t.match(
+    record(response, 'job4'),
+    { phase: 'Succeeded', completionTime: '2026-01-02T03:00:40Z' },
+    'from the condition when completionTime is missing'
+  )
 
   request.parent.status = response.status
   spec.flows.push({ name: 'late', jobTemplate: spec.flows[0].jobTemplate })
-  const later = syncJobFlow(request, context())
+  const later = respond(request, context())
   t.equal(later.status.phase, 'Succeeded')
   t.match(record(later, 'late'), { phase: 'Skipped', message: 'added after the JobFlow finished' })
   t.notOk(jobsOf(later).has('jobflow-example-late'))
@@ -164,67 +222,135 @@ t.test('a flow removed from a valid spec loses its Job and its record', async t 
   const request = fixture('jobflow/sync-job1-done.v2.json')
   const spec = request.parent.spec as any
   spec.flows = spec.flows.filter((f: any) => f.name !== 'job4' && f.name !== 'job5')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   t.notOk(jobsOf(response).has('jobflow-example-job4'))
   t.notOk((response.status.jobs as any[]).some(j => j.name === 'job4'))
 })
 
-t.test('retry: a failed Job with a retry left waits out its backoff, then its next attempt is a new Job; the failed one is kept', async t => {
+t.test('retry: a failed Job with a retry left waits out its backoff, then its next attempt is a new Job; the failed ' +
+  'one is kept', async t => {
   const request = fixture('jobflow/sync-job2-retry.v2.json')
-  const waiting = syncJobFlow(request, context(new Date('2026-01-02T03:00:40Z')))
-  t.same([...jobsOf(waiting).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'], 'no new Job during the backoff')
+  const waiting = respond(request, context(new Date('2026-01-02T03:00:40Z')))
+  t.same(
+    [...jobsOf(waiting).keys()],
+    ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job4'],
+    'no new Job during the backoff'
+  )
   t.equal(waiting.resyncAfterSeconds, 19, 'woken when the backoff ends: failed at 03:00:29, 30 s')
   t.equal(waiting.status.phase, 'Running')
   const job2 = (waiting.status.jobs as any[]).filter(j => j.name === 'job2')
   t.same(job2, [
-    { name: 'job2', jobName: 'jobflow-example-job2', phase: 'Failed', startTime: '2026-01-02T03:00:20Z', completionTime: '2026-01-02T03:00:29Z', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit' },
-    { name: 'job2', jobName: 'jobflow-example-job2-2', phase: 'Pending', message: 'retry 1 of 1 starts at 2026-01-02T03:00:59Z, after the backoff', attempt: 2 }
+    {
+      name: 'job2',
+      jobName: 'jobflow-example-job2',
+      phase: 'Failed',
+      startTime: '2026-01-02T03:00:20Z',
+      completionTime: '2026-01-02T03:00:29Z',
+      message: 'BackoffLimitExceeded: Job has reached the specified backoff limit'
+    },
+    {
+      name: 'job2',
+      jobName: 'jobflow-example-job2-2',
+      phase: 'Pending',
+      message: 'retry 1 of 1 starts at 2026-01-02T03:00:59Z, after the backoff',
+      attempt: 2
+    }
   ])
-  t.match(record(waiting, 'job3'), { phase: 'Pending', message: 'waiting for job2' }, 'its dependants wait instead of being skipped')
+  t.match(
+    record(waiting, 'job3'),
+    { phase: 'Pending', message: 'waiting for job2' },
+    'its dependants wait instead of being skipped'
+  )
 
   request.parent.status = waiting.status
-  const retrying = syncJobFlow(request, context())
-  t.same([...jobsOf(retrying).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job4'])
+  const retrying = respond(request, context())
+  t.same(
+    [...jobsOf(retrying).keys()],
+    ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job4']
+  )
   const job = jobsOf(retrying).get('jobflow-example-job2-2') as KubeObject
   t.same(job.metadata.labels?.['jobhooks.io/flow'], 'job2', 'the attempt carries its flow')
-  t.match((retrying.status.jobs as any[]).filter(j => j.name === 'job2').map(j => j.message), ['BackoffLimitExceeded: Job has reached the specified backoff limit', 'creating the Job (retry 1 of 1)'])
-  t.equal(JSON.stringify(syncJobFlow(request, context())), JSON.stringify(retrying), 'the same request, the same answer')
+  t.match(
+    (retrying.status.jobs as any[]).filter(j => j.name === 'job2').map(j => j.message),
+    ['BackoffLimitExceeded: Job has reached the specified backoff limit', 'creating the Job (retry 1 of 1)']
+  )
+  t.equal(JSON.stringify(respond(request, context())), JSON.stringify(retrying), 'the same request, the same answer')
 })
 
 t.test('retry: a later attempt whose record was lost is found by its name and kept, not created again', async t => {
   const request = fixture('jobflow/sync-job2-retry.v2.json')
   const jobs = request.children['Job.batch/v1'] as Record<string, any>
   const failed = jobs['default/jobflow-example-job2']
-  jobs['default/jobflow-example-job2-2'] = { ...structuredClone(failed), metadata: { ...structuredClone(failed.metadata), name: 'jobflow-example-job2-2', uid: 'attempt-2' }, status: { active: 1, startTime: '2026-01-02T03:01:00Z' } }
-  const response = syncJobFlow(request, context())
-  t.match((response.status.jobs as any[]).filter(j => j.name === 'job2'), [{ phase: 'Failed' }, { jobName: 'jobflow-example-job2-2', phase: 'Running', attempt: 2 }])
+  jobs['default/jobflow-example-job2-2'] = {
+    ...structuredClone(failed),
+    metadata: { ...structuredClone(failed.metadata), name: 'jobflow-example-job2-2', uid: 'attempt-2' },
+    status: { active: 1, startTime: '2026-01-02T03:01:00Z' }
+  }
+  const response = respond(request, context())
+  t.match(
+    (response.status.jobs as any[]).filter(j => j.name === 'job2'),
+    [{ phase: 'Failed' }, { jobName: 'jobflow-example-job2-2', phase: 'Running', attempt: 2 }]
+  )
   t.notOk(jobsOf(response).has('jobflow-example-job2-3'))
 })
 
-t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 again as job2-2 (job3 and job5 wait for it), keeps job1 and job4, and records the rerun', async t => {
+t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 again as job2-2 (job3 and job5 wait ' +
+  'for it), keeps job1 and job4, and records the rerun', async t => {
   const request = fixture('jobflow/sync-rerun.v2.json')
-  const response = syncJobFlow(request, context())
-  t.same([...jobsOf(response).keys()], ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job4'])
+  const response = respond(request, context())
+  t.same(
+    [...jobsOf(response).keys()],
+    ['jobflow-example-job1', 'jobflow-example-job2', 'jobflow-example-job2-2', 'jobflow-example-job4']
+  )
   t.equal(response.status.phase, 'Running')
   t.notOk('completionTime' in response.status, 'running again')
   t.same(response.status.rerun, { value: '1', time: NOW, message: 'rerunning job2, job3, job5' })
-  t.match((response.status.jobs as any[]).filter(j => j.name === 'job3'), [{ phase: 'Skipped' }, { jobName: 'jobflow-example-job3-2', phase: 'Pending', attempt: 2, rerun: '1', message: 'waiting for job2' }])
-  t.match(condition(response, 'Failed'), { status: 'False', reason: 'Rerun' })
+  t.match(
+    (response.status.jobs as any[]).filter(j => j.name === 'job3'),
+    [
+      { phase: 'Skipped' },
+      { jobName: 'jobflow-example-job3-2', phase: 'Pending', attempt: 2, rerun: '1', message: 'waiting for job2' }
+    ]
+  )
+  t.match(condition(response.status, 'Failed'), { status: 'False', reason: 'Rerun' })
   request.parent.status = response.status
-  const again = syncJobFlow(request, context())
+  const again = respond(request, context())
   t.same(again.status.rerun, response.status.rerun, 'the same value acts once')
   t.same([...jobsOf(again).keys()], [...jobsOf(response).keys()])
 })
 
-t.test('suspend fixture: spec.suspend answers the running job4 as last applied with spec.suspend and the mark, the finished job1 as last applied, and starts no job2', async t => {
+t.test('suspend fixture: spec.suspend answers the running job4 as last applied with spec.suspend and the mark, the ' +
+  'finished job1 as last applied, and starts no job2', async t => {
   const request = fixture('jobflow/sync-suspend.v2.json')
-  const response = syncJobFlow(request, context())
+  const response = respond(request, context())
   const jobs = jobsOf(response)
   t.same([...jobs.keys()], ['jobflow-example-job1', 'jobflow-example-job4'], 'job2 is due but not started')
-  const applied = (name: string): any => JSON.parse((request.children['Job.batch/v1'] as any)[`default/${name}`].metadata.annotations['metacontroller.k8s.io/last-applied-configuration'])
-  t.same(jobs.get('jobflow-example-job1'), applied('jobflow-example-job1'), 'a finished Job: exactly as last applied, nothing to write')
+  const applied = (name: string): any => JSON.parse((request.children['Job.batch/v1'] as any)[
+    `default/${name}`
+  ].metadata.annotations['metacontroller.k8s.io/last-applied-configuration'])
+  t.same(
+    jobs.get('jobflow-example-job1'),
+    applied('jobflow-example-job1'),
+    'a finished Job: exactly as last applied, nothing to write'
+  )
   const job4 = applied('jobflow-example-job4')
-  t.same(jobs.get('jobflow-example-job4'), { ...job4, metadata: { ...job4.metadata, annotations: { ...job4.metadata.annotations, 'jobhooks.io/suspended-by-jobflow': 'true' } }, spec: { ...job4.spec, suspend: true } })
-  t.match(record(response, 'job2'), { phase: 'Pending', message: 'not started: the JobFlow is suspended (creating the Job)' })
-  t.match(condition(response, 'Suspended'), { status: 'True', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' })
+  t.same(
+    jobs.get('jobflow-example-job4'),
+    {
+      ...job4,
+      metadata: {
+        ...job4.metadata,
+        annotations: { ...job4.metadata.annotations, 'jobhooks.io/suspended-by-jobflow': 'true' }
+      },
+      spec: { ...job4.spec, suspend: true }
+    }
+  )
+  t.match(
+    record(response, 'job2'),
+    { phase: 'Pending', message: 'not started: the JobFlow is suspended (creating the Job)' }
+  )
+  t.match(
+    condition(response.status, 'Suspended'),
+    { status: 'True', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' }
+  )
 })

@@ -3,24 +3,48 @@ import t from 'tap'
 import { evaluateWhen, flowsRead, whenProblem } from '../../../src/controllers/jobflow/when.js'
 
 t.test('the flows an expression reads, in both spellings', async t => {
-  t.same(flowsRead("flows.build.phase == 'Failed' || flows['unit-tests'].phase == 'Succeeded'").sort(), ['build', 'unit-tests'])
+  t.same(
+    flowsRead("flows.build.phase == 'Failed' || flows['unit-tests'].phase == 'Succeeded'").sort(),
+    ['build', 'unit-tests']
+  )
   t.same(flowsRead('true'), [])
 })
 
-t.test('refused when the spec is read: not CEL, not a boolean, reading a flow that is not a dependency, too long', async t => {
+t.test('refused when the spec is read: not CEL, not a boolean, reading a flow that is not a dependency, too ' +
+  'long', async t => {
   t.equal(whenProblem("flows.build.phase == 'Failed'", ['build'], 'flow "notify"'), undefined)
-  t.equal(whenProblem("flows.a.phase == 'Succeeded' || flows.b.phase == 'Succeeded'", ['a', 'b'], 'flow "x"'), undefined)
-  t.match(whenProblem('flows.build.phase ==', ['build'], 'flow "notify"'), /^flow "notify": when "flows.build.phase ==" is not valid CEL: /)
+  t.equal(
+    whenProblem("flows.a.phase == 'Succeeded' || flows.b.phase == 'Succeeded'", ['a', 'b'], 'flow "x"'),
+    undefined
+  )
+  t.match(
+    whenProblem('flows.build.phase ==', ['build'], 'flow "notify"'),
+    /^flow "notify": when "flows.build.phase ==" is not valid CEL: /
+  )
   t.match(whenProblem('1 + 2', [], 'flow "x"'), /when must give true or false, not a int/)
-  t.match(whenProblem("flows.deploy.phase == 'Failed'", ['build'], 'flow "notify"'), /when reads flows.deploy, which is not a dependency of the flow/)
+  t.match(
+    whenProblem("flows.deploy.phase == 'Failed'", ['build'], 'flow "notify"'),
+    /when reads flows.deploy, which is not a dependency of the flow/
+  )
   t.match(whenProblem(`true${' && true'.repeat(200)}`, [], 'flow "x"'), /longer than 1024 characters/)
   t.match(whenProblem(' ', [], 'flow "x"'), /when is empty/)
 })
 
 t.test('evaluated over the dependencies\' outcomes', async t => {
-  const outcomes = new Map([['build', { phase: 'Failed' as const, message: 'BackoffLimitExceeded' }], ['lint', { phase: 'Succeeded' as const }]])
+  const outcomes = new Map([
+    ['build', { phase: 'Failed' as const, message: 'BackoffLimitExceeded' }],
+    ['lint', { phase: 'Succeeded' as const }]
+  ])
   t.equal(evaluateWhen("flows.build.phase == 'Failed'", outcomes), true)
   t.equal(evaluateWhen("flows.build.phase == 'Succeeded' && flows.lint.phase == 'Succeeded'", outcomes), false)
-  t.equal(evaluateWhen("flows.build.message.contains('Backoff')", outcomes), true, 'the failure\'s message is there too')
-  t.match(evaluateWhen('flows.build.phase', outcomes), /gave a string, not true or false/, 'a value that is not a boolean is no answer')
+  t.equal(
+    evaluateWhen("flows.build.message.contains('Backoff')", outcomes),
+    true,
+    'the failure\'s message is there too'
+  )
+  t.match(
+    evaluateWhen('flows.build.phase', outcomes),
+    /gave a string, not true or false/,
+    'a value that is not a boolean is no answer'
+  )
 })

@@ -1,0 +1,305 @@
+// Where each flow of a JobFlow stands in one sync, and how it moves on: observed from its Jobs
+// and its records, given a new attempt by a retry or a rerun, and started once its dependencies
+// allow. Every step returns new states; none changes the one it was given.
+import type { HookContext, SyncRequest } from '../../protocol/hooks.js'
+import type { KubeObject } from '../../k8s/types.js'
+import { fitName } from '../../k8s/names.js'
+import { timestamp } from '../../k8s/time.js'
+import type { FlowSpec, JobFlowSpec } from './spec.js'
+import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
+import { compact, isSettled, recordFromJob, type JobRecord } from './records.js'
+import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
+import { orderByDependencies } from './dag.js'
+import { evaluateWhen } from './when.js'
+
+/** What a sync observed before it reads the spec: enough to keep everything on an invalid one. */
+export interface Observed {
+  request: SyncRequest
+  parent: KubeObject
+  now: Date
+  previous: Record<string, unknown>
+  /** `status.jobs` read back: each flow's records, earlier attempts first. */
+  memory: Map<string, JobRecord[]>
+  observedJobs: Map<string, KubeObject>
+}
+
+/**
+ * What one sync of a valid spec works from, built once (as the Kubernetes Job controller's
+ * syncJobCtx): the helpers read it and never change it.
+ */
+export interface FlowSync extends Observed {
+  spec: JobFlowSpec
+  scripts: HookContext['scripts']
+  /** The JobFlow had finished before this sync. */
+  wasFinished: boolean
+}
+
+/**
+ * Where one flow stands in this sync: its earlier attempts (settled records), and its current
+ * attempt — its record once its Job exists or it settled, none while it is still to start.
+ */
+export interface FlowState {
+  readonly flow: FlowSpec
+  readonly earlier: readonly JobRecord[]
+  readonly attempt: number
+  readonly id: JobIdentity
+  readonly current?: JobRecord
+  /** The record this sync read for the current attempt while it had no Job: its times and rerun carry on. */
+  readonly pending?: JobRecord
+  /** The failed attempt the current one retries: its end starts the backoff. */
+  readonly retryOf?: JobRecord
+  /** The rerun the current attempt is the first of. */
+  readonly rerun?: string
+  /** The last attempt the previous status names, as its Job now says. */
+  readonly remembered?: JobRecord
+}
+
+export type Flows = ReadonlyMap<string, FlowState>
+
+/** The flow's records, earlier attempts first: what status.jobs holds of it. */
+export function historyOf (state: FlowState): JobRecord[] {
+  return state.current === undefined ? [...state.earlier] : [...state.earlier, state.current]
+}
+
+export function jobIdentity (parent: KubeObject, flow: FlowSpec, attempt: number): JobIdentity {
+  return {
+    name: attemptJobName(parent.metadata.name, flow.name, attempt),
+    namespace: parent.metadata.namespace,
+    labels: { [JOBFLOW_LABEL]: fitName(parent.metadata.name), [FLOW_LABEL]: flow.name }
+  }
+}
+
+/**
+ * What each flow's Jobs say, or what we remember of Jobs that are gone. A flow's current attempt
+ * is the last one its records name, or a later one whose Job exists (the status that named it
+ * was lost). A failure with retries left ends the attempt, not the flow: the next one is current.
+ */
+export function observeFlows (sync: FlowSync): Flows {
+  return new Map(sync.spec.flows.map(flow => [flow.name, observeFlow(sync, flow)]))
+}
+
+function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
+  const { parent, now } = sync
+  const history = sync.memory.get(flow.name) ?? []
+  const jobOf = (jobName: string): KubeObject | undefined => observedAttempt(
+    sync.observedJobs,
+    jobName,
+    flow.name,
+    FLOW_LABEL
+  )
+  let attempt = history.length > 0 ? attemptOf(history[history.length - 1] as JobRecord) : 1
+  while (jobOf(attemptJobName(parent.metadata.name, flow.name, attempt + 1)) !== undefined) attempt++
+  const earlier = history.filter(r => attemptOf(r) < attempt).map(r => {
+    const job = jobOf(r.jobName)
+    return job === undefined ? r : recordFromJob(flow.name, job, r, now, attemptOf(r))
+  })
+  const mine = history.find(r => attemptOf(r) === attempt)
+  const id = jobIdentity(parent, flow, attempt)
+  const job = jobOf(id.name)
+  const current = job !== undefined ? recordFromJob(
+    flow.name,
+    job,
+    mine,
+    now,
+    attempt
+  ) : isSettled(mine) ? mine : undefined
+  const pending = job === undefined && !isSettled(mine) ? mine : undefined
+  const last = history[history.length - 1]
+  const remembered = last === undefined ? undefined : attemptOf(last) < attempt ? earlier[
+    earlier.length - 1
+  ] : current ?? mine
+  const state: FlowState = { flow, earlier, attempt, id, current, pending, remembered, rerun: mine?.rerun }
+  if (!sync.wasFinished && current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) {
+    return nextAttempt(parent, state, { retryOf: current })
+  }
+  const lastEarlier = earlier[earlier.length - 1]
+  if (current !== undefined || state.rerun !== undefined || lastEarlier?.phase !== 'Failed') return state
+  // A retry decided on an earlier sync, its Job not created yet: it goes on while the spec allows it.
+  return retryAllowed(flow.retry, earlier) ? { ...state, retryOf: lastEarlier } : backToFailure(state)
+}
+
+/** Whether a run whose attempts so far are `run` (its last failed) may try once more. */
+function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]): boolean {
+  return retry !== undefined && retriesUsed(run) < retry.limit
+}
+
+/**
+ * The current attempt becomes history and the next one, still to start, is current: a retry of a
+ * failure (`retryOf`) or the first attempt of a rerun (`rerun`).
+ */
+function nextAttempt (
+  parent: KubeObject,
+  state: FlowState,
+  why: { retryOf: JobRecord } | { rerun: string }
+): FlowState {
+  const ended = state.current as JobRecord
+  const attempt = attemptOf(ended) + 1
+  const { flow, remembered } = state
+  return {
+    flow,
+    earlier: [...state.earlier, ended],
+    attempt,
+    id: jobIdentity(parent, flow, attempt),
+    remembered,
+    ...why
+  }
+}
+
+/** A retry that will not run after all (the spec's retry was lowered, or FailFast): the failure stands. */
+function backToFailure (state: FlowState): FlowState {
+  const failed = state.earlier[state.earlier.length - 1] as JobRecord
+  const { flow, remembered } = state
+  const id = { ...state.id, name: failed.jobName }
+  return { flow, earlier: state.earlier.slice(0, -1), attempt: attemptOf(failed), id, current: failed, remembered }
+}
+
+/** A rerun: each failed or skipped flow's record becomes history, and a new attempt is to start. */
+export function rerunFlows (sync: FlowSync, flows: Flows, value: string): Flows {
+  return new Map([...flows].map(([name, state]) => [name, rerunFlow(sync.parent, state, value)]))
+}
+
+function rerunFlow (parent: KubeObject, state: FlowState, value: string): FlowState {
+  const from = state.remembered ?? state.current
+  if (from?.phase !== 'Failed' && from?.phase !== 'Skipped') return state
+  if (state.attempt > attemptOf(from)) {
+    // The rerun's attempt exists already: this sync was handed the JobFlow from before the status
+    // that named it. It is marked as the rerun's, as that status had it.
+    const current = state.current === undefined ? undefined : { ...state.current, rerun: value }
+    return { ...state, rerun: value, current }
+  }
+  return state.current === undefined ? state : nextAttempt(parent, state, { rerun: value })
+}
+
+/** The flows once every one still to start has its record, which Jobs start now, and when the next retry is due. */
+export interface Started {
+  flows: Flows
+  toCreate: Set<string>
+  retryWake?: number
+}
+
+/**
+ * Flows without a Job start once every dependency succeeded, unless the flow as a whole has
+ * already finished, or something failed: under FailFast no new Job starts after a failure; under
+ * Continue only the flows that depend on a failed (or so skipped) flow are skipped. A flow with
+ * a `when` decides for itself, once every dependency has finished, whatever the policy: that is
+ * how a branch runs because something failed. A retry starts once its backoff has passed (its
+ * dependencies succeeded before its first attempt). Walks the flows in dependency order, so a
+ * dependency's record is there before its dependants'.
+ */
+export function startFlows (sync: FlowSync, observed: Flows, finished: boolean): Started {
+  const flows = new Map(observed)
+  const records = new Map<string, JobRecord>()
+  for (const [name, state] of flows) if (state.current !== undefined) records.set(name, state.current)
+  const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
+  const toCreate = new Set<string>()
+  let retryWake: number | undefined
+  const suspended = sync.spec.suspend && !finished
+  for (const flow of orderByDependencies(sync.spec.flows).order) {
+    const state = flows.get(flow.name) as FlowState
+    if (state.current !== undefined) continue
+    if (state.retryOf !== undefined && sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
+      // After a failure no new Job starts, retries included: this flow's failure stands too.
+      const back = backToFailure(state)
+      flows.set(flow.name, back)
+      records.set(flow.name, back.current as JobRecord)
+      continue
+    }
+    const start = decideStart({ sync, state, records, failed, finished })
+    let current = start.record
+    if (start.wakeSeconds !== undefined) retryWake = Math.min(retryWake ?? Infinity, start.wakeSeconds)
+    if (start.create && suspended) {
+      // Due now, but nothing starts while the JobFlow is suspended; resumed, it starts at once.
+      current = { ...current, message: `not started: the JobFlow is suspended (${current.message ?? ''})` }
+    } else if (start.create) toCreate.add(flow.name)
+    flows.set(flow.name, { ...state, current })
+    records.set(flow.name, current)
+  }
+  if (suspended || retryWake === undefined) return { flows, toCreate }
+  return { flows, toCreate, retryWake }
+}
+
+/** What deciding one flow's start looks at. */
+interface StartQuestion {
+  sync: FlowSync
+  state: FlowState
+  /** The records of the flows decided so far, by flow name. */
+  records: ReadonlyMap<string, JobRecord>
+  /** The flows whose current attempt failed before this sync started any. */
+  failed: readonly string[]
+  finished: boolean
+}
+
+/** One flow still to start: its record, whether its Job is created now, and when its retry is due. */
+function decideStart ({ sync, state, records, failed, finished }: StartQuestion): {
+  record: JobRecord
+  create: boolean
+  wakeSeconds?: number
+} {
+  const { flow } = state
+  const record = (phase: JobRecord['phase'], message: string): JobRecord => compact({
+    name: flow.name,
+    jobName: state.id.name,
+    phase,
+    startTime: state.pending?.startTime,
+    message,
+    attempt: state.attempt >= 2 ? state.attempt : undefined,
+    rerun: state.rerun
+  })
+  if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
+  if (state.retryOf !== undefined) return decideRetry(sync, state, record)
+  if (flow.when !== undefined) {
+    const decided = decideWhen(flow, flow.when, records)
+    if (typeof decided === 'string') return { record: record('Skipped', decided), create: false }
+    const message = decided ? 'creating the Job' : `waiting for ${unfinished(flow, records).join(', ')}`
+    return { record: record('Pending', message), create: decided }
+  }
+  if (sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
+    return { record: record('Skipped', `not started: ${failed.join(', ')} failed`), create: false }
+  }
+  const blockedBy = flow.dependencies.filter(
+    d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped'
+  )
+  if (blockedBy.length > 0) {
+    const why = [...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`)
+    return { record: record('Skipped', `not started: depends on ${why.join(', ')}`), create: false }
+  }
+  const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
+  if (waiting.length === 0) return { record: record('Pending', 'creating the Job'), create: true }
+  return { record: record('Pending', `waiting for ${[...new Set(waiting)].join(', ')}`), create: false }
+}
+
+/** A retry of a failed attempt: created once its backoff has passed, else due then. */
+function decideRetry (
+  sync: FlowSync,
+  state: FlowState,
+  record: (phase: JobRecord['phase'], message: string) => JobRecord
+): { record: JobRecord, create: boolean, wakeSeconds?: number } {
+  const retry = state.flow.retry as RetryPolicy
+  const number = retriesUsed(state.earlier) + 1
+  const due = retryDueAt(retry, number, state.retryOf as JobRecord)
+  const of = `retry ${number} of ${retry.limit}`
+  const nowMs = sync.now.getTime()
+  if (due <= nowMs) return { record: record('Pending', `creating the Job (${of})`), create: true }
+  const message = `${of} starts at ${timestamp(new Date(due))}, after the backoff`
+  return { record: record('Pending', message), create: false, wakeSeconds: Math.ceil((due - nowMs) / 1000) }
+}
+
+/** The dependencies of `flow` that have not finished. */
+function unfinished (flow: FlowSpec, records: ReadonlyMap<string, JobRecord>): string[] {
+  return [...new Set(flow.dependencies.filter(d => !isSettled(records.get(d))))]
+}
+
+/**
+ * A flow's `when`, once its dependencies have finished: true to start it, false to wait, or the
+ * message it is skipped with (the expression was false, or gave no answer).
+ */
+function decideWhen (flow: FlowSpec, when: string, records: ReadonlyMap<string, JobRecord>): boolean | string {
+  if (unfinished(flow, records).length > 0) return false
+  const outcomes = new Map(flow.dependencies.map(d => [d, records.get(d) as JobRecord]))
+  const value = evaluateWhen(when, outcomes)
+  if (value === true) return true
+  return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
+}
+
+/** How a flow skipped by its own `when` is recorded: it did not run by design. */
+export const WHEN_FALSE = 'skipped: its when is false'
