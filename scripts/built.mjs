@@ -24,7 +24,8 @@ function newest (dir) {
 function sourcesChanged () {
   if (!existsSync(stamp)) return true
   const built = statSync(stamp).mtimeMs
-  const configs = ['tsconfig.json', 'tsconfig.build.json', 'package.json'].map(file => statSync(join(root, file)).mtimeMs)
+  const configs = ['tsconfig.json', 'tsconfig.build.json', 'package.json']
+    .map(file => statSync(join(root, file)).mtimeMs)
   return Math.max(newest(join(root, 'src')), newest(join(root, 'bench')), ...configs) > built
 }
 

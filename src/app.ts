@@ -127,7 +127,8 @@ export function createFastify (
           // Not a body the projection accepts: the strict parser says why, or builds it whole.
           const text = body.toString('utf8')
           wire.bodies.release(body)
-          json(request, text, done)
+          // Called with `done`, the parser answers through it; its type only admits a promise.
+          void json(request, text, done)
           return
         }
         // What was built holds nothing of the body's bytes: the next body may be read into them.
@@ -432,9 +433,9 @@ function runHook (
 ): { result: RunResult, parent: ObjectRef | undefined } {
   const syncRequest: SyncRequest = {
     controller: body.controller,
-    parent: body.parent as KubeObject,
-    children: (body.children ?? {}) as SyncRequest['children'],
-    related: (body.related ?? {}) as SyncRequest['related'],
+    parent: body.parent,
+    children: body.children ?? {},
+    related: body.related ?? {},
     finalizing: body.finalizing ?? hook === 'finalize'
   }
   const result = runSyncHook(kind, hook, syncRequest, now)

@@ -8,9 +8,15 @@ export interface Config {
   logLevel: string
   /** Largest hook request accepted, in bytes: requests carry every child whole. */
   bodyLimit: number
-  /** Bytes of sync and finalize requests in flight at most; beyond, calls are shed with 429. Undefined: three quarters of the heap limit. */
+  /**
+   * Bytes of sync and finalize requests in flight at most; beyond, calls are shed with 429.
+   * Undefined: three quarters of the heap limit.
+   */
   inflightBudget?: number
-  /** Bytes the memo of built objects may hold (src/protocol/object-memo.ts); 0 turns it off. Undefined: a sixteenth of the heap limit, at most 64 MiB. */
+  /**
+   * Bytes the memo of built objects may hold (src/protocol/object-memo.ts); 0 turns it off.
+   * Undefined: a sixteenth of the heap limit, at most 64 MiB.
+   */
   objectMemoBytes?: number
   hooksDir: string
   /** How long SIGTERM waits for in-flight hooks before the process exits anyway. */
@@ -49,7 +55,9 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
   }
 }
 
-function trustSettings (env: NodeJS.ProcessEnv): Pick<Config, 'auth' | 'authTokenFile' | 'tlsCertFile' | 'tlsKeyFile' | 'tlsClientCaFile'> {
+function trustSettings (
+  env: NodeJS.ProcessEnv
+): Pick<Config, 'auth' | 'authTokenFile' | 'tlsCertFile' | 'tlsKeyFile' | 'tlsClientCaFile'> {
   const auth = env.AUTH ?? ''
   if (auth !== '' && auth !== 'none') {
     throw new Error(`AUTH may only be "none" (serve without a credential check), not ${JSON.stringify(auth)}`)

@@ -242,7 +242,8 @@ function progress (target: ActionTarget, context: ActionContext): ProgressResult
       progress: 'Failed',
       error: {
         reason: state.waiting.reason,
-        message: `${name} could not start${typeof state.waiting.message === 'string' ? `: ${state.waiting.message}` : ''}`
+        message: `${name} could not start` +
+          (typeof state.waiting.message === 'string' ? `: ${state.waiting.message}` : '')
       }
     }
   }
@@ -260,17 +261,31 @@ const EXEC_SCHEMA: StructuralSchema = {
   type: 'object',
   description: 'What the Exec action runs in an ephemeral container of each target Pod.',
   required: ['image'],
-  'x-kubernetes-validations': [{ rule: 'has(self.command) != has(self.script)', message: 'set exactly one of exec.command and exec.script' }],
+  'x-kubernetes-validations': [
+    { rule: 'has(self.command) != has(self.script)', message: 'set exactly one of exec.command and exec.script' }
+  ],
   properties: {
     image: { type: 'string', description: 'The image of the ephemeral container.', minLength: 1 },
-    imagePullPolicy: { type: 'string', description: 'When the image is pulled: Always, IfNotPresent or Never.', enum: PULL_POLICIES },
-    command: { type: 'array', description: 'The command the container runs, with its arguments; exit code 0 is success.', minItems: 1, items: { type: 'string' } },
+    imagePullPolicy: {
+      type: 'string', description: 'When the image is pulled: Always, IfNotPresent or Never.', enum: PULL_POLICIES
+    },
+    command: {
+      type: 'array',
+      description: 'The command the container runs, with its arguments; exit code 0 is success.',
+      minItems: 1,
+      items: { type: 'string' }
+    },
     script: {
       type: 'object',
       required: ['name'],
       description: 'A script shipped with the service (hooks/) or in spec.scripts, run inline with sh -c.',
       properties: {
-        name: { type: 'string', description: 'A plain file name (no slashes, no leading dot).', maxLength: MAX_SCRIPT_NAME, pattern: SCRIPT_NAME_PATTERN },
+        name: {
+          type: 'string',
+          description: 'A plain file name (no slashes, no leading dot).',
+          maxLength: MAX_SCRIPT_NAME,
+          pattern: SCRIPT_NAME_PATTERN
+        },
         args: { type: 'array', description: 'Arguments passed to the script, in order.', items: { type: 'string' } }
       }
     }

@@ -32,10 +32,16 @@ const LABEL_SCHEMA: StructuralSchema = {
       description: 'Label key to value.',
       minProperties: 1,
       maxProperties: 64,
-      'x-kubernetes-validations': [{ rule: "self.all(key, !key.startsWith('jobhooks.io/'))", message: 'labels under jobhooks.io/ belong to the jobhooks service' }],
+      'x-kubernetes-validations': [{
+        rule: "self.all(key, !key.startsWith('jobhooks.io/'))",
+        message: 'labels under jobhooks.io/ belong to the jobhooks service'
+      }],
       additionalProperties: { type: 'string', maxLength: MAX_LABEL_VALUE, pattern: LABEL_VALUE_PATTERN }
     },
-    overwrite: { type: 'boolean', description: 'Replace a label the Pod has with another value; without it such a target fails.' }
+    overwrite: {
+      type: 'boolean',
+      description: 'Replace a label the Pod has with another value; without it such a target fails.'
+    }
   }
 }
 
@@ -47,14 +53,17 @@ interface LabelSpec {
 // Reading the field: the schema holds by now, so this only picks the values out.
 function labelSpec (job: ActionJob): LabelSpec {
   const field = isRecord(job.spec.label) ? job.spec.label : {}
-  return { labels: isRecord(field.labels) ? field.labels as Record<string, string> : {}, overwrite: field.overwrite === true }
+  const labels = isRecord(field.labels) ? field.labels as Record<string, string> : {}
+  return { labels, overwrite: field.overwrite === true }
 }
 
 // What the schema cannot say. Each problem makes the job Invalid, and nothing is operated.
 function validate (job: ActionJob): string[] {
   return Object.keys(labelSpec(job).labels).flatMap(key => {
     if (!isLabelKey(key)) return [`spec.label.labels: ${JSON.stringify(key)} is not a label key ([prefix/]name)`]
-    if (key.startsWith(SERVICE_PREFIX)) return [`spec.label.labels: ${key}: labels under ${SERVICE_PREFIX} belong to the jobhooks service`]
+    if (key.startsWith(SERVICE_PREFIX)) {
+      return [`spec.label.labels: ${key}: labels under ${SERVICE_PREFIX} belong to the jobhooks service`]
+    }
     return []
   })
 }
@@ -66,7 +75,9 @@ function operate (target: ActionTarget, { job }: ActionContext): OperateResult {
   if (gone !== undefined) return { effects: [], error: gone }
   const pod = target.pod as NonNullable<ActionTarget['pod']>
   const ref = refTo(pod)
-  if (ref === undefined) return { effects: [], error: { reason: 'PodNotFound', message: `Pod ${target.name} has no uid` } }
+  if (ref === undefined) {
+    return { effects: [], error: { reason: 'PodNotFound', message: `Pod ${target.name} has no uid` } }
+  }
   // Remembered from the first sync on: a Pod of the same name made anew later is not the target.
   const extraInfo = { [POD_UID]: ref.uid }
   const { labels, overwrite } = labelSpec(job)
@@ -74,7 +85,9 @@ function operate (target: ActionTarget, { job }: ActionContext): OperateResult {
   const owed = Object.fromEntries(Object.entries(labels).filter(([key, value]) => current[key] !== value))
   const taken = Object.keys(owed).find(key => current[key] !== undefined)
   if (taken !== undefined && !overwrite) {
-    return { effects: [], extraInfo, error: { reason: 'LabelConflict', message: `Pod ${target.name} has ${taken}=${current[taken] as string}; set spec.label.overwrite to replace it` } }
+    const message = `Pod ${target.name} has ${taken}=${current[taken] as string}; ` +
+      'set spec.label.overwrite to replace it'
+    return { effects: [], extraInfo, error: { reason: 'LabelConflict', message } }
   }
   if (Object.keys(owed).length === 0) return { effects: [], extraInfo }
   // An effect, not a write: the executor patches the Pod, guarded by its UID.

@@ -17,11 +17,13 @@
 import type { KubeObject } from '../k8s/types.js'
 import { fitName } from '../k8s/names.js'
 import { timestamp } from '../k8s/time.js'
-import { refTo, type Effect } from '../effects/types.js'
+import { refTo, type Effect, type ObjectRef } from '../effects/types.js'
 import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../k8s/labels.js'
 import { hasServiceGate, isReady, serviceReadyStatus } from '../k8s/pods.js'
 import { POD_UID, sameTargetPod } from './pods.js'
-import type { ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, ReleaseResult } from './types.js'
+import type {
+  ActionContext, ActionHandler, ActionJob, ActionTarget, OperateResult, ProgressResult, ReleaseResult
+} from './types.js'
 
 /** extraInfo key holding the lifecycle stage of a target. */
 export const LIFECYCLE_STAGE = 'Lifecycle'
@@ -58,10 +60,19 @@ function restore (pod: KubeObject | undefined, job: ActionJob, now: Date): Effec
   if (ref === undefined) return []
   const effects: Effect[] = []
   if (hasServiceGate(pod) && serviceReadyStatus(pod) !== 'True') {
-    effects.push({ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'True', reason: 'OperationFinished', message: `OperationJob ${job.name} gave the Pod back`, lastTransitionTime: timestamp(now) } })
+    effects.push(serviceReady(ref, 'True', 'OperationFinished', `OperationJob ${job.name} gave the Pod back`, now))
   }
   effects.push({ type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: null } })
   return effects
+}
+
+/** The effect that sets the Pod's service-ready condition. */
+function serviceReady (ref: ObjectRef, status: 'True' | 'False', reason: string, message: string, now: Date): Effect {
+  return {
+    type: 'SetPodCondition',
+    target: ref,
+    condition: { type: SERVICE_READY, status, reason, message, lastTransitionTime: timestamp(now) }
+  }
 }
 
 function delaySeconds (job: ActionJob): number {
@@ -78,23 +89,28 @@ function prepare (target: ActionTarget, context: ActionContext): OperateResult |
   const pod = sameTargetPod(target)
   if (pod === undefined) return { effects: [] } // progress decides: the Pod is gone.
   const ref = refTo(pod)
-  if (ref === undefined) return { effects: [], error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
+  if (ref === undefined) {
+    return { effects: [], error: { reason: 'PodNotFound', message: `Pod ${pod.metadata.name} has no uid` } }
+  }
   const { job } = context
   const holder = holderOf(pod)
   const ours = lifecycleHolder(job)
   if (holder !== undefined && holder !== ours) {
     // One lifecycle per Pod: wait for the other job to give it back (the deadline still runs).
-    return { effects: [], extraInfo: { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: holder }, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
+    const extraInfo = { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: holder }
+    return { effects: [], extraInfo, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
   }
   const waiting = { [LIFECYCLE_STAGE]: 'Preparing', [LIFECYCLE_HOLDER]: '', [POD_UID]: ref.uid }
   if (holder === undefined) {
     // Lock first; traffic goes off once the lock is seen, so two jobs never both flip the gate.
-    return { effects: [{ type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: ours } }], extraInfo: waiting, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
+    const lock: Effect = { type: 'SetPodLabels', target: ref, labels: { [OPS_LIFECYCLE_LABEL]: ours } }
+    return { effects: [lock], extraInfo: waiting, resyncAfterSeconds: LIFECYCLE_POLL_SECONDS }
   }
   if (hasServiceGate(pod)) {
     if (serviceReadyStatus(pod) !== 'False') {
       return {
-        effects: [{ type: 'SetPodCondition', target: ref, condition: { type: SERVICE_READY, status: 'False', reason: 'OperationPreparing', message: `OperationJob ${job.name} takes the Pod out of traffic`, lastTransitionTime: timestamp(context.now) } }],
+        effects: [serviceReady(ref, 'False', 'OperationPreparing',
+          `OperationJob ${job.name} takes the Pod out of traffic`, context.now)],
         extraInfo: waiting,
         resyncAfterSeconds: LIFECYCLE_POLL_SECONDS
       }
@@ -105,9 +121,14 @@ function prepare (target: ActionTarget, context: ActionContext): OperateResult |
   const delayEndsMs = Date.parse(offAt) + delaySeconds(job) * 1000
   const nowMs = context.now.getTime()
   if (nowMs < delayEndsMs) {
-    return { effects: [], extraInfo: { ...waiting, [TRAFFIC_OFF_TIME]: offAt }, resyncAfterSeconds: Math.max(1, Math.ceil((delayEndsMs - nowMs) / 1000)) }
+    const resyncAfterSeconds = Math.max(1, Math.ceil((delayEndsMs - nowMs) / 1000))
+    return { effects: [], extraInfo: { ...waiting, [TRAFFIC_OFF_TIME]: offAt }, resyncAfterSeconds }
   }
   return { trafficOffTime: offAt }
+}
+
+function podNeverSeen (target: ActionTarget): ProgressResult {
+  return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
 }
 
 /** Wraps an action so that it runs inside a PodOpsLifecycle. */
@@ -126,7 +147,9 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
       if (stage === 'Preparing') {
         const prepared = prepare(target, context)
         if (!('trafficOffTime' in prepared)) return prepared
-        const operating = { [LIFECYCLE_STAGE]: 'Operating', [LIFECYCLE_HOLDER]: '', [TRAFFIC_OFF_TIME]: prepared.trafficOffTime }
+        const operating = {
+          [LIFECYCLE_STAGE]: 'Operating', [LIFECYCLE_HOLDER]: '', [TRAFFIC_OFF_TIME]: prepared.trafficOffTime
+        }
         const result = action.operate(withInfo(target, operating), context)
         return { ...result, extraInfo: { ...operating, ...result.extraInfo } }
       }
@@ -137,7 +160,7 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
       const stage = stageOf(target)
       if (stage === 'Preparing') {
         if (sameTargetPod(target) !== undefined) return { progress: 'Processing' }
-        if (target.detail.extraInfo?.[POD_UID] === undefined) return { progress: 'Failed', error: { reason: 'PodNotFound', message: `Pod ${target.name} does not exist` } }
+        if (target.detail.extraInfo?.[POD_UID] === undefined) return podNeverSeen(target)
         // The Pod this lifecycle locked is gone. Either it was operated and this status is an older
         // copy (Metacontroller may hand a hook a stale parent), or it went by other hands: either
         // way it is the action's to judge now, and the lifecycle never locks its successor.
@@ -150,14 +173,17 @@ export function withPodOpsLifecycle (action: ActionHandler): ActionHandler {
     release (target, context): ReleaseResult {
       const effects = restore(target.pod, context.job, context.now)
       const inner = action.release(target, context)
-      return { effects: [...effects, ...inner.effects], ...(inner.extraInfo !== undefined ? { extraInfo: inner.extraInfo } : {}) }
+      const extraInfo = inner.extraInfo !== undefined ? { extraInfo: inner.extraInfo } : {}
+      return { effects: [...effects, ...inner.effects], ...extraInfo }
     }
   }
 
   /** Operating: the action's progress; its success moves the target on to Completing. */
   function operating (target: ActionTarget, context: ActionContext): ProgressResult {
     const result = action.progress(target, context)
-    if (result.progress !== 'Succeeded') return { ...result, extraInfo: { [LIFECYCLE_STAGE]: 'Operating', ...result.extraInfo } }
+    if (result.progress !== 'Succeeded') {
+      return { ...result, extraInfo: { [LIFECYCLE_STAGE]: 'Operating', ...result.extraInfo } }
+    }
     // Done operating: give the Pod back (operate returns the effects) before succeeding.
     const extraInfo = { ...result.extraInfo, [LIFECYCLE_STAGE]: 'Completing' }
     return { ...completed(withInfo(target, extraInfo), context), extraInfo }

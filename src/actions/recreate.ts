@@ -27,7 +27,10 @@ import { byCreation, isReady, isTerminating } from '../k8s/pods.js'
 import type { ActionContext, ActionPlugin, ActionTarget, OperateResult, ProgressResult } from './types.js'
 import { NEW_POD, POD_UID, sameTargetPod } from './pods.js'
 
-/** extraInfo keys: the controller (`<Kind>/<name>`) and its UID, and its newest Pod's creation while the target was there. */
+/**
+ * extraInfo keys: the controller (`<Kind>/<name>`) and its UID, and its newest Pod's creation
+ * while the target was there.
+ */
 export const CONTROLLER = 'Controller'
 export const CONTROLLER_UID = 'ControllerUID'
 export const LATEST_CREATION = 'LatestCreation'
@@ -66,7 +69,9 @@ function observe (target: ActionTarget, context: ActionContext): Record<string, 
   const latest = [known, creationOf(pod), ...others.map(creationOf)].reduce((a, b) => (b > a ? b : a))
   // Pods of the newest second seen before, kept while that second stays the newest.
   const madeThen = new Set(latest === known ? uidsIn(info[LATEST_CREATION_PODS]) : [])
-  for (const other of others) { if (creationOf(other) === latest && typeof other.metadata.uid === 'string') madeThen.add(other.metadata.uid) }
+  for (const other of others) {
+    if (creationOf(other) === latest && typeof other.metadata.uid === 'string') madeThen.add(other.metadata.uid)
+  }
   return {
     ...(typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}),
     [CONTROLLER]: `${owner.kind}/${owner.name}`,

@@ -24,7 +24,10 @@ export const OPERATIONJOB_SPEC_FIELDS: readonly string[] = [
 /** Why `plugin` cannot be registered, or undefined. */
 function pluginProblem (plugin: ActionPlugin): string | undefined {
   const { name, handler, specField } = plugin
-  if (!ACTION_NAME.test(name)) return `action name ${JSON.stringify(name)}: letters and digits, starting with a letter (it is what spec.action says)`
+  if (!ACTION_NAME.test(name)) {
+    return `action name ${JSON.stringify(name)}: letters and digits, starting with a letter ` +
+      '(it is what spec.action says)'
+  }
   for (const fn of ['operate', 'progress', 'release'] as const) {
     if (typeof handler?.[fn] !== 'function') return `action ${name}: the handler has no ${fn} function`
   }

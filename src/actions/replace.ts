@@ -61,12 +61,16 @@ function operate (target: ActionTarget): OperateResult {
   if (pod === undefined || isTerminating(pod)) return { effects: [] }
   const extraInfo: Record<string, string> = typeof pod.metadata.uid === 'string' ? { [POD_UID]: pod.metadata.uid } : {}
   if (originOf(pod) !== undefined) {
-    extraInfo[NOT_ALLOWED_TO_REPLACE_NEW_POD] = `Pod ${pod.metadata.name} is itself the replacement of ${originOf(pod) as string}: it is not replaced until that replacement is over`
+    extraInfo[NOT_ALLOWED_TO_REPLACE_NEW_POD] =
+      `Pod ${pod.metadata.name} is itself the replacement of ${originOf(pod) as string}: ` +
+      'it is not replaced until that replacement is over'
     return { effects: [], extraInfo }
   }
   extraInfo[NOT_ALLOWED_TO_REPLACE_NEW_POD] = ''
   if (!isCollaSetPod(pod)) {
-    return { effects: [], extraInfo, error: { reason: 'NotCollaSetPod', message: `Pod ${pod.metadata.name} is not controlled by a CollaSet: Replace needs a CollaSet to bring up the new Pod` } }
+    const message = `Pod ${pod.metadata.name} is not controlled by a CollaSet: ` +
+      'Replace needs a CollaSet to bring up the new Pod'
+    return { effects: [], extraInfo, error: { reason: 'NotCollaSetPod', message } }
   }
   const ref = refTo(pod)
   if (wantsReplace(pod) || ref === undefined) return { effects: [], extraInfo }

@@ -6,18 +6,21 @@
 // computes, so that each one can carry the exact content type, body and abort signal it needs.
 // client-node is loaded only when there are credentials to use.
 import { setMaxListeners } from 'node:events'
-import { existsSync } from 'node:fs'
 import { request as httpRequest, STATUS_CODES, type IncomingMessage, type RequestOptions } from 'node:http'
 import { request as httpsRequest } from 'node:https'
-import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
+import type { CredentialSource } from './credentials.js'
 import { RecordingExecutor } from './dry-run.js'
 import { EventRecorder, type EventRecorderOptions } from './events.js'
 import { withinReach } from './scope.js'
-import type { DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission, SetPodCondition, SetPodLabels } from './types.js'
+import type {
+  DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission,
+  SetPodCondition, SetPodLabels
+} from './types.js'
 
 export type { Permission } from './types.js'
 export { EVENT_PERMISSIONS } from './events.js'
+export { loadCredentials, SERVICE_ACCOUNT_DIR, type CredentialSource } from './credentials.js'
 
 /**
  * What each effect type needs from the API server, and nothing more. The ClusterRole in
@@ -90,13 +93,20 @@ class Refused extends Error {}
 /** The API path of an object: core `/api/v1/...` or `/apis/<group>/<version>/...`. */
 export function objectPath (target: ObjectRef): string {
   const resource = RESOURCES[target.kind]
-  if (resource === undefined) throw new Refused(`unknown kind ${target.kind}: effects act on ${Object.keys(RESOURCES).join(', ')}`)
+  if (resource === undefined) {
+    throw new Refused(`unknown kind ${target.kind}: effects act on ${Object.keys(RESOURCES).join(', ')}`)
+  }
   const slash = target.apiVersion.indexOf('/')
   const group = slash < 0 ? '' : target.apiVersion.slice(0, slash)
-  if (group !== resource.group) throw new Refused(`${target.kind} is in API group ${JSON.stringify(resource.group)}, not in ${target.apiVersion}`)
-  if (target.namespace === undefined || target.namespace === '') throw new Refused(`${target.kind} ${target.name} has no namespace`)
+  if (group !== resource.group) {
+    throw new Refused(`${target.kind} is in API group ${JSON.stringify(resource.group)}, not in ${target.apiVersion}`)
+  }
+  if (target.namespace === undefined || target.namespace === '') {
+    throw new Refused(`${target.kind} ${target.name} has no namespace`)
+  }
   const prefix = group === '' ? `/api/${target.apiVersion}` : `/apis/${target.apiVersion}`
-  return `${prefix}/namespaces/${encodeURIComponent(target.namespace)}/${resource.plural}/${encodeURIComponent(target.name)}`
+  const namespace = encodeURIComponent(target.namespace)
+  return `${prefix}/namespaces/${namespace}/${resource.plural}/${encodeURIComponent(target.name)}`
 }
 
 /** Whether `permissions` let `verb` act on `kind`'s resource (or a subresource of it). */
@@ -137,7 +147,12 @@ function evictRequest (effect: EvictPod): Request {
     path: `${objectPath(effect.target)}/eviction`,
     contentType: 'application/json',
     // The UID precondition answers 409 when the name is another Pod's now.
-    body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name, namespace }, deleteOptions: { preconditions: { uid } } }
+    body: {
+      apiVersion: 'policy/v1',
+      kind: 'Eviction',
+      metadata: { name, namespace },
+      deleteOptions: { preconditions: { uid } }
+    }
   }
 }
 
@@ -154,7 +169,9 @@ function podConditionRequest (effect: SetPodCondition): Request {
 }
 
 function injectRequest (effect: InjectEphemeralContainers): Request {
-  if (effect.target.kind !== 'Pod') throw new Refused(`ephemeral containers go into Pods, not into a ${effect.target.kind}`)
+  if (effect.target.kind !== 'Pod') {
+    throw new Refused(`ephemeral containers go into Pods, not into a ${effect.target.kind}`)
+  }
   return {
     method: 'PATCH',
     path: `${objectPath(effect.target)}/ephemeralcontainers`,
@@ -174,7 +191,12 @@ function deleteRequest (effect: DeleteObject): Request {
     method: 'DELETE',
     path,
     contentType: 'application/json',
-    body: { apiVersion: 'v1', kind: 'DeleteOptions', preconditions: { uid: effect.target.uid }, propagationPolicy: 'Background' }
+    body: {
+      apiVersion: 'v1',
+      kind: 'DeleteOptions',
+      preconditions: { uid: effect.target.uid },
+      propagationPolicy: 'Background'
+    }
   }
 }
 
@@ -186,17 +208,21 @@ interface Status {
 }
 
 /** What an API answer means for an effect. */
-export function classify (statusCode: number, body: string): Pick<EffectOutcome, 'result' | 'message' | 'disruptionBudget'> {
+export function classify (
+  statusCode: number, body: string
+): Pick<EffectOutcome, 'result' | 'message' | 'disruptionBudget'> {
   if (statusCode >= 200 && statusCode < 300) return { result: 'applied' }
   // 404: the object is gone. 409: a Delete's UID precondition failed, the name is another
   // object's now.
   if (statusCode === 404 || statusCode === 409) return { result: 'gone' }
   const status = parseStatus(body)
   // A patch's UID precondition fails as an invalid change of metadata.uid: another object too.
-  if (statusCode === 422 && (status?.details?.causes ?? []).some(cause => cause.field === 'metadata.uid')) return { result: 'gone' }
+  const causes = status?.details?.causes ?? []
+  if (statusCode === 422 && causes.some(cause => cause.field === 'metadata.uid')) return { result: 'gone' }
   const message = statusMessage(statusCode, status, body)
   const budget = disruptionBudget(statusCode, status, message)
-  return { result: 'failed', message: `HTTP ${statusCode}: ${message}`, ...(budget !== undefined ? { disruptionBudget: budget } : {}) }
+  const withBudget = budget !== undefined ? { disruptionBudget: budget } : {}
+  return { result: 'failed', message: `HTTP ${statusCode}: ${message}`, ...withBudget }
 }
 
 /**
@@ -239,7 +265,12 @@ export class ClusterExecutor implements EffectExecutor {
     const events = options.events === true ? {} : options.events === false ? undefined : options.events
     this.events = events === undefined
       ? undefined
-      : new EventRecorder({ concurrency: options.concurrency, timeoutMs: options.budgetMs, ...events, send: async (request, signal) => await this.send(request, signal) })
+      : new EventRecorder({
+        concurrency: options.concurrency,
+        timeoutMs: options.budgetMs,
+        ...events,
+        send: async (request, signal) => await this.send(request, signal)
+      })
   }
 
   /** What an effect the time budget left undone fails with. */
@@ -252,7 +283,8 @@ export class ClusterExecutor implements EffectExecutor {
     const { inReach, refused } = withinReach(parent, effects)
     const outcomes = new Map<Effect, EffectOutcome>(refused)
     if (inReach.length > 0 && parent !== undefined) await this.applyWithinBudget(parent, inReach, outcomes)
-    const applied = effects.map(effect => outcomes.get(effect) ?? { effect, result: 'failed' as const, message: this.late })
+    const applied = effects.map(effect =>
+      outcomes.get(effect) ?? { effect, result: 'failed' as const, message: this.late })
     // Only queued: the answer does not wait for its Events. Only what was applied, or refused by
     // a PodDisruptionBudget, earns one, which needs the parent confirmed.
     if (parent !== undefined) this.events?.record(parent, applied)
@@ -263,7 +295,9 @@ export class ClusterExecutor implements EffectExecutor {
    * Confirms the parent, then applies `effects`, all within the time budget; each effect's
    * outcome goes into `outcomes` (none for those the budget left undone).
    */
-  private async applyWithinBudget (parent: ObjectRef, effects: Effect[], outcomes: Map<Effect, EffectOutcome>): Promise<void> {
+  private async applyWithinBudget (
+    parent: ObjectRef, effects: Effect[], outcomes: Map<Effect, EffectOutcome>
+  ): Promise<void> {
     const abort = new AbortController()
     const concurrency = Math.max(1, Math.min(this.options.concurrency, effects.length))
     // Each request in flight listens to the signal.
@@ -303,18 +337,31 @@ export class ClusterExecutor implements EffectExecutor {
    * parent that does not exist (made up, or deleted and made again) gets nothing written.
    * Undefined when confirmed, else the outcome of every effect.
    */
-  private async confirmParent (parent: ObjectRef, signal: AbortSignal): Promise<Pick<EffectOutcome, 'result' | 'message'> | undefined> {
+  private async confirmParent (
+    parent: ObjectRef, signal: AbortSignal
+  ): Promise<Pick<EffectOutcome, 'result' | 'message'> | undefined> {
     const what = `${parent.kind} ${parent.namespace ?? ''}/${parent.name}`
     try {
-      const { statusCode, body } = await this.send({ method: 'GET', path: objectPath(parent), contentType: 'application/json', body: undefined }, signal)
-      if (statusCode === 404) return { result: 'refused', message: `the API server has no ${what}: the parent is unknown` }
-      if (statusCode !== 200) return { result: 'failed', message: `cannot confirm the parent ${what}: ${classify(statusCode, body).message ?? `HTTP ${statusCode}`}` }
+      const path = objectPath(parent)
+      const request: Request = { method: 'GET', path, contentType: 'application/json', body: undefined }
+      const { statusCode, body } = await this.send(request, signal)
+      if (statusCode === 404) {
+        return { result: 'refused', message: `the API server has no ${what}: the parent is unknown` }
+      }
+      if (statusCode !== 200) {
+        const why = classify(statusCode, body).message ?? `HTTP ${statusCode}`
+        return { result: 'failed', message: `cannot confirm the parent ${what}: ${why}` }
+      }
       const uid = (parseStatus(body) as { metadata?: { uid?: unknown } } | undefined)?.metadata?.uid
-      if (uid !== parent.uid) return { result: 'refused', message: `the API server's ${what} has UID ${String(uid)}, not ${parent.uid}: the parent is unknown` }
+      if (uid !== parent.uid) {
+        const message = `the API server's ${what} has UID ${String(uid)}, not ${parent.uid}: the parent is unknown`
+        return { result: 'refused', message }
+      }
       return undefined
     } catch (error) {
       if (error instanceof Refused) return { result: 'refused', message: error.message }
-      return { result: 'failed', message: signal.aborted ? this.late : `cannot confirm the parent ${what}: ${error instanceof Error ? error.message : String(error)}` }
+      const why = error instanceof Error ? error.message : String(error)
+      return { result: 'failed', message: signal.aborted ? this.late : `cannot confirm the parent ${what}: ${why}` }
     }
   }
 
@@ -342,14 +389,18 @@ export class ClusterExecutor implements EffectExecutor {
  * collects the answer, whatever its status code. The live preview of `npm run simulate` reads
  * through it too, with GET requests only.
  */
-export async function sendRequest (kubeConfig: KubeConfig, server: URL, request: Request, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
+export async function sendRequest (
+  kubeConfig: KubeConfig, server: URL, request: Request, signal: AbortSignal
+): Promise<{ statusCode: number, body: string }> {
   const payload = request.body === undefined ? '' : JSON.stringify(request.body)
   const options: RequestOptions = {
     method: request.method,
     headers: {
       Accept: 'application/json',
       'User-Agent': 'jobhooks',
-      ...(request.body === undefined ? {} : { 'Content-Type': request.contentType, 'Content-Length': String(Buffer.byteLength(payload)) })
+      ...(request.body === undefined
+        ? {}
+        : { 'Content-Type': request.contentType, 'Content-Length': String(Buffer.byteLength(payload)) })
     }
   }
   // Authorization (tokens, token files, exec and auth plugins), client certificates, the CA and
@@ -370,56 +421,13 @@ export async function sendRequest (kubeConfig: KubeConfig, server: URL, request:
   })
 }
 
-/** Where the service account's token is mounted in a Pod. */
-export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
-
-export type CredentialSource =
-  | { source: 'kubeconfig' | 'in-cluster', kubeConfig: KubeConfig, description: string }
-  | { source: 'none', reason: string, /** Credentials were expected (in a Pod) but are missing. */ unexpected?: boolean }
-
 /**
- * The cluster credentials of this process: the files KUBECONFIG names when it is set (an explicit
- * choice, as for kubectl), else the Pod's service account when running in a cluster
- * (KUBERNETES_SERVICE_HOST set and the token mounted), else none. `~/.kube/config` alone is not
- * used: a local run does not write to whatever cluster it points at. A KUBECONFIG that cannot be
- * read or names no cluster is an error, not a silent dry-run.
+ * The executor for these credentials: the cluster one when there are any, else the recording
+ * dry-run.
  */
-export async function loadCredentials (env: NodeJS.ProcessEnv = process.env, serviceAccountPrefix = ''): Promise<CredentialSource> {
-  const files = (env.KUBECONFIG ?? '').split(delimiter).filter(file => file !== '')
-  if (files.length > 0) {
-    const { KubeConfig } = await import('@kubernetes/client-node')
-    const kubeConfig = new KubeConfig()
-    try {
-      kubeConfig.loadFromFile(files[0] as string)
-      for (const file of files.slice(1)) {
-        const more = new KubeConfig()
-        more.loadFromFile(file)
-        kubeConfig.mergeConfig(more, true)
-      }
-    } catch (error) {
-      throw new Error(`KUBECONFIG=${env.KUBECONFIG ?? ''} cannot be read: ${error instanceof Error ? error.message : String(error)}`)
-    }
-    const cluster = kubeConfig.getCurrentCluster()
-    if (cluster === null || kubeConfig.getCurrentUser() === null) {
-      throw new Error(`KUBECONFIG=${env.KUBECONFIG ?? ''} has no current context with a cluster and a user`)
-    }
-    return { source: 'kubeconfig', kubeConfig, description: `KUBECONFIG ${files.join(delimiter)}, server ${cluster.server}` }
-  }
-  const host = env.KUBERNETES_SERVICE_HOST
-  if (host !== undefined && host !== '') {
-    const token = join(serviceAccountPrefix + SERVICE_ACCOUNT_DIR, 'token')
-    if (!existsSync(token)) return { source: 'none', reason: `in a cluster but no service account token at ${token} (automountServiceAccountToken is false?)`, unexpected: true }
-    const { KubeConfig } = await import('@kubernetes/client-node')
-    const kubeConfig = new KubeConfig()
-    // Reads KUBERNETES_SERVICE_HOST and _PORT from the process's environment itself.
-    kubeConfig.loadFromCluster(serviceAccountPrefix)
-    return { source: 'in-cluster', kubeConfig, description: `service account, server ${kubeConfig.getCurrentCluster()?.server ?? '?'}` }
-  }
-  return { source: 'none', reason: 'neither KUBECONFIG nor KUBERNETES_SERVICE_HOST is set' }
-}
-
-/** The executor for these credentials: the cluster one when there are any, else the recording dry-run. */
-export function selectExecutor (credentials: CredentialSource, options: ClusterExecutorOptions): { executor: EffectExecutor, message: string, level: 'info' | 'warn' } {
+export function selectExecutor (
+  credentials: CredentialSource, options: ClusterExecutorOptions
+): { executor: EffectExecutor, message: string, level: 'info' | 'warn' } {
   if (credentials.source === 'none') {
     return {
       executor: new RecordingExecutor(),
@@ -430,6 +438,7 @@ export function selectExecutor (credentials: CredentialSource, options: ClusterE
   return {
     executor: new ClusterExecutor(credentials.kubeConfig, { events: true, ...options }),
     level: 'info',
-    message: `effects are applied to the cluster (${credentials.description}; concurrency ${options.concurrency}, budget ${options.budgetMs} ms)`
+    message: `effects are applied to the cluster (${credentials.description}; ` +
+      `concurrency ${options.concurrency}, budget ${options.budgetMs} ms)`
   }
 }

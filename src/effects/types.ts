@@ -52,7 +52,10 @@ export interface PodConditionValue {
   status: 'True' | 'False' | 'Unknown'
   reason?: string
   message?: string
-  /** When the status last changed: the kubelet sets it for its own conditions; without it the API server stores null. */
+  /**
+   * When the status last changed: the kubelet sets it for its own conditions; without it the API
+   * server stores null.
+   */
   lastTransitionTime?: string
 }
 
@@ -152,7 +155,11 @@ export function describeEffect (effect: Effect): string {
     case 'InjectEphemeralContainers': return `inject ${effect.containers.map(c => c.name).join(', ')} into ${where}`
     case 'Delete': return `delete ${where}`
     case 'SetPodCondition': return `set condition ${effect.condition.type}=${effect.condition.status} on ${where}`
-    case 'SetPodLabels': return `label ${where} ${Object.keys(effect.labels).sort().map(k => (effect.labels[k] === null ? `${k}-` : `${k}=${effect.labels[k] as string}`)).join(' ')}`
+    case 'SetPodLabels': {
+      const labels = Object.keys(effect.labels).sort()
+        .map(k => (effect.labels[k] === null ? `${k}-` : `${k}=${effect.labels[k] as string}`))
+      return `label ${where} ${labels.join(' ')}`
+    }
     case 'Evict': return `evict ${where}`
   }
 }

@@ -93,6 +93,8 @@ export function mergeShapes (a: Shape, b: Shape): Shape {
   if (a === false) return b
   if (b === false) return a
   const merged: Record<string, Shape> = {}
-  for (const member of new Set([...Object.keys(a), ...Object.keys(b)])) { merged[member] = mergeShapes(memberShape(a, member), memberShape(b, member)) }
+  for (const member of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    merged[member] = mergeShapes(memberShape(a, member), memberShape(b, member))
+  }
   return merged
 }

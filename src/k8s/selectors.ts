@@ -35,7 +35,9 @@ export function selectorProblems (value: unknown, where: string): string[] {
       for (const [key, label] of Object.entries(matchLabels)) {
         requirements++
         if (!LABEL_KEY.test(key)) problems.push(`${where}.matchLabels: ${JSON.stringify(key)} is not a valid label key`)
-        if (typeof label !== 'string' || !LABEL_VALUE.test(label)) { problems.push(`${where}.matchLabels: the value of ${JSON.stringify(key)} is not a valid label value`) }
+        if (typeof label !== 'string' || !LABEL_VALUE.test(label)) {
+          problems.push(`${where}.matchLabels: the value of ${JSON.stringify(key)} is not a valid label value`)
+        }
       }
     }
   }
@@ -50,7 +52,9 @@ export function selectorProblems (value: unknown, where: string): string[] {
           problems.push(`${at} must be {key, operator, values}`)
           return
         }
-        if (typeof raw.key !== 'string' || !LABEL_KEY.test(raw.key)) { problems.push(`${at}: ${JSON.stringify(raw.key)} is not a valid label key`) }
+        if (typeof raw.key !== 'string' || !LABEL_KEY.test(raw.key)) {
+          problems.push(`${at}: ${JSON.stringify(raw.key)} is not a valid label key`)
+        }
         if (typeof raw.operator !== 'string' || !OPERATORS.includes(raw.operator)) {
           problems.push(`${at}: operator ${JSON.stringify(raw.operator)} must be one of ${OPERATORS.join(', ')}`)
           return
@@ -66,7 +70,10 @@ export function selectorProblems (value: unknown, where: string): string[] {
       })
     }
   }
-  if (problems.length === 0 && requirements === 0) problems.push(`${where} is empty: it would select every Pod of the namespace; name the Pods with matchLabels or matchExpressions`)
+  if (problems.length === 0 && requirements === 0) {
+    problems.push(`${where} is empty: it would select every Pod of the namespace; ` +
+      'name the Pods with matchLabels or matchExpressions')
+  }
   return problems
 }
 

@@ -167,8 +167,9 @@ export class ObjectMemo {
   /** Whether anything more may be remembered now: room, or an entry that may make way. */
   hasRoom (now: number): boolean {
     if (this.held < this.limit) return true
-    for (const entry of this.entries.values()) return now - entry.used >= RECENT_MS
-    return false
+    // The first entry in the order is the one that would make way.
+    const first = this.entries.values().next()
+    return first.done !== true && now - first.value.used >= RECENT_MS
   }
 
   clear (): void {

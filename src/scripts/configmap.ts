@@ -60,15 +60,16 @@ export function resolveScripts (
   for (const name of [...new Set(names)].sort()) {
     const content = Object.hasOwn(inline, name) ? inline[name] : library.get(name)
     if (content === undefined) {
-      problems.push(
-        `unknown script ${JSON.stringify(name)}: not in spec.scripts and not shipped (shipped: ${[...library.keys()].join(', ') || 'none'})`
-      )
+      const shipped = [...library.keys()].join(', ') || 'none'
+      problems.push(`unknown script ${JSON.stringify(name)}: not in spec.scripts and not shipped (shipped: ${shipped})`)
     } else {
       scripts[name] = content
     }
   }
   const bytes = Object.entries(scripts).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0)
-  if (bytes > MAX_SCRIPTS_BYTES) { problems.push(`the referenced scripts take ${bytes} bytes; a ConfigMap holds at most ${MAX_SCRIPTS_BYTES}`) }
+  if (bytes > MAX_SCRIPTS_BYTES) {
+    problems.push(`the referenced scripts take ${bytes} bytes; a ConfigMap holds at most ${MAX_SCRIPTS_BYTES}`)
+  }
   return { scripts, problems }
 }
 

@@ -72,7 +72,11 @@ export function createHookGuard (options: GuardOptions): HookGuard {
 export class RefusalLog {
   private readonly sources = new Map<string, { until: number, suppressed: number }>()
 
-  constructor (private readonly intervalMs = 60_000, private readonly maxSources = 10_000, private readonly now: () => number = Date.now) {}
+  constructor (
+    private readonly intervalMs = 60_000,
+    private readonly maxSources = 10_000,
+    private readonly now: () => number = Date.now
+  ) {}
 
   /** The number of refusals from `source` since its last line when one is due now, else undefined. */
   due (source: string): number | undefined {

@@ -23,18 +23,24 @@ export interface TrustSettings {
 export function decideTrust (config: TrustSettings, clusterCredentials: boolean): TrustDecision {
   const checked = config.authTokenFile !== undefined || config.tlsClientCaFile !== undefined
   if (config.auth === 'none') {
-    if (checked) throw new Error('AUTH=none turns the credential check off, but AUTH_TOKEN_FILE or TLS_CLIENT_CA_FILE asks for one: set one or the other')
+    if (checked) {
+      throw new Error('AUTH=none turns the credential check off, ' +
+        'but AUTH_TOKEN_FILE or TLS_CLIENT_CA_FILE asks for one: set one or the other')
+    }
     return {
       guarded: false,
       warning: clusterCredentials
-        ? 'AUTH=none: anything that reaches this service can make it apply effects (inject containers, evict and label Pods) in any namespace'
+        ? 'AUTH=none: anything that reaches this service can make it apply effects ' +
+          '(inject containers, evict and label Pods) in any namespace'
         : 'AUTH=none: hook calls are not authenticated'
     }
   }
   if (checked) return { guarded: true }
   if (clusterCredentials) {
-    throw new Error('refusing to start: with cluster credentials the service applies effects, so hook calls must prove they come from Metacontroller. ' +
-      'Set AUTH_TOKEN_FILE (the Secret the CompositeControllers send as authorization) or TLS_CLIENT_CA_FILE (mutual TLS), or AUTH=none to serve without a check on purpose')
+    throw new Error('refusing to start: with cluster credentials the service applies effects, ' +
+      'so hook calls must prove they come from Metacontroller. ' +
+      'Set AUTH_TOKEN_FILE (the Secret the CompositeControllers send as authorization) ' +
+      'or TLS_CLIENT_CA_FILE (mutual TLS), or AUTH=none to serve without a check on purpose')
   }
   return { guarded: false }
 }

@@ -16,7 +16,8 @@ export const MIN_TOKEN_LENGTH = 32
 export function parseToken (contents: Buffer, file: string): Buffer {
   const token = contents.toString('utf8').trim()
   if (token.length < MIN_TOKEN_LENGTH) {
-    throw new Error(`${file} holds a token of ${token.length} characters: use at least ${MIN_TOKEN_LENGTH} random ones (the README's install makes 64)`)
+    throw new Error(`${file} holds a token of ${token.length} characters: ` +
+      `use at least ${MIN_TOKEN_LENGTH} random ones (the README's install makes 64)`)
   }
   if (/\s/.test(token)) throw new Error(`${file} holds white space inside the token: it must be one token`)
   return digest(token)
