@@ -19,7 +19,12 @@ async function guardedApp (t: Test) {
   const guard = createHookGuard({ tokenFile: file, clientCertificate: false, reloadMs: 0 })
   const effects = new RecordingExecutor()
   const lines: any[] = []
-  const stream = new Writable({ write (chunk, _encoding, done) { lines.push(JSON.parse(String(chunk))); done() } })
+  const stream = new Writable({
+    write (chunk, _encoding, done) {
+      lines.push(JSON.parse(String(chunk)))
+      done()
+    }
+  })
   const app = await testApp(t, { guard, effects, logger: { level: 'warn', stream } })
   return { app, effects, lines }
 }
@@ -80,7 +85,9 @@ t.test('anything but Authorization: Bearer <the token> is refused, before the bo
 
 t.test('health and metrics stay open; refusals are counted by reason', async t => {
   const { app } = await guardedApp(t)
-  for (const url of ['/healthz', '/readyz', '/metrics']) { t.equal((await app.inject({ method: 'GET', url })).statusCode, 200, `${url} needs no token`) }
+  for (const url of ['/healthz', '/readyz', '/metrics']) {
+    t.equal((await app.inject({ method: 'GET', url })).statusCode, 200, `${url} needs no token`)
+  }
   await app.inject({ method: 'POST', url: sync, payload: {} })
   await app.inject({ method: 'POST', url: sync, payload: {} })
   await app.inject({ method: 'POST', url: sync, headers: { authorization: 'Bearer nope' }, payload: {} })
@@ -101,31 +108,37 @@ t.test('refusals are logged once per source per interval, without the query stri
   t.notMatch(JSON.stringify(lines), TOKEN, 'the token never reaches the log')
 })
 
-t.test('?effects=show adds the effects as the executor sends them; without it the answer is as Metacontroller gets it', async t => {
-  const app = await testApp(t)
-  const plain = await app.inject({ method: 'POST', url: sync, payload: fixture('ephemeraljob/sync-new.v2.json') })
-  const shown = await app.inject({
-    method: 'POST',
-    url: `${sync}?effects=show`,
-    payload: fixture('ephemeraljob/sync-new.v2.json')
-  })
-  t.equal(plain.statusCode, 200)
-  t.equal(shown.statusCode, 200)
-  const { effects, ...rest } = shown.json()
-  t.notOk('effects' in plain.json(), 'no effects field for Metacontroller')
-  t.same(rest, plain.json(), 'the same status and children')
-  t.ok(effects.length > 0)
-  const pod = fixture('ephemeraljob/sync-new.v2.json').related['Pod.v1']?.['default/helloworld-865cd8865b-nl8lq']
-  t.match(effects[0], {
-    effect: /^inject .* into Pod default\/helloworld-865cd8865b-/,
-    result: 'dry_run',
-    method: 'PATCH',
-    path: /^\/api\/v1\/namespaces\/default\/pods\/helloworld-865cd8865b-[a-z0-9]+\/ephemeralcontainers$/,
-    body: {
-      metadata: { uid: /./ },
-      spec: { ephemeralContainers: [{ env: [{ name: 'ephemeraljob', value: 'hello-world-ephemeral-job' }] }] }
-    }
-  })
-  t.equal(effects[0].body.metadata.uid, pod?.metadata.uid, 'guarded by the observed Pod\'s UID')
-  t.match(rest.status.conditions.find((c: any) => c.type === 'EffectsApplied'), { status: 'False', reason: 'DryRun' })
-})
+t.test(
+  '?effects=show adds the effects as the executor sends them; without it the answer is as Metacontroller gets it',
+  async t => {
+    const app = await testApp(t)
+    const plain = await app.inject({ method: 'POST', url: sync, payload: fixture('ephemeraljob/sync-new.v2.json') })
+    const shown = await app.inject({
+      method: 'POST',
+      url: `${sync}?effects=show`,
+      payload: fixture('ephemeraljob/sync-new.v2.json')
+    })
+    t.equal(plain.statusCode, 200)
+    t.equal(shown.statusCode, 200)
+    const { effects, ...rest } = shown.json()
+    t.notOk('effects' in plain.json(), 'no effects field for Metacontroller')
+    t.same(rest, plain.json(), 'the same status and children')
+    t.ok(effects.length > 0)
+    const pod = fixture('ephemeraljob/sync-new.v2.json').related['Pod.v1']?.['default/helloworld-865cd8865b-nl8lq']
+    t.match(effects[0], {
+      effect: /^inject .* into Pod default\/helloworld-865cd8865b-/,
+      result: 'dry_run',
+      method: 'PATCH',
+      path: /^\/api\/v1\/namespaces\/default\/pods\/helloworld-865cd8865b-[a-z0-9]+\/ephemeralcontainers$/,
+      body: {
+        metadata: { uid: /./ },
+        spec: { ephemeralContainers: [{ env: [{ name: 'ephemeraljob', value: 'hello-world-ephemeral-job' }] }] }
+      }
+    })
+    t.equal(effects[0].body.metadata.uid, pod?.metadata.uid, "guarded by the observed Pod's UID")
+    t.match(
+      rest.status.conditions.find((c: any) => c.type === 'EffectsApplied'),
+      { status: 'False', reason: 'DryRun' }
+    )
+  }
+)

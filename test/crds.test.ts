@@ -83,9 +83,11 @@ t.test('the walk finds what has no description, and stops at what a free-form no
   t.same(undescribed(schema, 'x'), ['x.spec', 'x.spec.a', 'x.spec.list[]'])
 })
 
-t.test('the object\'s own metadata says nothing but its type, as the API server demands', async t => {
+t.test("the object's own metadata says nothing but its type, as the API server demands", async t => {
   for (const { file, crd } of crds) {
-    for (const version of crd.spec.versions) { t.same(version.schema.openAPIV3Schema.properties.metadata, { type: 'object' }, `${file} ${String(version.name)}`) }
+    for (const version of crd.spec.versions) {
+      t.same(version.schema.openAPIV3Schema.properties.metadata, { type: 'object' }, `${file} ${String(version.name)}`)
+    }
   }
 })
 

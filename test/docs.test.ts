@@ -73,11 +73,16 @@ function sources (): string[] {
       }
     }
   }
-  for (const dir of ['src', 'test', 'manifests', 'hooks', 'bench', 'docs', 'charts']) { if (existsSync(join(ROOT, dir))) walk(dir) }
+  for (const dir of ['src', 'test', 'manifests', 'hooks', 'bench', 'docs', 'charts']) {
+    if (existsSync(join(ROOT, dir))) walk(dir)
+  }
   return files.map(f => f.split(sep).join('/'))
 }
 
-/** A file's text with comment markers between lines taken out, so that a reference broken over two comment lines reads as one. */
+/**
+ * A file's text with comment markers between lines taken out, so that a reference broken over
+ * two comment lines reads as one.
+ */
 function joined (file: string, text: string): string {
   if (file.endsWith('.md')) return text.replace(/\s+/g, ' ')
   return text.replace(/[ \t]*\n[ \t]*(?:\/\/|#|\*)?[ \t]*/g, ' ')
@@ -96,7 +101,7 @@ t.test('every reference to a section of the README or a docs/ page names a headi
     const text = joined(file, readFileSync(join(ROOT, file), 'utf8'))
     // The README or a docs/ page, then a comma or 's, then the section's title in double quotes.
     for (const match of text.matchAll(/\b(README|docs\/[\w-]+\.md)(?:'s)?,? "([^"]{2,80})"/g)) {
-      const page = match[1] === 'README' ? 'README.md' : match[1] as string
+      const page = match[1] === 'README' ? 'README.md' : (match[1] as string)
       const section = match[2] as string
       references++
       const sections = sectionsOf(page)

@@ -10,10 +10,18 @@ const recorded = (JSON.parse(readFileSync(join(FIXTURES, 'clocks.json'), 'utf8')
   .clocks
 
 t.test('clocks.json names every fixture and nothing else, each with an RFC 3339 clock', async t => {
-  const files = readdirSync(FIXTURES).filter(d => statSync(join(FIXTURES, d)).isDirectory())
-    .flatMap(d => readdirSync(join(FIXTURES, d)).filter(f => f.endsWith('.json')).map(f => `${d}/${f}`)).sort()
+  const files = readdirSync(FIXTURES)
+    .filter(d => statSync(join(FIXTURES, d)).isDirectory())
+    .flatMap(d =>
+      readdirSync(join(FIXTURES, d))
+        .filter(f => f.endsWith('.json'))
+        .map(f => `${d}/${f}`)
+    )
+    .sort()
   t.same(Object.keys(recorded).sort(), files)
-  for (const [file, clock] of Object.entries(recorded)) { t.match(clock, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, `${file}: ${clock}`) }
+  for (const [file, clock] of Object.entries(recorded)) {
+    t.match(clock, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, `${file}: ${clock}`)
+  }
 })
 
 t.test('the tests run the fixtures at the clock they record', async t => {

@@ -22,7 +22,13 @@ function importsOf (file: string): string[] {
   return specifiers.map(s => normalize(join(dirname(file), s)).replace(/\.js$/, '.ts'))
 }
 
-const ACTION_PARTS = new Set(['actions/types.ts', 'actions/registry.ts', 'actions/lifecycle.ts', 'actions/pods.ts', 'actions/index.ts'])
+const ACTION_PARTS = new Set([
+  'actions/types.ts',
+  'actions/registry.ts',
+  'actions/lifecycle.ts',
+  'actions/pods.ts',
+  'actions/index.ts'
+])
 /** An action plugin: a file of src/actions/ that is not the actions' shared machinery. */
 const isPlugin = (file: string): boolean => file.startsWith('actions/') && !ACTION_PARTS.has(file)
 /** The kind folder a file belongs to (controllers/<kind>/), if any; `common` is shared by the kinds. */
@@ -30,8 +36,9 @@ const kindOf = (file: string): string | undefined => /^controllers\/([^/]+)\//.e
 
 /**
  * How high each part of the house stands: a file may import only files of its own rank or below.
- * the CLI → the server and the simulator (which plays Metacontroller around the app) → app → metrics/config → the kinds' registry and runner → the kinds → the actions and
- * what the kinds share → the wire → effects, scripts, trust → k8s.
+ * the CLI → the server and the simulator (which plays Metacontroller around the app) → app →
+ * metrics/config → the kinds' registry and runner → the kinds → the actions and what the kinds
+ * share → the wire → effects, scripts, trust → k8s.
  */
 function rank (file: string): number {
   if (file.startsWith('k8s/')) return 0
@@ -51,39 +58,74 @@ const all = files(SRC)
 const graph = new Map(all.map(file => [file, importsOf(file)]))
 
 t.test('every file of src/ has a place in the house', async t => {
-  t.same(all.filter(f => rank(f) < 0), [], 'files outside every layer')
-  for (const [file, imports] of graph) t.same(imports.filter(i => !all.includes(i)), [], `${file} imports only files that exist`)
+  t.same(
+    all.filter(f => rank(f) < 0),
+    [],
+    'files outside every layer'
+  )
+  for (const [file, imports] of graph) {
+    t.same(
+      imports.filter(i => !all.includes(i)),
+      [],
+      `${file} imports only files that exist`
+    )
+  }
 })
 
 t.test('layers only point down', async t => {
-  const upward = [...graph].flatMap(([file, imports]) => imports.filter(i => rank(i) > rank(file)).map(i => `${file} → ${i}`))
+  const upward = [...graph].flatMap(([file, imports]) =>
+    imports.filter(i => rank(i) > rank(file)).map(i => `${file} → ${i}`)
+  )
   t.same(upward, [], 'no import reaches a higher layer')
 })
 
 t.test('src/k8s/ imports nothing above it', async t => {
-  const outside = [...graph].filter(([file]) => file.startsWith('k8s/')).flatMap(([file, imports]) => imports.filter(i => !i.startsWith('k8s/')).map(i => `${file} → ${i}`))
+  const outside = [...graph]
+    .filter(([file]) => file.startsWith('k8s/'))
+    .flatMap(([file, imports]) => imports.filter(i => !i.startsWith('k8s/')).map(i => `${file} → ${i}`))
   t.same(outside, [])
 })
 
 t.test('a kind never imports another kind', async t => {
   const crossing = [...graph].flatMap(([file, imports]) => {
     const kind = kindOf(file)
-    return kind === undefined ? [] : imports.filter(i => { const other = kindOf(i); return other !== undefined && other !== kind && other !== 'common' }).map(i => `${file} → ${i}`)
+    return kind === undefined
+      ? []
+      : imports
+        .filter(i => {
+          const other = kindOf(i)
+          return other !== undefined && other !== kind && other !== 'common'
+        })
+        .map(i => `${file} → ${i}`)
   })
   t.same(crossing, [])
 })
 
 t.test('an action never imports a kind, and a plugin never imports another plugin', async t => {
-  const intoKinds = [...graph].filter(([file]) => file.startsWith('actions/')).flatMap(([file, imports]) => imports.filter(i => i.startsWith('controllers/')).map(i => `${file} → ${i}`))
+  const intoKinds = [...graph]
+    .filter(([file]) => file.startsWith('actions/'))
+    .flatMap(([file, imports]) => imports.filter(i => i.startsWith('controllers/')).map(i => `${file} → ${i}`))
   t.same(intoKinds, [], 'actions do not reach into controllers/')
-  const pluginToPlugin = [...graph].filter(([file]) => isPlugin(file) && file !== 'actions/index.ts').flatMap(([file, imports]) => imports.filter(i => isPlugin(i) && i !== file).map(i => `${file} → ${i}`))
+  const pluginToPlugin = [...graph]
+    .filter(([file]) => isPlugin(file) && file !== 'actions/index.ts')
+    .flatMap(([file, imports]) => imports.filter(i => isPlugin(i) && i !== file).map(i => `${file} → ${i}`))
   t.same(pluginToPlugin, [], 'plugins stand alone')
 })
 
 t.test('no two folders import each other', async t => {
-  const folder = (file: string): string => kindOf(file) !== undefined ? `controllers/${kindOf(file) as string}` : dirname(file)
-  const edges = new Set([...graph].flatMap(([file, imports]) => imports.map(i => `${folder(file)} → ${folder(i)}`).filter(e => !/^(.+) → \1$/.test(e))))
-  const loops = [...edges].filter(e => { const [a, b] = e.split(' → '); return edges.has(`${b as string} → ${a as string}`) }).sort()
+  const folder = (file: string): string =>
+    kindOf(file) !== undefined ? `controllers/${kindOf(file) as string}` : dirname(file)
+  const edges = new Set(
+    [...graph].flatMap(([file, imports]) =>
+      imports.map(i => `${folder(file)} → ${folder(i)}`).filter(e => !/^(.+) → \1$/.test(e))
+    )
+  )
+  const loops = [...edges]
+    .filter(e => {
+      const [a, b] = e.split(' → ')
+      return edges.has(`${b as string} → ${a as string}`)
+    })
+    .sort()
   t.same(loops, [])
 })
 
@@ -117,7 +159,9 @@ t.test('no import circle between files, type-only imports included', async t => 
 })
 
 t.test('no file of src/ is over 500 lines', async t => {
-  const long = all.map(file => ({ file, lines: readFileSync(join(SRC, file), 'utf8').split('\n').length - 1 }))
-    .filter(({ lines }) => lines > 500).map(({ file, lines }) => `${file}: ${lines} lines`)
+  const long = all
+    .map(file => ({ file, lines: readFileSync(join(SRC, file), 'utf8').split('\n').length - 1 }))
+    .filter(({ lines }) => lines > 500)
+    .map(({ file, lines }) => `${file}: ${lines} lines`)
   t.same(long, [], 'files to split')
 })

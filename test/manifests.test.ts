@@ -27,18 +27,23 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const MANIFESTS = join(ROOT, 'manifests')
 const NOW = new Date('2026-01-02T03:04:05.000Z')
 
-interface Doc { file: string, object: Json }
+interface Doc {
+  file: string
+  object: Json
+}
 
 function yamlFiles (dir: string): string[] {
-  return readdirSync(dir).sort().flatMap(entry => {
-    const path = join(dir, entry)
-    if (statSync(path).isDirectory()) return yamlFiles(path)
-    return /\.ya?ml$/.test(entry) ? [path] : []
-  })
+  return readdirSync(dir)
+    .sort()
+    .flatMap(entry => {
+      const path = join(dir, entry)
+      if (statSync(path).isDirectory()) return yamlFiles(path)
+      return /\.ya?ml$/.test(entry) ? [path] : []
+    })
 }
 
 /** Every document of every YAML file under manifests/, with its path relative to manifests/. */
-function loadManifests (): { docs: Doc[], parseErrors: string[] } {
+function loadManifests (): { docs: Doc[]; parseErrors: string[] } {
   const docs: Doc[] = []
   const parseErrors: string[] = []
   for (const path of yamlFiles(MANIFESTS)) {
@@ -71,24 +76,28 @@ t.test('every manifest parses as YAML and is a Kubernetes object', async t => {
 // CRDs: OpenAPI schemas through ajv, CEL rules through cel-js.
 
 const crds = ofKind('CustomResourceDefinition', 'crds/').map(d => d.object)
-const crdFor = (apiVersion: string, kind: string): Json | undefined => crds.find(crd =>
-  `${crd.spec.group}/${storageVersion(crd).name}` === apiVersion && crd.spec.names.kind === kind)
+const crdFor = (apiVersion: string, kind: string): Json | undefined =>
+  crds.find(crd => `${crd.spec.group}/${storageVersion(crd).name}` === apiVersion && crd.spec.names.kind === kind)
 
 function storageVersion (crd: Json): Json {
   return crd.spec.versions.find((v: Json) => v.storage === true)
 }
 
 /** A schema node and what is below it, depth first, with its path. */
-function * schemaNodes (schema: Json, path = ''): Generator<{ node: Json, path: string, ancestors: Json[] }> {
-  const stack: Array<{ node: Json, path: string, ancestors: Json[] }> = [{ node: schema, path, ancestors: [] }]
+function * schemaNodes (schema: Json, path = ''): Generator<{ node: Json; path: string; ancestors: Json[] }> {
+  const stack: Array<{ node: Json; path: string; ancestors: Json[] }> = [{ node: schema, path, ancestors: [] }]
   while (stack.length > 0) {
-    const entry = stack.pop() as { node: Json, path: string, ancestors: Json[] }
+    const entry = stack.pop() as { node: Json; path: string; ancestors: Json[] }
     yield entry
     const { node } = entry
     const ancestors = [...entry.ancestors, node]
-    for (const [name, child] of Object.entries<Json>(node.properties ?? {})) { stack.push({ node: child, path: `${entry.path}.${name}`, ancestors }) }
+    for (const [name, child] of Object.entries<Json>(node.properties ?? {})) {
+      stack.push({ node: child, path: `${entry.path}.${name}`, ancestors })
+    }
     if (node.items !== undefined) stack.push({ node: node.items, path: `${entry.path}[]`, ancestors })
-    if (typeof node.additionalProperties === 'object') { stack.push({ node: node.additionalProperties, path: `${entry.path}{}`, ancestors }) }
+    if (typeof node.additionalProperties === 'object') {
+      stack.push({ node: node.additionalProperties, path: `${entry.path}{}`, ancestors })
+    }
   }
 }
 
@@ -106,12 +115,17 @@ function toJsonSchema (node: Json): Json {
   if (node['x-kubernetes-list-type'] === 'set') out.uniqueItems = true
   for (const [key, value] of Object.entries(node)) {
     if (key.startsWith('x-kubernetes-')) continue
-    out[key] = key === 'properties'
-      ? Object.fromEntries(Object.entries<Json>(value as Json).map(([k, v]) => [k, toJsonSchema(v)]))
-      : toJsonSchema(value)
+    out[key] =
+      key === 'properties'
+        ? Object.fromEntries(Object.entries<Json>(value as Json).map(([k, v]) => [k, toJsonSchema(v)]))
+        : toJsonSchema(value)
   }
-  if (node.type === 'object' && node.properties !== undefined && node.additionalProperties === undefined &&
-    node['x-kubernetes-preserve-unknown-fields'] !== true) {
+  if (
+    node.type === 'object' &&
+    node.properties !== undefined &&
+    node.additionalProperties === undefined &&
+    node['x-kubernetes-preserve-unknown-fields'] !== true
+  ) {
     out.additionalProperties = false
   }
   return out
@@ -136,7 +150,11 @@ function openApiErrors (crd: Json, object: Json): string[] {
     validators.set(crd, validate)
   }
   if (validate(object)) return []
-  return (validate.errors ?? []).map(e => `${e.instancePath || '/'} ${e.message ?? ''}${e.params !== undefined && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
+  return (validate.errors ?? []).map(
+    e =>
+      `${e.instancePath || '/'} ${e.message ?? ''}` +
+      (e.params !== undefined && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : '')
+  )
 }
 
 /** JSON numbers that are whole are CEL ints (BigInt in cel-js), as the API server sees them. */
@@ -177,25 +195,34 @@ function celErrors (schema: Json, value: unknown, path = '', old?: unknown): str
     } catch (error) {
       result = error
     }
-    if (result !== true) { errors.push(`${path || '<root>'}: ${String(message ?? rule)}${result === false ? '' : ` (${String(result)})`}`) }
+    if (result !== true) {
+      errors.push(`${path || '<root>'}: ${String(message ?? rule)}${result === false ? '' : ` (${String(result)})`}`)
+    }
   }
   if (Array.isArray(value)) {
     // Old items correlate with new ones only in list-maps, by their keys.
     const keys: string[] | undefined =
       schema['x-kubernetes-list-type'] === 'map' ? schema['x-kubernetes-list-map-keys'] : undefined
-    const oldItem = (item: unknown): unknown => keys === undefined || !Array.isArray(old)
-      ? undefined
-      : old.find(o => keys.every(k => (o as Json)?.[k] === (item as Json)?.[k]))
-    if (schema.items !== undefined) { value.forEach((item, i) => errors.push(...celErrors(schema.items, item, `${path}[${i}]`, oldItem(item)))) }
+    const oldItem = (item: unknown): unknown =>
+      keys === undefined || !Array.isArray(old)
+        ? undefined
+        : old.find(o => keys.every(k => (o as Json)?.[k] === (item as Json)?.[k]))
+    if (schema.items !== undefined) {
+      value.forEach((item, i) => errors.push(...celErrors(schema.items, item, `${path}[${i}]`, oldItem(item))))
+    }
   } else if (typeof value === 'object') {
     const record = value as Record<string, unknown>
     const oldRecord: Record<string, unknown> | undefined =
       old !== null && typeof old === 'object' && !Array.isArray(old) ? (old as Record<string, unknown>) : undefined
     const properties: Record<string, Json> = schema.properties ?? {}
-    for (const [name, child] of Object.entries(properties)) { errors.push(...celErrors(child, record[name], `${path}.${name}`, oldRecord?.[name])) }
+    for (const [name, child] of Object.entries(properties)) {
+      errors.push(...celErrors(child, record[name], `${path}.${name}`, oldRecord?.[name]))
+    }
     if (typeof schema.additionalProperties === 'object') {
       for (const [name, child] of Object.entries(record)) {
-        if (!(name in properties)) { errors.push(...celErrors(schema.additionalProperties, child, `${path}.${name}`, oldRecord?.[name])) }
+        if (!(name in properties)) {
+          errors.push(...celErrors(schema.additionalProperties, child, `${path}.${name}`, oldRecord?.[name]))
+        }
       }
     }
   }
@@ -209,7 +236,7 @@ function crdErrors (object: Json): string[] {
 }
 
 t.test('the CRDs are structural and follow the contract', async t => {
-  const expected: Record<string, { shortName: string, status: boolean }> = {
+  const expected: Record<string, { shortName: string; status: boolean }> = {
     JobFlow: { shortName: 'jf', status: true },
     JobTemplate: { shortName: 'jt', status: false },
     DaemonJob: { shortName: 'dj', status: true },
@@ -245,11 +272,16 @@ t.test('the CRDs are structural and follow the contract', async t => {
         `${kind}${path}: not both properties and additionalProperties`
       )
       if (node.type === 'array') t.type(node.items, 'object', `${kind}${path}: an array has one items schema`)
-      for (const name of node.required ?? []) { t.ok(node.properties?.[name] !== undefined, `${kind}${path}: required ${name} is a declared property`) }
+      for (const name of node.required ?? []) {
+        t.ok(node.properties?.[name] !== undefined, `${kind}${path}: required ${name} is a declared property`)
+      }
     }
 
     const columns: Json[] = version.additionalPrinterColumns ?? []
-    t.ok(columns.some(c => c.name === 'AGE' && c.jsonPath === '.metadata.creationTimestamp'), `${kind}: AGE column`)
+    t.ok(
+      columns.some(c => c.name === 'AGE' && c.jsonPath === '.metadata.creationTimestamp'),
+      `${kind}: AGE column`
+    )
     for (const column of columns) {
       const [first, ...rest] = String(column.jsonPath).replace(/^\./, '').split('.')
       if (first === 'metadata') continue
@@ -298,13 +330,19 @@ t.test('CEL rules compile, carry a message, and sit under bounded lists and maps
       // one rule may not be estimated above 10^7.
       for (const { rule } of validations) {
         if (/self\.(all|exists|exists_one|filter|map)\(.*self\.(all|exists|exists_one|filter|map)\(/.test(rule)) {
-          t.ok(node.maxItems !== undefined && node.maxItems ** 2 * 20 <= 10_000_000, `${crd.spec.names.kind}${path}: maxItems ${String(node.maxItems)} keeps the pairwise rule ${rule} within the cost budget`)
+          t.ok(
+            node.maxItems !== undefined && node.maxItems ** 2 * 20 <= 10_000_000,
+            `${crd.spec.names.kind}${path}: maxItems ${String(node.maxItems)} keeps the pairwise rule ${rule} ` +
+              'within the cost budget'
+          )
         }
       }
       // The API server estimates a rule's cost from maxItems/maxProperties of every list and map
       // on the way to it, and refuses the CRD when a bound is missing and the estimate explodes.
       for (const container of [...ancestors, node]) {
-        if (container.type === 'array') { t.type(container.maxItems, 'number', `${crd.spec.names.kind}${path}: lists above a rule have maxItems`) }
+        if (container.type === 'array') {
+          t.type(container.maxItems, 'number', `${crd.spec.names.kind}${path}: lists above a rule have maxItems`)
+        }
         if (container.type === 'object' && typeof container.additionalProperties === 'object') {
           t.type(
             container.maxProperties,
@@ -328,7 +366,10 @@ const fiveJobs = (): Json => clone(exampleJobFlows.find(d => d.object.metadata.n
 t.test('every example of our group passes its CRD schema and CEL rules', async t => {
   const ours = examples.filter(d => String(d.object.apiVersion).startsWith('jobhooks.io/'))
   t.ok(ours.filter(d => d.object.kind === 'JobFlow').length >= 3, 'three example JobFlows')
-  t.ok(ours.some(d => d.object.kind === 'JobTemplate'), 'an example JobTemplate')
+  t.ok(
+    ours.some(d => d.object.kind === 'JobTemplate'),
+    'an example JobTemplate'
+  )
   for (const { file, object } of ours) {
     t.same(crdErrors(object), [], `${file}: ${object.kind} ${object.metadata.name}`)
     t.equal(object.metadata.namespace, undefined, `${file}: ${object.metadata.name} leaves the namespace to kubectl`)
@@ -340,7 +381,10 @@ t.test('the five-job example keeps the shape of its reference', async t => {
   t.equal(flow?.apiVersion, 'jobhooks.io/v1alpha1')
   const deps = Object.fromEntries(flow.spec.flows.map((f: Json) => [f.name, [...(f.dependencies ?? [])].sort()]))
   t.same(deps, { job1: [], job2: ['job1'], job3: ['job1', 'job2'], job4: [], job5: ['job2', 'job4'] })
-  t.same(flow.spec.globalParams.env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+  t.same(flow.spec.globalParams.env, [
+    { name: 'FOO', value: 'bar' },
+    { name: 'QUE', value: 'pasa' }
+  ])
   t.same(flow.spec.globalParams.labels, { key1: 'value1', key2: 'value2' })
   t.same(flow.spec.globalParams.annotations, { key1: 'value1', key2: 'value2' })
   t.equal(flow.spec.globalParams.nodeName, undefined, 'no nodeName: the example runs on any cluster as it is')
@@ -379,7 +423,10 @@ t.test('the examples are valid for the hook too: names, dependencies, templates 
     }
   }
   const scripts = exampleJobFlows.find(d => d.file === 'examples/jobflow-scripts.yaml')?.object
-  t.ok(scripts?.spec.flows.some((f: Json) => shipped.has(f.script?.name)), 'the scripts example runs a shipped script')
+  t.ok(
+    scripts?.spec.flows.some((f: Json) => shipped.has(f.script?.name)),
+    'the scripts example runs a shipped script'
+  )
   t.ok(
     scripts?.spec.flows.some((f: Json) => scripts.spec.scripts?.[f.script?.name] !== undefined),
     'the scripts example runs an inline script'
@@ -406,24 +453,103 @@ t.test('the CRDs refuse what the contract forbids', async t => {
   }
 
   const schemaCases: Array<[string, (o: Json) => void]> = [
-    ['an uppercase flow name', o => { o.spec.flows[0].name = 'Job1' }],
-    ['a flow name longer than 63', o => { o.spec.flows[0].name = 'j'.repeat(64) }],
-    ['no flows', o => { delete o.spec.flows }],
-    ['an empty flow list', o => { o.spec.flows = [] }],
-    ['no spec', o => { delete o.spec }],
-    ['a flow without a name', o => { delete o.spec.flows[0].name }],
-    ['a misspelt field', o => { o.spec.flows[1].dependecies = o.spec.flows[1].dependencies }],
-    ['a script name with a slash', o => { o.spec.flows[0].script = { name: '../etc/passwd' } }],
-    ['a script without a name', o => { o.spec.flows[0].script = { args: ['x'] } }],
-    ['an empty jobTemplateRef', o => { delete o.spec.flows[0].jobTemplate; o.spec.flows[0].jobTemplateRef = '' }],
-    ['a jobTemplate without a pod template', o => { o.spec.flows[0].jobTemplate = { backoffLimit: 1 } }],
-    ['a label value that is not a string', o => { o.spec.globalParams.labels.key1 = 7 }],
-    ['an unknown phase', o => { o.status = { phase: 'Done' } }],
-    ['an unknown job phase', o => { o.status = { jobs: [{ name: 'job1', jobName: 'x', phase: 'Complete' }] } }],
-    ['two flows with one name (a list-map keyed by name)', o => { o.spec.flows[3].name = 'job1' }],
-    ['more flows than maxItems', o => {
-      o.spec.flows = Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}`, jobTemplate: { template: {} } }))
-    }]
+    [
+      'an uppercase flow name',
+      o => {
+        o.spec.flows[0].name = 'Job1'
+      }
+    ],
+    [
+      'a flow name longer than 63',
+      o => {
+        o.spec.flows[0].name = 'j'.repeat(64)
+      }
+    ],
+    [
+      'no flows',
+      o => {
+        delete o.spec.flows
+      }
+    ],
+    [
+      'an empty flow list',
+      o => {
+        o.spec.flows = []
+      }
+    ],
+    [
+      'no spec',
+      o => {
+        delete o.spec
+      }
+    ],
+    [
+      'a flow without a name',
+      o => {
+        delete o.spec.flows[0].name
+      }
+    ],
+    [
+      'a misspelt field',
+      o => {
+        o.spec.flows[1].dependecies = o.spec.flows[1].dependencies
+      }
+    ],
+    [
+      'a script name with a slash',
+      o => {
+        o.spec.flows[0].script = { name: '../etc/passwd' }
+      }
+    ],
+    [
+      'a script without a name',
+      o => {
+        o.spec.flows[0].script = { args: ['x'] }
+      }
+    ],
+    [
+      'an empty jobTemplateRef',
+      o => {
+        delete o.spec.flows[0].jobTemplate
+        o.spec.flows[0].jobTemplateRef = ''
+      }
+    ],
+    [
+      'a jobTemplate without a pod template',
+      o => {
+        o.spec.flows[0].jobTemplate = { backoffLimit: 1 }
+      }
+    ],
+    [
+      'a label value that is not a string',
+      o => {
+        o.spec.globalParams.labels.key1 = 7
+      }
+    ],
+    [
+      'an unknown phase',
+      o => {
+        o.status = { phase: 'Done' }
+      }
+    ],
+    [
+      'an unknown job phase',
+      o => {
+        o.status = { jobs: [{ name: 'job1', jobName: 'x', phase: 'Complete' }] }
+      }
+    ],
+    [
+      'two flows with one name (a list-map keyed by name)',
+      o => {
+        o.spec.flows[3].name = 'job1'
+      }
+    ],
+    [
+      'more flows than maxItems',
+      o => {
+        o.spec.flows = Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}`, jobTemplate: { template: {} } }))
+      }
+    ]
   ]
   for (const [what, mutate] of schemaCases) {
     const o = fiveJobs()
@@ -432,11 +558,41 @@ t.test('the CRDs refuse what the contract forbids', async t => {
   }
 
   const celCases: Array<[string, (o: Json) => void, RegExp]> = [
-    ['both jobTemplate and jobTemplateRef', o => { o.spec.flows[2].jobTemplateRef = 'some-template' }, /exactly one of jobTemplate and jobTemplateRef/],
-    ['neither jobTemplate nor jobTemplateRef', o => { delete o.spec.flows[2].jobTemplate }, /exactly one of jobTemplate and jobTemplateRef/],
-    ['a flow that depends on itself', o => { o.spec.flows[1].dependencies = ['job1', 'job2'] }, /cannot depend on itself/],
-    ['an inline script with a slash', o => { o.spec.scripts = { 'ok.sh': 'true', 'bin/x.sh': 'true' } }, /plain file names/],
-    ['an inline script with a leading dot', o => { o.spec.scripts = { '.hidden': 'true' } }, /plain file names/]
+    [
+      'both jobTemplate and jobTemplateRef',
+      o => {
+        o.spec.flows[2].jobTemplateRef = 'some-template'
+      },
+      /exactly one of jobTemplate and jobTemplateRef/
+    ],
+    [
+      'neither jobTemplate nor jobTemplateRef',
+      o => {
+        delete o.spec.flows[2].jobTemplate
+      },
+      /exactly one of jobTemplate and jobTemplateRef/
+    ],
+    [
+      'a flow that depends on itself',
+      o => {
+        o.spec.flows[1].dependencies = ['job1', 'job2']
+      },
+      /cannot depend on itself/
+    ],
+    [
+      'an inline script with a slash',
+      o => {
+        o.spec.scripts = { 'ok.sh': 'true', 'bin/x.sh': 'true' }
+      },
+      /plain file names/
+    ],
+    [
+      'an inline script with a leading dot',
+      o => {
+        o.spec.scripts = { '.hidden': 'true' }
+      },
+      /plain file names/
+    ]
   ]
   for (const [what, mutate, message] of celCases) {
     const o = fiveJobs()
@@ -550,12 +706,23 @@ function firstSync (parent: Json, file: string): Json {
   const namespace = 'default'
   const templates = examples.filter(d => d.file === file && d.object.kind === 'JobTemplate')
   return {
-    controller: { apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { name: 'jobflow-controller' } },
-    parent: { ...clone(parent), metadata: { ...parent.metadata, namespace, uid: `uid-${String(parent.metadata.name)}`, generation: 1 } },
+    controller: {
+      apiVersion: 'metacontroller.k8s.io/v1alpha1',
+      kind: 'CompositeController',
+      metadata: { name: 'jobflow-controller' }
+    },
+    parent: {
+      ...clone(parent),
+      metadata: { ...parent.metadata, namespace, uid: `uid-${String(parent.metadata.name)}`, generation: 1 }
+    },
     children: { 'Job.batch/v1': {}, 'ConfigMap.v1': {} },
     related: {
-      'JobTemplate.jobhooks.io/v1alpha1': Object.fromEntries(templates.map(d =>
-        [`${namespace}/${String(d.object.metadata.name)}`, { ...clone(d.object), metadata: { ...d.object.metadata, namespace } }]))
+      'JobTemplate.jobhooks.io/v1alpha1': Object.fromEntries(
+        templates.map(d => [
+          `${namespace}/${String(d.object.metadata.name)}`,
+          { ...clone(d.object), metadata: { ...d.object.metadata, namespace } }
+        ])
+      )
     },
     finalizing: false
   }
@@ -583,7 +750,10 @@ t.test('the hooks run every example JobFlow: root flows start and the status fit
     t.equal(response.statusCode, 200, `${file}: sync answers`)
     const body = response.json()
     t.not(body.status.phase, 'Invalid', `${file}: ${name} is valid (${JSON.stringify(body.status.conditions)})`)
-    const jobs = body.children.filter((c: Json) => c.kind === 'Job').map((c: Json) => c.metadata.name).sort()
+    const jobs = body.children
+      .filter((c: Json) => c.kind === 'Job')
+      .map((c: Json) => c.metadata.name)
+      .sort()
     // A JobFlow applied suspended starts nothing.
     const roots =
       object.spec.suspend === true
@@ -626,7 +796,11 @@ t.test('the Deployment runs the service safely', async t => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const images: Json[] = docs.find(d => d.file === 'kustomization.yaml')?.object?.images ?? []
   t.equal(container.image, 'jobhooks', 'the Deployment names the image for kustomize to set')
-  t.same(images.map(i => i.name), ['jobhooks'], 'the kustomization sets it, in one place')
+  t.same(
+    images.map(i => i.name),
+    ['jobhooks'],
+    'the kustomization sets it, in one place'
+  )
   t.equal(String(images[0]?.newTag), String(pkg.version), 'the image tag is the package version')
   t.match(images[0]?.newName, /^[a-z0-9.-]+(:\d+)?\/[a-z0-9/._-]+$/, 'a registry and a repository')
   const http = containerPorts.find(p => p.name === 'http')
@@ -634,7 +808,10 @@ t.test('the Deployment runs the service safely', async t => {
   const env = Object.fromEntries((container.env ?? []).map((e: Json) => [e.name, e.value]))
   t.equal(Number(env.PORT), http?.containerPort, 'PORT is the container port')
 
-  for (const [probe, expected] of [['readinessProbe', '/readyz'], ['livenessProbe', '/healthz']] as const) {
+  for (const [probe, expected] of [
+    ['readinessProbe', '/readyz'],
+    ['livenessProbe', '/healthz']
+  ] as const) {
     const get = container[probe]?.httpGet
     t.equal(get?.path, expected, `${probe} path`)
     t.ok(app.hasRoute({ method: 'GET', url: get?.path }), `${probe}: GET ${String(get?.path)} is a route of the app`)
@@ -662,7 +839,10 @@ t.test('the Deployment runs the service safely', async t => {
     'its namespace enforces the restricted Pod Security Standard, which the settings above meet'
   )
   t.equal(pod.hostNetwork ?? false, false, 'no host network (restricted)')
-  t.notOk((pod.volumes ?? []).some((v: Json) => v.hostPath !== undefined), 'no hostPath volume (restricted)')
+  t.notOk(
+    (pod.volumes ?? []).some((v: Json) => v.hostPath !== undefined),
+    'no hostPath volume (restricted)'
+  )
   t.ok(
     container.resources?.requests?.cpu !== undefined && container.resources?.requests?.memory !== undefined,
     'resource requests'
@@ -671,9 +851,10 @@ t.test('the Deployment runs the service safely', async t => {
 
   const graceMs = Number(env.SHUTDOWN_GRACE_MS ?? 15000)
   const preStop = container.lifecycle?.preStop
-  const pauseMs = preStop?.sleep?.seconds !== undefined
-    ? preStop.sleep.seconds * 1000
-    : Number(preStop?.exec?.command?.[0] === 'sleep' ? preStop.exec.command[1] : 0) * 1000
+  const pauseMs =
+    preStop?.sleep?.seconds !== undefined
+      ? preStop.sleep.seconds * 1000
+      : Number(preStop?.exec?.command?.[0] === 'sleep' ? preStop.exec.command[1] : 0) * 1000
   t.ok(
     pod.terminationGracePeriodSeconds * 1000 > graceMs + pauseMs,
     'the grace period covers the preStop pause and the drain of hooks in flight'
@@ -681,8 +862,11 @@ t.test('the Deployment runs the service safely', async t => {
 
   const spread = pod.topologySpreadConstraints?.[0]
   const antiAffinity = pod.affinity?.podAntiAffinity?.preferredDuringSchedulingIgnoredDuringExecution?.[0]
-  t.ok((spread?.whenUnsatisfiable === 'ScheduleAnyway' && selects(spread.labelSelector?.matchLabels)) ||
-    selects(antiAffinity?.podAffinityTerm?.labelSelector?.matchLabels), 'replicas prefer different nodes')
+  t.ok(
+    (spread?.whenUnsatisfiable === 'ScheduleAnyway' && selects(spread.labelSelector?.matchLabels)) ||
+      selects(antiAffinity?.podAffinityTerm?.labelSelector?.matchLabels),
+    'replicas prefer different nodes'
+  )
 
   const accounts = ofKind('ServiceAccount', 'deploy/').map(d => d.object)
   t.ok(
@@ -699,7 +883,7 @@ t.test('the Deployment runs the service safely', async t => {
   )
 })
 
-t.test('the ClusterRole grants exactly what the effects need, to the Deployment\'s ServiceAccount', async t => {
+t.test("the ClusterRole grants exactly what the effects need, to the Deployment's ServiceAccount", async t => {
   const roles = ofKind('ClusterRole', 'deploy/').map(d => d.object)
   t.equal(roles.length, 1, 'one ClusterRole')
   const role = roles[0]
@@ -735,7 +919,10 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
     'reads of the parents whose hooks have effects, only get'
   )
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
-  t.notOk(granted.some(g => g.includes('*')), 'no wildcards')
+  t.notOk(
+    granted.some(g => g.includes('*')),
+    'no wildcards'
+  )
   t.same(
     Object.keys(EFFECT_PERMISSIONS).sort(),
     ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'],
@@ -763,13 +950,18 @@ t.test('the ClusterRole grants exactly what the effects need, to the Deployment\
   )
 })
 
-t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t => {
+t.test("Service, PDB and NetworkPolicy select the Deployment's pods", async t => {
   t.equal(services.length, 1, 'one Service')
   const service = services[0]
   t.equal(service.spec.type ?? 'ClusterIP', 'ClusterIP')
   t.ok(selects(service.spec.selector), 'the Service selects the pods')
-  for (const port of service.spec.ports) { t.ok(namesPort(port.targetPort ?? port.port), `Service port ${String(port.port)} targets a container port`) }
-  t.ok(service.spec.ports.some((p: Json) => p.port === 80), 'the Service listens on 80')
+  for (const port of service.spec.ports) {
+    t.ok(namesPort(port.targetPort ?? port.port), `Service port ${String(port.port)} targets a container port`)
+  }
+  t.ok(
+    service.spec.ports.some((p: Json) => p.port === 80),
+    'the Service listens on 80'
+  )
 
   const pdb = ofKind('PodDisruptionBudget', 'deploy/')[0]?.object
   t.ok(selects(pdb?.spec.selector.matchLabels), 'the PDB selects the pods')
@@ -796,55 +988,67 @@ t.test('Service, PDB and NetworkPolicy select the Deployment\'s pods', async t =
   }
 })
 
-t.test('every hook sends the token of a Secret the Deployment mounts as AUTH_TOKEN_FILE; no token ships in the manifests', async t => {
-  const pod = deployment.spec.template.spec
-  const env = Object.fromEntries((container.env ?? []).map((e: Json) => [e.name, e.value]))
-  const tokenFile = String(env.AUTH_TOKEN_FILE)
-  const mount = (container.volumeMounts ?? []).find((m: Json) => tokenFile.startsWith(`${String(m.mountPath)}/`))
-  t.ok(mount !== undefined, `AUTH_TOKEN_FILE ${tokenFile} is in a mounted volume`)
-  t.equal(mount?.readOnly, true, 'mounted read-only')
-  const volume = (pod.volumes ?? []).find((v: Json) => v.name === mount?.name)
-  const secretName = volume?.secret?.secretName
-  t.ok(typeof secretName === 'string', 'the volume is a Secret')
-  t.not(volume?.secret?.optional, true, 'a missing Secret stops the pod instead of serving without a token')
-  const key = tokenFile.slice(String(mount?.mountPath).length + 1)
-  const mode = volume?.secret?.defaultMode ?? 0o644
-  t.equal(mode & 0o007, 0, 'the token is not world-readable')
-  if ((mode & 0o070) !== 0) { t.equal(pod.securityContext?.fsGroup, pod.securityContext?.runAsGroup ?? 1000, 'readable through fsGroup') }
+t.test(
+  'every hook sends the token of a Secret the Deployment mounts as AUTH_TOKEN_FILE; no token ships in the manifests',
+  async t => {
+    const pod = deployment.spec.template.spec
+    const env = Object.fromEntries((container.env ?? []).map((e: Json) => [e.name, e.value]))
+    const tokenFile = String(env.AUTH_TOKEN_FILE)
+    const mount = (container.volumeMounts ?? []).find((m: Json) => tokenFile.startsWith(`${String(m.mountPath)}/`))
+    t.ok(mount !== undefined, `AUTH_TOKEN_FILE ${tokenFile} is in a mounted volume`)
+    t.equal(mount?.readOnly, true, 'mounted read-only')
+    const volume = (pod.volumes ?? []).find((v: Json) => v.name === mount?.name)
+    const secretName = volume?.secret?.secretName
+    t.ok(typeof secretName === 'string', 'the volume is a Secret')
+    t.not(volume?.secret?.optional, true, 'a missing Secret stops the pod instead of serving without a token')
+    const key = tokenFile.slice(String(mount?.mountPath).length + 1)
+    const mode = volume?.secret?.defaultMode ?? 0o644
+    t.equal(mode & 0o007, 0, 'the token is not world-readable')
+    if ((mode & 0o070) !== 0) {
+      t.equal(pod.securityContext?.fsGroup, pod.securityContext?.runAsGroup ?? 1000, 'readable through fsGroup')
+    }
 
-  const controllers = ofKind('CompositeController', 'controllers/')
-  for (const { file, object } of controllers) {
-    for (const [hook, config] of Object.entries<Json>(object.spec.hooks ?? {})) {
-      t.same(config.webhook.authorization, {
-        type: 'Bearer',
-        secretRef: { name: secretName, namespace: deployment.metadata.namespace, key }
-      }, `${file}: the ${hook} hook sends the token the service reads`)
+    const controllers = ofKind('CompositeController', 'controllers/')
+    for (const { file, object } of controllers) {
+      for (const [hook, config] of Object.entries<Json>(object.spec.hooks ?? {})) {
+        t.same(
+          config.webhook.authorization,
+          {
+            type: 'Bearer',
+            secretRef: { name: secretName, namespace: deployment.metadata.namespace, key }
+          },
+          `${file}: the ${hook} hook sends the token the service reads`
+        )
+      }
+    }
+    t.same(
+      docs.filter(d => d.object.kind === 'Secret').map(d => d.file),
+      [],
+      'no Secret in the manifests: every installation makes its own token'
+    )
+    for (const file of [
+      'README.md',
+      ...readdirSync(join(ROOT, 'docs'))
+        .filter(f => f.endsWith('.md'))
+        .map(f => `docs/${f}`)
+    ]) {
+      t.notMatch(
+        readFileSync(join(ROOT, file), 'utf8'),
+        /--from-literal=token=(?!"\$\()/,
+        `${file} never shows a fixed token`
+      )
     }
   }
-  t.same(
-    docs.filter(d => d.object.kind === 'Secret').map(d => d.file),
-    [],
-    'no Secret in the manifests: every installation makes its own token'
-  )
-  for (const file of [
-    'README.md',
-    ...readdirSync(join(ROOT, 'docs'))
-      .filter(f => f.endsWith('.md'))
-      .map(f => `docs/${f}`)
-  ]) {
-    t.notMatch(
-      readFileSync(join(ROOT, file), 'utf8'),
-      /--from-literal=token=(?!"\$\()/,
-      `${file} never shows a fixed token`
-    )
-  }
-})
+)
 
 t.test('kustomization.yaml installs crds, controllers and deploy, and only those', async t => {
   const kustomization = docs.find(d => d.file === 'kustomization.yaml')?.object
   const resources: string[] = kustomization?.resources ?? []
   for (const resource of resources) t.ok(existsSync(join(MANIFESTS, resource)), `${resource} exists`)
-  t.notOk(resources.some(r => r.startsWith('examples')), 'the examples are not installed')
+  t.notOk(
+    resources.some(r => r.startsWith('examples')),
+    'the examples are not installed'
+  )
   const installable = [...new Set(docs.map(d => d.file))].filter(f => /^(crds|controllers|deploy)\//.test(f))
   for (const file of installable) t.ok(resources.includes(file), `${file} is listed`)
   t.same([...new Set(resources)], resources, 'no resource listed twice')
@@ -854,7 +1058,7 @@ t.test('the Dockerfile builds what the Deployment runs', async t => {
   const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8')
   const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8'))
   const cmd = /^CMD\s+(\[.*\])\s*$/m.exec(dockerfile)?.[1]
-  const args = cmd === undefined ? [] : JSON.parse(cmd) as string[]
+  const args = cmd === undefined ? [] : (JSON.parse(cmd) as string[])
   t.equal(args.at(-1), `${String(build.compilerOptions.outDir)}/src/server.js`, 'CMD runs the compiled server')
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
   const start = (pkg.scripts.start as string)
@@ -872,7 +1076,9 @@ t.test('the Dockerfile builds what the Deployment runs', async t => {
   t.match(dockerfile, /^COPY\s+hooks\s+\S*hooks\/?\s*$/m, 'ships hooks/')
   t.match(dockerfile, /^COPY\s+package\.json\s/m, 'ships package.json, which the server uses to find hooks/')
   t.match(dockerfile, /npm ci --omit=dev/, 'production dependencies only in the runtime image')
-  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8').split('\n').map(l => l.trim())
+  const ignored = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+    .split('\n')
+    .map(l => l.trim())
   for (const needed of ['src', 'hooks', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     t.notOk(ignored.includes(needed), `.dockerignore keeps ${needed}`)
   }
@@ -882,102 +1088,235 @@ t.test('the Dockerfile builds what the Deployment runs', async t => {
 // ---------------------------------------------------------------------------------------------
 // EphemeralJob.
 
-t.test('the EphemeralJob CRD: columns, required fields, ranges, and only replicas, parallelism and paused change', async t => {
-  const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
-  const version = storageVersion(crd)
-  t.ok(crd.spec.names.shortNames.includes('ejob'), 'short name ejob')
-  t.same(
-    version.additionalPrinterColumns.map((c: Json) => `${String(c.name)}${c.priority > 0 ? ' (wide)' : ''}`),
-    ['MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE', 'STATUS (wide)']
-  )
-  t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, [
-    'Waiting',
-    'Running',
-    'Succeeded',
-    'Failed',
-    'Paused',
-    'Invalid'
-  ])
-  const root = version.schema.openAPIV3Schema
-  const story = (): Json =>
-    clone(
-      examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')
-        ?.object
+t.test(
+  'the EphemeralJob CRD: columns, required fields, ranges, and only replicas, parallelism and paused change',
+  async t => {
+    const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
+    const version = storageVersion(crd)
+    t.ok(crd.spec.names.shortNames.includes('ejob'), 'short name ejob')
+    t.same(
+      version.additionalPrinterColumns.map((c: Json) => `${String(c.name)}${c.priority > 0 ? ' (wide)' : ''}`),
+      ['MATCH', 'SUCCEED', 'FAILED', 'RUNNING', 'WAITING', 'AGE', 'STATUS (wide)']
     )
-  const openApi = (o: Json): string[] => openApiErrors(crd, o)
-  const cel = (o: Json, old?: Json): string[] => celErrors(root, o, '', old)
-  const hookProblems = (o: Json): string[] => {
-    const p = parseEphemeralJobSpec(o as KubeObject)
-    return p.ok ? [] : p.problems
-  }
-  t.same([...openApi(story()), ...cel(story())], [], 'the first story is valid')
-  t.same(hookProblems(story()), [], 'and the hook agrees')
+    t.same(version.schema.openAPIV3Schema.properties.status.properties.phase.enum, [
+      'Waiting',
+      'Running',
+      'Succeeded',
+      'Failed',
+      'Paused',
+      'Invalid'
+    ])
+    const root = version.schema.openAPIV3Schema
+    const story = (): Json =>
+      clone(
+        examples.find(d => d.object.kind === 'EphemeralJob' && d.object.metadata.name === 'hello-world-ephemeral-job')
+          ?.object
+      )
+    const openApi = (o: Json): string[] => openApiErrors(crd, o)
+    const cel = (o: Json, old?: Json): string[] => celErrors(root, o, '', old)
+    const hookProblems = (o: Json): string[] => {
+      const p = parseEphemeralJobSpec(o as KubeObject)
+      return p.ok ? [] : p.problems
+    }
+    t.same([...openApi(story()), ...cel(story())], [], 'the first story is valid')
+    t.same(hookProblems(story()), [], 'and the hook agrees')
 
-  const schemaCases: Array<[string, (o: Json) => void]> = [
-    ...['name', 'image', 'imagePullPolicy', 'terminationMessagePolicy', 'targetContainerName'].map((field): [string, (o: Json) => void] =>
-      [`a container without ${field}`, o => { delete o.spec.template.ephemeralContainers[0][field] }]),
-    ['no selector', o => { delete o.spec.selector }],
-    ['no template', o => { delete o.spec.template }],
-    ['no containers', o => { o.spec.template.ephemeralContainers = [] }],
-    ['parallelism 11', o => { o.spec.parallelism = 11 }],
-    ['parallelism 0', o => { o.spec.parallelism = 0 }],
-    ['an unknown pull policy', o => { o.spec.template.ephemeralContainers[0].imagePullPolicy = 'Sometimes' }],
-    ['an unknown termination message policy', o => { o.spec.template.ephemeralContainers[0].terminationMessagePolicy = 'Stdout' }],
-    ['an unknown selector operator', o => { o.spec.selector.matchExpressions = [{ key: 'a', operator: 'Like', values: ['b'] }] }],
-    ['two containers with one name', o => { o.spec.parallelism = 2; o.spec.template.ephemeralContainers.push(clone(o.spec.template.ephemeralContainers[0])) }]
-  ]
-  for (const [what, mutate] of schemaCases) {
-    const o = story()
-    mutate(o)
-    t.not(openApi(o).length, 0, `the schema refuses ${what}`)
-    t.not(hookProblems(o).length, 0, `the hook also refuses ${what}`)
-  }
-  const celCases: Array<[string, (o: Json) => void, RegExp]> = [
-    ['an empty selector', o => { o.spec.selector = {} }, /must not be empty/],
-    ['In without values', o => { o.spec.selector.matchExpressions = [{ key: 'a', operator: 'In' }] }, /need values/],
-    ['more containers than parallelism', o => {
-      o.spec.template.ephemeralContainers.push({ ...clone(o.spec.template.ephemeralContainers[0]), name: 'second' })
-    }, /parallelism must be at least the number of ephemeral containers/]
-  ]
-  for (const [what, mutate, message] of celCases) {
-    const o = story()
-    mutate(o)
-    t.same(openApi(o), [], `${what}: the OpenAPI schema alone lets it through`)
-    const errors = cel(o)
-    t.equal(errors.length, 1, `a CEL rule refuses ${what}: ${errors.join('; ')}`)
-    t.match(errors[0] ?? '', message)
-    t.not(hookProblems(o).length, 0, `the hook also refuses ${what}`)
-  }
+    const schemaCases: Array<[string, (o: Json) => void]> = [
+      ...['name', 'image', 'imagePullPolicy', 'terminationMessagePolicy', 'targetContainerName'].map(
+        (field): [string, (o: Json) => void] => [
+          `a container without ${field}`,
+          o => {
+            delete o.spec.template.ephemeralContainers[0][field]
+          }
+        ]
+      ),
+      [
+        'no selector',
+        o => {
+          delete o.spec.selector
+        }
+      ],
+      [
+        'no template',
+        o => {
+          delete o.spec.template
+        }
+      ],
+      [
+        'no containers',
+        o => {
+          o.spec.template.ephemeralContainers = []
+        }
+      ],
+      [
+        'parallelism 11',
+        o => {
+          o.spec.parallelism = 11
+        }
+      ],
+      [
+        'parallelism 0',
+        o => {
+          o.spec.parallelism = 0
+        }
+      ],
+      [
+        'an unknown pull policy',
+        o => {
+          o.spec.template.ephemeralContainers[0].imagePullPolicy = 'Sometimes'
+        }
+      ],
+      [
+        'an unknown termination message policy',
+        o => {
+          o.spec.template.ephemeralContainers[0].terminationMessagePolicy = 'Stdout'
+        }
+      ],
+      [
+        'an unknown selector operator',
+        o => {
+          o.spec.selector.matchExpressions = [{ key: 'a', operator: 'Like', values: ['b'] }]
+        }
+      ],
+      [
+        'two containers with one name',
+        o => {
+          o.spec.parallelism = 2
+          o.spec.template.ephemeralContainers.push(clone(o.spec.template.ephemeralContainers[0]))
+        }
+      ]
+    ]
+    for (const [what, mutate] of schemaCases) {
+      const o = story()
+      mutate(o)
+      t.not(openApi(o).length, 0, `the schema refuses ${what}`)
+      t.not(hookProblems(o).length, 0, `the hook also refuses ${what}`)
+    }
+    const celCases: Array<[string, (o: Json) => void, RegExp]> = [
+      [
+        'an empty selector',
+        o => {
+          o.spec.selector = {}
+        },
+        /must not be empty/
+      ],
+      [
+        'In without values',
+        o => {
+          o.spec.selector.matchExpressions = [{ key: 'a', operator: 'In' }]
+        },
+        /need values/
+      ],
+      [
+        'more containers than parallelism',
+        o => {
+          o.spec.template.ephemeralContainers.push({ ...clone(o.spec.template.ephemeralContainers[0]), name: 'second' })
+        },
+        /parallelism must be at least the number of ephemeral containers/
+      ]
+    ]
+    for (const [what, mutate, message] of celCases) {
+      const o = story()
+      mutate(o)
+      t.same(openApi(o), [], `${what}: the OpenAPI schema alone lets it through`)
+      const errors = cel(o)
+      t.equal(errors.length, 1, `a CEL rule refuses ${what}: ${errors.join('; ')}`)
+      t.match(errors[0] ?? '', message)
+      t.not(hookProblems(o).length, 0, `the hook also refuses ${what}`)
+    }
 
-  const allowed: Array<[string, (o: Json) => void]> = [
-    ['replicas', o => { o.spec.replicas = 2 }],
-    ['replicas removed', o => { delete o.spec.replicas }],
-    ['parallelism', o => { o.spec.parallelism = 3 }],
-    ['paused', o => { o.spec.paused = true }]
-  ]
-  for (const [what, mutate] of allowed) {
-    const o = story()
-    mutate(o)
-    t.same([...openApi(o), ...cel(o, story())], [], `an update may change ${what}`)
+    const allowed: Array<[string, (o: Json) => void]> = [
+      [
+        'replicas',
+        o => {
+          o.spec.replicas = 2
+        }
+      ],
+      [
+        'replicas removed',
+        o => {
+          delete o.spec.replicas
+        }
+      ],
+      [
+        'parallelism',
+        o => {
+          o.spec.parallelism = 3
+        }
+      ],
+      [
+        'paused',
+        o => {
+          o.spec.paused = true
+        }
+      ]
+    ]
+    for (const [what, mutate] of allowed) {
+      const o = story()
+      mutate(o)
+      t.same([...openApi(o), ...cel(o, story())], [], `an update may change ${what}`)
+    }
+    const immutable: Array<[string, (o: Json) => void, RegExp]> = [
+      [
+        'the selector',
+        o => {
+          o.spec.selector.matchLabels.app = 'other'
+        },
+        /spec.selector cannot change/
+      ],
+      [
+        'the template',
+        o => {
+          o.spec.template.ephemeralContainers[0].image = 'busybox:1.37'
+        },
+        /spec.template cannot change/
+      ],
+      [
+        "the template's command",
+        o => {
+          o.spec.template.ephemeralContainers[0].command = ['true']
+        },
+        /spec.template cannot change/
+      ],
+      [
+        'ttlSecondsAfterCreated',
+        o => {
+          o.spec.ttlSecondsAfterCreated = 60
+        },
+        /ttlSecondsAfterCreated cannot change/
+      ],
+      [
+        'ttlSecondsAfterCreated (removed)',
+        o => {
+          delete o.spec.ttlSecondsAfterCreated
+        },
+        /ttlSecondsAfterCreated cannot change/
+      ],
+      [
+        'ttlSecondsAfterFinished (added)',
+        o => {
+          o.spec.ttlSecondsAfterFinished = 60
+        },
+        /ttlSecondsAfterFinished cannot change/
+      ],
+      [
+        'activeDeadlineSeconds (added)',
+        o => {
+          o.spec.activeDeadlineSeconds = 60
+        },
+        /activeDeadlineSeconds cannot change/
+      ]
+    ]
+    for (const [what, mutate, message] of immutable) {
+      const o = story()
+      mutate(o)
+      t.same([...openApi(o), ...cel(o)], [], `${what}: fine on create`)
+      const errors = cel(o, story())
+      t.equal(errors.length, 1, `an update may not change ${what}: ${errors.join('; ')}`)
+      t.match(errors[0] ?? '', message)
+    }
   }
-  const immutable: Array<[string, (o: Json) => void, RegExp]> = [
-    ['the selector', o => { o.spec.selector.matchLabels.app = 'other' }, /spec.selector cannot change/],
-    ['the template', o => { o.spec.template.ephemeralContainers[0].image = 'busybox:1.37' }, /spec.template cannot change/],
-    ['the template\'s command', o => { o.spec.template.ephemeralContainers[0].command = ['true'] }, /spec.template cannot change/],
-    ['ttlSecondsAfterCreated', o => { o.spec.ttlSecondsAfterCreated = 60 }, /ttlSecondsAfterCreated cannot change/],
-    ['ttlSecondsAfterCreated (removed)', o => { delete o.spec.ttlSecondsAfterCreated }, /ttlSecondsAfterCreated cannot change/],
-    ['ttlSecondsAfterFinished (added)', o => { o.spec.ttlSecondsAfterFinished = 60 }, /ttlSecondsAfterFinished cannot change/],
-    ['activeDeadlineSeconds (added)', o => { o.spec.activeDeadlineSeconds = 60 }, /activeDeadlineSeconds cannot change/]
-  ]
-  for (const [what, mutate, message] of immutable) {
-    const o = story()
-    mutate(o)
-    t.same([...openApi(o), ...cel(o)], [], `${what}: fine on create`)
-    const errors = cel(o, story())
-    t.equal(errors.length, 1, `an update may not change ${what}: ${errors.join('; ')}`)
-    t.match(errors[0] ?? '', message)
-  }
-})
+)
 
 t.test('the EphemeralJob hooks answer for the examples, and the status fits the CRD', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'EphemeralJob')
@@ -1062,17 +1401,72 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
   t.same([...openApi(example()), ...cel(example())], [], 'the example is valid')
 
   const schemaCases: Array<[string, (o: Json) => void]> = [
-    ['no action', o => { delete o.spec.action }],
-    ['no targets', o => { delete o.spec.targets }],
-    ['an empty target list', o => { o.spec.targets = [] }],
-    ['a target without a name', o => { o.spec.targets[0] = { containers: ['nginx'] } }],
-    ['two targets with one name (a list-map keyed by name)', o => { o.spec.targets[1].name = o.spec.targets[0].name }],
-    ['a negative partition', o => { o.spec.partition = -1 }],
-    ['activeDeadlineSeconds 0', o => { o.spec.activeDeadlineSeconds = 0 }],
-    ['TTLSecondsAfterFinished 0', o => { o.spec.TTLSecondsAfterFinished = 0 }],
-    ['a camelCase ttlSecondsAfterFinished', o => { o.spec.ttlSecondsAfterFinished = 60 }],
-    ['exec without an image', o => { delete o.spec.exec.image }],
-    ['an unknown progress', o => { o.status = { progress: 'Done' } }]
+    [
+      'no action',
+      o => {
+        delete o.spec.action
+      }
+    ],
+    [
+      'no targets',
+      o => {
+        delete o.spec.targets
+      }
+    ],
+    [
+      'an empty target list',
+      o => {
+        o.spec.targets = []
+      }
+    ],
+    [
+      'a target without a name',
+      o => {
+        o.spec.targets[0] = { containers: ['nginx'] }
+      }
+    ],
+    [
+      'two targets with one name (a list-map keyed by name)',
+      o => {
+        o.spec.targets[1].name = o.spec.targets[0].name
+      }
+    ],
+    [
+      'a negative partition',
+      o => {
+        o.spec.partition = -1
+      }
+    ],
+    [
+      'activeDeadlineSeconds 0',
+      o => {
+        o.spec.activeDeadlineSeconds = 0
+      }
+    ],
+    [
+      'TTLSecondsAfterFinished 0',
+      o => {
+        o.spec.TTLSecondsAfterFinished = 0
+      }
+    ],
+    [
+      'a camelCase ttlSecondsAfterFinished',
+      o => {
+        o.spec.ttlSecondsAfterFinished = 60
+      }
+    ],
+    [
+      'exec without an image',
+      o => {
+        delete o.spec.exec.image
+      }
+    ],
+    [
+      'an unknown progress',
+      o => {
+        o.status = { progress: 'Done' }
+      }
+    ]
   ]
   for (const [what, mutate] of schemaCases) {
     const o = example()
@@ -1105,18 +1499,42 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
   }
 
   const allowed: Array<[string, (o: Json) => void]> = [
-    ['a larger partition', o => { o.spec.partition = 3 }],
+    [
+      'a larger partition',
+      o => {
+        o.spec.partition = 3
+      }
+    ],
     ['the same partition', () => {}],
-    ['the deadline', o => { o.spec.activeDeadlineSeconds = 60 }],
-    ['the TTL', o => { o.spec.TTLSecondsAfterFinished = 60 }],
-    ['operationDelaySeconds', o => { o.spec.operationDelaySeconds = 5 }]
+    [
+      'the deadline',
+      o => {
+        o.spec.activeDeadlineSeconds = 60
+      }
+    ],
+    [
+      'the TTL',
+      o => {
+        o.spec.TTLSecondsAfterFinished = 60
+      }
+    ],
+    [
+      'operationDelaySeconds',
+      o => {
+        o.spec.operationDelaySeconds = 5
+      }
+    ]
   ]
   for (const [what, mutate] of allowed) {
     const o = example()
     mutate(o)
     t.same([...openApi(o), ...cel(o, example())], [], `an update may change ${what}`)
   }
-  const noPartition = (): Json => { const o = example(); delete o.spec.partition; return o }
+  const noPartition = (): Json => {
+    const o = example()
+    delete o.spec.partition
+    return o
+  }
   t.same(cel(noPartition(), example()), [], 'removing partition grows it to all targets')
   t.match(
     cel(example(), noPartition()).join('; '),
@@ -1127,11 +1545,41 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
   all.spec.partition = all.spec.targets.length
   t.same(cel(all, noPartition()), [], 'setting it to every target is no change')
   const immutable: Array<[string, (o: Json) => void, RegExp]> = [
-    ['the action', o => { o.spec.action = 'Replace' }, /spec.action cannot change/],
-    ['a target', o => { o.spec.targets[2].name = 'nginx-9' }, /spec.targets cannot change/],
-    ['a target\'s containers', o => { o.spec.targets[1].containers = ['nginx'] }, /spec.targets cannot change/],
-    ['the number of targets', o => { o.spec.targets.pop() }, /spec.targets cannot change/],
-    ['a smaller partition', o => { o.spec.partition = 0 }, /may only grow/]
+    [
+      'the action',
+      o => {
+        o.spec.action = 'Replace'
+      },
+      /spec.action cannot change/
+    ],
+    [
+      'a target',
+      o => {
+        o.spec.targets[2].name = 'nginx-9'
+      },
+      /spec.targets cannot change/
+    ],
+    [
+      "a target's containers",
+      o => {
+        o.spec.targets[1].containers = ['nginx']
+      },
+      /spec.targets cannot change/
+    ],
+    [
+      'the number of targets',
+      o => {
+        o.spec.targets.pop()
+      },
+      /spec.targets cannot change/
+    ],
+    [
+      'a smaller partition',
+      o => {
+        o.spec.partition = 0
+      },
+      /may only grow/
+    ]
   ]
   for (const [what, mutate, message] of immutable) {
     const o = example()
@@ -1143,36 +1591,80 @@ t.test('the OperationJob CRD: defaults, ranges, immutable action and targets, a 
   }
 })
 
-t.test('the OperationJob CRD holds each action\'s own field: the Label example fits, and what Label refuses, the CRD refuses', async t => {
-  const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
-  const root = storageVersion(crd).schema.openAPIV3Schema
-  const example = (): Json =>
-    clone(examples.find(d => d.file === 'examples/operationjob-label.yaml' && d.object.kind === 'OperationJob')?.object)
-  const errors = (o: Json): string[] => [...openApiErrors(crd, o), ...celErrors(root, o, '')]
-  t.same(errors(example()), [], 'the example is valid')
-  const refused: Array<[string, (o: Json) => void]> = [
-    ['an action nobody registered', o => { o.spec.action = 'Relabel' }],
-    ['Label without spec.label', o => { delete o.spec.label }],
-    ['no labels', o => { o.spec.label.labels = {} }],
-    ['a value that is not a label value', o => { o.spec.label.labels.track = 'not ok' }],
-    ['a label of the service\'s own protocol', o => { o.spec.label.labels['jobhooks.io/to-replace'] = 'true' }],
-    ['overwrite as text', o => { o.spec.label.overwrite = 'yes' }]
-  ]
-  for (const [what, mutate] of refused) {
-    const o = example()
-    mutate(o)
-    t.not(errors(o).length, 0, `the CRD refuses ${what}`)
+t.test(
+  "the OperationJob CRD holds each action's own field: the Label example fits, and what Label refuses, the CRD refuses",
+  async t => {
+    const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
+    const root = storageVersion(crd).schema.openAPIV3Schema
+    const example = (): Json =>
+      clone(
+        examples.find(d => d.file === 'examples/operationjob-label.yaml' && d.object.kind === 'OperationJob')?.object
+      )
+    const errors = (o: Json): string[] => [...openApiErrors(crd, o), ...celErrors(root, o, '')]
+    t.same(errors(example()), [], 'the example is valid')
+    const refused: Array<[string, (o: Json) => void]> = [
+      [
+        'an action nobody registered',
+        o => {
+          o.spec.action = 'Relabel'
+        }
+      ],
+      [
+        'Label without spec.label',
+        o => {
+          delete o.spec.label
+        }
+      ],
+      [
+        'no labels',
+        o => {
+          o.spec.label.labels = {}
+        }
+      ],
+      [
+        'a value that is not a label value',
+        o => {
+          o.spec.label.labels.track = 'not ok'
+        }
+      ],
+      [
+        "a label of the service's own protocol",
+        o => {
+          o.spec.label.labels['jobhooks.io/to-replace'] = 'true'
+        }
+      ],
+      [
+        'overwrite as text',
+        o => {
+          o.spec.label.overwrite = 'yes'
+        }
+      ]
+    ]
+    for (const [what, mutate] of refused) {
+      const o = example()
+      mutate(o)
+      t.not(errors(o).length, 0, `the CRD refuses ${what}`)
+    }
+    const allowed = example()
+    allowed.spec.label.overwrite = true
+    allowed.spec.label.labels['example.com/team'] = 'payments'
+    t.same(errors(allowed), [], 'overwrite and a prefixed key are fine')
   }
-  const allowed = example()
-  allowed.spec.label.overwrite = true
-  allowed.spec.label.labels['example.com/team'] = 'payments'
-  t.same(errors(allowed), [], 'overwrite and a prefixed key are fine')
-})
+)
 
 t.test('the OperationJob hooks answer for the example, and the status fits the CRD', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'OperationJob')
   for (const { file, object } of examples.filter(d => d.object.kind === 'OperationJob')) {
-    const parent = { ...clone(object), metadata: { ...object.metadata, namespace: 'default', uid: `uid-${String(object.metadata.name)}`, creationTimestamp: '2026-01-02T03:00:00Z', generation: 1 } }
+    const parent = {
+      ...clone(object),
+      metadata: {
+        ...object.metadata,
+        namespace: 'default',
+        uid: `uid-${String(object.metadata.name)}`,
+        creationTimestamp: '2026-01-02T03:00:00Z',
+        generation: 1
+      }
+    }
     const customize = await app.inject({ method: 'POST', url: '/hooks/operationjob/customize', payload: { parent } })
     t.equal(customize.statusCode, 200, `${file}: customize answers`)
     const names = object.spec.targets.map((x: Json) => x.name)
@@ -1225,11 +1717,15 @@ t.test('the OperationJob hooks answer for the example, and the status fits the C
       object.spec.partition,
       `${file}: partition targets start`
     )
-    t.same(openApiErrors(crd, { ...object, status: body.status }), [], `${file}: the status fits the CRD's status schema`)
+    t.same(
+      openApiErrors(crd, { ...object, status: body.status }),
+      [],
+      `${file}: the status fits the CRD's status schema`
+    )
   }
 })
 
-t.test('the CollaSet CRD: the reference\'s columns, scale subresource, and what it refuses', async t => {
+t.test("the CollaSet CRD: the reference's columns, scale subresource, and what it refuses", async t => {
   const crd = crds.find(c => c.spec.names.kind === 'CollaSet')
   const version = storageVersion(crd)
   t.same(
@@ -1258,11 +1754,36 @@ t.test('the CollaSet CRD: the reference\'s columns, scale subresource, and what 
   const errors = (o: Json, old?: Json): string[] => [...openApiErrors(crd, o), ...celErrors(root, o, '', old)]
   t.same(errors(clone(example)), [], 'the example is valid')
   const cases: Array<[string, (o: Json) => void]> = [
-    ['negative replicas', o => { o.spec.replicas = -1 }],
-    ['no selector', o => { delete o.spec.selector }],
-    ['an empty selector', o => { o.spec.selector = {} }],
-    ['a selector that does not match the template', o => { o.spec.selector.matchLabels = { app: 'bar' } }],
-    ['no containers', o => { o.spec.template.spec.containers = [] }]
+    [
+      'negative replicas',
+      o => {
+        o.spec.replicas = -1
+      }
+    ],
+    [
+      'no selector',
+      o => {
+        delete o.spec.selector
+      }
+    ],
+    [
+      'an empty selector',
+      o => {
+        o.spec.selector = {}
+      }
+    ],
+    [
+      'a selector that does not match the template',
+      o => {
+        o.spec.selector.matchLabels = { app: 'bar' }
+      }
+    ],
+    [
+      'no containers',
+      o => {
+        o.spec.template.spec.containers = []
+      }
+    ]
   ]
   for (const [what, mutate] of cases) {
     const o = clone(example)

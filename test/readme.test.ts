@@ -18,7 +18,11 @@ import { EXAMPLES_DIR } from './helpers/example-promises.js'
 const run = promisify(execFile)
 
 /** An example of a page: `where` is `<file> line <n>`. */
-interface Example { command: string, output: string, where: string }
+interface Example {
+  command: string
+  output: string
+  where: string
+}
 
 /** Each ```sh block whose commands are curl calls, with the fenced block right after it (what it prints). */
 function curlExamples (file: string, text: string): Example[] {
@@ -37,10 +41,13 @@ function curlExamples (file: string, text: string): Example[] {
 }
 
 async function has (tool: string): Promise<boolean> {
-  return await run('sh', ['-c', `command -v ${tool}`]).then(() => true, () => false)
+  return await run('sh', ['-c', `command -v ${tool}`]).then(
+    () => true,
+    () => false
+  )
 }
 
-const tools = await has('curl') && await has('jq')
+const tools = (await has('curl')) && (await has('jq'))
 t.test(
   'every curl example of the README and docs/ prints what the page shows',
   { skip: tools ? false : 'curl and jq are needed to run the examples' },
@@ -91,7 +98,9 @@ function isExcerpt (excerpt: string, lines: string[]): boolean {
   )) {
     if (chunk.length === 0) continue
     let found = -1
-    for (let i = from; i + chunk.length <= lines.length && found < 0; i++) { if (chunk.every((l, j) => lines[i + j] === l)) found = i }
+    for (let i = from; i + chunk.length <= lines.length && found < 0; i++) {
+      if (chunk.every((l, j) => lines[i + j] === l)) found = i
+    }
     if (found < 0) return false
     from = found + chunk.length
   }
@@ -107,7 +116,11 @@ t.test('every simulate example of the README and docs/ prints what the page show
   t.teardown(() => process.chdir(cwd))
   for (const example of examples) {
     const out: string[] = []
-    const code = await main(example.command.split(/\s+/).slice(4), line => out.push(...line.split('\n')), () => {})
+    const code = await main(
+      example.command.split(/\s+/).slice(4),
+      line => out.push(...line.split('\n')),
+      () => {}
+    )
     t.equal(code, 0, `${example.where}: ${example.command}`)
     const lines = out.map(l => l.trimEnd())
     t.ok(isExcerpt(example.output, lines), `${example.where}: the printed output is what it prints`, {
@@ -133,12 +146,15 @@ function isRun (part: string[], whole: string[]): boolean {
   return false
 }
 
-t.test('the README\'s examples are quoted from the headers of manifests/examples, and cover every kind', async t => {
+t.test("the README's examples are quoted from the headers of manifests/examples, and cover every kind", async t => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
   const kinds = new Set<string>()
   let quoted = 0
   for (const match of readme.matchAll(/```console\n((?:(?!```)[\s\S])*)```/g)) {
-    const block = (match[1] as string).trimEnd().split('\n').map(l => l.trim())
+    const block = (match[1] as string)
+      .trimEnd()
+      .split('\n')
+      .map(l => l.trim())
     const where = `README.md line ${lineAt(readme, match.index)}`
     const file = block
       .map(l => /^\$ kubectl apply -f manifests\/examples\/([\w.-]+\.yaml)$/.exec(l)?.[1])
@@ -149,10 +165,16 @@ t.test('the README\'s examples are quoted from the headers of manifests/examples
       wanted: headerLines(file).join('\n'),
       found: block.join('\n')
     })
-    t.ok(block.some(l => l.startsWith('$ npm run simulate -- ')), `${where}: with its simulate line`)
-    t.ok(block.some(l => l.startsWith('$ kubectl get ')), `${where}: with the kubectl get table it ends with`)
+    t.ok(
+      block.some(l => l.startsWith('$ npm run simulate -- ')),
+      `${where}: with its simulate line`
+    )
+    t.ok(
+      block.some(l => l.startsWith('$ kubectl get ')),
+      `${where}: with the kubectl get table it ends with`
+    )
     for (const doc of parseAllDocuments(readFileSync(join(EXAMPLES_DIR, file), 'utf8'))) {
-      const object = doc.toJS() as { apiVersion?: string, kind?: string } | null
+      const object = doc.toJS() as { apiVersion?: string; kind?: string } | null
       if (object?.apiVersion?.startsWith('jobhooks.io/') === true && object.kind !== undefined) kinds.add(object.kind)
     }
   }

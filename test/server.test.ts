@@ -18,14 +18,16 @@ t.test('SIGTERM lets the hook in flight finish, then closes', async t => {
   // A grace period the test outlives: a server still open at its end rejects `closed`.
   const config = { ...readConfig({}), host: '127.0.0.1', port: 0, logLevel: 'silent', shutdownGraceMs: 10_000 }
   const running = await startServer(config, signals, {})
-  t.teardown(async () => { await running.app.close() })
+  t.teardown(async () => {
+    await running.app.close()
+  })
   const { port } = running.app.server.address() as AddressInfo
   // A client that keeps idle connections for ever, as Metacontroller's Go client keeps them 90 s.
   const agent = new Agent({ keepAlive: true })
   t.teardown(() => agent.destroy())
 
   const body = JSON.stringify(fixture('jobflow/sync-new.v2.json'))
-  const answer = new Promise<{ status: number, body: string, connection?: string }>((resolve, reject) => {
+  const answer = new Promise<{ status: number; body: string; connection?: string }>((resolve, reject) => {
     const req = httpRequest(
       {
         host: '127.0.0.1',
@@ -123,7 +125,9 @@ t.test('settings come from the environment', async t => {
 t.test('OBJECT_MEMO_BYTES sizes the memo of built objects the server keeps', async t => {
   const config = { ...readConfig({ OBJECT_MEMO_BYTES: '12345' }), host: '127.0.0.1', port: 0, logLevel: 'silent' }
   const running = await startServer(config, new EventEmitter(), {})
-  t.teardown(async () => { await running.app.close() })
+  t.teardown(async () => {
+    await running.app.close()
+  })
   t.equal(running.app.wire.memo.limit, 12345)
 })
 
@@ -137,14 +141,17 @@ function scratch (t: Test): string {
 /** A kubeconfig with a cluster and a user: what makes the service apply effects. */
 function kubeconfigFile (t: Test): string {
   const kubeconfig = join(scratch(t), 'kubeconfig')
-  writeFileSync(kubeconfig, JSON.stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    clusters: [{ name: 'c', cluster: { server: 'http://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
-    users: [{ name: 'u', user: { token: 't' } }],
-    contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
-    'current-context': 'c'
-  }))
+  writeFileSync(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'c', cluster: { server: 'http://127.0.0.1:1', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'u', user: { token: 't' } }],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'c'
+    })
+  )
   return kubeconfig
 }
 
@@ -171,7 +178,9 @@ async function start (t: Test, settings: Record<string, string>, env: NodeJS.Pro
       })
       : undefined
   )
-  t.teardown(async () => { await running.app.close() })
+  t.teardown(async () => {
+    await running.app.close()
+  })
   return { running, port: (running.app.server.address() as AddressInfo).port }
 }
 
@@ -303,7 +312,13 @@ function tokenFile (t: Test): string {
 }
 
 /** One request over the wire; the answer's status and, over TLS, the common name of the server's certificate. */
-async function call (options: { port: number, path: string, body?: unknown, token?: string, tls?: { ca: string, cert?: string, key?: string } }): Promise<{ status: number, peer?: string }> {
+async function call (options: {
+  port: number
+  path: string
+  body?: unknown
+  token?: string
+  tls?: { ca: string; cert?: string; key?: string }
+}): Promise<{ status: number; peer?: string }> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body)
   const headers: Record<string, string> = {
     ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),

@@ -111,49 +111,52 @@ t.test('the container name is a DNS label made from the job name', async t => {
   t.ok(long.length <= 63 && /^[a-z0-9-]+$/.test(long))
 })
 
-t.test('operate injects one container marked with the job\'s name and UID, into the named or the first container', async t => {
-  const first = execAction.handler.operate(target(pod()), ctx())
-  t.same(first, {
-    effects: [
-      {
-        type: 'InjectEphemeralContainers',
-        target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-0', uid: 'pod-uid' },
-        containers: [
-          {
-            name: 'opj-check',
-            image: 'busybox',
-            command: ['true'],
-            env: [
-              { name: EXEC_JOB_ENV, value: 'check' },
-              { name: EXEC_JOB_UID_ENV, value: 'job-uid' }
-            ],
-            targetContainerName: 'app',
-            terminationMessagePolicy: 'FallbackToLogsOnError'
-          }
-        ]
-      }
-    ],
-    extraInfo: { ContainerName: 'opj-check', PodUID: 'pod-uid' }
-  })
-  const named = execAction.handler.operate(target(pod(), ['sidecar']), ctx())
-  t.equal(valueAt(named.effects[0], 'containers', 0, 'targetContainerName'), 'sidecar')
-  t.same(
-    execAction.handler.operate(target(pod({ ephemeral: ours })), ctx()).effects,
-    [],
-    'already injected: nothing more (idempotent)'
-  )
-  t.match(execAction.handler.operate(target(pod(), ['db']), ctx()), {
-    effects: [],
-    error: { reason: 'ContainerNotFound' }
-  })
-  t.match(execAction.handler.operate(target(undefined), ctx()), { effects: [], error: { reason: 'PodNotFound' } })
-  t.match(execAction.handler.operate(target(pod({ ephemeral: { name: 'opj-check', env: [] } })), ctx()), {
-    error: { reason: 'ContainerConflict' }
-  })
-  t.match(execAction.handler.operate(target(pod({ uid: 'new' }), [], { PodUID: 'pod-uid' }), ctx()), {
-    error: { reason: 'PodNotFound', message: /replaced by another Pod/ }
-  })
-})
+t.test(
+  "operate injects one container marked with the job's name and UID, into the named or the first container",
+  async t => {
+    const first = execAction.handler.operate(target(pod()), ctx())
+    t.same(first, {
+      effects: [
+        {
+          type: 'InjectEphemeralContainers',
+          target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-0', uid: 'pod-uid' },
+          containers: [
+            {
+              name: 'opj-check',
+              image: 'busybox',
+              command: ['true'],
+              env: [
+                { name: EXEC_JOB_ENV, value: 'check' },
+                { name: EXEC_JOB_UID_ENV, value: 'job-uid' }
+              ],
+              targetContainerName: 'app',
+              terminationMessagePolicy: 'FallbackToLogsOnError'
+            }
+          ]
+        }
+      ],
+      extraInfo: { ContainerName: 'opj-check', PodUID: 'pod-uid' }
+    })
+    const named = execAction.handler.operate(target(pod(), ['sidecar']), ctx())
+    t.equal(valueAt(named.effects[0], 'containers', 0, 'targetContainerName'), 'sidecar')
+    t.same(
+      execAction.handler.operate(target(pod({ ephemeral: ours })), ctx()).effects,
+      [],
+      'already injected: nothing more (idempotent)'
+    )
+    t.match(execAction.handler.operate(target(pod(), ['db']), ctx()), {
+      effects: [],
+      error: { reason: 'ContainerNotFound' }
+    })
+    t.match(execAction.handler.operate(target(undefined), ctx()), { effects: [], error: { reason: 'PodNotFound' } })
+    t.match(execAction.handler.operate(target(pod({ ephemeral: { name: 'opj-check', env: [] } })), ctx()), {
+      error: { reason: 'ContainerConflict' }
+    })
+    t.match(execAction.handler.operate(target(pod({ uid: 'new' }), [], { PodUID: 'pod-uid' }), ctx()), {
+      error: { reason: 'PodNotFound', message: /replaced by another Pod/ }
+    })
+  }
+)
 
 t.test('progress: exit code 0 succeeds, any other fails with the code in the message', async t => {
   const exit = (code: number, reason = 'Error'): any =>

@@ -50,7 +50,7 @@ t.test('operate owes the labels the Pod lacks, as one UID-guarded patch, and not
   t.same(two.effects, [{ type: 'SetPodLabels', target: ref, labels: { b: '2' } }], 'only what is missing')
 })
 
-t.test('a label the Pod has with another value: LabelConflict, unless overwrite (kubectl label\'s rule)', async t => {
+t.test("a label the Pod has with another value: LabelConflict, unless overwrite (kubectl label's rule)", async t => {
   t.match(handler.operate(target(pod({ track: 'stable' })), ctx()), {
     effects: [],
     error: { reason: 'LabelConflict', message: /has track=stable; set spec.label.overwrite/ }
@@ -79,7 +79,7 @@ t.test(
   }
 )
 
-t.test('validate: label keys the API server would refuse, and the service\'s own jobhooks.io/ labels', async t => {
+t.test("validate: label keys the API server would refuse, and the service's own jobhooks.io/ labels", async t => {
   t.same(handler.validate?.(job({ labels: { track: 'canary', 'example.com/team': 'a' } }), SHIPPED_SCRIPTS), [])
   t.match(handler.validate?.(job({ labels: { 'bad key': 'x' } }), SHIPPED_SCRIPTS), [/"bad key" is not a label key/])
   t.match(handler.validate?.(job({ labels: { 'jobhooks.io/to-replace': 'true' } }), SHIPPED_SCRIPTS), [
@@ -87,32 +87,39 @@ t.test('validate: label keys the API server would refuse, and the service\'s own
   ])
 })
 
-t.test('through the OperationJob hook: the schema, then validate, make an unusable job Invalid and nothing is done', async t => {
-  const registry = new ActionRegistry([labelAction])
-  const cases: Array<[string, unknown, RegExp]> = [
-    ['no spec.label', undefined, /^spec.label is required for action Label$/],
-    ['no labels', {}, /^spec.label.labels is required$/],
-    ['no labels at all', { labels: {} }, /^spec.label.labels must have at least 1 entries$/],
-    ['a value that is not a label value', { labels: { track: 'not ok' } }, /^spec.label.labels\["track"\] must match/],
-    ['a number', { labels: { replicas: 3 } }, /must be a string/],
-    ['overwrite as text', { labels: { a: 'b' }, overwrite: 'yes' }, /^spec.label.overwrite must be true or false$/],
-    ['a protected key', { labels: { 'jobhooks.io/ops-lifecycle': 'x' } }, /belong to the jobhooks service/]
-  ]
-  for (const [what, label, message] of cases) {
-    const parent = operationJob({
-      action: 'Label',
-      targets: [{ name: 'a' }],
-      ...(label !== undefined ? { label } : {})
-    })
-    const answer = operationJobSyncHooks(registry).sync(
-      { parent, children: {}, related: { 'Pod.v1': { 'default/a': testPod('a') } }, finalizing: false },
-      context(T0)
-    )
-    t.equal(answer.response.status.progress, 'Invalid', what)
-    t.match(condition(answer.response.status, 'Valid')?.message, message, what)
-    t.same(answer.effects, [], `${what}: nothing done`)
+t.test(
+  'through the OperationJob hook: the schema, then validate, make an unusable job Invalid and nothing is done',
+  async t => {
+    const registry = new ActionRegistry([labelAction])
+    const cases: Array<[string, unknown, RegExp]> = [
+      ['no spec.label', undefined, /^spec.label is required for action Label$/],
+      ['no labels', {}, /^spec.label.labels is required$/],
+      ['no labels at all', { labels: {} }, /^spec.label.labels must have at least 1 entries$/],
+      [
+        'a value that is not a label value',
+        { labels: { track: 'not ok' } },
+        /^spec.label.labels\["track"\] must match/
+      ],
+      ['a number', { labels: { replicas: 3 } }, /must be a string/],
+      ['overwrite as text', { labels: { a: 'b' }, overwrite: 'yes' }, /^spec.label.overwrite must be true or false$/],
+      ['a protected key', { labels: { 'jobhooks.io/ops-lifecycle': 'x' } }, /belong to the jobhooks service/]
+    ]
+    for (const [what, label, message] of cases) {
+      const parent = operationJob({
+        action: 'Label',
+        targets: [{ name: 'a' }],
+        ...(label !== undefined ? { label } : {})
+      })
+      const answer = operationJobSyncHooks(registry).sync(
+        { parent, children: {}, related: { 'Pod.v1': { 'default/a': testPod('a') } }, finalizing: false },
+        context(T0)
+      )
+      t.equal(answer.response.status.progress, 'Invalid', what)
+      t.match(condition(answer.response.status, 'Valid')?.message, message, what)
+      t.same(answer.effects, [], `${what}: nothing done`)
+    }
   }
-})
+)
 
 t.test(
   'docs/plugins.md, "Writing an action", quotes src/actions/label.ts and src/actions/index.ts as they are',

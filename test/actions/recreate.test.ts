@@ -119,32 +119,35 @@ t.test('the lifecycle, sync by sync: lock, traffic off, not Ready, delay, evict,
   t.equal(answer.response.status.progress, 'Succeeded')
 })
 
-t.test('a Pod of the same name and another UID is the Pod back (StatefulSet); the lifecycle gives nothing back on it', async t => {
-  const parent = recreate(
-    {},
-    {
-      progress: 'Processing',
-      startTime: '2026-01-02T03:00:00Z',
-      targetDetails: [
-        {
-          name: 'web-a',
-          progress: 'Processing',
-          startTime: '2026-01-02T03:00:00Z',
-          extraInfo: {
-            Lifecycle: 'Operating',
-            PodUID: 'uid-old',
-            Controller: 'StatefulSet/web',
-            ControllerUID: 'rs-uid',
-            LatestCreation: '2026-01-02T00:00:00Z'
+t.test(
+  'a Pod of the same name and another UID is the Pod back (StatefulSet); the lifecycle gives nothing back on it',
+  async t => {
+    const parent = recreate(
+      {},
+      {
+        progress: 'Processing',
+        startTime: '2026-01-02T03:00:00Z',
+        targetDetails: [
+          {
+            name: 'web-a',
+            progress: 'Processing',
+            startTime: '2026-01-02T03:00:00Z',
+            extraInfo: {
+              Lifecycle: 'Operating',
+              PodUID: 'uid-old',
+              Controller: 'StatefulSet/web',
+              ControllerUID: 'rs-uid',
+              LatestCreation: '2026-01-02T00:00:00Z'
+            }
           }
-        }
-      ]
-    }
-  )
-  const answer = sync(parent, [pod('web-a', { uid: 'uid-new', created: '2026-01-02T00:00:00Z' })], 60)
-  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-a' } })
-  t.same(answer.effects, [], 'the lock was on the old Pod')
-})
+        ]
+      }
+    )
+    const answer = sync(parent, [pod('web-a', { uid: 'uid-new', created: '2026-01-02T00:00:00Z' })], 60)
+    t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-a' } })
+    t.same(answer.effects, [], 'the lock was on the old Pod')
+  }
+)
 
 t.test('a Pod held by another job waits with LifecycleHolder; no effect touches it', async t => {
   const answer = sync(recreate(), [pod('web-a', { lock: 'other-job' })], 0)
@@ -209,7 +212,7 @@ t.test('a Pod without a controller fails NoController and gives the lock back', 
   t.same(types(answer), [`SetPodLabels {"${OPS_LIFECYCLE_LABEL}":null}`])
 })
 
-t.test('Recreate asks for the Pods of the namespace (the controller\'s Pods, whatever their names)', async t => {
+t.test("Recreate asks for the Pods of the namespace (the controller's Pods, whatever their names)", async t => {
   t.same(
     defaultActions
       .get('Recreate')
@@ -218,152 +221,183 @@ t.test('Recreate asks for the Pods of the namespace (the controller\'s Pods, wha
   )
 })
 
-t.test('LatestCreation stops moving once the target terminates: the ReplicaSet\'s replacement, made while the target drains, counts as back', async t => {
-  let parent = recreate(
-    { operationDelaySeconds: 0 },
-    {
-      progress: 'Processing',
-      startTime: '2026-01-02T03:00:00Z',
-      targetDetails: [
-        {
-          name: 'web-a',
-          progress: 'Processing',
-          startTime: '2026-01-02T03:00:00Z',
-          extraInfo: {
-            Lifecycle: 'Operating',
-            PodUID: 'uid-web-a',
-            Controller: 'ReplicaSet/web-5d4f',
-            ControllerUID: 'rs-uid',
-            LatestCreation: '2026-01-02T00:00:00Z'
+t.test(
+  "LatestCreation stops moving once the target terminates: the ReplicaSet's replacement, made while the target " +
+    'drains, counts as back',
+  async t => {
+    let parent = recreate(
+      { operationDelaySeconds: 0 },
+      {
+        progress: 'Processing',
+        startTime: '2026-01-02T03:00:00Z',
+        targetDetails: [
+          {
+            name: 'web-a',
+            progress: 'Processing',
+            startTime: '2026-01-02T03:00:00Z',
+            extraInfo: {
+              Lifecycle: 'Operating',
+              PodUID: 'uid-web-a',
+              Controller: 'ReplicaSet/web-5d4f',
+              ControllerUID: 'rs-uid',
+              LatestCreation: '2026-01-02T00:00:00Z'
+            }
           }
-        }
-      ]
-    }
-  )
-  // Evicted: the target terminates (grace period) and the ReplicaSet's new Pod is already there.
-  const draining = [
-    pod('web-a', { lock: 'ops', terminating: true, ready: false }),
-    pod('web-b'),
-    pod('web-n', { created: '2026-01-02T03:00:30Z', ready: false })
-  ]
-  let answer = sync(parent, draining, 31)
-  t.equal(detailOf(answer).extraInfo?.LatestCreation, '2026-01-02T00:00:00Z', 'not moved by the replacement')
-  t.same(types(answer), [], 'no second eviction of a terminating Pod')
-  parent = next(parent, answer)
-  answer = sync(parent, [pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z' })], 40)
-  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-n' } })
-})
+        ]
+      }
+    )
+    // Evicted: the target terminates (grace period) and the ReplicaSet's new Pod is already there.
+    const draining = [
+      pod('web-a', { lock: 'ops', terminating: true, ready: false }),
+      pod('web-b'),
+      pod('web-n', { created: '2026-01-02T03:00:30Z', ready: false })
+    ]
+    let answer = sync(parent, draining, 31)
+    t.equal(detailOf(answer).extraInfo?.LatestCreation, '2026-01-02T00:00:00Z', 'not moved by the replacement')
+    t.same(types(answer), [], 'no second eviction of a terminating Pod')
+    parent = next(parent, answer)
+    answer = sync(parent, [pod('web-b'), pod('web-n', { created: '2026-01-02T03:00:30Z' })], 40)
+    t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-n' } })
+  }
+)
 
-t.test('a replacement made in the very second of the newest Pod (kwok, a busy ReplicaSet) is back; the Pods known from that second are not', async t => {
-  const second = '2026-01-02T03:00:00Z'
-  let parent = recreate(
-    { operationDelaySeconds: 0 },
-    {
-      progress: 'Processing',
-      startTime: second,
-      targetDetails: [
-        {
-          name: 'web-a',
-          progress: 'Processing',
-          startTime: second,
-          extraInfo: { Lifecycle: 'Preparing', TrafficOffTime: second }
-        }
-      ]
-    }
-  )
-  // Everything in one second: the target, its sibling, the job; then a scale-up Pod in that second too.
-  let answer = sync(parent, [pod('web-a', { lock: 'ops', created: second }), pod('web-b', { created: second })], 0)
-  t.same(types(answer), ['Evict'])
-  t.match(detailOf(answer).extraInfo, { LatestCreation: second, LatestCreationPods: 'uid-web-b' })
-  parent = next(parent, answer)
-  answer = sync(
-    parent,
-    [
-      pod('web-a', { lock: 'ops', created: second }),
-      pod('web-b', { created: second }),
-      pod('web-c', { created: second })
-    ],
-    0
-  )
-  t.equal(
-    detailOf(answer).extraInfo?.LatestCreationPods,
-    'uid-web-b uid-web-c',
-    'a Pod seen later in the same second joins them'
-  )
-  // Evicted; the replacement is made within the same second, under another name.
-  parent = next(parent, answer)
-  answer = sync(parent, [pod('web-b', { created: second }), pod('web-c', { created: second })], 0)
-  t.equal(detailOf(answer).progress, 'Processing', 'the Pods known from that second are not the one back')
-  parent = next(parent, answer)
-  answer = sync(
-    parent,
-    [pod('web-b', { created: second }), pod('web-c', { created: second }), pod('web-x', { created: second })],
-    1
-  )
-  t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-x' } })
-})
-
-t.test('a status written before LatestCreationPods was kept: a Pod of the newest second is not taken for the one back', async t => {
-  const parent = recreate({ operationDelaySeconds: 0 }, {
-    progress: 'Processing',
-    startTime: '2026-01-02T03:00:00Z',
-    targetDetails: [{ name: 'web-a', progress: 'Processing', startTime: '2026-01-02T03:00:00Z', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-web-a', Controller: 'ReplicaSet/web-5d4f', ControllerUID: 'rs-uid', LatestCreation: '2026-01-02T00:00:00Z' } }]
-  })
-  const answer = sync(parent, [pod('web-b'), pod('web-x')], 10)
-  t.equal(detailOf(answer).progress, 'Processing')
-})
-
-t.test('an older copy of the status (back at Preparing) after the eviction: the new Pod of the same name is not locked or evicted, the action judges', async t => {
-  // The status Metacontroller handed over is from before the eviction; the Pod named web-a now is
-  // the workload's new one.
-  const stale = recreate(
-    { operationDelaySeconds: 0 },
-    {
-      progress: 'Processing',
-      startTime: '2026-01-02T03:00:00Z',
-      targetDetails: [
-        {
-          name: 'web-a',
-          progress: 'Processing',
-          startTime: '2026-01-02T03:00:00Z',
-          extraInfo: {
-            Lifecycle: 'Preparing',
-            PodUID: 'uid-old',
-            Controller: 'StatefulSet/web',
-            ControllerUID: 'rs-uid',
-            LatestCreation: '2026-01-02T00:00:00Z'
+t.test(
+  'a replacement made in the very second of the newest Pod (kwok, a busy ReplicaSet) is back; the Pods known from ' +
+    'that second are not',
+  async t => {
+    const second = '2026-01-02T03:00:00Z'
+    let parent = recreate(
+      { operationDelaySeconds: 0 },
+      {
+        progress: 'Processing',
+        startTime: second,
+        targetDetails: [
+          {
+            name: 'web-a',
+            progress: 'Processing',
+            startTime: second,
+            extraInfo: { Lifecycle: 'Preparing', TrafficOffTime: second }
           }
-        }
-      ]
-    }
-  )
-  const notReady = sync(
-    stale,
-    [
-      pod('web-a', {
-        uid: 'uid-new',
-        created: '2026-01-02T03:00:40Z',
-        gated: true,
-        serviceReady: 'True',
-        ready: false
-      }),
-      pod('web-b')
-    ],
-    45
-  )
-  t.same(notReady.effects, [], 'nothing touches the new Pod')
-  t.match(detailOf(notReady), { progress: 'Processing', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-old' } })
-  const back = sync(
-    next(stale, notReady),
-    [
-      pod('web-a', { uid: 'uid-new', created: '2026-01-02T03:00:40Z', gated: true, serviceReady: 'True' }),
-      pod('web-b')
-    ],
-    50
-  )
-  t.match(detailOf(back), { progress: 'Succeeded', extraInfo: { NewPod: 'web-a' } })
-  t.same(back.effects, [])
-})
+        ]
+      }
+    )
+    // Everything in one second: the target, its sibling, the job; then a scale-up Pod in that second too.
+    let answer = sync(parent, [pod('web-a', { lock: 'ops', created: second }), pod('web-b', { created: second })], 0)
+    t.same(types(answer), ['Evict'])
+    t.match(detailOf(answer).extraInfo, { LatestCreation: second, LatestCreationPods: 'uid-web-b' })
+    parent = next(parent, answer)
+    answer = sync(
+      parent,
+      [
+        pod('web-a', { lock: 'ops', created: second }),
+        pod('web-b', { created: second }),
+        pod('web-c', { created: second })
+      ],
+      0
+    )
+    t.equal(
+      detailOf(answer).extraInfo?.LatestCreationPods,
+      'uid-web-b uid-web-c',
+      'a Pod seen later in the same second joins them'
+    )
+    // Evicted; the replacement is made within the same second, under another name.
+    parent = next(parent, answer)
+    answer = sync(parent, [pod('web-b', { created: second }), pod('web-c', { created: second })], 0)
+    t.equal(detailOf(answer).progress, 'Processing', 'the Pods known from that second are not the one back')
+    parent = next(parent, answer)
+    answer = sync(
+      parent,
+      [pod('web-b', { created: second }), pod('web-c', { created: second }), pod('web-x', { created: second })],
+      1
+    )
+    t.match(detailOf(answer), { progress: 'Succeeded', extraInfo: { NewPod: 'web-x' } })
+  }
+)
+
+t.test(
+  'a status written before LatestCreationPods was kept: a Pod of the newest second is not taken for the one back',
+  async t => {
+    const parent = recreate(
+      { operationDelaySeconds: 0 },
+      {
+        progress: 'Processing',
+        startTime: '2026-01-02T03:00:00Z',
+        targetDetails: [
+          {
+            name: 'web-a',
+            progress: 'Processing',
+            startTime: '2026-01-02T03:00:00Z',
+            extraInfo: {
+              Lifecycle: 'Operating',
+              PodUID: 'uid-web-a',
+              Controller: 'ReplicaSet/web-5d4f',
+              ControllerUID: 'rs-uid',
+              LatestCreation: '2026-01-02T00:00:00Z'
+            }
+          }
+        ]
+      }
+    )
+    const answer = sync(parent, [pod('web-b'), pod('web-x')], 10)
+    t.equal(detailOf(answer).progress, 'Processing')
+  }
+)
+
+t.test(
+  'an older copy of the status (back at Preparing) after the eviction: the new Pod of the same name is not locked ' +
+    'or evicted, the action judges',
+  async t => {
+    // The status Metacontroller handed over is from before the eviction; the Pod named web-a now is
+    // the workload's new one.
+    const stale = recreate(
+      { operationDelaySeconds: 0 },
+      {
+        progress: 'Processing',
+        startTime: '2026-01-02T03:00:00Z',
+        targetDetails: [
+          {
+            name: 'web-a',
+            progress: 'Processing',
+            startTime: '2026-01-02T03:00:00Z',
+            extraInfo: {
+              Lifecycle: 'Preparing',
+              PodUID: 'uid-old',
+              Controller: 'StatefulSet/web',
+              ControllerUID: 'rs-uid',
+              LatestCreation: '2026-01-02T00:00:00Z'
+            }
+          }
+        ]
+      }
+    )
+    const notReady = sync(
+      stale,
+      [
+        pod('web-a', {
+          uid: 'uid-new',
+          created: '2026-01-02T03:00:40Z',
+          gated: true,
+          serviceReady: 'True',
+          ready: false
+        }),
+        pod('web-b')
+      ],
+      45
+    )
+    t.same(notReady.effects, [], 'nothing touches the new Pod')
+    t.match(detailOf(notReady), { progress: 'Processing', extraInfo: { Lifecycle: 'Operating', PodUID: 'uid-old' } })
+    const back = sync(
+      next(stale, notReady),
+      [
+        pod('web-a', { uid: 'uid-new', created: '2026-01-02T03:00:40Z', gated: true, serviceReady: 'True' }),
+        pod('web-b')
+      ],
+      50
+    )
+    t.match(detailOf(back), { progress: 'Succeeded', extraInfo: { NewPod: 'web-a' } })
+    t.same(back.effects, [])
+  }
+)
 
 t.test('a Pod that was never seen fails PodNotFound at once', async t => {
   const answer = sync(recreate(), [pod('web-b')], 0)

@@ -49,7 +49,9 @@ t.test('podOpsLifecycle: true wraps the handler in the lifecycle; otherwise the 
 })
 
 t.test('a list that cannot be registered stops the start, with the reason', async t => {
-  for (const name of ['', 'has space', '9lives', 'a/b']) { t.throws(() => new ActionRegistry([plugin(name)]), /action name/, JSON.stringify(name)) }
+  for (const name of ['', 'has space', '9lives', 'a/b']) {
+    t.throws(() => new ActionRegistry([plugin(name)]), /action name/, JSON.stringify(name))
+  }
   t.throws(
     () =>
       new ActionRegistry([

@@ -16,7 +16,7 @@ export interface ExamplePromise {
   /** The arguments of the `npm run simulate --` line. */
   simulate: string[]
   /** The last `kubectl get <resource> <name>`: what it names. */
-  get: { resource: string, name: string }
+  get: { resource: string; name: string }
   /** Its table: column name → the cell promised. `AGE` is left out, `<…>` cells vary by cluster. */
   columns: Record<string, string>
 }
@@ -67,7 +67,9 @@ export function promiseOf (file: string, text: string): ExamplePromise {
         let j = i + 1;
         j < header.length && (header[j] as string).trim() !== '' && !(header[j] as string).trim().startsWith('$ ');
         j++
-      ) { table.push((header[j] as string).trim()) }
+      ) {
+        table.push((header[j] as string).trim())
+      }
     }
   }
   const simulateLine = commands.find(c => c.startsWith('npm run simulate -- '))
@@ -82,7 +84,9 @@ export function promiseOf (file: string, text: string): ExamplePromise {
   }
   if (cells[0] !== get.name) throw new Error(`${file}: the table's row is ${String(cells[0])}, not ${get.name}`)
   const columns: Record<string, string> = {}
-  names.forEach((name, i) => { if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string })
+  names.forEach((name, i) => {
+    if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string
+  })
   return { file, commands, simulate: shellWords(simulateLine).slice(4), get, columns }
 }
 
@@ -103,7 +107,9 @@ export function brokenPromises (promise: ExamplePromise, object: unknown): strin
     const shown = cell(object, column.jsonPath)
     if (/^<[a-z]+>$/.test(promised)) {
       const seen = placeholders.get(promised)
-      if (shown === '<none>' || (seen !== undefined && seen !== shown)) { problems.push(`${name}: promised ${promised}${seen !== undefined ? ` (= ${seen})` : ''}, shows ${shown}`) }
+      if (shown === '<none>' || (seen !== undefined && seen !== shown)) {
+        problems.push(`${name}: promised ${promised}${seen !== undefined ? ` (= ${seen})` : ''}, shows ${shown}`)
+      }
       placeholders.set(promised, shown)
     } else if (shown !== promised) {
       problems.push(`${name}: promised ${promised}, shows ${shown}`)
@@ -114,5 +120,7 @@ export function brokenPromises (promise: ExamplePromise, object: unknown): strin
 
 /** The objects of an example file. */
 export function exampleObjects (file: string): any[] {
-  return parseAllDocuments(readFileSync(join(EXAMPLES_DIR, file), 'utf8')).map(d => d.toJS()).filter(d => d !== null)
+  return parseAllDocuments(readFileSync(join(EXAMPLES_DIR, file), 'utf8'))
+    .map(d => d.toJS())
+    .filter(d => d !== null)
 }

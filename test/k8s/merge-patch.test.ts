@@ -2,7 +2,7 @@
 import t from 'tap'
 import { mergePatch } from '../../src/k8s/merge-patch.js'
 
-t.test('the RFC\'s examples', async t => {
+t.test("the RFC's examples", async t => {
   const cases: Array<[unknown, unknown, unknown]> = [
     [{ a: 'b' }, { a: 'c' }, { a: 'c' }],
     [{ a: 'b' }, { b: 'c' }, { a: 'b', b: 'c' }],
@@ -12,7 +12,11 @@ t.test('the RFC\'s examples', async t => {
     [{ a: 'c' }, { a: ['b'] }, { a: ['b'] }],
     [{ a: { b: 'c' } }, { a: { b: 'd', c: null } }, { a: { b: 'd' } }],
     [{ a: [{ b: 'c' }] }, { a: [1] }, { a: [1] }],
-    [['a', 'b'], ['c', 'd'], ['c', 'd']],
+    [
+      ['a', 'b'],
+      ['c', 'd'],
+      ['c', 'd']
+    ],
     [{ a: 'b' }, ['c'], ['c']],
     [{ a: 'foo' }, null, null],
     [{ a: 'foo' }, 'bar', 'bar'],
@@ -20,7 +24,9 @@ t.test('the RFC\'s examples', async t => {
     [[1, 2], { a: 'b', c: null }, { a: 'b' }],
     [{}, { a: { bb: { ccc: null } } }, { a: { bb: {} } }]
   ]
-  for (const [target, patch, expected] of cases) { t.same(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`) }
+  for (const [target, patch, expected] of cases) {
+    t.same(mergePatch(target, patch), expected, `${JSON.stringify(target)} + ${JSON.stringify(patch)}`)
+  }
 })
 
 t.test('neither the target nor the patch is changed', async t => {

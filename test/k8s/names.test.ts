@@ -19,7 +19,9 @@ t.test('flow names must be RFC 1123 labels', async t => {
 })
 
 t.test('isLabelKey: [prefix/]name, as the API server reads a label key', async t => {
-  for (const key of ['app', 'track', 'app.kubernetes.io/name', 'example.com/a_b-c.d', 'A9', 'x'.repeat(63)]) { t.ok(isLabelKey(key), key) }
+  for (const key of ['app', 'track', 'app.kubernetes.io/name', 'example.com/a_b-c.d', 'A9', 'x'.repeat(63)]) {
+    t.ok(isLabelKey(key), key)
+  }
   for (const key of [
     '',
     '/name',
@@ -31,5 +33,7 @@ t.test('isLabelKey: [prefix/]name, as the API server reads a label key', async t
     'example.com/',
     'a b',
     `${'a'.repeat(254)}/n`
-  ]) { t.notOk(isLabelKey(key), JSON.stringify(key)) }
+  ]) {
+    t.notOk(isLabelKey(key), JSON.stringify(key))
+  }
 })

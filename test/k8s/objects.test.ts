@@ -38,7 +38,9 @@ t.test('objects sort as their "<namespace>/<name>" keys did, namespaces or not',
     .sort((a, b) => a.k - b.k)
     .map(x => x.o)
   const group: Record<string, KubeObject> = {}
-  shuffled.forEach((o, i) => { group[`key-${i}`] = o })
+  shuffled.forEach((o, i) => {
+    group[`key-${i}`] = o
+  })
   const map: ObjectMap = { 'ConfigMap.v1': group }
   const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`
   t.same(objectsOf(map, 'ConfigMap', 'v1').map(key), referenceOrder(shuffled))
@@ -64,7 +66,10 @@ t.test('what is not an object with a name is left out, as before', async t => {
     string,
     KubeObject
   >
-  t.same(objectsOf({ 'ConfigMap.v1': group }, 'ConfigMap', 'v1').map(o => o.metadata.name), ['a', 'e'])
+  t.same(
+    objectsOf({ 'ConfigMap.v1': group }, 'ConfigMap', 'v1').map(o => o.metadata.name),
+    ['a', 'e']
+  )
   t.same(objectsOf(undefined, 'ConfigMap', 'v1'), [])
 })
 
@@ -88,7 +93,10 @@ t.test('keepAllObserved: groups by key, objects by namespace and name', async t 
     'Job.batch/v1': { 'ns/b': object('b', 'ns'), 'ns/a': object('a', 'ns') },
     'ConfigMap.v1': { 'ns/c': object('c', 'ns') }
   }
-  t.same(keepAllObserved(children).map(o => o.metadata.name), ['c', 'a', 'b'])
+  t.same(
+    keepAllObserved(children).map(o => o.metadata.name),
+    ['c', 'a', 'b']
+  )
 })
 
 /** A Job as Metacontroller created it from `applied`: the annotation holds the JSON of what it applied. */
@@ -123,7 +131,9 @@ t.test('keepAsApplied: the object of the last-applied annotation, exactly', asyn
   )
   t.notOk('status' in keepAsApplied(observed))
   // Go writes the annotation with sorted keys and escapes: parsed, it is the same object.
-  const goStyle = '{"apiVersion":"batch/v1","kind":"Job","metadata":{"annotations":{"note":"\\u003cx\\u003e"},"name":"flow-a","namespace":"ns"}}'
+  const goStyle =
+    '{"apiVersion":"batch/v1","kind":"Job",' +
+    '"metadata":{"annotations":{"note":"\\u003cx\\u003e"},"name":"flow-a","namespace":"ns"}}'
   t.same(keepAsApplied(createdJob(APPLIED, goStyle)), {
     apiVersion: 'batch/v1',
     kind: 'Job',

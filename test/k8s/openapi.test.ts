@@ -68,7 +68,9 @@ t.test('every keyword the check covers, each problem named by where it is', asyn
     [{ image: 'i', ratio: '1' }, ['spec.x.ratio must be a number']],
     [{ pull: 'x', image: null }, ['spec.x.image is required', 'spec.x.pull must be one of Always, Never']]
   ]
-  for (const [value, problems] of cases) { t.same(schemaProblems(value, schema, 'spec.x'), problems, JSON.stringify(value)) }
+  for (const [value, problems] of cases) {
+    t.same(schemaProblems(value, schema, 'spec.x'), problems, JSON.stringify(value))
+  }
 })
 
 t.test('a length counts characters, not UTF-16 units, as the API server does', async t => {

@@ -22,7 +22,9 @@ const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', 
 const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
 const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
 
-interface Tap { teardown: (fn: () => unknown) => void }
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
 
 function setup (
   t: Tap,
@@ -41,7 +43,10 @@ function foo (mutate: (spec: any) => void = () => {}): KubeObject {
 }
 
 const pods = (sim: Simulator): KubeObject[] => sim.list({ apiVersion: 'v1', kind: 'Pod' }, 'default')
-const names = (sim: Simulator): string[] => pods(sim).map(p => p.metadata.name).sort()
+const names = (sim: Simulator): string[] =>
+  pods(sim)
+    .map(p => p.metadata.name)
+    .sort()
 const ready = (sim: Simulator): KubeObject[] => pods(sim).filter(p => podCondition(p, 'Ready') === 'True')
 const status = (sim: Simulator): Record<string, any> => {
   const object = sim.get(fooRef)
@@ -53,57 +58,72 @@ async function bringUp (sim: Simulator, kubelet: PodKubelet, seconds = 10): Prom
   await kubelet.run(seconds)
 }
 
-for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'direct']] as Array<[HookVersion, Transport]>) {
-  t.test(`foo (${version}, ${transport}): two Pods with deterministic names get service-ready and become Ready; the status reads like the reference`, async t => {
-    const { sim, kubelet } = setup(t, version, transport)
-    await bringUp(sim, kubelet)
-    const list = pods(sim)
-    t.equal(list.length, 2)
-    for (const pod of list) {
-      t.match(pod.metadata.name, /^foo-[a-z0-9]{5}$/, `${pod.metadata.name}: foo-<5 letters or digits>`)
-      t.equal(podCondition(pod, SERVICE_READY), 'True', `${pod.metadata.name}: service-ready True`)
-      t.equal(podCondition(pod, 'Ready'), 'True', `${pod.metadata.name}: Ready`)
-      t.same(specOf<PodSpec>(pod).readinessGates, [{ conditionType: SERVICE_READY }])
-      t.equal(pod.metadata.labels?.[REVISION_LABEL], status(sim).updatedRevision)
-    }
-    t.match(status(sim), {
-      replicas: 2,
-      readyReplicas: 2,
-      availableReplicas: 2,
-      updatedReplicas: 2,
-      updatedReadyReplicas: 2,
-      updatedAvailableReplicas: 2,
-      currentRevision: /^foo-[0-9a-f]{10}$/,
-      selector: 'app=foo'
-    })
-    t.equal(status(sim).currentRevision, status(sim).updatedRevision)
-    t.equal(
-      sim.effects.log.filter(e => e.effect.type === 'SetPodCondition').length,
-      2,
-      'one condition write per Pod, never repeated'
-    )
-    t.same(sim.effects.log.filter(e => e.result !== 'applied'), [])
-    await sim.runUntilQuiet()
-    t.ok(sim.isQuiet(), 'the system goes quiet')
+for (const [version, transport] of [
+  ['v2', 'http'],
+  ['v1', 'http'],
+  ['v2', 'direct']
+] as Array<[HookVersion, Transport]>) {
+  t.test(
+    `foo (${version}, ${transport}): two Pods with deterministic names get service-ready and become Ready; ` +
+      'the status reads like the reference',
+    async t => {
+      const { sim, kubelet } = setup(t, version, transport)
+      await bringUp(sim, kubelet)
+      const list = pods(sim)
+      t.equal(list.length, 2)
+      for (const pod of list) {
+        t.match(pod.metadata.name, /^foo-[a-z0-9]{5}$/, `${pod.metadata.name}: foo-<5 letters or digits>`)
+        t.equal(podCondition(pod, SERVICE_READY), 'True', `${pod.metadata.name}: service-ready True`)
+        t.equal(podCondition(pod, 'Ready'), 'True', `${pod.metadata.name}: Ready`)
+        t.same(specOf<PodSpec>(pod).readinessGates, [{ conditionType: SERVICE_READY }])
+        t.equal(pod.metadata.labels?.[REVISION_LABEL], status(sim).updatedRevision)
+      }
+      t.match(status(sim), {
+        replicas: 2,
+        readyReplicas: 2,
+        availableReplicas: 2,
+        updatedReplicas: 2,
+        updatedReadyReplicas: 2,
+        updatedAvailableReplicas: 2,
+        currentRevision: /^foo-[0-9a-f]{10}$/,
+        selector: 'app=foo'
+      })
+      t.equal(status(sim).currentRevision, status(sim).updatedRevision)
+      t.equal(
+        sim.effects.log.filter(e => e.effect.type === 'SetPodCondition').length,
+        2,
+        'one condition write per Pod, never repeated'
+      )
+      t.same(
+        sim.effects.log.filter(e => e.result !== 'applied'),
+        []
+      )
+      await sim.runUntilQuiet()
+      t.ok(sim.isQuiet(), 'the system goes quiet')
 
-    // The same names on a second run: a function of observed state, never random.
-    const again = setup(t, version, transport)
-    await bringUp(again.sim, again.kubelet)
-    t.same(names(again.sim), names(sim), 'the same names again')
-  })
+      // The same names on a second run: a function of observed state, never random.
+      const again = setup(t, version, transport)
+      await bringUp(again.sim, again.kubelet)
+      t.same(names(again.sim), names(sim), 'the same names again')
+    }
+  )
 }
 
 t.test('scale to 3 and back to 2: the newest Pod goes', async t => {
   const { sim, kubelet } = setup(t)
   await bringUp(sim, kubelet)
   const before = names(sim)
-  sim.edit(fooRef, o => { specOf(o).replicas = 3 })
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 3
+  })
   await kubelet.run(10)
   t.equal(ready(sim).length, 3)
   const added = names(sim).filter(n => !before.includes(n))
   t.equal(added.length, 1)
   t.match(status(sim), { replicas: 3, readyReplicas: 3, availableReplicas: 3 })
-  sim.edit(fooRef, o => { specOf(o).replicas = 2 })
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 2
+  })
   await kubelet.run(5)
   t.same(names(sim), before, 'the Pod added last is removed')
   t.match(status(sim), { replicas: 2, readyReplicas: 2 })
@@ -188,7 +208,9 @@ t.test('a template change rolls out one Pod at a time, new Pod first, never belo
   const oldRevision = status(sim).updatedRevision as string
   const oldPods = names(sim)
   const start = sim.seconds()
-  sim.edit(fooRef, o => { specOf<{ template: PodTemplateSpec }>(o).template.spec!.containers[0]!.image = 'nginx:1.28' })
+  sim.edit(fooRef, o => {
+    specOf<{ template: PodTemplateSpec }>(o).template.spec!.containers[0]!.image = 'nginx:1.28'
+  })
   let peak = 0
   const guard = capacityGuard(t, sim, 2)
   await kubelet.run(30, () => {
@@ -224,7 +246,9 @@ t.test('an invalid spec keeps every Pod and says why', async t => {
   const { sim, kubelet } = setup(t)
   await bringUp(sim, kubelet)
   const before = names(sim)
-  sim.edit(fooRef, o => { specOf(o).replicas = -1 })
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = -1
+  })
   await kubelet.run(3)
   t.same(names(sim), before)
   const valid = condition(status(sim), 'Valid')

@@ -18,7 +18,9 @@ const NAME = 'daemonjob-example'
 const ref: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'DaemonJob', namespace: 'default', name: NAME }
 const jobName = (node: string): string => `${NAME}-${node}`
 
-interface Tap { teardown: (fn: () => unknown) => void }
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
 
 function simulator (t: Tap, version: HookVersion = 'v2', options: Partial<SimulatorOptions> = {}): Simulator {
   const sim = new Simulator({ controllers: [daemonjobController(version)], jobs: { durationSeconds: 30 }, ...options })
@@ -57,62 +59,81 @@ function jobStarted (name: string) {
   return (sim: Simulator): boolean => sim.timeline.some(e => e.type === 'job-started' && e.object.name === name)
 }
 
-t.test('five nodes, two excluded, one cordoned, one tainted: one Job; a node that joins gets one; Succeeded; a later node gets none', async t => {
-  const sim = simulator(t)
-  fiveNodes(sim)
-  sim.apply(example())
+t.test(
+  'five nodes, two excluded, one cordoned, one tainted: one Job; a node that joins gets one; Succeeded; a later ' +
+    'node gets none',
+  async t => {
+    const sim = simulator(t)
+    fiveNodes(sim)
+    sim.apply(example())
 
-  const first = await sim.reconcile(ref)
-  t.ok(first.ok, first.error ?? 'the first reconcile succeeds')
-  t.same(first.created.map(r => r.name), [jobName('node-3')], 'exactly one Job, for node-3')
-  t.same(
-    Object.keys(first.request?.related['Node.v1'] ?? {}),
-    ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'],
-    'Nodes reach the hook, keyed by name'
-  )
+    const first = await sim.reconcile(ref)
+    t.ok(first.ok, first.error ?? 'the first reconcile succeeds')
+    t.same(
+      first.created.map(r => r.name),
+      [jobName('node-3')],
+      'exactly one Job, for node-3'
+    )
+    t.same(
+      Object.keys(first.request?.related['Node.v1'] ?? {}),
+      ['node-1', 'node-2', 'node-3', 'node-4', 'node-5'],
+      'Nodes reach the hook, keyed by name'
+    )
 
-  const job = objectAs<Job>(
-    sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('node-3') })
-  )
-  t.same(
-    job.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms,
-    [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }],
-    'pinned by required node affinity'
-  )
-  t.equal(job.spec?.template.spec?.nodeName, undefined)
-  t.match(job.metadata?.labels, { 'jobhooks.io/daemonjob': NAME, 'jobhooks.io/node': 'node-3', key1: 'value1' })
+    const job = objectAs<Job>(
+      sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('node-3') })
+    )
+    t.same(
+      job.spec?.template.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+        ?.nodeSelectorTerms,
+      [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }],
+      'pinned by required node affinity'
+    )
+    t.equal(job.spec?.template.spec?.nodeName, undefined)
+    t.match(job.metadata?.labels, { 'jobhooks.io/daemonjob': NAME, 'jobhooks.io/node': 'node-3', key1: 'value1' })
 
-  await sim.runUntil(jobStarted(jobName('node-3')))
-  t.match(status(sim), { phase: 'Running', desired: 1, active: 1 })
-  await sim.advance(10)
-  sim.apply(simNode('node-6'))
-  await sim.runUntil(jobStarted(jobName('node-6')))
-  const joined = sim.timeline.find(e => e.type === 'created' && e.object.name === jobName('node-6'))
-  t.equal(joined?.seconds, 10, 'the new node got its Job as soon as it joined')
-  t.match(status(sim), { phase: 'Running', desired: 2, active: 2 })
+    await sim.runUntil(jobStarted(jobName('node-3')))
+    t.match(status(sim), { phase: 'Running', desired: 1, active: 1 })
+    await sim.advance(10)
+    sim.apply(simNode('node-6'))
+    await sim.runUntil(jobStarted(jobName('node-6')))
+    const joined = sim.timeline.find(e => e.type === 'created' && e.object.name === jobName('node-6'))
+    t.equal(joined?.seconds, 10, 'the new node got its Job as soon as it joined')
+    t.match(status(sim), { phase: 'Running', desired: 2, active: 2 })
 
-  await sim.runUntilQuiet()
-  t.match(status(sim), {
-    phase: 'Succeeded',
-    desired: 2,
-    active: 0,
-    succeeded: 2,
-    failed: 0,
-    succeededNodes: ['node-3', 'node-6'],
-    failedNodes: []
-  })
-  t.equal(sim.secondsAt(status(sim).completionTime), 40, 'done when the last Job finished')
-  t.match(status(sim).conditions, [{ type: 'Valid', status: 'True' }, { type: 'Complete', status: 'True' }])
+    await sim.runUntilQuiet()
+    t.match(status(sim), {
+      phase: 'Succeeded',
+      desired: 2,
+      active: 0,
+      succeeded: 2,
+      failed: 0,
+      succeededNodes: ['node-3', 'node-6'],
+      failedNodes: []
+    })
+    t.equal(sim.secondsAt(status(sim).completionTime), 40, 'done when the last Job finished')
+    t.match(status(sim).conditions, [
+      { type: 'Valid', status: 'True' },
+      { type: 'Complete', status: 'True' }
+    ])
 
-  const writes = sim.statusWrites.get(`default/${NAME}`)
-  sim.apply(simNode('node-7'))
-  await sim.runUntilQuiet()
-  t.same(createdJobs(sim), [jobName('node-3'), jobName('node-6')], 'node-7 came after the end: no Job')
-  t.equal(status(sim).phase, 'Succeeded')
-  t.equal(sim.statusWrites.get(`default/${NAME}`), writes, 'the node woke the DaemonJob but changed nothing')
-  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'nothing deleted')
-  t.notOk(sim.timeline.some(e => e.type === 'sync-error'), 'no sync error')
-})
+    const writes = sim.statusWrites.get(`default/${NAME}`)
+    sim.apply(simNode('node-7'))
+    await sim.runUntilQuiet()
+    t.same(createdJobs(sim), [jobName('node-3'), jobName('node-6')], 'node-7 came after the end: no Job')
+    t.equal(status(sim).phase, 'Succeeded')
+    t.equal(sim.statusWrites.get(`default/${NAME}`), writes, 'the node woke the DaemonJob but changed nothing')
+    t.same(
+      sim.timeline.filter(e => e.type === 'deleted'),
+      [],
+      'nothing deleted'
+    )
+    t.notOk(
+      sim.timeline.some(e => e.type === 'sync-error'),
+      'no sync error'
+    )
+  }
+)
 
 t.test('a failing node does not stop the others; Failed at the end; deleted Jobs are not re-run', async t => {
   const sim = simulator(t)
@@ -149,7 +170,9 @@ t.test('cordoning and tainting: a node that becomes eligible while it runs gets 
   fiveNodes(sim)
   sim.apply(example())
   await sim.runUntil(jobStarted(jobName('node-3')))
-  sim.edit({ apiVersion: 'v1', kind: 'Node', name: 'node-4' }, node => { node.spec = {} })
+  sim.edit({ apiVersion: 'v1', kind: 'Node', name: 'node-4' }, node => {
+    node.spec = {}
+  })
   await sim.runUntil(jobStarted(jobName('node-4')))
   await sim.runUntilQuiet()
   t.match(status(sim), { phase: 'Succeeded', desired: 2, succeeded: 2 })
@@ -172,37 +195,41 @@ t.test(
   }
 )
 
-t.test('ttlSecondsAfterFinished: 0: every node\'s Job runs once, and the service deletes each once its outcome is in the status, even for a sync handed an older DaemonJob', async t => {
-  const sim = simulator(t)
-  for (const node of ['node-a', 'node-b', 'node-c']) sim.apply(simNode(node))
-  const daemonJob = example()
-  const spec = daemonJob.spec as Record<string, unknown>
-  delete spec.excludeNodeList
-  spec.ttlSecondsAfterFinished = 0
-  sim.apply(daemonJob)
-  await sim.runUntil(s => s.timeline.some(e => e.type === 'job-succeeded' && e.object.name === jobName('node-a')))
-  // node-a's Job finished; the DaemonJob does not hold its outcome yet.
-  const older = sim.get(ref) as KubeObject
-  t.notOk((status(sim).succeededNodes ?? []).includes('node-a'), 'not recorded yet')
-  const recording = await sim.reconcile(ref)
-  t.same(recording.deleted, [], 'the sync that records the outcome keeps the Job')
-  t.ok(status(sim).succeededNodes.includes('node-a'))
-  sim.handOlderParent(ref, older)
-  const stale = await sim.reconcile(ref)
-  t.same([stale.deleted, stale.created], [[], []], 'handed the older copy: nothing deleted, nothing created')
-  t.ok(status(sim).succeededNodes.includes('node-a'), 'the outcome is derived again from the Job: no regression')
-  await sim.runUntilQuiet()
-  t.same(
-    [...createdJobs(sim)].sort(),
-    ['node-a', 'node-b', 'node-c'].map(jobName),
-    "every node's Job created exactly once"
-  )
-  t.same(
-    sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job').map(e => e.cause),
-    ['controller', 'controller', 'controller'],
-    'each deleted by Metacontroller as a child the hook left out'
-  )
-  t.equal(status(sim).phase, 'Succeeded')
-  t.same(status(sim).succeededNodes, ['node-a', 'node-b', 'node-c'])
-  t.same(sim.listJobs(), [], 'no Job left')
-})
+t.test(
+  "ttlSecondsAfterFinished: 0: every node's Job runs once, and the service deletes each once its outcome is in the " +
+    'status, even for a sync handed an older DaemonJob',
+  async t => {
+    const sim = simulator(t)
+    for (const node of ['node-a', 'node-b', 'node-c']) sim.apply(simNode(node))
+    const daemonJob = example()
+    const spec = daemonJob.spec as Record<string, unknown>
+    delete spec.excludeNodeList
+    spec.ttlSecondsAfterFinished = 0
+    sim.apply(daemonJob)
+    await sim.runUntil(s => s.timeline.some(e => e.type === 'job-succeeded' && e.object.name === jobName('node-a')))
+    // node-a's Job finished; the DaemonJob does not hold its outcome yet.
+    const older = sim.get(ref) as KubeObject
+    t.notOk((status(sim).succeededNodes ?? []).includes('node-a'), 'not recorded yet')
+    const recording = await sim.reconcile(ref)
+    t.same(recording.deleted, [], 'the sync that records the outcome keeps the Job')
+    t.ok(status(sim).succeededNodes.includes('node-a'))
+    sim.handOlderParent(ref, older)
+    const stale = await sim.reconcile(ref)
+    t.same([stale.deleted, stale.created], [[], []], 'handed the older copy: nothing deleted, nothing created')
+    t.ok(status(sim).succeededNodes.includes('node-a'), 'the outcome is derived again from the Job: no regression')
+    await sim.runUntilQuiet()
+    t.same(
+      [...createdJobs(sim)].sort(),
+      ['node-a', 'node-b', 'node-c'].map(jobName),
+      "every node's Job created exactly once"
+    )
+    t.same(
+      sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job').map(e => e.cause),
+      ['controller', 'controller', 'controller'],
+      'each deleted by Metacontroller as a child the hook left out'
+    )
+    t.equal(status(sim).phase, 'Succeeded')
+    t.same(status(sim).succeededNodes, ['node-a', 'node-b', 'node-c'])
+    t.same(sim.listJobs(), [], 'no Job left')
+  }
+)

@@ -29,7 +29,9 @@ const ejobRef = (name = STORY): ObjectRef => ({
   name
 })
 
-interface Tap { teardown: (fn: () => unknown) => void }
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
 
 function simulator (
   t: Tap,
@@ -99,7 +101,8 @@ function parallelismGuard (
       if (active.length > max && !failed) {
         failed = true
         t.fail(
-          `t=${sim.seconds()}s: ${active.length} containers active at once (${active.map(c => `${c.pod}/${c.name} ${c.state}`).join(', ')}), parallelism ${max}`
+          `t=${sim.seconds()}s: ${active.length} containers active at once ` +
+            `(${active.map(c => `${c.pod}/${c.name} ${c.state}`).join(', ')}), parallelism ${max}`
         )
       }
     },
@@ -107,40 +110,54 @@ function parallelismGuard (
   }
 }
 
-for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'direct']] as Array<[HookVersion, Transport]>) {
-  t.test(`story 1 (${version}, ${transport}): four Pods, two fail pidof: Failed with match 4, succeeded 2, failed 2; parallelism 1 holds at every step`, async t => {
-    const sim = simulator(t, { exits: BROKEN }, version, { transport })
-    await createPods(sim, STORY_PODS)
-    const created = sim.seconds()
-    sim.apply(storyJob())
-    const guard = parallelismGuard(t, sim, 1)
-    await runToCompletion(sim, guard.check)
-    t.equal(guard.peak(), 1, 'one container at a time, never more')
-    t.match(status(sim), { phase: 'Failed', match: 4, succeeded: 2, failed: 2, running: 0, waiting: 0 })
-    t.same(
-      status(sim).pods.map((p: any) => `${p.name}=${p.phase}`),
-      STORY_PODS.map(p => `${p}=${p.includes('no-work') ? 'Failed' : 'Succeeded'}`),
-      'oldest first'
-    )
-    t.match(condition(status(sim), 'Failed'), { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed/ })
-    const injected = sim.timeline.filter(e => e.type === 'injected').map(e => e.object.name)
-    t.same(injected, STORY_PODS, 'each Pod injected once, in order')
-    for (const container of jobContainers(sim.store, STORY)) { t.equal(container.state, 'terminated', `${container.pod}: the container ran`) }
-    t.same(sim.effects.log.filter(e => e.result !== 'applied'), [], 'every effect applied')
+for (const [version, transport] of [
+  ['v2', 'http'],
+  ['v1', 'http'],
+  ['v2', 'direct']
+] as Array<[HookVersion, Transport]>) {
+  t.test(
+    `story 1 (${version}, ${transport}): four Pods, two fail pidof: Failed with match 4, succeeded 2, failed 2; ` +
+      'parallelism 1 holds at every step',
+    async t => {
+      const sim = simulator(t, { exits: BROKEN }, version, { transport })
+      await createPods(sim, STORY_PODS)
+      const created = sim.seconds()
+      sim.apply(storyJob())
+      const guard = parallelismGuard(t, sim, 1)
+      await runToCompletion(sim, guard.check)
+      t.equal(guard.peak(), 1, 'one container at a time, never more')
+      t.match(status(sim), { phase: 'Failed', match: 4, succeeded: 2, failed: 2, running: 0, waiting: 0 })
+      t.same(
+        status(sim).pods.map((p: any) => `${p.name}=${p.phase}`),
+        STORY_PODS.map(p => `${p}=${p.includes('no-work') ? 'Failed' : 'Succeeded'}`),
+        'oldest first'
+      )
+      t.match(condition(status(sim), 'Failed'), { status: 'True', reason: 'PodsFailed', message: /2 of 4 Pods failed/ })
+      const injected = sim.timeline.filter(e => e.type === 'injected').map(e => e.object.name)
+      t.same(injected, STORY_PODS, 'each Pod injected once, in order')
+      for (const container of jobContainers(sim.store, STORY)) {
+        t.equal(container.state, 'terminated', `${container.pod}: the container ran`)
+      }
+      t.same(
+        sim.effects.log.filter(e => e.result !== 'applied'),
+        [],
+        'every effect applied'
+      )
 
-    // ttlSecondsAfterCreated: 1800 after creation the job deletes itself, and not before.
-    const last = sim.lastReconcile(ejobRef())
-    t.equal(last?.response?.resyncAfterSeconds, created + 1800 - sim.seconds(), 'the resync points at the TTL')
-    await sim.runUntilQuiet()
-    t.equal(sim.get(ejobRef()), undefined, 'the EphemeralJob is gone')
-    const deleted = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'EphemeralJob')
-    t.match(deleted, { seconds: created + 1800, cause: 'effect' })
-    t.same(
-      sim.effects.log.filter(e => e.effect.type === 'Delete').map(e => [e.seconds, e.result]),
-      [[created + 1800, 'applied']]
-    )
-    t.equal(sim.list({ apiVersion: 'v1', kind: 'Pod' }).length, 4, 'the Pods stay')
-  })
+      // ttlSecondsAfterCreated: 1800 after creation the job deletes itself, and not before.
+      const last = sim.lastReconcile(ejobRef())
+      t.equal(last?.response?.resyncAfterSeconds, created + 1800 - sim.seconds(), 'the resync points at the TTL')
+      await sim.runUntilQuiet()
+      t.equal(sim.get(ejobRef()), undefined, 'the EphemeralJob is gone')
+      const deleted = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'EphemeralJob')
+      t.match(deleted, { seconds: created + 1800, cause: 'effect' })
+      t.same(
+        sim.effects.log.filter(e => e.effect.type === 'Delete').map(e => [e.seconds, e.result]),
+        [[created + 1800, 'applied']]
+      )
+      t.equal(sim.list({ apiVersion: 'v1', kind: 'Pod' }).length, 4, 'the Pods stay')
+    }
+  )
 }
 
 t.test(
@@ -165,30 +182,48 @@ t.test(
 t.test('replicas limits the Pods injected, oldest first', async t => {
   const sim = simulator(t)
   await createPods(sim, ['p1', 'p2', 'p3', 'p4'])
-  sim.apply(storyJob(spec => { spec.replicas = 2; spec.parallelism = 4 }))
+  sim.apply(
+    storyJob(spec => {
+      spec.replicas = 2
+      spec.parallelism = 4
+    })
+  )
   await runToCompletion(sim)
   t.match(status(sim), { phase: 'Succeeded', match: 4, succeeded: 2 })
-  t.same(jobContainers(sim.store, STORY).map(c => c.pod), ['p1', 'p2'])
+  t.same(
+    jobContainers(sim.store, STORY).map(c => c.pod),
+    ['p1', 'p2']
+  )
 })
 
 t.test('paused stops new injections; resuming continues', async t => {
   const sim = simulator(t)
   await createPods(sim, STORY_PODS)
-  sim.apply(storyJob(spec => { spec.paused = true }))
+  sim.apply(
+    storyJob(spec => {
+      spec.paused = true
+    })
+  )
   await sim.advance(60)
   t.match(status(sim), { phase: 'Paused', match: 4, waiting: 0, running: 0 })
   t.same(jobContainers(sim.store, STORY), [], 'nothing injected while paused')
 
-  sim.edit(ejobRef(), o => { specOf(o).paused = false })
+  sim.edit(ejobRef(), o => {
+    specOf(o).paused = false
+  })
   await sim.runUntil(s => status(s).succeeded === 1)
-  sim.edit(ejobRef(), o => { specOf(o).paused = true })
+  sim.edit(ejobRef(), o => {
+    specOf(o).paused = true
+  })
   const injectedBefore = jobContainers(sim.store, STORY).length
   await sim.advance(120)
   t.equal(status(sim).phase, 'Paused')
   t.equal(jobContainers(sim.store, STORY).length, injectedBefore, 'no Pod injected while paused again')
   t.ok(injectedBefore <= 2, 'the container already injected ran on')
 
-  sim.edit(ejobRef(), o => { specOf(o).paused = false })
+  sim.edit(ejobRef(), o => {
+    specOf(o).paused = false
+  })
   await runToCompletion(sim)
   t.match(status(sim), { phase: 'Succeeded', succeeded: 4, match: 4 })
 })
@@ -196,7 +231,12 @@ t.test('paused stops new injections; resuming continues', async t => {
 t.test('activeDeadlineSeconds fails the job with DeadlineExceeded and injects no more', async t => {
   const sim = simulator(t, { exits: { 'helloworld-865cd8865b-nl8lq': 'hang' } })
   await createPods(sim, STORY_PODS)
-  sim.apply(storyJob(spec => { spec.activeDeadlineSeconds = 30; delete spec.ttlSecondsAfterCreated }))
+  sim.apply(
+    storyJob(spec => {
+      spec.activeDeadlineSeconds = 30
+      delete spec.ttlSecondsAfterCreated
+    })
+  )
   const start = sim.seconds()
   t.equal((await sim.reconcile(ejobRef())).resyncAfterSeconds, 30, 'the first sync asks for a resync at the deadline')
   await runToCompletion(sim)
@@ -215,7 +255,12 @@ t.test('activeDeadlineSeconds fails the job with DeadlineExceeded and injects no
 t.test('ttlSecondsAfterFinished deletes the job that long after it finished', async t => {
   const sim = simulator(t)
   await createPods(sim, ['p1', 'p2'])
-  sim.apply(storyJob(spec => { delete spec.ttlSecondsAfterCreated; spec.ttlSecondsAfterFinished = 60 }))
+  sim.apply(
+    storyJob(spec => {
+      delete spec.ttlSecondsAfterCreated
+      spec.ttlSecondsAfterFinished = 60
+    })
+  )
   await runToCompletion(sim)
   const finished = sim.secondsAt(status(sim).completionTime)
   t.equal(sim.lastReconcile(ejobRef())?.response?.resyncAfterSeconds, 60, 'the resync points at the TTL')
@@ -232,19 +277,38 @@ t.test('ttlSecondsAfterFinished deletes the job that long after it finished', as
 t.test('a job re-created under the same name skips the Pods the old one injected', async t => {
   const sim = simulator(t)
   await createPods(sim, ['p1', 'p2'])
-  sim.apply(storyJob(spec => { spec.replicas = 1; delete spec.ttlSecondsAfterCreated }))
+  sim.apply(
+    storyJob(spec => {
+      spec.replicas = 1
+      delete spec.ttlSecondsAfterCreated
+    })
+  )
   await runToCompletion(sim)
   sim.delete(ejobRef())
-  sim.apply(storyJob(spec => { spec.replicas = 2; delete spec.ttlSecondsAfterCreated }))
+  sim.apply(
+    storyJob(spec => {
+      spec.replicas = 2
+      delete spec.ttlSecondsAfterCreated
+    })
+  )
   await runToCompletion(sim)
   t.match(status(sim), { phase: 'Succeeded', match: 2, succeeded: 1 })
-  t.same(status(sim).pods.map((p: any) => p.name), ['p2'], 'p1 has the old job\'s container: skipped')
+  t.same(
+    status(sim).pods.map((p: any) => p.name),
+    ['p2'],
+    "p1 has the old job's container: skipped"
+  )
 })
 
 t.test('a finished Pod that disappears still counts (law 6)', async t => {
   const sim = simulator(t)
   await createPods(sim, ['p1', 'p2', 'p3'])
-  sim.apply(storyJob(spec => { spec.replicas = undefined; delete spec.ttlSecondsAfterCreated }))
+  sim.apply(
+    storyJob(spec => {
+      spec.replicas = undefined
+      delete spec.ttlSecondsAfterCreated
+    })
+  )
   await sim.runUntil(s => status(s).succeeded === 1)
   sim.delete({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'p1' })
   await runToCompletion(sim)
@@ -288,7 +352,8 @@ t.test('story 2: a long-running debug container keeps the job Running, and the s
 })
 
 t.test(
-  "the request carries only the job's namespace's Pods: under v2 Metacontroller lists a label rule without a namespace in every namespace, so the rule names it",
+  "the request carries only the job's namespace's Pods: under v2 Metacontroller lists a label rule without a " +
+    'namespace in every namespace, so the rule names it',
   async t => {
     for (const version of ['v2', 'v1'] as HookVersion[]) {
       const sim = simulator(t, {}, version)

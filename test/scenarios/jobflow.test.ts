@@ -37,7 +37,9 @@ function exampleObjects (): KubeObject[] {
   return objects.filter(o => o.kind === 'JobTemplate' || o === flow)
 }
 
-interface Tap { teardown: (fn: () => unknown) => void }
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
 
 function simulator (t: Tap, version: HookVersion = 'v2', options: Partial<SimulatorOptions> = {}): Simulator {
   const sim = new Simulator({ controllers: [jobflowController(version)], ...options })
@@ -108,13 +110,23 @@ for (const version of ['v2', 'v1'] as const) {
     t.same(children['ConfigMap.v1'], {})
 
     await sim.runUntilQuiet()
-    if (!t.same(creationsBySecond(sim), {
-      0: [jobName('job1'), jobName('job4')],
-      10: [jobName('job2')],
-      20: [jobName('job3'), jobName('job5')]
-    }, 'job1 and job4 first, then job2, then job3 and job5')) t.comment(sim.timelineText())
+    if (
+      !t.same(
+        creationsBySecond(sim),
+        {
+          0: [jobName('job1'), jobName('job4')],
+          10: [jobName('job2')],
+          20: [jobName('job3'), jobName('job5')]
+        },
+        'job1 and job4 first, then job2, then job3 and job5'
+      )
+    ) { t.comment(sim.timelineText()) }
     t.equal(createdJobs(sim).length, 5, 'every Job created once')
-    t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'nothing deleted')
+    t.same(
+      sim.timeline.filter(e => e.type === 'deleted'),
+      [],
+      'nothing deleted'
+    )
 
     const final = status(sim)
     t.equal(final.phase, 'Succeeded')
@@ -133,8 +145,15 @@ for (const version of ['v2', 'v1'] as const) {
     t.equal(sim.secondsAt(records.get('job3')?.completionTime as string), 30)
     t.match(condition(status(sim), 'Valid'), { status: 'True' })
     t.match(condition(status(sim), 'Complete'), { status: 'True' })
-    t.same(sim.timeline.filter(e => e.type === 'phase').map(e => e.phase), ['Pending', 'Running', 'Succeeded'])
-    t.same(sim.timeline.filter(e => e.type === 'sync-error'), [], 'no sync errors')
+    t.same(
+      sim.timeline.filter(e => e.type === 'phase').map(e => e.phase),
+      ['Pending', 'Running', 'Succeeded']
+    )
+    t.same(
+      sim.timeline.filter(e => e.type === 'sync-error'),
+      [],
+      'no sync errors'
+    )
 
     // The Jobs carry the flow's identity and the global params.
     const job = sim.get({
@@ -193,7 +212,11 @@ t.test('a failing job2: job3 and job5 never start, job4 finishes, the flow fails
   t.equal(jobRecords(sim).get('job2')?.phase, 'Failed')
 
   await sim.runUntilQuiet()
-  if (!t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job2'), jobName('job4')], 'no Job after the failure')) { t.comment(sim.timelineText()) }
+  if (
+    !t.same(createdJobs(sim).sort(), [jobName('job1'), jobName('job2'), jobName('job4')], 'no Job after the failure')
+  ) {
+    t.comment(sim.timelineText())
+  }
   const records = jobRecords(sim)
   t.equal(records.get('job4')?.phase, 'Succeeded', 'job4 still finishes')
   t.equal(sim.secondsAt(records.get('job4')?.completionTime as string), 30)
@@ -205,7 +228,11 @@ t.test('a failing job2: job3 and job5 never start, job4 finishes, the flow fails
   t.equal(sim.secondsAt(status(sim).completionTime as string), 30, 'finished when the last running Job did')
   t.match(condition(status(sim), 'Failed'), { status: 'True' })
   t.equal(condition(status(sim), 'Complete'), undefined)
-  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'the failed Job is kept')
+  t.same(
+    sim.timeline.filter(e => e.type === 'deleted'),
+    [],
+    'the failed Job is kept'
+  )
 })
 
 t.test('a finished Job deleted by hand is not run again', async t => {
@@ -218,7 +245,9 @@ t.test('a finished Job deleted by hand is not run again', async t => {
   t.ok(sim.deleteJob(jobName('job1')), 'job1 deleted while job2 runs')
   await sim.runUntilQuiet()
 
-  if (!t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 created once')) { t.comment(sim.timelineText()) }
+  if (!t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 created once')) {
+    t.comment(sim.timelineText())
+  }
   t.equal(
     sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job1') }),
     undefined,
@@ -255,77 +284,94 @@ function jobFinished (name: string) {
 }
 
 for (const seconds of [0, 30]) {
-  t.test(`ttlSecondsAfterFinished: ${seconds} on every Job: each runs once, and the service deletes it once its outcome is in the status`, async t => {
+  t.test(
+    `ttlSecondsAfterFinished: ${seconds} on every Job: each runs once, ` +
+      'and the service deletes it once its outcome is in the status',
+    async t => {
+      const sim = simulator(t)
+      applyAll(sim, exampleWithTtl(seconds))
+      await sim.runUntilQuiet()
+      const created = createdJobs(sim)
+      t.same(
+        [...created].sort(),
+        ['job1', 'job2', 'job3', 'job4', 'job5'].map(f => jobName(f)),
+        'every Job created exactly once'
+      )
+      t.equal(status(sim).phase, 'Succeeded')
+      t.same(
+        [...jobRecords(sim).values()].map(r => r.phase),
+        ['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']
+      )
+      const deletions = sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job')
+      t.same(
+        deletions.map(e => e.cause),
+        created.map(() => 'controller'),
+        "each deleted by Metacontroller, as a child the hook left out; none by Kubernetes' TTL controller"
+      )
+      for (const name of created) {
+        const finished = sim.timeline.find(e => e.type === 'job-succeeded' && e.object.name === name)?.seconds ?? NaN
+        const deleted = deletions.find(e => e.object.name === name)?.seconds ?? NaN
+        t.equal(deleted - finished, seconds, `${name} deleted ${seconds} s after it finished`)
+      }
+      t.same(sim.listJobs(), [], 'no Job left')
+    }
+  )
+}
+
+t.test(
+  'the Jobs the hook creates carry the TTL as a label, never in their spec (so the Job controller cannot delete ' +
+    'them first)',
+  async t => {
     const sim = simulator(t)
-    applyAll(sim, exampleWithTtl(seconds))
-    await sim.runUntilQuiet()
-    const created = createdJobs(sim)
+    applyAll(sim, exampleWithTtl(0))
+    await sim.reconcile(flowRef())
+    const job = sim.get(jobRef(jobName('job1')))
+    t.equal(isRecord(job?.spec) ? job.spec.ttlSecondsAfterFinished : 'no spec', undefined)
+    t.equal(job?.metadata.labels?.['jobhooks.io/ttl-seconds-after-finished'], '0')
+  }
+)
+
+t.test(
+  'a sync handed an older JobFlow (before the write that recorded job1) keeps job1, regresses nothing, and the Job ' +
+    'is deleted once, later',
+  async t => {
+    const sim = simulator(t)
+    applyAll(sim, exampleWithTtl(0))
+    await sim.runUntil(jobFinished(jobName('job1')))
+    // job1 just finished; the JobFlow as it is now does not hold its outcome yet.
+    const older = sim.get(flowRef()) as KubeObject
+    t.equal(jobRecords(sim).get('job1')?.phase, 'Running', 'not recorded yet')
+    const recording = await sim.reconcile(flowRef())
+    t.same(recording.deleted, [], 'the sync that records the outcome keeps the Job')
+    t.equal(jobRecords(sim).get('job1')?.phase, 'Succeeded')
+    const recorded = jobRecords(sim).get('job1')
+
+    sim.handOlderParent(flowRef(), older)
+    const stale = await sim.reconcile(flowRef())
+    t.same(stale.deleted, [], 'handed the older copy, the hook does not see the outcome there: job1 stays')
+    t.same(stale.created, [], 'and nothing is created twice')
+    t.same(jobRecords(sim).get('job1'), recorded, 'the record is derived again from the Job: no regression')
+
+    const next = await sim.reconcile(flowRef())
     t.same(
-      [...created].sort(),
+      next.deleted.map(r => r.name),
+      [jobName('job1')],
+      'the next sync sees the record and deletes job1'
+    )
+    sim.handOlderParent(flowRef(), sim.get(flowRef()) as KubeObject)
+    await sim.runUntilQuiet()
+    t.same(
+      [...createdJobs(sim)].sort(),
       ['job1', 'job2', 'job3', 'job4', 'job5'].map(f => jobName(f)),
       'every Job created exactly once'
     )
     t.equal(status(sim).phase, 'Succeeded')
-    t.same(
-      [...jobRecords(sim).values()].map(r => r.phase),
-      ['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']
-    )
-    const deletions = sim.timeline.filter(e => e.type === 'deleted' && e.object.kind === 'Job')
-    t.same(
-      deletions.map(e => e.cause),
-      created.map(() => 'controller'),
-      "each deleted by Metacontroller, as a child the hook left out; none by Kubernetes' TTL controller"
-    )
-    for (const name of created) {
-      const finished = sim.timeline.find(e => e.type === 'job-succeeded' && e.object.name === name)?.seconds ?? NaN
-      const deleted = deletions.find(e => e.object.name === name)?.seconds ?? NaN
-      t.equal(deleted - finished, seconds, `${name} deleted ${seconds} s after it finished`)
-    }
-    t.same(sim.listJobs(), [], 'no Job left')
-  })
-}
-
-t.test('the Jobs the hook creates carry the TTL as a label, never in their spec (so the Job controller cannot delete them first)', async t => {
-  const sim = simulator(t)
-  applyAll(sim, exampleWithTtl(0))
-  await sim.reconcile(flowRef())
-  const job = sim.get(jobRef(jobName('job1')))
-  t.equal(isRecord(job?.spec) ? job.spec.ttlSecondsAfterFinished : 'no spec', undefined)
-  t.equal(job?.metadata.labels?.['jobhooks.io/ttl-seconds-after-finished'], '0')
-})
-
-t.test('a sync handed an older JobFlow (before the write that recorded job1) keeps job1, regresses nothing, and the Job is deleted once, later', async t => {
-  const sim = simulator(t)
-  applyAll(sim, exampleWithTtl(0))
-  await sim.runUntil(jobFinished(jobName('job1')))
-  // job1 just finished; the JobFlow as it is now does not hold its outcome yet.
-  const older = sim.get(flowRef()) as KubeObject
-  t.equal(jobRecords(sim).get('job1')?.phase, 'Running', 'not recorded yet')
-  const recording = await sim.reconcile(flowRef())
-  t.same(recording.deleted, [], 'the sync that records the outcome keeps the Job')
-  t.equal(jobRecords(sim).get('job1')?.phase, 'Succeeded')
-  const recorded = jobRecords(sim).get('job1')
-
-  sim.handOlderParent(flowRef(), older)
-  const stale = await sim.reconcile(flowRef())
-  t.same(stale.deleted, [], 'handed the older copy, the hook does not see the outcome there: job1 stays')
-  t.same(stale.created, [], 'and nothing is created twice')
-  t.same(jobRecords(sim).get('job1'), recorded, 'the record is derived again from the Job: no regression')
-
-  const next = await sim.reconcile(flowRef())
-  t.same(next.deleted.map(r => r.name), [jobName('job1')], 'the next sync sees the record and deletes job1')
-  sim.handOlderParent(flowRef(), sim.get(flowRef()) as KubeObject)
-  await sim.runUntilQuiet()
-  t.same(
-    [...createdJobs(sim)].sort(),
-    ['job1', 'job2', 'job3', 'job4', 'job5'].map(f => jobName(f)),
-    'every Job created exactly once'
-  )
-  t.equal(status(sim).phase, 'Succeeded')
-})
+  }
+)
 
 t.test(
-  'why the service applies the TTL: with the TTL left to Kubernetes and a sync handed the JobFlow from before the record, job1 would run twice',
+  'why the service applies the TTL: with the TTL left to Kubernetes and a sync handed the JobFlow from before the ' +
+    'record, job1 would run twice',
   async t => {
     // The same moment as above, with the Job deleted by Kubernetes' TTL controller right after it
     // finished (before any sync saw the record) — what a Job deleted by hand at that moment is too:
@@ -359,7 +405,11 @@ t.test('an edit that adds a cycle keeps every child; fixing it resumes', async t
 
   sim.edit(flowRef(), setJob1Dependencies(['job3']))
   await sim.runUntilQuiet()
-  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'no child deleted')
+  t.same(
+    sim.timeline.filter(e => e.type === 'deleted'),
+    [],
+    'no child deleted'
+  )
   t.same(
     sim.listJobs('default').map(j => j.metadata.name),
     [jobName('job1'), jobName('job2'), jobName('job4')],
@@ -383,7 +433,9 @@ t.test('an edit that adds a cycle keeps every child; fixing it resumes', async t
       [jobName('job3'), jobName('job5')],
       'job3 and job5 start once the spec is fixed'
     )
-  ) { t.comment(sim.timelineText()) }
+  ) {
+    t.comment(sim.timelineText())
+  }
   t.equal(status(sim).phase, 'Succeeded')
   t.equal(status(sim).observedGeneration, 3)
   t.match(condition(status(sim), 'Valid'), { status: 'True' })
@@ -433,7 +485,9 @@ for (const version of ['v2', 'v1'] as const) {
         { 60: [`${name}-prepare`], 70: [`${name}-main`] },
         'prepare once the JobTemplate exists, then main'
       )
-    ) { t.comment(sim.timelineText()) }
+    ) {
+      t.comment(sim.timelineText())
+    }
     const job = sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: `${name}-main` })
     t.match(job?.metadata.labels, { 'jobhooks.io/job-template': 'shared-step' })
     t.equal(status(sim, flowRef(name)).phase, 'Succeeded')
@@ -530,24 +584,30 @@ t.test('deleting the JobFlow deletes its Jobs', async t => {
   )
 })
 
-t.test('spec.ttlSecondsAfterFinished: the finished JobFlow deletes itself that long after it finished, and its Jobs go with it', async t => {
-  for (const ttl of [0, 60]) {
-    const sim = simulator(t)
-    const [flow, ...rest] = exampleObjects().sort((a, b) => (a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0))
-    applyAll(sim, [{ ...(flow as KubeObject), spec: { ...specOf(flow), ttlSecondsAfterFinished: ttl } }, ...rest])
-    await sim.runUntilQuiet()
-    const self = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'JobFlow')
-    t.equal(self?.cause, 'effect', `TTL ${ttl}: deleted by the service's effect`)
-    t.equal(self?.seconds, 30 + ttl, `TTL ${ttl}: ${ttl} s after it finished at t=30s`)
-    t.same(
-      sim.effects.log.filter(e => e.effect.type === 'Delete').map(e => [e.effect.target.kind, e.result]),
-      [['JobFlow', 'applied']],
-      'one Delete, of itself'
-    )
-    t.same(sim.listJobs(), [], 'its Jobs garbage-collected')
-    t.equal(createdJobs(sim).length, 5, 'every Job ran once')
+t.test(
+  'spec.ttlSecondsAfterFinished: the finished JobFlow deletes itself that long after it finished, and its Jobs go ' +
+    'with it',
+  async t => {
+    for (const ttl of [0, 60]) {
+      const sim = simulator(t)
+      const [flow, ...rest] = exampleObjects().sort((a, b) =>
+        a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0
+      )
+      applyAll(sim, [{ ...(flow as KubeObject), spec: { ...specOf(flow), ttlSecondsAfterFinished: ttl } }, ...rest])
+      await sim.runUntilQuiet()
+      const self = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'JobFlow')
+      t.equal(self?.cause, 'effect', `TTL ${ttl}: deleted by the service's effect`)
+      t.equal(self?.seconds, 30 + ttl, `TTL ${ttl}: ${ttl} s after it finished at t=30s`)
+      t.same(
+        sim.effects.log.filter(e => e.effect.type === 'Delete').map(e => [e.effect.target.kind, e.result]),
+        [['JobFlow', 'applied']],
+        'one Delete, of itself'
+      )
+      t.same(sim.listJobs(), [], 'its Jobs garbage-collected')
+      t.equal(createdJobs(sim).length, 5, 'every Job ran once')
+    }
   }
-})
+)
 
 t.test('a JobFlow without a TTL, or with an invalid spec, never deletes itself', async t => {
   const sim = simulator(t)
@@ -567,55 +627,60 @@ t.test('a JobFlow without a TTL, or with an invalid spec, never deletes itself',
   t.same(sim.effects.log, [], 'no effect at all')
 })
 
-t.test('failurePolicy Continue: a failure skips only its dependants; the rest runs; the flow ends Failed naming both', async t => {
-  const run = async (policy?: string): Promise<Simulator> => {
-    const sim = simulator(t, 'v2', {
-      jobs: { durationSeconds: 10, outcomes: { [jobName('job4')]: { result: 'fail', afterSeconds: 5 } } }
-    })
-    const [flow, ...rest] = exampleObjects().sort((a, b) => (a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0))
-    applyAll(sim, [
-      {
-        ...(flow as KubeObject),
-        spec: { ...specOf(flow), ...(policy !== undefined ? { failurePolicy: policy } : {}) }
-      },
-      ...rest
-    ])
-    await sim.runUntilQuiet()
-    return sim
+t.test(
+  'failurePolicy Continue: a failure skips only its dependants; the rest runs; the flow ends Failed naming both',
+  async t => {
+    const run = async (policy?: string): Promise<Simulator> => {
+      const sim = simulator(t, 'v2', {
+        jobs: { durationSeconds: 10, outcomes: { [jobName('job4')]: { result: 'fail', afterSeconds: 5 } } }
+      })
+      const [flow, ...rest] = exampleObjects().sort((a, b) =>
+        a.kind === 'JobFlow' ? -1 : b.kind === 'JobFlow' ? 1 : 0
+      )
+      applyAll(sim, [
+        {
+          ...(flow as KubeObject),
+          spec: { ...specOf(flow), ...(policy !== undefined ? { failurePolicy: policy } : {}) }
+        },
+        ...rest
+      ])
+      await sim.runUntilQuiet()
+      return sim
+    }
+    const phases = (sim: Simulator): Record<string, unknown> =>
+      Object.fromEntries([...jobRecords(sim)].map(([name, r]) => [name, r.phase]))
+
+    const failFast = await run()
+    t.same(
+      phases(failFast),
+      { job1: 'Succeeded', job2: 'Skipped', job3: 'Skipped', job4: 'Failed', job5: 'Skipped' },
+      'FailFast (the default): job4 fails at 5 s, job1 succeeds at 10 s, nothing starts after'
+    )
+
+    const sim = await run('Continue')
+    t.same(
+      phases(sim),
+      { job1: 'Succeeded', job2: 'Succeeded', job3: 'Succeeded', job4: 'Failed', job5: 'Skipped' },
+      'Continue: job2 and job3 do not depend on job4 and run'
+    )
+    t.equal(status(sim).phase, 'Failed', 'Failed once nothing more can run')
+    t.equal(
+      creationsBySecond(sim)[20]?.join(','),
+      jobName('job3'),
+      'job3 starts after job2, as in a flow without failure'
+    )
+    t.match(jobRecords(sim).get('job5')?.message, 'not started: depends on job4 (failed)')
+    t.match(condition(status(sim), 'Failed')?.message, /^job4: .*; skipped because of them: job5$/)
+    t.equal(
+      status(sim).completionTime,
+      sim
+        .now()
+        .toISOString()
+        .replace(/\.\d+Z$/, 'Z'),
+      'finished when job3 did, not when job4 failed'
+    )
   }
-  const phases = (sim: Simulator): Record<string, unknown> =>
-    Object.fromEntries([...jobRecords(sim)].map(([name, r]) => [name, r.phase]))
-
-  const failFast = await run()
-  t.same(
-    phases(failFast),
-    { job1: 'Succeeded', job2: 'Skipped', job3: 'Skipped', job4: 'Failed', job5: 'Skipped' },
-    'FailFast (the default): job4 fails at 5 s, job1 succeeds at 10 s, nothing starts after'
-  )
-
-  const sim = await run('Continue')
-  t.same(
-    phases(sim),
-    { job1: 'Succeeded', job2: 'Succeeded', job3: 'Succeeded', job4: 'Failed', job5: 'Skipped' },
-    'Continue: job2 and job3 do not depend on job4 and run'
-  )
-  t.equal(status(sim).phase, 'Failed', 'Failed once nothing more can run')
-  t.equal(
-    creationsBySecond(sim)[20]?.join(','),
-    jobName('job3'),
-    'job3 starts after job2, as in a flow without failure'
-  )
-  t.match(jobRecords(sim).get('job5')?.message, 'not started: depends on job4 (failed)')
-  t.match(condition(status(sim), 'Failed')?.message, /^job4: .*; skipped because of them: job5$/)
-  t.equal(
-    status(sim).completionTime,
-    sim
-      .now()
-      .toISOString()
-      .replace(/\.\d+Z$/, 'Z'),
-    'finished when job3 did, not when job4 failed'
-  )
-})
+)
 
 t.test('failurePolicy Continue: a skip passes down the graph', async t => {
   const sim = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { [jobName('job1')]: 'fail' } } })
@@ -656,69 +721,80 @@ function branchingFlow (): KubeObject {
   }
 }
 
-t.test('flows[].when: the branch that holds runs, the other is Skipped with its reason; a flow skipped by its when does not fail the JobFlow', async t => {
-  const ref = flowRef('branches')
-  const ok = simulator(t)
-  ok.apply(branchingFlow())
-  await ok.runUntilQuiet()
-  t.same(Object.fromEntries([...jobRecords(ok, ref)].map(([n, r]) => [n, r.phase])), {
-    build: 'Succeeded',
-    publish: 'Succeeded',
-    notify: 'Skipped',
-    announce: 'Succeeded'
-  })
-  t.equal(jobRecords(ok, ref).get('notify')?.message, "skipped: its when is false: flows.build.phase == 'Failed'")
-  t.equal(status(ok, ref).phase, 'Succeeded', 'Succeeded: the skipped branch was not needed')
-  t.equal(condition(status(ok, ref), 'Complete')?.message, '3 of 4 jobs succeeded, 1 skipped by their when')
+t.test(
+  'flows[].when: the branch that holds runs, the other is Skipped with its reason; a flow skipped by its when does ' +
+    'not fail the JobFlow',
+  async t => {
+    const ref = flowRef('branches')
+    const ok = simulator(t)
+    ok.apply(branchingFlow())
+    await ok.runUntilQuiet()
+    t.same(Object.fromEntries([...jobRecords(ok, ref)].map(([n, r]) => [n, r.phase])), {
+      build: 'Succeeded',
+      publish: 'Succeeded',
+      notify: 'Skipped',
+      announce: 'Succeeded'
+    })
+    t.equal(jobRecords(ok, ref).get('notify')?.message, "skipped: its when is false: flows.build.phase == 'Failed'")
+    t.equal(status(ok, ref).phase, 'Succeeded', 'Succeeded: the skipped branch was not needed')
+    t.equal(condition(status(ok, ref), 'Complete')?.message, '3 of 4 jobs succeeded, 1 skipped by their when')
 
-  const failing = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { 'branches-build': 'fail' } } })
-  failing.apply(branchingFlow())
-  await failing.runUntilQuiet()
-  t.same(
-    Object.fromEntries([...jobRecords(failing, ref)].map(([n, r]) => [n, r.phase])),
-    { build: 'Failed', publish: 'Skipped', notify: 'Succeeded', announce: 'Skipped' },
-    'under FailFast the notify branch still runs: a flow with a when decides for itself'
-  )
-  t.equal(jobRecords(failing, ref).get('announce')?.message, 'not started: build failed')
-  t.equal(status(failing, ref).phase, 'Failed', 'the build failed: the JobFlow is Failed, whatever ran after')
-  t.match(
-    condition(status(failing, ref), 'Failed')?.message,
-    /^build: .*; skipped because of them: announce$/,
-    'publish is not counted: its own when skipped it'
-  )
-})
+    const failing = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { 'branches-build': 'fail' } } })
+    failing.apply(branchingFlow())
+    await failing.runUntilQuiet()
+    t.same(
+      Object.fromEntries([...jobRecords(failing, ref)].map(([n, r]) => [n, r.phase])),
+      { build: 'Failed', publish: 'Skipped', notify: 'Succeeded', announce: 'Skipped' },
+      'under FailFast the notify branch still runs: a flow with a when decides for itself'
+    )
+    t.equal(jobRecords(failing, ref).get('announce')?.message, 'not started: build failed')
+    t.equal(status(failing, ref).phase, 'Failed', 'the build failed: the JobFlow is Failed, whatever ran after')
+    t.match(
+      condition(status(failing, ref), 'Failed')?.message,
+      /^build: .*; skipped because of them: announce$/,
+      'publish is not counted: its own when skipped it'
+    )
+  }
+)
 
-t.test('flows[].when under Continue: a flow without a when after a when-skipped one is skipped; a bad when makes the spec Invalid and deletes nothing', async t => {
-  const ref = flowRef('branches')
-  const sim = simulator(t)
-  const flow = branchingFlow()
-  specOf(flow).failurePolicy = 'Continue'
-  specOf<{ flows: Array<Record<string, unknown>> }>(flow).flows[1]!.when = "flows.build.phase == 'Failed'"
-  sim.apply(flow)
-  await sim.runUntilQuiet()
-  t.same(Object.fromEntries([...jobRecords(sim, ref)].map(([n, r]) => [n, [r.phase, r.message ?? '']])), {
-    build: ['Succeeded', ''],
-    publish: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
-    notify: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
-    announce: ['Skipped', 'not started: depends on publish (skipped)']
-  })
-  t.equal(status(sim, ref).phase, 'Succeeded')
+t.test(
+  'flows[].when under Continue: a flow without a when after a when-skipped one is skipped; a bad when makes the ' +
+    'spec Invalid and deletes nothing',
+  async t => {
+    const ref = flowRef('branches')
+    const sim = simulator(t)
+    const flow = branchingFlow()
+    specOf(flow).failurePolicy = 'Continue'
+    specOf<{ flows: Array<Record<string, unknown>> }>(flow).flows[1]!.when = "flows.build.phase == 'Failed'"
+    sim.apply(flow)
+    await sim.runUntilQuiet()
+    t.same(Object.fromEntries([...jobRecords(sim, ref)].map(([n, r]) => [n, [r.phase, r.message ?? '']])), {
+      build: ['Succeeded', ''],
+      publish: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
+      notify: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
+      announce: ['Skipped', 'not started: depends on publish (skipped)']
+    })
+    t.equal(status(sim, ref).phase, 'Succeeded')
 
-  const bad = simulator(t)
-  const running = branchingFlow()
-  bad.apply(running)
-  await bad.runUntil(jobStarted('branches-build'))
-  bad.edit(ref, object => {
-    specOf<{ flows: Array<Record<string, unknown>> }>(object).flows[2]!.when = "flows.deploy.phase == 'Failed'"
-  })
-  await bad.runUntilQuiet()
-  t.equal(status(bad, ref).phase, 'Invalid')
-  t.match(
-    condition(status(bad, ref), 'Valid')?.message,
-    /flow "notify": when reads flows.deploy, which is not a dependency/
-  )
-  t.ok(bad.listJobs().some(j => j.metadata.name === 'branches-build'), 'the running Job is kept')
-})
+    const bad = simulator(t)
+    const running = branchingFlow()
+    bad.apply(running)
+    await bad.runUntil(jobStarted('branches-build'))
+    bad.edit(ref, object => {
+      specOf<{ flows: Array<Record<string, unknown>> }>(object).flows[2]!.when = "flows.deploy.phase == 'Failed'"
+    })
+    await bad.runUntilQuiet()
+    t.equal(status(bad, ref).phase, 'Invalid')
+    t.match(
+      condition(status(bad, ref), 'Valid')?.message,
+      /flow "notify": when reads flows.deploy, which is not a dependency/
+    )
+    t.ok(
+      bad.listJobs().some(j => j.metadata.name === 'branches-build'),
+      'the running Job is kept'
+    )
+  }
+)
 
 /** The example with `edit` applied to flow `name` of the JobFlow's spec, and to the spec itself. */
 function exampleWith (
@@ -741,80 +817,96 @@ function attempts (sim: Simulator, flow: string): Array<Record<string, unknown>>
   return (Array.isArray(jobs) ? jobs.filter(isRecord) : []).filter(j => j.name === flow)
 }
 
-t.test('flows[].retry: a failed Job is tried again as a new Job after the backoff; the status keeps both attempts and the flow follows the last', async t => {
-  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
-  applyAll(sim, exampleWith({ job2: { retry: { limit: 2, backoffSeconds: 15 } } }))
-  await sim.runUntilQuiet()
+t.test(
+  'flows[].retry: a failed Job is tried again as a new Job after the backoff; the status keeps both attempts and ' +
+    'the flow follows the last',
+  async t => {
+    const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+    applyAll(sim, exampleWith({ job2: { retry: { limit: 2, backoffSeconds: 15 } } }))
+    await sim.runUntilQuiet()
 
-  if (
-    !t.same(
-      creationsBySecond(sim),
-      {
-        0: [jobName('job1'), jobName('job4')],
-        10: [jobName('job2')],
-        35: [jobName('job2-2')],
-        45: [jobName('job3'), jobName('job5')]
-      },
-      'job2 fails at 20 s; its second attempt starts 15 s later; job3 and job5 wait for it'
+    if (
+      !t.same(
+        creationsBySecond(sim),
+        {
+          0: [jobName('job1'), jobName('job4')],
+          10: [jobName('job2')],
+          35: [jobName('job2-2')],
+          45: [jobName('job3'), jobName('job5')]
+        },
+        'job2 fails at 20 s; its second attempt starts 15 s later; job3 and job5 wait for it'
+      )
+    ) {
+      t.comment(sim.timelineText())
+    }
+    const job2 = attempts(sim, 'job2')
+    t.match(
+      job2,
+      [
+        { jobName: jobName('job2'), phase: 'Failed', message: /BackoffLimitExceeded/ },
+        { jobName: jobName('job2-2'), phase: 'Succeeded', attempt: 2 }
+      ],
+      "both attempts, with the first one's failure reason"
     )
-  ) { t.comment(sim.timelineText()) }
-  const job2 = attempts(sim, 'job2')
-  t.match(job2, [
-    { jobName: jobName('job2'), phase: 'Failed', message: /BackoffLimitExceeded/ },
-    { jobName: jobName('job2-2'), phase: 'Succeeded', attempt: 2 }
-  ], 'both attempts, with the first one\'s failure reason')
-  t.equal(sim.secondsAt(job2[0]?.completionTime as string), 20)
-  t.equal(sim.secondsAt(job2[1]?.startTime as string), 35)
-  t.notOk('attempt' in (job2[0] as object), 'the first attempt reads as every record did before retries')
-  t.equal(status(sim).phase, 'Succeeded')
-  t.equal(status(sim).jobsSucceeded, '5/5', 'JOBS counts flows, not attempts')
-  t.equal(
-    sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job2') })?.metadata.name,
-    jobName('job2'),
-    "the failed attempt's Job is kept, to read its logs"
-  )
-})
+    t.equal(sim.secondsAt(job2[0]?.completionTime as string), 20)
+    t.equal(sim.secondsAt(job2[1]?.startTime as string), 35)
+    t.notOk('attempt' in (job2[0] as object), 'the first attempt reads as every record did before retries')
+    t.equal(status(sim).phase, 'Succeeded')
+    t.equal(status(sim).jobsSucceeded, '5/5', 'JOBS counts flows, not attempts')
+    t.equal(
+      sim.get({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job2') })?.metadata.name,
+      jobName('job2'),
+      "the failed attempt's Job is kept, to read its logs"
+    )
+  }
+)
 
-t.test('flows[].retry: the backoff doubles up to maxBackoffSeconds; once the retries are spent the flow fails as before', async t => {
-  const sim = simulator(t, 'v2', { jobs: { outcomes: { job2: 'fail' } } })
-  applyAll(sim, exampleWith({ job2: { retry: { limit: 3, backoffSeconds: 10, maxBackoffSeconds: 15 } } }))
+t.test(
+  'flows[].retry: the backoff doubles up to maxBackoffSeconds; once the retries are spent the flow fails as before',
+  async t => {
+    const sim = simulator(t, 'v2', { jobs: { outcomes: { job2: 'fail' } } })
+    applyAll(sim, exampleWith({ job2: { retry: { limit: 3, backoffSeconds: 10, maxBackoffSeconds: 15 } } }))
 
-  await sim.runUntil(s => attempts(s, 'job2').length === 2)
-  t.match(
-    attempts(sim, 'job2')[1],
-    {
-      jobName: jobName('job2-2'),
-      phase: 'Pending',
-      attempt: 2,
-      message: /^retry 1 of 3 starts at .* after the backoff$/
-    },
-    'waiting out the backoff, in the open'
-  )
-  t.equal(status(sim).phase, 'Running', 'a failure with retries left does not end the flow')
-  await sim.runUntilQuiet()
+    await sim.runUntil(s => attempts(s, 'job2').length === 2)
+    t.match(
+      attempts(sim, 'job2')[1],
+      {
+        jobName: jobName('job2-2'),
+        phase: 'Pending',
+        attempt: 2,
+        message: /^retry 1 of 3 starts at .* after the backoff$/
+      },
+      'waiting out the backoff, in the open'
+    )
+    t.equal(status(sim).phase, 'Running', 'a failure with retries left does not end the flow')
+    await sim.runUntilQuiet()
 
-  const created = creationsBySecond(sim)
-  t.same(
-    Object.entries(created)
-      .filter(([, names]) => names.some(n => n.startsWith(jobName('job2'))))
-      .map(([s, names]) => `${s}:${names.join(',')}`),
-    [`10:${jobName('job2')}`, `30:${jobName('job2-2')}`, `55:${jobName('job2-3')}`, `80:${jobName('job2-4')}`],
-    'waits of 10, 15 (not 20: the cap) and 15 s after failures at 20, 40 and 65 s'
-  )
-  t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed', 'Failed', 'Failed', 'Failed'])
-  t.equal(status(sim).phase, 'Failed')
-  t.same(Object.fromEntries([...jobRecords(sim)].map(([n, r]) => [n, r.phase])), {
-    job1: 'Succeeded',
-    job2: 'Failed',
-    job3: 'Skipped',
-    job4: 'Succeeded',
-    job5: 'Skipped'
-  })
-  t.match(
-    condition(status(sim), 'Failed')?.message,
-    /^job2: BackoffLimitExceeded.*; skipped because of them: job3, job5$/
-  )
-})
+    const created = creationsBySecond(sim)
+    t.same(
+      Object.entries(created)
+        .filter(([, names]) => names.some(n => n.startsWith(jobName('job2'))))
+        .map(([s, names]) => `${s}:${names.join(',')}`),
+      [`10:${jobName('job2')}`, `30:${jobName('job2-2')}`, `55:${jobName('job2-3')}`, `80:${jobName('job2-4')}`],
+      'waits of 10, 15 (not 20: the cap) and 15 s after failures at 20, 40 and 65 s'
+    )
+    t.same(
+      attempts(sim, 'job2').map(r => r.phase),
+      ['Failed', 'Failed', 'Failed', 'Failed']
+    )
+    t.equal(status(sim).phase, 'Failed')
+    t.same(Object.fromEntries([...jobRecords(sim)].map(([n, r]) => [n, r.phase])), {
+      job1: 'Succeeded',
+      job2: 'Failed',
+      job3: 'Skipped',
+      job4: 'Succeeded',
+      job5: 'Skipped'
+    })
+    t.match(
+      condition(status(sim), 'Failed')?.message,
+      /^job2: BackoffLimitExceeded.*; skipped because of them: job3, job5$/
+    )
+  }
+)
 
 t.test('flows[].retry: an attempt deleted by hand after it failed is never run again; the retry goes on', async t => {
   const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
@@ -827,7 +919,10 @@ t.test('flows[].retry: an attempt deleted by hand after it failed is never run a
     [jobName('job2'), jobName('job2-2')],
     'each attempt created once'
   )
-  t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed', 'Succeeded'])
+  t.same(
+    attempts(sim, 'job2').map(r => r.phase),
+    ['Failed', 'Succeeded']
+  )
   t.equal(status(sim).phase, 'Succeeded')
 })
 
@@ -842,7 +937,11 @@ t.test('flows[].retry under FailFast: a final failure elsewhere stops a retry th
     [jobName('job1'), jobName('job2'), jobName('job4')],
     "job4 failed at 25 s, during job2's backoff: no second attempt"
   )
-  t.same(attempts(sim, 'job2').map(r => r.phase), ['Failed'], 'job2 stands failed, with one record')
+  t.same(
+    attempts(sim, 'job2').map(r => r.phase),
+    ['Failed'],
+    'job2 stands failed, with one record'
+  )
   t.equal(status(sim).phase, 'Failed')
 })
 
@@ -862,52 +961,64 @@ t.test('a retry named like another flow makes the spec invalid and deletes nothi
   await sim.runUntilQuiet()
   t.equal(status(sim).phase, 'Invalid')
   t.match(condition(status(sim), 'Valid')?.message, /flow "job1-2" has the Job name of attempt 2 of flow "job1"/)
-  t.same(sim.timeline.filter(e => e.type === 'deleted'), [], 'nothing deleted')
+  t.same(
+    sim.timeline.filter(e => e.type === 'deleted'),
+    [],
+    'nothing deleted'
+  )
 })
 
-t.test('jobhooks.io/rerun on a finished JobFlow reruns its failed and skipped flows as new attempts and keeps the succeeded ones; each value acts once', async t => {
-  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
-  applyAll(sim, exampleObjects())
-  await sim.runUntilQuiet()
-  t.equal(status(sim).phase, 'Failed')
-  const failedAt = status(sim).completionTime
+t.test(
+  'jobhooks.io/rerun on a finished JobFlow reruns its failed and skipped flows as new attempts and keeps the ' +
+    'succeeded ones; each value acts once',
+  async t => {
+    const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+    applyAll(sim, exampleObjects())
+    await sim.runUntilQuiet()
+    t.equal(status(sim).phase, 'Failed')
+    const failedAt = status(sim).completionTime
 
-  const annotate = (value: string): void => {
+    const annotate = (value: string): void => {
+      sim.edit(flowRef(), o => {
+        o.metadata.annotations = { ...o.metadata.annotations, 'jobhooks.io/rerun': value }
+      })
+    }
+    annotate('1')
+    await sim.runUntilQuiet()
+    const after = createdJobs(sim).slice(3)
+    if (
+      !t.same(
+        after,
+        [jobName('job2-2'), jobName('job3-2'), jobName('job5-2')],
+        'job2 again, then job3 and job5 that it skipped; job1 and job4 not again'
+      )
+    ) {
+      t.comment(sim.timelineText())
+    }
+    t.equal(status(sim).phase, 'Succeeded')
+    t.equal(status(sim).jobsSucceeded, '5/5')
+    t.match(status(sim).rerun, { value: '1', message: 'rerunning job2, job3, job5' })
+    t.match(attempts(sim, 'job2'), [{ phase: 'Failed' }, { phase: 'Succeeded', attempt: 2, rerun: '1' }])
+    t.match(attempts(sim, 'job3'), [
+      { phase: 'Skipped', message: 'not started: job2 failed' },
+      { phase: 'Succeeded', jobName: jobName('job3-2'), attempt: 2, rerun: '1' }
+    ])
+    t.not(status(sim).completionTime, failedAt, 'a new completion time')
+    t.match(condition(status(sim), 'Failed'), { status: 'False', reason: 'Rerun' })
+    t.match(condition(status(sim), 'Complete'), { status: 'True' })
+
+    const jobsBefore = createdJobs(sim).length
     sim.edit(flowRef(), o => {
-      o.metadata.annotations = { ...o.metadata.annotations, 'jobhooks.io/rerun': value }
+      o.metadata.labels = { ...o.metadata.labels, touched: 'yes' }
     })
+    await sim.runUntilQuiet()
+    t.equal(createdJobs(sim).length, jobsBefore, 'the same value does nothing more')
+    annotate('2')
+    await sim.runUntilQuiet()
+    t.equal(createdJobs(sim).length, jobsBefore, 'a new value with nothing failed reruns nothing')
+    t.match(status(sim).rerun, { value: '2', message: 'nothing to rerun: every flow succeeded' })
   }
-  annotate('1')
-  await sim.runUntilQuiet()
-  const after = createdJobs(sim).slice(3)
-  if (
-    !t.same(
-      after,
-      [jobName('job2-2'), jobName('job3-2'), jobName('job5-2')],
-      'job2 again, then job3 and job5 that it skipped; job1 and job4 not again'
-    )
-  ) { t.comment(sim.timelineText()) }
-  t.equal(status(sim).phase, 'Succeeded')
-  t.equal(status(sim).jobsSucceeded, '5/5')
-  t.match(status(sim).rerun, { value: '1', message: 'rerunning job2, job3, job5' })
-  t.match(attempts(sim, 'job2'), [{ phase: 'Failed' }, { phase: 'Succeeded', attempt: 2, rerun: '1' }])
-  t.match(attempts(sim, 'job3'), [
-    { phase: 'Skipped', message: 'not started: job2 failed' },
-    { phase: 'Succeeded', jobName: jobName('job3-2'), attempt: 2, rerun: '1' }
-  ])
-  t.not(status(sim).completionTime, failedAt, 'a new completion time')
-  t.match(condition(status(sim), 'Failed'), { status: 'False', reason: 'Rerun' })
-  t.match(condition(status(sim), 'Complete'), { status: 'True' })
-
-  const jobsBefore = createdJobs(sim).length
-  sim.edit(flowRef(), o => { o.metadata.labels = { ...o.metadata.labels, touched: 'yes' } })
-  await sim.runUntilQuiet()
-  t.equal(createdJobs(sim).length, jobsBefore, 'the same value does nothing more')
-  annotate('2')
-  await sim.runUntilQuiet()
-  t.equal(createdJobs(sim).length, jobsBefore, 'a new value with nothing failed reruns nothing')
-  t.match(status(sim).rerun, { value: '2', message: 'nothing to rerun: every flow succeeded' })
-})
+)
 
 t.test(
   'jobhooks.io/rerun on a JobFlow still running is used up, recorded, and does not act when it finishes',
@@ -927,94 +1038,123 @@ t.test(
   }
 )
 
-t.test('spec.suspend: the running Job is suspended in place (spec.suspend and the mark, nothing else), nothing new starts; resumed, the same Job finishes and the flow goes on', async t => {
-  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job1')]: { result: 'succeed', afterSeconds: 20 } } } })
-  applyAll(sim, exampleObjects())
-  await sim.runUntil(s => s.seconds() >= 5)
-  const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job1') }
-  const before = structuredClone(sim.get(jobRef)) as KubeObject
-  sim.edit(flowRef(), o => { specOf(o).suspend = true })
-  await sim.runUntil(s => valueAt(s.get(jobRef), 'spec', 'suspend') === true)
-  await sim.advance(60)
+t.test(
+  'spec.suspend: the running Job is suspended in place (spec.suspend and the mark, nothing else), nothing new ' +
+    'starts; resumed, the same Job finishes and the flow goes on',
+  async t => {
+    const sim = simulator(t, 'v2', {
+      jobs: { outcomes: { [jobName('job1')]: { result: 'succeed', afterSeconds: 20 } } }
+    })
+    applyAll(sim, exampleObjects())
+    await sim.runUntil(s => s.seconds() >= 5)
+    const jobRef = { apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name: jobName('job1') }
+    const before = structuredClone(sim.get(jobRef)) as KubeObject
+    sim.edit(flowRef(), o => {
+      specOf(o).suspend = true
+    })
+    await sim.runUntil(s => valueAt(s.get(jobRef), 'spec', 'suspend') === true)
+    await sim.advance(60)
 
-  const suspended = sim.get(jobRef) as KubeObject
-  t.equal(suspended.metadata.uid, before.metadata.uid)
-  const { suspend: _, ...rest } = specOf(suspended)
-  t.same(
-    rest,
-    Object.fromEntries(Object.entries(specOf(before)).filter(([k]) => k !== 'suspend')),
-    'only spec.suspend changed in its spec'
-  )
-  t.same(suspended.metadata.labels, before.metadata.labels)
-  t.equal(suspended.metadata.annotations?.['jobhooks.io/suspended-by-jobflow'], 'true')
-  t.match(condition(status(sim), 'Suspended'), {
-    status: 'True',
-    reason: 'JobFlowSuspended',
-    message: 'spec.suspend is true: no new Job starts; 1 running Job suspended'
-  })
-  t.same(
-    createdJobs(sim).sort(),
-    [jobName('job1'), jobName('job4')],
-    'job4 finished on its own; job2, waiting for job1, did not start'
-  )
-  t.match(jobRecords(sim).get('job2'), { phase: 'Pending', message: 'waiting for job1' })
-  t.equal(status(sim).phase, 'Running')
+    const suspended = sim.get(jobRef) as KubeObject
+    t.equal(suspended.metadata.uid, before.metadata.uid)
+    const { suspend: _, ...rest } = specOf(suspended)
+    t.same(
+      rest,
+      Object.fromEntries(Object.entries(specOf(before)).filter(([k]) => k !== 'suspend')),
+      'only spec.suspend changed in its spec'
+    )
+    t.same(suspended.metadata.labels, before.metadata.labels)
+    t.equal(suspended.metadata.annotations?.['jobhooks.io/suspended-by-jobflow'], 'true')
+    t.match(condition(status(sim), 'Suspended'), {
+      status: 'True',
+      reason: 'JobFlowSuspended',
+      message: 'spec.suspend is true: no new Job starts; 1 running Job suspended'
+    })
+    t.same(
+      createdJobs(sim).sort(),
+      [jobName('job1'), jobName('job4')],
+      'job4 finished on its own; job2, waiting for job1, did not start'
+    )
+    t.match(jobRecords(sim).get('job2'), { phase: 'Pending', message: 'waiting for job1' })
+    t.equal(status(sim).phase, 'Running')
 
-  sim.edit(flowRef(), o => { specOf(o).suspend = false })
-  await sim.runUntilQuiet()
-  if (!t.equal(status(sim).phase, 'Succeeded')) t.comment(sim.timelineText())
-  t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 resumed, never created again')
-  const resumed = sim.get(jobRef) as KubeObject
-  t.equal(specOf(resumed).suspend, false)
-  t.notOk('jobhooks.io/suspended-by-jobflow' in (resumed.metadata.annotations ?? {}), 'the mark is gone')
-  t.match(condition(status(sim), 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
-  t.ok(
-    sim.timeline.some(e => e.type === 'job-suspended') && sim.timeline.some(e => e.type === 'job-resumed'),
-    'the Job controller saw both'
-  )
-})
+    sim.edit(flowRef(), o => {
+      specOf(o).suspend = false
+    })
+    await sim.runUntilQuiet()
+    if (!t.equal(status(sim).phase, 'Succeeded')) t.comment(sim.timelineText())
+    t.equal(createdJobs(sim).filter(n => n === jobName('job1')).length, 1, 'job1 resumed, never created again')
+    const resumed = sim.get(jobRef) as KubeObject
+    t.equal(specOf(resumed).suspend, false)
+    t.notOk('jobhooks.io/suspended-by-jobflow' in (resumed.metadata.annotations ?? {}), 'the mark is gone')
+    t.match(condition(status(sim), 'Suspended'), { status: 'False', reason: 'JobFlowResumed' })
+    t.ok(
+      sim.timeline.some(e => e.type === 'job-suspended') && sim.timeline.some(e => e.type === 'job-resumed'),
+      'the Job controller saw both'
+    )
+  }
+)
 
-t.test('spec.suspend on a JobFlow that finished changes nothing; a template that suspends its own Job is not resumed by the JobFlow', async t => {
-  const sim = simulator(t)
-  applyAll(sim, exampleObjects())
-  await sim.runUntilQuiet()
-  const writes = sim.timeline.length
-  sim.edit(flowRef(), o => { specOf(o).suspend = true })
-  await sim.runUntilQuiet()
-  t.equal(status(sim).phase, 'Succeeded')
-  t.equal(condition(status(sim), 'Suspended'), undefined, 'a finished JobFlow is not suspended')
-  t.notOk(sim.timeline.slice(writes).some(e => e.type === 'job-suspended'), 'no finished Job touched')
-})
+t.test(
+  'spec.suspend on a JobFlow that finished changes nothing; a template that suspends its own Job is not resumed by ' +
+    'the JobFlow',
+  async t => {
+    const sim = simulator(t)
+    applyAll(sim, exampleObjects())
+    await sim.runUntilQuiet()
+    const writes = sim.timeline.length
+    sim.edit(flowRef(), o => {
+      specOf(o).suspend = true
+    })
+    await sim.runUntilQuiet()
+    t.equal(status(sim).phase, 'Succeeded')
+    t.equal(condition(status(sim), 'Suspended'), undefined, 'a finished JobFlow is not suspended')
+    t.notOk(
+      sim.timeline.slice(writes).some(e => e.type === 'job-suspended'),
+      'no finished Job touched'
+    )
+  }
+)
 
-t.test('jobhooks.io/rerun: a sync handed the JobFlow from before the rerun\'s status write (its new Job already there) decides the same rerun, marks that Job, and keeps the flow running', async t => {
-  const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
-  applyAll(sim, exampleObjects())
-  await sim.runUntilQuiet()
-  sim.edit(flowRef(), o => { o.metadata.annotations = { 'jobhooks.io/rerun': '1' } })
-  const annotated = sim.get(flowRef()) as KubeObject
-  t.equal(annotated.metadata.annotations?.['jobhooks.io/rerun'], '1')
-  t.equal(status(sim).phase, 'Failed', 'not synced yet')
-  const rerun = await sim.reconcile(flowRef())
-  t.same(rerun.created.map(r => r.name), [jobName('job2-2')], 'the rerun creates job2\'s new attempt')
-  const written = structuredClone(status(sim))
-  await sim.advance(1)
+t.test(
+  "jobhooks.io/rerun: a sync handed the JobFlow from before the rerun's status write (its new Job already there) " +
+    'decides the same rerun, marks that Job, and keeps the flow running',
+  async t => {
+    const sim = simulator(t, 'v2', { jobs: { outcomes: { [jobName('job2')]: 'fail' } } })
+    applyAll(sim, exampleObjects())
+    await sim.runUntilQuiet()
+    sim.edit(flowRef(), o => {
+      o.metadata.annotations = { 'jobhooks.io/rerun': '1' }
+    })
+    const annotated = sim.get(flowRef()) as KubeObject
+    t.equal(annotated.metadata.annotations?.['jobhooks.io/rerun'], '1')
+    t.equal(status(sim).phase, 'Failed', 'not synced yet')
+    const rerun = await sim.reconcile(flowRef())
+    t.same(
+      rerun.created.map(r => r.name),
+      [jobName('job2-2')],
+      "the rerun creates job2's new attempt"
+    )
+    const written = structuredClone(status(sim))
+    await sim.advance(1)
 
-  sim.handOlderParent(flowRef(), annotated)
-  const stale = await sim.reconcile(flowRef())
-  t.same(stale.created, [], 'nothing created twice')
-  t.match(status(sim).rerun, { value: '1', message: 'rerunning job2, job3, job5' }, 'the same decision')
-  t.equal(status(sim).completionTime, undefined, 'still running, not finished again')
-  t.match(
-    attempts(sim, 'job2'),
-    [{ phase: 'Failed' }, { jobName: jobName('job2-2'), attempt: 2, rerun: '1' }],
-    "the adopted attempt is the rerun's"
-  )
-  t.same((status(sim).jobs as unknown[]).length, (written.jobs as unknown[]).length)
-  await sim.runUntilQuiet()
-  t.equal(status(sim).phase, 'Succeeded')
-  t.same(
-    createdJobs(sim).slice(3),
-    [jobName('job2-2'), jobName('job3-2'), jobName('job5-2')],
-    'each rerun attempt once'
-  )
-})
+    sim.handOlderParent(flowRef(), annotated)
+    const stale = await sim.reconcile(flowRef())
+    t.same(stale.created, [], 'nothing created twice')
+    t.match(status(sim).rerun, { value: '1', message: 'rerunning job2, job3, job5' }, 'the same decision')
+    t.equal(status(sim).completionTime, undefined, 'still running, not finished again')
+    t.match(
+      attempts(sim, 'job2'),
+      [{ phase: 'Failed' }, { jobName: jobName('job2-2'), attempt: 2, rerun: '1' }],
+      "the adopted attempt is the rerun's"
+    )
+    t.same((status(sim).jobs as unknown[]).length, (written.jobs as unknown[]).length)
+    await sim.runUntilQuiet()
+    t.equal(status(sim).phase, 'Succeeded')
+    t.same(
+      createdJobs(sim).slice(3),
+      [jobName('job2-2'), jobName('job3-2'), jobName('job5-2')],
+      'each rerun attempt once'
+    )
+  }
+)

@@ -26,7 +26,9 @@ const jobRef = (name = 'opj-replace'): ObjectRef => ({
 })
 const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
 
-interface Tap { teardown: (fn: () => unknown) => void }
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
 
 async function setup (
   t: Tap,
@@ -64,7 +66,10 @@ function replaceJob (
 }
 
 const pods = (sim: Simulator): KubeObject[] => livePods(sim)
-const names = (sim: Simulator): string[] => pods(sim).map(p => p.metadata.name).sort()
+const names = (sim: Simulator): string[] =>
+  pods(sim)
+    .map(p => p.metadata.name)
+    .sort()
 const status = (sim: Simulator, name = 'opj-replace'): Record<string, any> => {
   const object = sim.get(jobRef(name))
   return isRecord(object?.status) ? object.status : {}
@@ -73,33 +78,43 @@ const progressOf = (sim: Simulator, name?: string): string[] =>
   (status(sim, name).targetDetails ?? []).map((d: any) => `${d.name as string}=${d.progress as string}`)
 
 for (const version of ['v2', 'v1'] as HookVersion[]) {
-  t.test(`the walkthrough (${version}): partition 1 replaces the first target, partition 2 the other; Succeeded; never fewer than 2 Pods Ready`, async t => {
-    const { sim, kubelet, origins } = await setup(t, { version })
-    const [first, second] = origins as [string, string]
-    const guard = capacityGuard(t, sim, 2)
-    sim.apply(replaceJob([first, second], spec => { spec.partition = 1 }))
-    await kubelet.runUntil(() => status(sim).succeededPodCount === 1, 120, guard)
-    const afterOne = status(sim)
-    t.match(afterOne, { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1, failedPodCount: 0 })
-    t.same(progressOf(sim), [`${first}=Succeeded`, `${second}=Pending`], 'as the walkthrough shows')
-    const newPod = afterOne.targetDetails[0].extraInfo.NewPod as string
-    t.match(newPod, /^foo-[a-z0-9]{5}$/, 'extraInfo.NewPod names the replacement')
-    t.notOk(names(sim).includes(first), 'the origin is gone')
-    t.ok(names(sim).includes(newPod), 'the replacement runs')
-    t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
-    t.equal(sim.get(podRef(newPod))?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first)
-    t.equal(afterOne.targetDetails[1].extraInfo, undefined, 'the pending target is untouched')
-    t.notOk(sim.get(podRef(second))?.metadata.labels?.[TO_REPLACE_LABEL], 'and its Pod is not labelled')
+  t.test(
+    `the walkthrough (${version}): partition 1 replaces the first target, partition 2 the other; Succeeded; ` +
+      'never fewer than 2 Pods Ready',
+    async t => {
+      const { sim, kubelet, origins } = await setup(t, { version })
+      const [first, second] = origins as [string, string]
+      const guard = capacityGuard(t, sim, 2)
+      sim.apply(
+        replaceJob([first, second], spec => {
+          spec.partition = 1
+        })
+      )
+      await kubelet.runUntil(() => status(sim).succeededPodCount === 1, 120, guard)
+      const afterOne = status(sim)
+      t.match(afterOne, { progress: 'Processing', totalPodCount: 2, succeededPodCount: 1, failedPodCount: 0 })
+      t.same(progressOf(sim), [`${first}=Succeeded`, `${second}=Pending`], 'as the walkthrough shows')
+      const newPod = afterOne.targetDetails[0].extraInfo.NewPod as string
+      t.match(newPod, /^foo-[a-z0-9]{5}$/, 'extraInfo.NewPod names the replacement')
+      t.notOk(names(sim).includes(first), 'the origin is gone')
+      t.ok(names(sim).includes(newPod), 'the replacement runs')
+      t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
+      t.equal(sim.get(podRef(newPod))?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first)
+      t.equal(afterOne.targetDetails[1].extraInfo, undefined, 'the pending target is untouched')
+      t.notOk(sim.get(podRef(second))?.metadata.labels?.[TO_REPLACE_LABEL], 'and its Pod is not labelled')
 
-    sim.edit(jobRef(), o => { specOf(o).partition = 2 })
-    await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120, guard)
-    const done = status(sim)
-    t.match(done, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0, endTime: /Z$/ })
-    t.equal(done.targetDetails[0].extraInfo.NewPod, newPod, 'the first record is kept')
-    const secondNew = done.targetDetails[1].extraInfo.NewPod as string
-    t.same(names(sim), [newPod, secondNew].sort(), 'two Pods, both replacements')
-    await sim.runUntilQuiet()
-  })
+      sim.edit(jobRef(), o => {
+        specOf(o).partition = 2
+      })
+      await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120, guard)
+      const done = status(sim)
+      t.match(done, { progress: 'Succeeded', totalPodCount: 2, succeededPodCount: 2, failedPodCount: 0, endTime: /Z$/ })
+      t.equal(done.targetDetails[0].extraInfo.NewPod, newPod, 'the first record is kept')
+      const secondNew = done.targetDetails[1].extraInfo.NewPod as string
+      t.same(names(sim), [newPod, secondNew].sort(), 'two Pods, both replacements')
+      await sim.runUntilQuiet()
+    }
+  )
 }
 
 t.test(
@@ -128,7 +143,11 @@ t.test(
 
 t.test('a target Pod that does not exist fails with PodNotFound; the job ends Failed', async t => {
   const { sim, kubelet, origins } = await setup(t)
-  sim.apply(replaceJob(['non-exist', origins[0] as string], spec => { delete spec.partition }))
+  sim.apply(
+    replaceJob(['non-exist', origins[0] as string], spec => {
+      delete spec.partition
+    })
+  )
   await kubelet.runUntil(() => status(sim).progress === 'Failed', 120)
   t.match(status(sim), { progress: 'Failed', succeededPodCount: 1, failedPodCount: 1 })
   t.match(status(sim).targetDetails[0], { name: 'non-exist', progress: 'Failed', error: { reason: 'PodNotFound' } })
@@ -165,50 +184,67 @@ t.test('a replacement Pod is not replaced in turn: the target waits with NotAllo
   t.notOk(sim.get(podRef(newPod))?.metadata.labels?.[TO_REPLACE_LABEL], 'the replacement is not labelled')
 })
 
-t.test('deadline with partition raised step by step fails exactly the started targets, cancels their replacements; then the TTL deletes the job', async t => {
-  // Replacements never start (a bad image): every started target runs into its deadline.
-  const { sim, kubelet } = await setup(t, {
-    kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined }
-  })
-  sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => {
-    specOf(o).replicas = 3
-  })
-  await kubelet.run(10)
-  const all = pods(sim).map(p => p.metadata.name).sort()
-  t.equal(all.length, 3)
-  sim.apply(
-    replaceJob(all, spec => {
-      spec.partition = 0
-      spec.activeDeadlineSeconds = 3
-      spec.TTLSecondsAfterFinished = 5
+t.test(
+  'deadline with partition raised step by step fails exactly the started targets, cancels their replacements; then ' +
+    'the TTL deletes the job',
+  async t => {
+    // Replacements never start (a bad image): every started target runs into its deadline.
+    const { sim, kubelet } = await setup(t, {
+      kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined }
     })
-  )
-  await kubelet.run(5)
-  t.equal(status(sim).progress, 'Pending', 'partition 0: nothing started')
-  for (const partition of [1, 2]) {
-    sim.edit(jobRef(), o => { specOf(o).partition = partition })
-    await kubelet.runUntil(() => status(sim).failedPodCount === partition, 30)
-    await kubelet.run(3)
-    t.equal(status(sim).failedPodCount, partition, `partition ${partition}: ${partition} failed`)
-    t.equal(status(sim).progress, 'Processing')
-    for (const d of status(sim).targetDetails.slice(0, partition)) { t.match(d, { progress: 'Failed', error: { reason: 'DeadlineExceeded' }, extraInfo: { Released: 'true' } }) }
-    t.equal(pods(sim).length, 3, 'the cancelled replacements are gone, the origins stay')
-    t.notOk(pods(sim).some(p => p.metadata.labels?.[TO_REPLACE_LABEL] !== undefined), 'no replace request left')
+    sim.edit({ apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }, o => {
+      specOf(o).replicas = 3
+    })
+    await kubelet.run(10)
+    const all = pods(sim)
+      .map(p => p.metadata.name)
+      .sort()
+    t.equal(all.length, 3)
+    sim.apply(
+      replaceJob(all, spec => {
+        spec.partition = 0
+        spec.activeDeadlineSeconds = 3
+        spec.TTLSecondsAfterFinished = 5
+      })
+    )
+    await kubelet.run(5)
+    t.equal(status(sim).progress, 'Pending', 'partition 0: nothing started')
+    for (const partition of [1, 2]) {
+      sim.edit(jobRef(), o => {
+        specOf(o).partition = partition
+      })
+      await kubelet.runUntil(() => status(sim).failedPodCount === partition, 30)
+      await kubelet.run(3)
+      t.equal(status(sim).failedPodCount, partition, `partition ${partition}: ${partition} failed`)
+      t.equal(status(sim).progress, 'Processing')
+      for (const d of status(sim).targetDetails.slice(0, partition)) {
+        t.match(d, { progress: 'Failed', error: { reason: 'DeadlineExceeded' }, extraInfo: { Released: 'true' } })
+      }
+      t.equal(pods(sim).length, 3, 'the cancelled replacements are gone, the origins stay')
+      t.notOk(
+        pods(sim).some(p => p.metadata.labels?.[TO_REPLACE_LABEL] !== undefined),
+        'no replace request left'
+      )
+    }
+    sim.edit(jobRef(), o => {
+      specOf(o).partition = 3
+    })
+    await kubelet.runUntil(() => status(sim).progress === 'Failed', 30)
+    t.equal(status(sim).failedPodCount, 3)
+    const endedAt = sim.secondsAt(status(sim).endTime)
+    await kubelet.runUntil(() => sim.get(jobRef()) === undefined, 30)
+    t.ok(
+      sim.seconds() - endedAt >= 5 && sim.seconds() - endedAt <= 7,
+      `deleted ${sim.seconds() - endedAt}s after it ended (TTL 5s)`
+    )
+    t.same(names(sim), all, 'only the original Pods remain')
   }
-  sim.edit(jobRef(), o => { specOf(o).partition = 3 })
-  await kubelet.runUntil(() => status(sim).progress === 'Failed', 30)
-  t.equal(status(sim).failedPodCount, 3)
-  const endedAt = sim.secondsAt(status(sim).endTime)
-  await kubelet.runUntil(() => sim.get(jobRef()) === undefined, 30)
-  t.ok(
-    sim.seconds() - endedAt >= 5 && sim.seconds() - endedAt <= 7,
-    `deleted ${sim.seconds() - endedAt}s after it ended (TTL 5s)`
-  )
-  t.same(names(sim), all, 'only the original Pods remain')
-})
+)
 
 t.test('deleting the job mid-replace releases the Pod: the replacement goes, only the origin remains', async t => {
-  const { sim, kubelet, origins } = await setup(t, { kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined } })
+  const { sim, kubelet, origins } = await setup(t, {
+    kubelet: { neverStarts: p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined }
+  })
   const [target] = origins as [string]
   sim.apply(replaceJob([target]))
   await kubelet.runUntil(() => status(sim).targetDetails?.[0]?.extraInfo?.NewPod !== undefined, 30)

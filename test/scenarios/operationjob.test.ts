@@ -36,69 +36,80 @@ function status (sim: Simulator): Record<string, any> {
   return isRecord(object?.status) ? object.status : {}
 }
 
-for (const [version, transport] of [['v2', 'http'], ['v1', 'http'], ['v2', 'direct']] as Array<[HookVersion, Transport]>) {
-  t.test(`Exec over three Pods (${version}, ${transport}): exit codes 0, 1, 0, partition 2 then 3 → Failed, succeeded 2, failed 1; then the TTL deletes it`, async t => {
-    const sim = new Simulator({
-      controllers: [controllerFromManifest('operationjobs', version)],
-      ephemeral: { exits: { 'web-1': 1 } },
-      transport
-    })
-    t.teardown(async () => await sim.close())
-    for (const name of PODS) sim.apply(runningPod(name, { app: 'web' }))
-    await sim.advance(1)
-    sim.apply(operationJob(2))
-    await sim.runUntil(s => status(s).succeededPodCount + status(s).failedPodCount === 2)
-    t.match(status(sim), { progress: 'Processing', totalPodCount: 3, succeededPodCount: 1, failedPodCount: 1 })
-    t.same(
-      status(sim).targetDetails.map((d: any) => `${d.name}=${d.progress}`),
-      ['web-0=Succeeded', 'web-1=Failed', 'web-2=Pending']
-    )
-    t.match(status(sim).targetDetails[1].error, { reason: 'ExitCode', message: /exited with code 1/ })
-    t.equal(status(sim).targetDetails[1].extraInfo.Released, 'true')
-    await sim.runUntilQuiet()
-    t.equal(status(sim).progress, 'Processing', 'the third target waits for the partition')
-    t.notOk(
-      sim.timeline.some(e => e.type === 'injected' && e.object.name === 'web-2'),
-      'nothing injected into web-2 yet'
-    )
+for (const [version, transport] of [
+  ['v2', 'http'],
+  ['v1', 'http'],
+  ['v2', 'direct']
+] as Array<[HookVersion, Transport]>) {
+  t.test(
+    `Exec over three Pods (${version}, ${transport}): exit codes 0, 1, 0, partition 2 then 3 → Failed, ` +
+      'succeeded 2, failed 1; then the TTL deletes it',
+    async t => {
+      const sim = new Simulator({
+        controllers: [controllerFromManifest('operationjobs', version)],
+        ephemeral: { exits: { 'web-1': 1 } },
+        transport
+      })
+      t.teardown(async () => await sim.close())
+      for (const name of PODS) sim.apply(runningPod(name, { app: 'web' }))
+      await sim.advance(1)
+      sim.apply(operationJob(2))
+      await sim.runUntil(s => status(s).succeededPodCount + status(s).failedPodCount === 2)
+      t.match(status(sim), { progress: 'Processing', totalPodCount: 3, succeededPodCount: 1, failedPodCount: 1 })
+      t.same(
+        status(sim).targetDetails.map((d: any) => `${d.name}=${d.progress}`),
+        ['web-0=Succeeded', 'web-1=Failed', 'web-2=Pending']
+      )
+      t.match(status(sim).targetDetails[1].error, { reason: 'ExitCode', message: /exited with code 1/ })
+      t.equal(status(sim).targetDetails[1].extraInfo.Released, 'true')
+      await sim.runUntilQuiet()
+      t.equal(status(sim).progress, 'Processing', 'the third target waits for the partition')
+      t.notOk(
+        sim.timeline.some(e => e.type === 'injected' && e.object.name === 'web-2'),
+        'nothing injected into web-2 yet'
+      )
 
-    // The injected container runs the inline script through sh -c, as this job's.
-    const injected = specOf<PodSpec>(
-      sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-0' })
-    ).ephemeralContainers
-    t.match(injected, [
-      {
-        name: 'opj-check',
-        command: ['sh', '-c', 'pidof "$1"', 'check.sh', 'app'],
-        targetContainerName: 'app',
-        env: [{ name: 'OPERATIONJOB', value: 'check' }, { name: 'OPERATIONJOB_UID' }]
-      }
-    ])
+      // The injected container runs the inline script through sh -c, as this job's.
+      const injected = specOf<PodSpec>(
+        sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'web-0' })
+      ).ephemeralContainers
+      t.match(injected, [
+        {
+          name: 'opj-check',
+          command: ['sh', '-c', 'pidof "$1"', 'check.sh', 'app'],
+          targetContainerName: 'app',
+          env: [{ name: 'OPERATIONJOB', value: 'check' }, { name: 'OPERATIONJOB_UID' }]
+        }
+      ])
 
-    sim.edit(REF, o => { specOf(o).partition = 3 })
-    await sim.runUntil(s => s.get(REF) === undefined || status(s).progress === 'Failed')
-    const finished = status(sim)
-    t.match(finished, { progress: 'Failed', succeededPodCount: 2, failedPodCount: 1, totalPodCount: 3 })
-    t.same(
-      finished.targetDetails.map((d: any) => `${d.name}=${d.progress}`),
-      ['web-0=Succeeded', 'web-1=Failed', 'web-2=Succeeded']
-    )
-    const endedAt = Date.parse(finished.endTime)
+      sim.edit(REF, o => {
+        specOf(o).partition = 3
+      })
+      await sim.runUntil(s => s.get(REF) === undefined || status(s).progress === 'Failed')
+      const finished = status(sim)
+      t.match(finished, { progress: 'Failed', succeededPodCount: 2, failedPodCount: 1, totalPodCount: 3 })
+      t.same(
+        finished.targetDetails.map((d: any) => `${d.name}=${d.progress}`),
+        ['web-0=Succeeded', 'web-1=Failed', 'web-2=Succeeded']
+      )
+      const endedAt = Date.parse(finished.endTime)
 
-    await sim.runUntil(s => s.get(REF) === undefined)
-    const terminating = sim.timeline.find(e => e.type === 'terminating' && e.object.kind === 'OperationJob')
-    t.equal(terminating?.cause, 'effect', 'deleted by its own TTL effect')
-    const deleted = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'OperationJob')
-    t.equal(deleted?.cause, 'finalized', 'gone once finalize had nothing left to release')
-    t.ok(
-      sim.now().getTime() >= endedAt + 120_000 && sim.now().getTime() < endedAt + 125_000,
-      'deleted TTLSecondsAfterFinished after endTime, not later'
-    )
-    await sim.runUntilQuiet()
-    t.equal(
-      PODS.filter(name => sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name }) !== undefined).length,
-      3,
-      'the Pods stay'
-    )
-  })
+      await sim.runUntil(s => s.get(REF) === undefined)
+      const terminating = sim.timeline.find(e => e.type === 'terminating' && e.object.kind === 'OperationJob')
+      t.equal(terminating?.cause, 'effect', 'deleted by its own TTL effect')
+      const deleted = sim.timeline.find(e => e.type === 'deleted' && e.object.kind === 'OperationJob')
+      t.equal(deleted?.cause, 'finalized', 'gone once finalize had nothing left to release')
+      t.ok(
+        sim.now().getTime() >= endedAt + 120_000 && sim.now().getTime() < endedAt + 125_000,
+        'deleted TTLSecondsAfterFinished after endTime, not later'
+      )
+      await sim.runUntilQuiet()
+      t.equal(
+        PODS.filter(name => sim.get({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name }) !== undefined)
+          .length,
+        3,
+        'the Pods stay'
+      )
+    }
+  )
 }

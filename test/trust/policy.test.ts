@@ -4,7 +4,11 @@ import { decideTrust } from '../../src/trust/policy.js'
 const open = { auth: 'required' as const }
 
 t.test('with cluster credentials, no start without a credential check unless AUTH=none says so', async t => {
-  t.throws(() => decideTrust(open, true), /^refusing to start: with cluster credentials the service applies effects.*AUTH_TOKEN_FILE.*TLS_CLIENT_CA_FILE.*AUTH=none/)
+  t.throws(
+    () => decideTrust(open, true),
+    new RegExp('^refusing to start: with cluster credentials the service applies effects' +
+      '.*AUTH_TOKEN_FILE.*TLS_CLIENT_CA_FILE.*AUTH=none')
+  )
   t.same(decideTrust({ ...open, authTokenFile: '/run/token' }, true), { guarded: true })
   t.same(decideTrust({ ...open, tlsClientCaFile: '/run/ca.crt' }, true), { guarded: true })
   const none = decideTrust({ auth: 'none' }, true)
