@@ -19,7 +19,8 @@ t.test(
 )
 
 t.test(
-  'the goals: 15,000 Nodes under 2 s and 512 MiB; a burst answered 200 within 10 s or 429, a fifth served, under the limit',
+  'the goals: 15,000 Nodes under 2 s and 512 MiB; ' +
+    'a burst answered 200 within 10 s or 429, a fifth served, under the limit',
   async (t) => {
     const deployment = { nodeOptions: ['--max-old-space-size=384'], memoryLimit: 1024 * MIB }
     const result = (largest: Partial<ScaleResult['largest']>, burst: Partial<ScaleResult['burst']>): ScaleResult => ({

@@ -301,12 +301,16 @@ async function sigterm (t: Test, { name, container, url, checkout, token, grace,
   ])
   const seconds = (Date.now() - started) / 1000
   t.comment(
-    `preStop ${((signalled - started) / 1000).toFixed(1)} s, SIGTERM to exit ${((Date.now() - signalled) / 1000).toFixed(1)} s (the call in flight finished 0.5 s after SIGTERM)`
+    `preStop ${((signalled - started) / 1000).toFixed(1)} s, ` +
+      `SIGTERM to exit ${((Date.now() - signalled) / 1000).toFixed(1)} s ` +
+      '(the call in flight finished 0.5 s after SIGTERM)'
   )
   t.equal(
     code,
     0,
-    `exit code 0 after ${seconds.toFixed(1)} s (${preStop !== undefined ? `preStop ${preStop.join(' ')}, then SIGTERM` : 'SIGTERM'}), within terminationGracePeriodSeconds ${grace}`
+    `exit code 0 after ${seconds.toFixed(1)} s ` +
+      `(${preStop !== undefined ? `preStop ${preStop.join(' ')}, then SIGTERM` : 'SIGTERM'}), ` +
+      `within terminationGracePeriodSeconds ${grace}`
   )
   t.match(container.output(), /"msg":"stopped"/, 'it logged that it stopped')
 }

@@ -108,7 +108,8 @@ t.test('numbers in the rest of the request are never taken for objects of the me
 t.test('names written with escapes or beyond ASCII are built every time, correctly', async (t) => {
   const text = (phase: string): Buffer =>
     Buffer.from(
-      `{"parent":{},"related":{"Pod.v1":{"a\\\\b":{"status":{"phase":"${phase}"}},"a\\u005cb":{"status":{"phase":"${phase}2"}},"é":{"status":{"phase":"${phase}"}}}}}`
+      `{"parent":{},"related":{"Pod.v1":{"a\\\\b":{"status":{"phase":"${phase}"}},` +
+        `"a\\u005cb":{"status":{"phase":"${phase}2"}},"é":{"status":{"phase":"${phase}"}}}}}`
     )
   const first = build(text('Running'))
   t.same(

@@ -177,7 +177,9 @@ t.test('quotes and backslashes on every byte of a word, in strings of every leng
         const text = JSON.stringify({ skipped: [inner, { k: inner }], kept: inner, [inner]: 1 })
         for (const offset of OFFSETS) {
           const built = project(at(text, offset), { kept: true, [inner]: true }) as Record<string, unknown>
-          if (built.kept !== inner || built[inner] !== 1) { t.fail(`length ${length}, ${special} at ${position}, offset ${offset}`) }
+          if (built.kept !== inner || built[inner] !== 1) {
+            t.fail(`length ${length}, ${special} at ${position}, offset ${offset}`)
+          }
         }
       }
     }
@@ -275,7 +277,9 @@ t.test('every prefix of a body, and every class of malformed body, throws', asyn
   }
   for (const [what, text] of Object.entries(malformed)) {
     for (const shape of [true, {}, { a: true }, { '*': {} }] as Shape[]) {
-      for (const offset of OFFSETS) { t.throws(() => project(at(text, offset), shape), `${what} (${JSON.stringify(shape)}, layout ${offset})`) }
+      for (const offset of OFFSETS) {
+        t.throws(() => project(at(text, offset), shape), `${what} (${JSON.stringify(shape)}, layout ${offset})`)
+      }
     }
     for (const offset of OFFSETS) {
       t.throws(
@@ -345,7 +349,12 @@ t.test(
     const nodes = Array.from(
       { length: 400 },
       (_, i) =>
-        `"n${i}":{"metadata":{"name":"n${i}"},"status":{"images":[${Array.from({ length: 30 }, () => '{"names":["registry.example.com/a@sha256:' + 'f'.repeat(64) + '"],"sizeBytes":1}').join(',')}]}}`
+        `"n${i}":{"metadata":{"name":"n${i}"},"status":{"images":[` +
+          Array.from(
+            { length: 30 },
+            () => '{"names":["registry.example.com/a@sha256:' + 'f'.repeat(64) + '"],"sizeBytes":1}'
+          ).join(',') +
+          ']}}'
     )
     bodies.push(
       `{${parent},"related":{"Node.v1":{${nodes.join(',')}}}}`.replace('"sizeBytes":1}]}}}}', '"sizeBytes":1}]]}}}}')

@@ -121,7 +121,8 @@ t.test(
 
 t.test('merged shapes build what either builds', async (t) => {
   const text =
-    '{"spec":{"containers":[{"name":"a","image":"x","ports":[1]}],"nodeName":"n","other":1},"status":{"phase":"Running"}}'
+    '{"spec":{"containers":[{"name":"a","image":"x","ports":[1]}],"nodeName":"n","other":1},' +
+      '"status":{"phase":"Running"}}'
   const merged = mergeShapes(
     { spec: { containers: { name: true } } },
     { spec: { nodeName: true, containers: { image: true } } }

@@ -56,7 +56,8 @@ t.test('JobFlow: its Jobs InPlace too, nothing else', async (t) => {
   ])
   t.equal(
     updateStrategyProblem(controller(['batch/v1', 'jobs', 'RollingInPlace']), jobflow),
-    "c gives child resources update strategies the jobflow hooks' answers are not safe under, which the manifests never do: jobs.batch/v1 (RollingInPlace; safe: OnDelete, InPlace)"
+    "c gives child resources update strategies the jobflow hooks' answers are not safe under, " +
+      'which the manifests never do: jobs.batch/v1 (RollingInPlace; safe: OnDelete, InPlace)'
   )
 })
 
@@ -102,7 +103,9 @@ t.test('a kind keeps as last applied exactly the groups it lets Metacontroller u
   t.same(keptAsApplied({}), [])
   // Every group a kind declares is one it reads (its reads name the same groups).
   for (const kind of ALL_KINDS) {
-    for (const group of Object.keys(kind.childUpdates ?? {})) { t.ok(Object.hasOwn(kind.reads?.children ?? {}, group), `${kind.kind}: ${group} is a child group it reads`) }
+    for (const group of Object.keys(kind.childUpdates ?? {})) {
+      t.ok(Object.hasOwn(kind.reads?.children ?? {}, group), `${kind.kind}: ${group} is a child group it reads`)
+    }
   }
 })
 
