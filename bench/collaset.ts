@@ -389,10 +389,14 @@ export function verify (response: unknown, expected: CollaSetExpectation): void 
     throw new Error('not a sync answer: no status or children')
   }
   const names = answer.children.map((c) => c.metadata?.name ?? '').sort()
-  if (names.length !== expected.children.length) { throw new Error(`${names.length} Pods, expected ${expected.children.length}`) }
+  if (names.length !== expected.children.length) {
+    throw new Error(`${names.length} Pods, expected ${expected.children.length}`)
+  }
   const missing = expected.children.find((n, i) => names[i] !== n)
   if (missing !== undefined) throw new Error(`Pod ${missing} is missing`)
   for (const key of ['replicas', 'readyReplicas'] as const) {
-    if (status[key] !== expected[key]) { throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${expected[key]}`) }
+    if (status[key] !== expected[key]) {
+      throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${expected[key]}`)
+    }
   }
 }

@@ -119,7 +119,9 @@ function node (name: string, i: number, state: NodeState): KubeObject {
   const created = k8sTime(T0 - 86_400_000 - i * 1000)
   const heartbeat = k8sTime(T0 + 3_000_000)
   const taints: Array<Record<string, string>> = []
-  if (state === 'cordoned') { taints.push({ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: k8sTime(T0) }) }
+  if (state === 'cordoned') {
+    taints.push({ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: k8sTime(T0) })
+  }
   if (state === 'tainted') taints.push({ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' })
   if (i % 7 === 3) taints.push({ key: 'workload', value: 'batch', effect: 'NoSchedule' })
   const cidr = `10.${Math.floor(i / 250) + 64}.${i % 250}.0/24`
@@ -580,7 +582,9 @@ export function verify (response: unknown, fixture: DaemonJobFixture): void {
   const jobs = children.filter((c) => c.kind === 'Job').map((c) => c.metadata.name)
   const names = new Set(jobs)
   const { expected } = fixture
-  if (jobs.length !== expected.observedJobs + expected.toCreate.length) { problems.push(`${jobs.length} Jobs, expected ${expected.observedJobs + expected.toCreate.length}`) }
+  if (jobs.length !== expected.observedJobs + expected.toCreate.length) {
+    problems.push(`${jobs.length} Jobs, expected ${expected.observedJobs + expected.toCreate.length}`)
+  }
   for (const key of Object.keys(fixture.request.children['Job.batch/v1'] ?? {})) {
     const name = key.split('/')[1] as string
     if (!names.has(name)) problems.push(`observed Job ${name} is missing (it would be deleted)`)
@@ -588,7 +592,11 @@ export function verify (response: unknown, fixture: DaemonJobFixture): void {
   for (const name of expected.toCreate) if (!names.has(name)) problems.push(`Job ${name} is not created`)
   if (children.some((c) => c.kind !== 'Job')) problems.push('unexpected non-Job children')
   for (const key of ['phase', 'desired', 'active', 'succeeded', 'failed'] as const) {
-    if (status[key] !== expected[key]) { problems.push(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`) }
+    if (status[key] !== expected[key]) {
+      problems.push(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+    }
   }
-  if (problems.length > 0) { throw new Error(`the DaemonJob answer for ${expected.nodes} nodes is wrong: ${problems.slice(0, 10).join('; ')}`) }
+  if (problems.length > 0) {
+    throw new Error(`the DaemonJob answer for ${expected.nodes} nodes is wrong: ${problems.slice(0, 10).join('; ')}`)
+  }
 }

@@ -113,7 +113,9 @@ export function childlessStatus<T extends object> (
   }
   if (answer.children.length !== 0) throw new Error(`an ${kind} has no children, got ${answer.children.length}`)
   for (const key of keys) {
-    if (status[key] !== expected[key]) { throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`) }
+    if (status[key] !== expected[key]) {
+      throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+    }
   }
   return status
 }
@@ -385,7 +387,9 @@ export function observedFlowJob (
   jobflow = BENCH_JOBFLOW,
   namespace = BENCH_NAMESPACE
 ): KubeObject {
-  if (flow.state !== 'Succeeded' && flow.state !== 'Running') { throw new Error(`flow ${flow.name} has no Job (${flow.state})`) }
+  if (flow.state !== 'Succeeded' && flow.state !== 'Running') {
+    throw new Error(`flow ${flow.name} has no Job (${flow.state})`)
+  }
   const desired = desiredFlowJob(flow, parentUid, jobflow, namespace) as {
     metadata: { labels: Record<string, string>; annotations: Record<string, string> }
     spec: {
@@ -734,7 +738,9 @@ export function jobFlowFixture (size: number, jobflow = BENCH_JOBFLOW, namespace
   const parentUid = parent.metadata.uid as string
   const jobs: Record<string, KubeObject> = {}
   flows.forEach((flow, index) => {
-    if (flow.state === 'Succeeded' || flow.state === 'Running') { jobs[`${namespace}/${flow.jobName}`] = observedFlowJob(flow, index, parentUid, jobflow, namespace) }
+    if (flow.state === 'Succeeded' || flow.state === 'Running') {
+      jobs[`${namespace}/${flow.jobName}`] = observedFlowJob(flow, index, parentUid, jobflow, namespace)
+    }
   })
   const count = (state: FixtureFlowState): number => flows.filter((f) => f.state === state).length
   const lastEvent = Math.max(...flows.map((f, i) => jobTimes(f, i).finished ?? jobTimes(f, i).started))

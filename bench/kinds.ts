@@ -132,7 +132,10 @@ export interface KindRow {
    * shown beside the steady state, judged by no goal. Absent when not measured.
    */
   coldP50?: number
-  /** The median of CHANGED_SYNCS syncs each finding a tenth of the objects changed since the last. Absent when not measured. */
+  /**
+   * The median of CHANGED_SYNCS syncs each finding a tenth of the objects changed since the last. Absent when not
+   * measured.
+   */
   changedP50?: number
 }
 
@@ -318,7 +321,10 @@ function changedShare (request: unknown): unknown {
   return copy
 }
 
-/** One sync (of the variant, when `variant`), timed by the client's worker; its answer must be the checked one, byte for byte. */
+/**
+ * One sync (of the variant, when `variant`), timed by the client's worker; its answer must be the checked one, byte for
+ * byte.
+ */
 async function sync (c: KindCase, t: Target, variant = false): Promise<number> {
   const { ms, same } = await t.poster.sync(variant)
   if (!same) throw new Error(`${c.kind} at ${t.size} ${c.unit}: two identical requests got different answers`)
@@ -402,7 +408,10 @@ export async function benchKinds (
 
 let deploymentMemo: number | undefined
 
-/** The memo's limit in a process started with the Deployment's Node options (memoLimitFor its heap limit), asked of such a process once. */
+/**
+ * The memo's limit in a process started with the Deployment's Node options (memoLimitFor its heap limit), asked of such
+ * a process once.
+ */
 export function deploymentMemoLimit (): number {
   if (deploymentMemo === undefined) {
     const heapLimit = execFileSync(
@@ -421,7 +430,8 @@ function mib (bytes: number): string {
 
 export function kindTable (rows: readonly KindRow[]): string {
   const lines = [
-    '| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | a tenth changed p50 ms | first sync p50 ms | JSON.parse ms | ÷ sync p50 | ÷ a tenth changed | ÷ first sync |',
+    '| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | a tenth changed p50 ms | first sync ' +
+      'p50 ms | JSON.parse ms | ÷ sync p50 | ÷ a tenth changed | ÷ first sync |',
     '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   const beside = (ms: number | undefined, parseMs: number): [string, string] =>
@@ -430,7 +440,9 @@ export function kindTable (rows: readonly KindRow[]): string {
     const cold = beside(r.coldP50, r.parseMs)
     const changed = beside(r.changedP50, r.parseMs)
     lines.push(
-      `| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${changed[0]} | ${cold[0]} | ${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} | ${changed[1]} | ${cold[1]} |`
+      `| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ` +
+        `${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${changed[0]} | ${cold[0]} | ` +
+        `${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} | ${changed[1]} | ${cold[1]} |`
     )
   }
   return lines.join('\n')
@@ -444,11 +456,14 @@ export function kindGoals (rows: readonly KindRow[]): string[] {
     const large = mine.at(-1)
     if (small === undefined || large === undefined) continue
     lines.push(
-      `- ${large.p99 < P99_GOAL_MS ? 'PASS' : 'FAIL'}: ${kind} p99 of one sync at ${large.size.toLocaleString('en')} ${large.unit} = ${large.p99.toFixed(1)} ms (goal < ${P99_GOAL_MS} ms)`
+      `- ${large.p99 < P99_GOAL_MS ? 'PASS' : 'FAIL'}: ${kind} p99 of one sync at ${large.size.toLocaleString('en')} ` +
+        `${large.unit} = ${large.p99.toFixed(1)} ms (goal < ${P99_GOAL_MS} ms)`
     )
     const ratio = large.parseMs / large.p50
     lines.push(
-      `- ${ratio >= PARSE_RATIO_GOAL ? 'PASS' : 'FAIL'}: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a whole sync is ${ratio.toFixed(2)}× as fast as JSON.parse of its body (${large.p50.toFixed(1)} ms against ${large.parseMs.toFixed(1)} ms; goal ≥ ${PARSE_RATIO_GOAL}×)`
+      `- ${ratio >= PARSE_RATIO_GOAL ? 'PASS' : 'FAIL'}: ${kind} at ${large.size.toLocaleString('en')} ` +
+        `${large.unit}: a whole sync is ${ratio.toFixed(2)}× as fast as JSON.parse of its body ` +
+        `(${large.p50.toFixed(1)} ms against ${large.parseMs.toFixed(1)} ms; goal ≥ ${PARSE_RATIO_GOAL}×)`
     )
     // The goals judge the steady state (every object as the last sync saw it: a resync). A first
     // sync, with nothing remembered (after the service starts, or when every object changed),
@@ -456,12 +471,16 @@ export function kindGoals (rows: readonly KindRow[]): string[] {
     // of building what the hooks read.
     if (large.changedP50 !== undefined) {
       lines.push(
-        `- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a sync finding a tenth of its objects changed since the last takes ${large.changedP50.toFixed(1)} ms (JSON.parse ÷ that sync = ${(large.parseMs / large.changedP50).toFixed(2)}×)`
+        `- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a sync finding a tenth of its objects ` +
+          `changed since the last takes ${large.changedP50.toFixed(1)} ms (JSON.parse ÷ that sync = ` +
+          `${(large.parseMs / large.changedP50).toFixed(2)}×)`
       )
     }
     if (large.coldP50 !== undefined) {
       lines.push(
-        `- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a first sync, nothing remembered, takes ${large.coldP50.toFixed(1)} ms (JSON.parse ÷ first sync = ${(large.parseMs / large.coldP50).toFixed(2)}×)`
+        `- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a first sync, nothing remembered, ` +
+          `takes ${large.coldP50.toFixed(1)} ms (JSON.parse ÷ first sync = ` +
+          `${(large.parseMs / large.coldP50).toFixed(2)}×)`
       )
     }
     if (small !== large) {
@@ -470,7 +489,10 @@ export function kindGoals (rows: readonly KindRow[]): string[] {
       const parseGrowth = large.parseMs / small.parseMs
       const ceiling = Math.max(inputs * GROWTH_SLACK, parseGrowth)
       lines.push(
-        `- ${growth <= ceiling ? 'PASS' : 'FAIL'}: ${kind} p50 grows ${growth.toFixed(2)}× (${large.p50.toFixed(1)} ÷ ${small.p50.toFixed(1)} ms) for ${inputs}× the ${large.unit}; JSON.parse of the same bodies grows ${parseGrowth.toFixed(2)}× (goal ≤ ${(inputs * GROWTH_SLACK).toFixed(0)}× or ≤ JSON.parse's growth: no faster than the input)`
+        `- ${growth <= ceiling ? 'PASS' : 'FAIL'}: ${kind} p50 grows ${growth.toFixed(2)}× (${large.p50.toFixed(1)} ` +
+          `÷ ${small.p50.toFixed(1)} ms) for ${inputs}× the ${large.unit}; JSON.parse of the same bodies grows ` +
+          `${parseGrowth.toFixed(2)}× (goal ≤ ${(inputs * GROWTH_SLACK).toFixed(0)}× or ≤ JSON.parse's growth: no ` +
+          'faster than the input)'
       )
     }
   }

@@ -178,7 +178,9 @@ export function operationJobFixture (size: number): OperationJobFixture {
     const extraInfo: Record<string, string> = { ContainerName: CONTAINER, PodUID: p.metadata.uid as string }
     const startTime = k8sTime(T0 + i * 100)
     if (state === 'processing') return { name, progress: 'Processing', startTime, extraInfo }
-    if (state === 'succeeded') { return { name, progress: 'Succeeded', startTime, endTime: k8sTime(T0 + i * 100 + 5000), extraInfo } }
+    if (state === 'succeeded') {
+      return { name, progress: 'Succeeded', startTime, endTime: k8sTime(T0 + i * 100 + 5000), extraInfo }
+    }
     return {
       name,
       progress: 'Failed',
@@ -285,9 +287,13 @@ export function verify (response: unknown, expected: OperationJobExpectation): v
     'failedPodCount',
   ] as const)
   const details = Array.isArray(status.targetDetails) ? (status.targetDetails as Array<{ progress?: string }>) : []
-  if (details.length !== expected.totalPodCount) { throw new Error(`status.targetDetails has ${details.length} entries, expected ${expected.totalPodCount}`) }
+  if (details.length !== expected.totalPodCount) {
+    throw new Error(`status.targetDetails has ${details.length} entries, expected ${expected.totalPodCount}`)
+  }
   const processing = details.filter((d) => d.progress === 'Processing').length
   const pending = details.filter((d) => d.progress === 'Pending').length
-  if (processing !== expected.processing) { throw new Error(`${processing} targets are Processing, expected ${expected.processing}`) }
+  if (processing !== expected.processing) {
+    throw new Error(`${processing} targets are Processing, expected ${expected.processing}`)
+  }
   if (pending !== expected.pending) throw new Error(`${pending} targets are Pending, expected ${expected.pending}`)
 }

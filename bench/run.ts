@@ -72,7 +72,9 @@ function positiveNumber (name: string, fallback: number): number {
   const raw = process.env[name]
   if (raw === undefined || raw === '') return fallback
   const value = Number(raw)
-  if (!Number.isFinite(value) || value <= 0) { throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`) }
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`)
+  }
   return value
 }
 
@@ -162,10 +164,14 @@ async function verify (hookUrl: string, echoUrl: string, c: Case): Promise<void>
     answer.children.filter((ch) => ch.kind === 'Job' && ch.apiVersion === 'batch/v1').map((ch) => ch.metadata.name)
   )
   const dropped = c.observedJobNames.filter((name) => !returned.has(name))
-  if (dropped.length > 0) { fail(c, `the hook would delete ${dropped.length} Jobs, e.g. ${dropped.slice(0, 3).join(', ')}`) }
+  if (dropped.length > 0) {
+    fail(c, `the hook would delete ${dropped.length} Jobs, e.g. ${dropped.slice(0, 3).join(', ')}`)
+  }
   const created = returned.size - c.observedJobNames.length
   if (created !== expected.toCreate) fail(c, `the hook creates ${created} Jobs, want ${expected.toCreate}`)
-  if (answer.children.length !== returned.size) { fail(c, `${answer.children.length - returned.size} children that are not Jobs`) }
+  if (answer.children.length !== returned.size) {
+    fail(c, `${answer.children.length - returned.size} children that are not Jobs`)
+  }
   const records = status.jobs ?? []
   if (records.length !== expected.flows) fail(c, `status.jobs has ${records.length} records, want ${expected.flows}`)
   const want = {
@@ -190,7 +196,9 @@ async function verify (hookUrl: string, echoUrl: string, c: Case): Promise<void>
 /** Every GC pause of the main thread, to attribute to the slice it fell in. */
 const gcPauses: Array<{ start: number; end: number }> = []
 const gcObserver = new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) { gcPauses.push({ start: entry.startTime, end: entry.startTime + entry.duration }) }
+  for (const entry of list.getEntries()) {
+    gcPauses.push({ start: entry.startTime, end: entry.startTime + entry.duration })
+  }
 })
 
 async function load (
@@ -392,12 +400,15 @@ interface Row {
 
 function table (rows: Row[]): string {
   const lines = [
-    '| jobs | hook req/s | hook p50 ms | hook p99 ms | echo req/s | echo p50 ms | echo p99 ms | ratio | request body | hook response |',
+    '| jobs | hook req/s | hook p50 ms | hook p99 ms | echo req/s | echo p50 ms | echo p99 ms | ratio | request body ' +
+      '| hook response |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const { c, hook, echo } of rows) {
     lines.push(
-      `| ${c.jobs} | ${fixed(hook.reqPerSec, 1)} | ${ms(hook.p50)} | ${ms(hook.p99)} | ${fixed(echo.reqPerSec, 1)} | ${ms(echo.p50)} | ${ms(echo.p99)} | ${fixed(hook.reqPerSec / echo.reqPerSec, 2)} | ${size(c.bodyBytes)} | ${size(c.hookResponseBytes)} |`
+      `| ${c.jobs} | ${fixed(hook.reqPerSec, 1)} | ${ms(hook.p50)} | ${ms(hook.p99)} | ${fixed(echo.reqPerSec, 1)} | ` +
+        `${ms(echo.p50)} | ${ms(echo.p99)} | ${fixed(hook.reqPerSec / echo.reqPerSec, 2)} | ${size(c.bodyBytes)} | ` +
+        `${size(c.hookResponseBytes)} |`
     )
   }
   return lines.join('\n')
@@ -405,12 +416,14 @@ function table (rows: Row[]): string {
 
 function serverTable (rows: Row[]): string {
   const lines = [
-    '| jobs | hook ms/req (1 ÷ req/s) | hook busy ms/req | hook GC ms/req | echo ms/req (1 ÷ req/s) | echo busy ms/req | echo GC ms/req |',
+    '| jobs | hook ms/req (1 ÷ req/s) | hook busy ms/req | hook GC ms/req | echo ms/req (1 ÷ req/s) | echo busy ' +
+      'ms/req | echo GC ms/req |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const { c, hook, echo } of rows) {
     lines.push(
-      `| ${c.jobs} | ${ms(hook.perRequestMs)} | ${ms(hook.busyPerRequestMs)} | ${ms(hook.gcPerRequestMs)} | ${ms(echo.perRequestMs)} | ${ms(echo.busyPerRequestMs)} | ${ms(echo.gcPerRequestMs)} |`
+      `| ${c.jobs} | ${ms(hook.perRequestMs)} | ${ms(hook.busyPerRequestMs)} | ${ms(hook.gcPerRequestMs)} | ` +
+        `${ms(echo.perRequestMs)} | ${ms(echo.busyPerRequestMs)} | ${ms(echo.gcPerRequestMs)} |`
     )
   }
   return lines.join('\n')
@@ -418,12 +431,14 @@ function serverTable (rows: Row[]): string {
 
 function breakdownTable (rows: Breakdown[]): string {
   const lines = [
-    '| jobs | JSON.parse body | syncJobFlow | JSON.stringify hook response | JSON.stringify body (echo) | inject hook route | inject echo route |',
+    '| jobs | JSON.parse body | syncJobFlow | JSON.stringify hook response | JSON.stringify body (echo) | inject ' +
+      'hook route | inject echo route |',
     '| ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
   for (const b of rows) {
     lines.push(
-      `| ${b.jobs} | ${ms(b.parse)} | ${ms(b.sync)} | ${ms(b.stringifyResponse)} | ${ms(b.stringifyEcho)} | ${ms(b.injectHook)} | ${ms(b.injectEcho)} |`
+      `| ${b.jobs} | ${ms(b.parse)} | ${ms(b.sync)} | ${ms(b.stringifyResponse)} | ${ms(b.stringifyEcho)} | ` +
+        `${ms(b.injectHook)} | ${ms(b.injectEcho)} |`
     )
   }
   return lines.join('\n')
@@ -448,13 +463,18 @@ function goals (rows: Row[]): string[] {
     // connections and is recorded in whole milliseconds, so it is shown only for comparison.
     const factor = big.hook.perRequestMs / mid.hook.perRequestMs
     lines.push(
-      `- ${factor <= 12 ? 'PASS' : 'FAIL'}: time per hook request, measured as 1 ÷ req/s, at 1,000 Jobs = ${ms(big.hook.perRequestMs)} ms = ${fixed(factor, 2)}× the ${ms(mid.hook.perRequestMs)} ms at 100 Jobs (goal ≤ 12×)`
+      `- ${factor <= 12 ? 'PASS' : 'FAIL'}: time per hook request, measured as 1 ÷ req/s, at 1,000 Jobs = ` +
+        `${ms(big.hook.perRequestMs)} ms = ${fixed(factor, 2)}× the ${ms(mid.hook.perRequestMs)} ms at 100 Jobs ` +
+        '(goal ≤ 12×)'
     )
     lines.push(
-      `  - for comparison: by p50 latency ${fixed(big.hook.p50 / mid.hook.p50, 2)}× (${ms(big.hook.p50)} ÷ ${ms(mid.hook.p50)} ms); ` +
-        `by main-thread busy time ${fixed(big.hook.busyPerRequestMs / mid.hook.busyPerRequestMs, 2)}×, of which GC ${ms(big.hook.gcPerRequestMs)} vs ${ms(mid.hook.gcPerRequestMs)} ms/req, ` +
+      `  - for comparison: by p50 latency ${fixed(big.hook.p50 / mid.hook.p50, 2)}× (${ms(big.hook.p50)} ÷ ` +
+        `${ms(mid.hook.p50)} ms); ` +
+        `by main-thread busy time ${fixed(big.hook.busyPerRequestMs / mid.hook.busyPerRequestMs, 2)}×, of which GC ` +
+        `${ms(big.hook.gcPerRequestMs)} vs ${ms(mid.hook.gcPerRequestMs)} ms/req, ` +
         `busy time without GC ${fixed((big.hook.busyPerRequestMs - big.hook.gcPerRequestMs) / (mid.hook.busyPerRequestMs - mid.hook.gcPerRequestMs), 2)}×; ` +
-        `echo by 1 ÷ req/s ${fixed(big.echo.perRequestMs / mid.echo.perRequestMs, 2)}×; request bodies grow ${fixed(big.c.bodyBytes / mid.c.bodyBytes, 2)}×`
+        `echo by 1 ÷ req/s ${fixed(big.echo.perRequestMs / mid.echo.perRequestMs, 2)}×; request bodies grow ` +
+        `${fixed(big.c.bodyBytes / mid.c.bodyBytes, 2)}×`
     )
   } else {
     lines.push('- SKIP: scaling goal (needs the 100- and 1,000-Job cases)')
@@ -467,7 +487,9 @@ async function main (): Promise<void> {
   if (kindSizes === undefined || kindSizes.length > 0) {
     const cases = kindCases()
     console.log(
-      `\n# ${cases.map((c) => c.kind).join(', ')}: one sync at a time over HTTP, about ${duration} s per kind and size, the memo of built objects ${(deploymentMemoLimit() / 1024 / 1024).toFixed(0)} MiB (as large as the Deployment's process has it)\n`
+      `\n# ${cases.map((c) => c.kind).join(', ')}: one sync at a time over HTTP, about ${duration} s per kind and ` +
+        `size, the memo of built objects ${(deploymentMemoLimit() / 1024 / 1024).toFixed(0)} MiB (as large as the ` +
+        'Deployment\'s process has it)\n'
     )
     const rows = await benchKinds(kindSizes, duration, cases)
     console.log(kindTable(rows))
@@ -477,17 +499,23 @@ async function main (): Promise<void> {
   if (parents) await benchParents()
   if (scale) {
     console.log(
-      `\n# The largest cluster and a burst: DaemonJob at ${LARGEST_NODES.toLocaleString('en')} Nodes, and ${BURST_CALLS} syncs of ${BURST_NODES.toLocaleString('en')} Nodes at once, against the service as the Deployment runs it\n`
+      `\n# The largest cluster and a burst: DaemonJob at ${LARGEST_NODES.toLocaleString('en')} Nodes, and ` +
+        `${BURST_CALLS} syncs of ${BURST_NODES.toLocaleString('en')} Nodes at once, against the service as the ` +
+        'Deployment runs it\n'
     )
     console.log(scaleReport(await benchScale()))
   }
 }
 
-/** The memo's hit rate over PARENTS parents of each kind, of 100 objects each (what every fixture allows), synced in turn twice. */
+/**
+ * The memo's hit rate over PARENTS parents of each kind, of 100 objects each (what every fixture allows), synced in
+ * turn twice.
+ */
 async function benchParents (): Promise<void> {
   const memo = deploymentMemoLimit()
   console.log(
-    `\n# The memo over ${PARENTS} parents of each kind, synced in turn, then again (memo ${(memo / 1024 / 1024).toFixed(0)} MiB)\n`
+    `\n# The memo over ${PARENTS} parents of each kind, synced in turn, then again (memo ` +
+      `${(memo / 1024 / 1024).toFixed(0)} MiB)\n`
   )
   const rows = await memoHitRates(() => 100, PARENTS, kindCases(), memo)
   console.log(hitRateTable(rows))
@@ -499,13 +527,17 @@ async function benchParents (): Promise<void> {
 function kindCases (): readonly KindCase[] {
   if (kindNames.length === 0) return CASES
   const unknown = kindNames.filter((name) => !CASES.some((c) => c.kind.toLowerCase() === name))
-  if (unknown.length > 0) { throw new Error(`BENCH_KINDS: no kind ${unknown.join(', ')} (kinds: ${CASES.map((c) => c.kind).join(', ')})`) }
+  if (unknown.length > 0) {
+    throw new Error(`BENCH_KINDS: no kind ${unknown.join(', ')} (kinds: ${CASES.map((c) => c.kind).join(', ')})`)
+  }
   return CASES.filter((c) => kindNames.includes(c.kind.toLowerCase()))
 }
 
 async function benchJobFlow (): Promise<void> {
   for (const jobs of sizes) {
-    if (!Number.isInteger(jobs) || jobs < 2) { throw new Error(`BENCH_SIZES: ${jobs} is not a JobFlow size (an integer ≥ 2)`) }
+    if (!Number.isInteger(jobs) || jobs < 2) {
+      throw new Error(`BENCH_SIZES: ${jobs} is not a JobFlow size (an integer ≥ 2)`)
+    }
   }
   const cases: Case[] = []
   let now = new Date(0)
@@ -534,15 +566,18 @@ async function benchJobFlow (): Promise<void> {
     }
     console.log(`# jobhooks benchmark: POST ${HOOK_PATH} vs POST ${ECHO_PATH}`)
     console.log(
-      `node ${process.version}; autocannon ${connections} connections, pipelining 1, ${inlineClient ? 'on the main thread' : 'in a worker thread'}; ` +
-        `about ${duration} s per route and size in ${rounds} interleaved slices of about ${fixed(slice, 2)} s, after ${fixed(warmup, 1)} s warm-up\n`
+      `node ${process.version}; autocannon ${connections} connections, pipelining 1, ` +
+        `${inlineClient ? 'on the main thread' : 'in a worker thread'}; ` +
+        `about ${duration} s per route and size in ${rounds} interleaved slices of about ${fixed(slice, 2)} s, after ` +
+        `${fixed(warmup, 1)} s warm-up\n`
     )
 
     for (const c of cases) {
       await verify(urls.hook.replace(HOOK_PATH, ''), urls.echo.replace(ECHO_PATH, ''), c)
       const e = c.expected
       console.log(
-        `${c.jobs} jobs: body ${size(c.bodyBytes)}; ${e.observedJobs} observed Jobs (${e.succeeded} succeeded, ${e.running} running), ${e.toCreate} to create, ${e.waiting} waiting; hook and echo answers verified`
+        `${c.jobs} jobs: body ${size(c.bodyBytes)}; ${e.observedJobs} observed Jobs (${e.succeeded} succeeded, ` +
+          `${e.running} running), ${e.toCreate} to create, ${e.waiting} waiting; hook and echo answers verified`
       )
     }
     for (const c of cases) {
@@ -555,14 +590,17 @@ async function benchJobFlow (): Promise<void> {
     for (let round = 0; round < rounds; round++) {
       const order: Route[] = round % 2 === 0 ? ['hook', 'echo'] : ['echo', 'hook']
       for (const c of cases) {
-        for (const route of order) { c.slices[route].push(await measureSlice(urls[route], c.body, c.amount[route], `${route} ${c.jobs}`)) }
+        for (const route of order) {
+          c.slices[route].push(await measureSlice(urls[route], c.body, c.amount[route], `${route} ${c.jobs}`))
+        }
       }
       console.log(
         `round ${round + 1}/${rounds}: ` +
           cases
             .map(
               (c) =>
-                `${c.jobs} jobs hook ${fixed(rate(c.slices.hook.at(-1)?.result), 1)} / echo ${fixed(rate(c.slices.echo.at(-1)?.result), 1)} req/s`
+                `${c.jobs} jobs hook ${fixed(rate(c.slices.hook.at(-1)?.result), 1)} / echo ` +
+                  `${fixed(rate(c.slices.echo.at(-1)?.result), 1)} req/s`
             )
             .join('; ')
       )
@@ -575,7 +613,8 @@ async function benchJobFlow (): Promise<void> {
     )
     gcObserver.disconnect()
     console.log(
-      "\nThe servers' thread per request (busy = event-loop active time, GC = pauses; both routes share the thread, each slice is one route):\n"
+      "\nThe servers' thread per request (busy = event-loop active time, GC = pauses; both routes share the thread, " +
+        'each slice is one route):\n'
     )
     console.log(serverTable(rows))
     console.log('\nGoals:')

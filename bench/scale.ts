@@ -93,7 +93,9 @@ interface Call {
   body: Buffer
 }
 
-/** One POST on a connection of its own; resolves with the answer, even when the server answers before the body is sent. */
+/**
+ * One POST on a connection of its own; resolves with the answer, even when the server answers before the body is sent.
+ */
 async function post (port: number, body: Buffer): Promise<Call> {
   const start = performance.now()
   return await new Promise<Call>((resolve, reject) => {
@@ -159,7 +161,9 @@ async function timeLargest (deployment: Deployment): Promise<ScaleResult['larges
     const times: number[] = []
     for (let i = 0; i < LARGEST_SYNCS; i++) {
       const call = await post(served.port, body)
-      if (call.status !== 200 || !call.body.equals(first.body)) { throw new Error(`sync ${i + 2} answered HTTP ${call.status}, not the first answer`) }
+      if (call.status !== 200 || !call.body.equals(first.body)) {
+        throw new Error(`sync ${i + 2} answered HTTP ${call.status}, not the first answer`)
+      }
       times.push(call.ms)
     }
     times.sort((a, b) => a - b)
@@ -205,18 +209,29 @@ const mib = (bytes: number): string => `${(bytes / MIB).toFixed(0)} MiB`
 export function scaleReport ({ largest, burst, deployment }: ScaleResult): string {
   const served = burst.served / burst.calls
   return [
-    `Service process: node ${deployment.nodeOptions.join(' ')}; the Deployment's memory limit ${mib(deployment.memoryLimit)}.`,
+    `Service process: node ${deployment.nodeOptions.join(' ')}; the Deployment's memory limit ` +
+      `${mib(deployment.memoryLimit)}.`,
     '',
     '| case | request body | result | p50 ms | p99 / slowest ms | peak resident |',
     '| --- | ---: | --- | ---: | ---: | ---: |',
-    `| DaemonJob, ${largest.nodes.toLocaleString('en')} Nodes, ${LARGEST_SYNCS} syncs in a row | ${mib(largest.bodyBytes)} | every answer 200 | ${largest.p50.toFixed(0)} | ${largest.p99.toFixed(0)} | ${mib(largest.peak)} |`,
-    `| burst: ${burst.calls} syncs of ${burst.nodes.toLocaleString('en')} Nodes at once | ${mib(burst.bodyBytes)} each | ${burst.served} served, ${burst.shed} shed, ${burst.other} other | | served ${burst.slowestServedMs.toFixed(0)}, shed ${burst.slowestShedMs.toFixed(0)} | ${mib(burst.peak)} |`,
+    `| DaemonJob, ${largest.nodes.toLocaleString('en')} Nodes, ${LARGEST_SYNCS} syncs in a row | ` +
+      `${mib(largest.bodyBytes)} | every answer 200 | ${largest.p50.toFixed(0)} | ${largest.p99.toFixed(0)} | ` +
+      `${mib(largest.peak)} |`,
+    `| burst: ${burst.calls} syncs of ${burst.nodes.toLocaleString('en')} Nodes at once | ${mib(burst.bodyBytes)} ` +
+      `each | ${burst.served} served, ${burst.shed} shed, ${burst.other} other | | served ` +
+      `${burst.slowestServedMs.toFixed(0)}, shed ${burst.slowestShedMs.toFixed(0)} | ${mib(burst.peak)} |`,
     '',
     'Goals:',
-    `- ${largest.p99 < LARGEST_P99_GOAL_MS ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} Nodes, p99 ${largest.p99.toFixed(0)} ms (goal < ${LARGEST_P99_GOAL_MS} ms)`,
-    `- ${largest.peak < LARGEST_MEMORY_GOAL ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} Nodes, peak resident ${mib(largest.peak)} (goal < ${mib(LARGEST_MEMORY_GOAL)})`,
-    `- ${burst.other === 0 && burst.slowestServedMs < HOOK_TIMEOUT_MS ? 'PASS' : 'FAIL'}: burst, every call answered 200 within ${HOOK_TIMEOUT_MS / 1000} s (slowest ${burst.slowestServedMs.toFixed(0)} ms) or shed with 429 (${burst.other} otherwise)`,
-    `- ${served >= BURST_SERVED_GOAL ? 'PASS' : 'FAIL'}: burst, ${burst.served} of ${burst.calls} served (goal ≥ ${Math.ceil(BURST_SERVED_GOAL * burst.calls)})`,
-    `- ${burst.peak < deployment.memoryLimit ? 'PASS' : 'FAIL'}: burst, peak resident ${mib(burst.peak)} (goal < the Deployment's ${mib(deployment.memoryLimit)})`,
+    `- ${largest.p99 < LARGEST_P99_GOAL_MS ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} ` +
+      `Nodes, p99 ${largest.p99.toFixed(0)} ms (goal < ${LARGEST_P99_GOAL_MS} ms)`,
+    `- ${largest.peak < LARGEST_MEMORY_GOAL ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} ` +
+      `Nodes, peak resident ${mib(largest.peak)} (goal < ${mib(LARGEST_MEMORY_GOAL)})`,
+    `- ${burst.other === 0 && burst.slowestServedMs < HOOK_TIMEOUT_MS ? 'PASS' : 'FAIL'}: burst, every call answered ` +
+      `200 within ${HOOK_TIMEOUT_MS / 1000} s (slowest ${burst.slowestServedMs.toFixed(0)} ms) or shed with 429 ` +
+      `(${burst.other} otherwise)`,
+    `- ${served >= BURST_SERVED_GOAL ? 'PASS' : 'FAIL'}: burst, ${burst.served} of ${burst.calls} served (goal ≥ ` +
+      `${Math.ceil(BURST_SERVED_GOAL * burst.calls)})`,
+    `- ${burst.peak < deployment.memoryLimit ? 'PASS' : 'FAIL'}: burst, peak resident ${mib(burst.peak)} (goal < the ` +
+      `Deployment's ${mib(deployment.memoryLimit)})`,
   ].join('\n')
 }
