@@ -78,7 +78,8 @@ t.test('helm lint --strict passes, with the defaults and with every optional par
 })
 
 t.test(
-  'with default values the chart renders the objects of kubectl kustomize manifests, but for the differences on purpose',
+  'with default values the chart renders the objects of kubectl kustomize manifests, but for the differences on ' +
+    'purpose',
   async (t) => {
     const chart = byKey(defaults)
     const manifests = byKey(kustomize)

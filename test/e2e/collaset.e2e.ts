@@ -175,7 +175,8 @@ t.test(
       (e) => e.fields[0] === old && (e.type === 'DELETED' || (e.fields[2] ?? '') !== '')
     )
     t.comment(
-      `foo's Pods, every change (name|Ready|deletionTimestamp):\n${events.map((e) => `${e.type} ${e.fields.join('|')}`).join('\n')}`
+      'foo\'s Pods, every change ' +
+        `(name|Ready|deletionTimestamp):\n${events.map((e) => `${e.type} ${e.fields.join('|')}`).join('\n')}`
     )
     t.ok(freshReady >= 0 && oldGoing > freshReady, `${fresh} was Ready before ${old} started to go`)
     const seen = await watch.stop()

@@ -49,7 +49,8 @@ const finished = (status: any): boolean => ['Succeeded', 'Failed', 'Invalid'].in
 
 /** `phase desired/active/succeeded/failed`, the part of a status the samples follow. */
 const counts = (status: any): string =>
-  `${String(status?.phase)} ${String(status?.desired)}/${String(status?.active)}/${String(status?.succeeded)}/${String(status?.failed)}`
+  `${String(status?.phase)} ` +
+    `${String(status?.desired)}/${String(status?.active)}/${String(status?.succeeded)}/${String(status?.failed)}`
 
 /**
  * Samples the DaemonJob's status about four times a second until `stop()`: the distinct

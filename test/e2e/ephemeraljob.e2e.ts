@@ -18,7 +18,9 @@ const { cluster, namespace, getJson } = await startScenarios(t)
 const JOB = 'hello-world-ephemeral-job'
 const PODS = ['helloworld-a', 'helloworld-b', 'helloworld-no-work-c', 'helloworld-no-work-d']
 
-/** The first story's EphemeralJob from manifests/examples/ephemeraljob-batch.yaml, with `mutate` applied to its spec. */
+/**
+ * The first story's EphemeralJob from manifests/examples/ephemeraljob-batch.yaml, with `mutate` applied to its spec.
+ */
 function storyJob (mutate: (spec: any) => void = () => {}): any {
   const doc = parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', 'ephemeraljob-batch.yaml'), 'utf8'))
     .map((d) => d.toJS())

@@ -24,7 +24,10 @@ const ownCluster = cluster.nodeName !== undefined
 
 /** How long an example may take to keep its promise once its commands ran (the slowest takes about a minute). */
 const PROMISE_TIMEOUT_MS = 240_000
-/** The longest `kubectl wait` the tier lets a header's wait run, in seconds (the headers allow up to 10m for a real cluster). */
+/**
+ * The longest `kubectl wait` the tier lets a header's wait run, in seconds (the headers allow up to 10m for a real
+ * cluster).
+ */
 const WAIT_CAP_SECONDS = 180
 /** How long a kept promise must still hold afterwards: a `Running` that was only passing by would show. */
 const HOLDS_FOR_MS = 5_000
@@ -209,7 +212,8 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
     )
   } catch (error) {
     t.fail(
-      `${promise.file} does not keep its promise: ${last.problems.join('; ')} (${error instanceof Error ? error.message : String(error)})`
+      `${promise.file} does not keep its promise: ${last.problems.join('; ')} ` +
+        `(${error instanceof Error ? error.message : String(error)})`
     )
     await describe(t, promise, ns)
     return
@@ -240,7 +244,8 @@ const promises = examplePromises()
 t.jobs = promises.length
 for (const promise of promises) {
   t.test(
-    `${promise.file}: ${promise.commands.filter((c) => !c.startsWith('npm ')).length} commands as printed, then kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
+    `${promise.file}: ${promise.commands.filter((c) => !c.startsWith('npm ')).length} commands as printed, then ` +
+      `kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
     async (t) => {
       await keepsItsPromise(t, promise)
     }

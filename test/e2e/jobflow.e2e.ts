@@ -324,7 +324,10 @@ t.test(
   }
 )
 
-/** Makes the pods of exactly one Job fail in the tier (test/e2e/kwok-stages.yaml): later attempts, named otherwise, succeed. */
+/**
+ * Makes the pods of exactly one Job fail in the tier (test/e2e/kwok-stages.yaml): later attempts, named otherwise,
+ * succeed.
+ */
 function failOnlyJob (spec: any, flow: string, jobName: string): void {
   const template = spec.flows.find((f: any) => f.name === flow).jobTemplate
   template.backoffLimit = 0
@@ -332,7 +335,8 @@ function failOnlyJob (spec: any, flow: string, jobName: string): void {
 }
 
 t.test(
-  'flows[].retry: job2 fails once and its second attempt, a new Job after the backoff, succeeds; both attempts are in status',
+  'flows[].retry: job2 fails once and its second attempt, a new Job after the backoff, succeeds; both attempts are ' +
+    'in status',
   async (t) => {
     const ns = await namespace('retry')
     const watch = await startFlowUntilFirstJobs(
@@ -354,7 +358,8 @@ t.test(
     ])
     t.ok(
       seconds(job2[1].startTime) >= seconds(job2[0].completionTime) + 5,
-      `the second attempt started after the 5 s backoff (failed ${job2[0].completionTime as string}, started ${job2[1].startTime as string})`
+      `the second attempt started after the 5 s backoff (failed ${job2[0].completionTime as string}, started ` +
+        `${job2[1].startTime as string})`
     )
     const jobs = await jobsByName(ns)
     t.match(
@@ -383,7 +388,8 @@ t.test(
 )
 
 t.test(
-  'jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipped as new Jobs, keeps the rest, and acts once',
+  'jobhooks.io/rerun on a failed JobFlow reruns job2 and the flows it skipped as new Jobs, keeps the rest, and acts ' +
+    'once',
   async (t) => {
     const ns = await namespace('rerun')
     await apply(cluster.kubectl, stringify(example((spec) => failOnlyJob(spec, 'job2', 'jobflow-example-job2'))), ns)
@@ -435,7 +441,8 @@ t.test(
 )
 
 t.test(
-  'spec.suspend: the running Job is suspended through its spec.suspend alone, no new Job starts; resumed, the same Job goes on and the flow succeeds',
+  'spec.suspend: the running Job is suspended through its spec.suspend alone, no new Job starts; resumed, the same ' +
+    'Job goes on and the flow succeeds',
   async (t) => {
     const ns = await namespace('suspend')
     // job1 runs six pods one after the other (about 3 s each in the tier): long enough to be caught running.

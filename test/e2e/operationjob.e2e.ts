@@ -113,7 +113,8 @@ const CLS_TABLE =
   /^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\nfoo\s+2\s+2\s+2\s+2\s+2\s+2\s+foo-[0-9a-f]{10}\s+foo-[0-9a-f]{10}\s+\S+\s*$/
 
 t.test(
-  'the Replace walkthrough: partition 1 replaces the first target new Pod first, partition 2 the other, and the job succeeds',
+  'the Replace walkthrough: partition 1 replaces the first target new Pod first, partition 2 the other, and the job ' +
+    'succeeds',
   async (t) => {
     const ns = await namespace('opj-replace')
     const [first, second] = (await collaSetFoo(ns)) as [string, string]
@@ -262,7 +263,8 @@ function deploymentWithBudget (replicas: number, minAvailable: number): string {
 }
 
 t.test(
-  'Recreate through the eviction API: a PodDisruptionBudget refusal makes the job wait; once the budget allows, the Deployment has the Pod back',
+  'Recreate through the eviction API: a PodDisruptionBudget refusal makes the job wait; once the budget allows, the ' +
+    'Deployment has the Pod back',
   async (t) => {
     const ns = await namespace('opj-recreate')
     await apply(cluster.kubectl, deploymentWithBudget(2, 2), ns)
@@ -518,7 +520,8 @@ t.test(
         if (states[states.length - 1] !== state) states.push(state)
       }
       t.comment(
-        `${target} went through (every change the API server made, from a watch):\n${states.join('\n')}\nfoo's Pods: ${[...uids.values()].join(', ')}`
+        `${target} went through (every change the API server made, from a watch):\n${states.join('\n')}\nfoo's Pods: ` +
+          `${[...uids.values()].join(', ')}`
       )
     }
     const done = await waitForJob(
@@ -571,7 +574,8 @@ t.test(
     t.equal(
       uids.size,
       3,
-      `foo had three Pods in all: the two first ones and one new one, nothing else evicted (${[...uids].map(([uid, name]) => `${name}/${uid.slice(0, 8)}`).join(', ')})`
+      'foo had three Pods in all: the two first ones and one new one, nothing else evicted ' +
+        `(${[...uids].map(([uid, name]) => `${name}/${uid.slice(0, 8)}`).join(', ')})`
     )
     t.equal(podCondition(back, GATE)?.status, 'True', 'with its gate True')
     t.equal(back?.metadata.labels?.[LOCK], undefined, 'and no lock')
@@ -584,7 +588,8 @@ t.test(
       [
         `Normal EvictedPod Evicted Pod ${target}`,
         `Normal LabelledPod Labelled Pod ${target}: ${LOCK}=opj-lifecycle`,
-        `Normal SetPodCondition Set condition ${GATE}=False on Pod ${target}: OperationJob opj-lifecycle takes the Pod out of traffic`,
+        `Normal SetPodCondition Set condition ${GATE}=False on Pod ${target}: OperationJob opj-lifecycle takes the ` +
+          'Pod out of traffic',
       ],
       'kubectl describe opj: the lock, traffic off, the eviction'
     )
@@ -592,7 +597,8 @@ t.test(
 )
 
 t.test(
-  'the Label example as a user applies it: web-0 labelled, then web-1 once the partition grows; the CRD refuses what Label refuses',
+  'the Label example as a user applies it: web-0 labelled, then web-1 once the partition grows; the CRD refuses what ' +
+    'Label refuses',
   async (t) => {
     const ns = await namespace('opj-label')
     const file = join(ROOT, 'manifests', 'examples', 'operationjob-label.yaml')

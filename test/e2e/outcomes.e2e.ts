@@ -56,7 +56,8 @@ async function waitForJobFlow (
 }
 
 t.test(
-  'ttlSecondsAfterFinished: 0 on every Job of the five-job example, five JobFlows at once: every Job created exactly once, every flow Succeeded, every Job deleted after its outcome was recorded',
+  'ttlSecondsAfterFinished: 0 on every Job of the five-job example, five JobFlows at once: every Job created exactly ' +
+    'once, every flow Succeeded, every Job deleted after its outcome was recorded',
   async (t) => {
     const runs = await Promise.all(Array.from({ length: 5 }, async () => await namespace('ttl-flow')))
     // A Job of the tier's first namespace makes the watch start with an event (it needs one).
@@ -137,7 +138,8 @@ t.test(
     const calls = (await syncCalls('jobflow')) - before
     const perHour = ((calls / runs.length) * 3600) / windowSeconds
     t.comment(
-      `resyncPeriodSeconds ${period}: ${calls} syncs of ${runs.length} idle JobFlows in ${windowSeconds} s, ${perHour.toFixed(0)} per JobFlow per hour (${(3600 / period).toFixed(0)} expected)`
+      `resyncPeriodSeconds ${period}: ${calls} syncs of ${runs.length} idle JobFlows in ${windowSeconds} s, ` +
+        `${perHour.toFixed(0)} per JobFlow per hour (${(3600 / period).toFixed(0)} expected)`
     )
     t.ok(calls >= runs.length, 'every idle JobFlow was synced again within two periods')
   }
@@ -160,7 +162,8 @@ async function syncCalls (kind: string): Promise<number> {
 }
 
 t.test(
-  "ttlSecondsAfterFinished: 0 on a DaemonJob: every node's Job created exactly once and deleted once its outcome is recorded; the TTL rides on a label",
+  "ttlSecondsAfterFinished: 0 on a DaemonJob: every node's Job created exactly once and deleted once its outcome is " +
+    'recorded; the TTL rides on a label',
   async (t) => {
     const ns = await namespace('ttl-daemon')
     const pool = { 'e2e/pool': 'ttl' }
@@ -232,7 +235,8 @@ t.test(
 
 const restartable = cluster.killService !== undefined && cluster.startService !== undefined
 t.test(
-  'the service killed while the example runs and started again 25 s later: the next Job within 60 s of the restart, every Job once, in dependency order',
+  'the service killed while the example runs and started again 25 s later: the next Job within 60 s of the restart, ' +
+    'every Job once, in dependency order',
   { skip: restartable ? false : 'the service is not run by the tier' },
   async (t) => {
     const { killService, startService } = cluster as Required<typeof cluster>

@@ -68,7 +68,8 @@ t.test(
     const text = await simulate()
     t.equal(text.code, 0, text.stderr)
     t.comment(
-      `npm run simulate -- --kubeconfig <the tier's> -f jobflow.yaml -n ${ns}\n${text.stdout.replaceAll(ns, '<ns>').trimEnd()}`
+      'npm run simulate -- --kubeconfig <the tier\'s> -f jobflow.yaml -n ' +
+        `${ns}\n${text.stdout.replaceAll(ns, '<ns>').trimEnd()}`
     )
     t.same(
       await versions(ns),

@@ -56,7 +56,8 @@ export async function waitFor<T> (
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`
+        `timed out after ${timeoutMs / 1000}s waiting for ` +
+          `${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`
       )
     }
     await new Promise((resolve) => setTimeout(resolve, everyMs))

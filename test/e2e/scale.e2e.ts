@@ -131,7 +131,8 @@ t.test(
     const mib = (bytes: number): string => `${(bytes / MIB).toFixed(0)} MiB`
     const resident = samples.map((s) => s.resident)
     t.comment(
-      `${samples.length} samples over ${Math.round((samples.at(-1)?.at ?? 0) / 1000)} s; resident memory (MiB): ${resident.map((r) => (r / MIB).toFixed(0)).join(' ')}`
+      `${samples.length} samples over ${Math.round((samples.at(-1)?.at ?? 0) / 1000)} s; resident memory (MiB): ` +
+        `${resident.map((r) => (r / MIB).toFixed(0)).join(' ')}`
     )
     t.ok(
       peak < MEMORY_LIMIT,

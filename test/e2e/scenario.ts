@@ -228,7 +228,8 @@ export function watchObjects (
         await closed
         if (!running) {
           throw new Error(
-            `kubectl get ${args.join(' ')} --watch ended by itself (exit ${String(child.exitCode)}), events may be missing: ${stderr}`
+            `kubectl get ${args.join(' ')} --watch ended by itself (exit ${String(child.exitCode)}), events may be ` +
+              `missing: ${stderr}`
           )
         }
         return events

@@ -86,7 +86,10 @@ export async function startProcessService (host: ServiceHost, options: ServiceOp
   }
 }
 
-/** Waits until GET /readyz of `url` answers 200 (over HTTPS the certificate is not checked, as the kubelet's probe does not). */
+/**
+ * Waits until GET /readyz of `url` answers 200 (over HTTPS the certificate is not checked, as the kubelet's probe does
+ * not).
+ */
 export async function waitUntilReady (url: string, running: () => boolean, timeoutMs = 60_000): Promise<void> {
   await waitFor(
     `jobhooks /readyz at ${url}`,

@@ -26,7 +26,8 @@ async function calls (outcome: string): Promise<number> {
 }
 
 t.test(
-  `${FLOWS} JobFlows at once through a budget of one byte: calls are shed with 429, Metacontroller comes back, every flow Succeeds`,
+  `${FLOWS} JobFlows at once through a budget of one byte: calls are shed with 429, Metacontroller comes back, every ` +
+    'flow Succeeds',
   {
     skip: cluster.hooksUrl === undefined ? "needs the tier's own service, with its budget set" : false,
   },

@@ -207,7 +207,8 @@ async function lifeOfParents (
   for (const kind of KINDS) {
     t.ok(
       answering.every((v) => answered(after, v, kind) > 0),
-      `after mid-flow, ${kind} syncs answered by ${answering.map((v) => `${v} (${answered(after, v, kind)})`).join(' and ')}`
+      `after mid-flow, ${kind} syncs answered by ` +
+        `${answering.map((v) => `${v} (${answered(after, v, kind)})`).join(' and ')}`
     )
   }
   t.equal(proxy.failures() - failuresBefore, 0, 'no hook call failed at the proxy (no backend, or a backend gone)')
@@ -284,7 +285,10 @@ async function watchNamespace (
   return { jobs, pods }
 }
 
-/** The JobFlow (job2 fails once, its retry succeeds; TTL 0 on every Job), the DaemonJob (TTL 0) and the OperationJob (partition 1). */
+/**
+ * The JobFlow (job2 fails once, its retry succeeds; TTL 0 on every Job), the DaemonJob (TTL 0) and the OperationJob
+ * (partition 1).
+ */
 async function applyParents ({ cluster }: Scenarios, ns: string, targets: string[]): Promise<void> {
   const flow = jobFlowExample(cluster, (spec) => {
     for (const f of spec.flows) f.jobTemplate.ttlSecondsAfterFinished = 0
