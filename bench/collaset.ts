@@ -51,7 +51,9 @@ export function collaSetParent (name: string, replicas: number, image: string): 
       resourceVersion: '7001',
       creationTimestamp: k8sTime(T0 - 1000),
       annotations: {
-        'kubectl.kubernetes.io/last-applied-configuration': `{"apiVersion":"${API_VERSION}","kind":"CollaSet","metadata":{"name":"${name}","namespace":"${NAMESPACE}"}}\n`,
+        'kubectl.kubernetes.io/last-applied-configuration':
+          `{"apiVersion":"${API_VERSION}","kind":"CollaSet",` +
+          `"metadata":{"name":"${name}","namespace":"${NAMESPACE}"}}\n`,
       },
       managedFields: [
         {

@@ -472,7 +472,10 @@ function goals (rows: Row[]): string[] {
         `${ms(mid.hook.p50)} ms); ` +
         `by main-thread busy time ${fixed(big.hook.busyPerRequestMs / mid.hook.busyPerRequestMs, 2)}×, of which GC ` +
         `${ms(big.hook.gcPerRequestMs)} vs ${ms(mid.hook.gcPerRequestMs)} ms/req, ` +
-        `busy time without GC ${fixed((big.hook.busyPerRequestMs - big.hook.gcPerRequestMs) / (mid.hook.busyPerRequestMs - mid.hook.gcPerRequestMs), 2)}×; ` +
+        `busy time without GC ${fixed(
+          (big.hook.busyPerRequestMs - big.hook.gcPerRequestMs) / (mid.hook.busyPerRequestMs - mid.hook.gcPerRequestMs),
+          2
+        )}×; ` +
         `echo by 1 ÷ req/s ${fixed(big.echo.perRequestMs / mid.echo.perRequestMs, 2)}×; request bodies grow ` +
         `${fixed(big.c.bodyBytes / mid.c.bodyBytes, 2)}×`
     )
@@ -609,7 +612,9 @@ async function benchJobFlow (): Promise<void> {
     const rows: Row[] = cases.map((c) => ({ c, hook: measure(c.slices.hook), echo: measure(c.slices.echo) }))
     console.log('\n' + table(rows) + '\n')
     console.log(
-      `Requests measured: ${rows.map((r) => `${r.c.jobs} jobs ${r.hook.requests} hook / ${r.echo.requests} echo`).join('; ')}.`
+      `Requests measured: ${rows
+        .map((r) => `${r.c.jobs} jobs ${r.hook.requests} hook / ${r.echo.requests} echo`)
+        .join('; ')}.`
     )
     gcObserver.disconnect()
     console.log(

@@ -75,7 +75,8 @@ export async function startImageService (
   const files = Object.keys(options.env ?? {}).filter((key) => key.endsWith('_FILE'))
   if (files.length > 0 || host.tokenFile === undefined) {
     throw new Error(
-      'E2E_SERVICE=image runs the service with the tier\'s token and kubeconfig only, not files of the scenario\'s own ' +
+      'E2E_SERVICE=image runs the service with the tier\'s token and kubeconfig only, ' +
+        'not files of the scenario\'s own ' +
         `(${files.join(', ') || 'no tier token'}): run this file without E2E_SERVICE=image`
     )
   }

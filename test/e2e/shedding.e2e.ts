@@ -1,6 +1,7 @@
 // Load shedding against the real Metacontroller v4.17.2: the service runs with an in-flight
 // budget of one byte, so that any sync arriving while another is answered is shed with 429 and
-// Retry-After; the test holds one call of its own open meanwhile, so that Metacontroller's are. Metacontroller must take that as "come back later" (pkg/hooks/webhook.go: it
+// Retry-After; the test holds one call of its own open meanwhile, so that Metacontroller's are.
+// Metacontroller must take that as "come back later" (pkg/hooks/webhook.go: it
 // requeues the parent after Retry-After, with no error and no event), and every parent must
 // still get where it goes.
 import t from 'tap'
