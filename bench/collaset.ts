@@ -50,55 +50,108 @@ export function collaSetParent (name: string, replicas: number, image: string): 
       generation: 1,
       resourceVersion: '7001',
       creationTimestamp: k8sTime(T0 - 1000),
-      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': `{"apiVersion":"${API_VERSION}","kind":"CollaSet","metadata":{"name":"${name}","namespace":"${NAMESPACE}"}}\n` },
-      managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: API_VERSION, time: k8sTime(T0 - 1000), fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:replicas': {}, 'f:selector': {}, 'f:template': {} } } }]
+      annotations: {
+        'kubectl.kubernetes.io/last-applied-configuration':
+          `{"apiVersion":"${API_VERSION}","kind":"CollaSet",` +
+          `"metadata":{"name":"${name}","namespace":"${NAMESPACE}"}}\n`,
+      },
+      managedFields: [
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          apiVersion: API_VERSION,
+          time: k8sTime(T0 - 1000),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { '.': {}, 'f:replicas': {}, 'f:selector': {}, 'f:template': {} } },
+        },
+      ],
     },
     spec: {
       replicas,
       selector: { matchLabels: { app: name } },
       template: {
         metadata: { labels: { app: name } },
-        spec: { containers: [{ name: 'app', image, ports: [{ containerPort: 80, protocol: 'TCP' }] }] }
-      }
-    }
+        spec: { containers: [{ name: 'app', image, ports: [{ containerPort: 80, protocol: 'TCP' }] }] },
+      },
+    },
   }
 }
 
 /** The names the hook gives a CollaSet's first `count` Pods. */
 export function collaSetPodNames (parent: KubeObject, count: number): string[] {
-  const namer = new PodNamer(`${parent.metadata.namespace ?? ''}/${parent.metadata.name}/${parent.metadata.uid ?? ''}`, parent.metadata.name, [])
+  const namer = new PodNamer(
+    `${parent.metadata.namespace ?? ''}/${parent.metadata.name}/${parent.metadata.uid ?? ''}`,
+    parent.metadata.name,
+    []
+  )
   return Array.from({ length: count }, () => namer.next())
 }
 
-function condition (type: string, status: 'True' | 'False', at: number, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function condition (
+  type: string,
+  status: 'True' | 'False',
+  at: number,
+  extra: Record<string, unknown> = {}
+): Record<string, unknown> {
   return { type, status, lastProbeTime: null, lastTransitionTime: k8sTime(at), ...extra }
 }
 
 /** A CollaSet Pod as the API server returns it. */
-export function collaSetPod (parent: KubeObject, name: string, index: number, shape: PodShape, revision: string): KubeObject {
+export function collaSetPod (
+  parent: KubeObject,
+  name: string,
+  index: number,
+  shape: PodShape,
+  revision: string
+): KubeObject {
   const created = T0 + index * 2000
   const template = (parent.spec as any).template
-  const labels: Record<string, string> = { ...template.metadata.labels, [REVISION_LABEL]: shape.revision ?? revision, 'controller-uid': parent.metadata.uid as string }
+  const labels: Record<string, string> = {
+    ...template.metadata.labels,
+    [REVISION_LABEL]: shape.revision ?? revision,
+    'controller-uid': parent.metadata.uid as string,
+  }
   if (shape.toReplace === true) labels[TO_REPLACE_LABEL] = 'true'
   if (shape.origin !== undefined) labels[REPLACE_ORIGIN_LABEL] = shape.origin
-  const containers: Array<Record<string, unknown>> = (template.spec.containers as Array<Record<string, unknown>>).map(c => ({
-    ...c,
-    resources: {},
-    terminationMessagePath: '/dev/termination-log',
-    terminationMessagePolicy: 'File',
-    imagePullPolicy: 'IfNotPresent',
-    volumeMounts: [{ name: 'kube-api-access-x7k2p', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' }]
-  }))
+  const containers: Array<Record<string, unknown>> = (template.spec.containers as Array<Record<string, unknown>>).map(
+    (c) => ({
+      ...c,
+      resources: {},
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+      imagePullPolicy: 'IfNotPresent',
+      volumeMounts: [
+        { name: 'kube-api-access-x7k2p', readOnly: true, mountPath: '/var/run/secrets/kubernetes.io/serviceaccount' },
+      ],
+    })
+  )
   const running = shape.state !== 'pending'
   const containersReady = shape.state === 'containers-ready' || shape.state === 'ready'
   const conditions = [
     condition('PodReadyToStartContainers', running ? 'True' : 'False', created + 1000),
     condition('Initialized', 'True', created + 1000),
-    condition('Ready', shape.state === 'ready' ? 'True' : 'False', created + 3000, shape.state === 'ready' ? {} : { reason: 'ReadinessGatesNotReady', message: `corresponding condition of pod readiness gate "${SERVICE_READY}" does not exist.` }),
+    condition(
+      'Ready',
+      shape.state === 'ready' ? 'True' : 'False',
+      created + 3000,
+      shape.state === 'ready'
+        ? {}
+        : {
+            reason: 'ReadinessGatesNotReady',
+            message: `corresponding condition of pod readiness gate "${SERVICE_READY}" does not exist.`,
+          }
+    ),
     condition('ContainersReady', containersReady ? 'True' : 'False', created + 2000),
-    condition('PodScheduled', 'True', created)
+    condition('PodScheduled', 'True', created),
   ]
-  if (shape.state === 'ready') conditions.push({ type: SERVICE_READY, status: 'True', reason: 'ContainersReady', message: 'the containers of the Pod are ready' })
+  if (shape.state === 'ready') {
+    conditions.push({
+      type: SERVICE_READY,
+      status: 'True',
+      reason: 'ContainersReady',
+      message: 'the containers of the Pod are ready',
+    })
+  }
   const pod: KubeObject = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -109,15 +162,56 @@ export function collaSetPod (parent: KubeObject, name: string, index: number, sh
       resourceVersion: String(8000 + index),
       creationTimestamp: k8sTime(created),
       labels,
-      annotations: { 'metacontroller.k8s.io/last-applied-configuration': JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: NAMESPACE, labels } }) },
-      ownerReferences: [{ apiVersion: API_VERSION, kind: 'CollaSet', name: parent.metadata.name, uid: parent.metadata.uid as string, controller: true, blockOwnerDeletion: true }],
+      annotations: {
+        'metacontroller.k8s.io/last-applied-configuration': JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name, namespace: NAMESPACE, labels },
+        }),
+      },
+      ownerReferences: [
+        {
+          apiVersion: API_VERSION,
+          kind: 'CollaSet',
+          name: parent.metadata.name,
+          uid: parent.metadata.uid as string,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
       managedFields: [
-        { manager: 'metacontroller', operation: 'Update', apiVersion: 'v1', time: k8sTime(created), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:labels': {}, 'f:ownerReferences': {} }, 'f:spec': { 'f:containers': {}, 'f:readinessGates': {} } } },
-        { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: k8sTime(created + 3000), fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:phase': {} } }, subresource: 'status' }
-      ]
+        {
+          manager: 'metacontroller',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: k8sTime(created),
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': { 'f:labels': {}, 'f:ownerReferences': {} },
+            'f:spec': { 'f:containers': {}, 'f:readinessGates': {} },
+          },
+        },
+        {
+          manager: 'kubelet',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: k8sTime(created + 3000),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:phase': {} } },
+          subresource: 'status',
+        },
+      ],
     },
     spec: {
-      volumes: [{ name: 'kube-api-access-x7k2p', projected: { sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }], defaultMode: 420 } }],
+      volumes: [
+        {
+          name: 'kube-api-access-x7k2p',
+          projected: {
+            sources: [{ serviceAccountToken: { expirationSeconds: 3607, path: 'token' } }],
+            defaultMode: 420,
+          },
+        },
+      ],
       containers,
       restartPolicy: 'Always',
       terminationGracePeriodSeconds: 30,
@@ -129,31 +223,35 @@ export function collaSetPod (parent: KubeObject, name: string, index: number, sh
       schedulerName: 'default-scheduler',
       tolerations: [
         { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
-        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }
+        { key: 'node.kubernetes.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 },
       ],
       priority: 0,
       enableServiceLinks: true,
       preemptionPolicy: 'PreemptLowerPriority',
-      readinessGates: [{ conditionType: SERVICE_READY }]
+      readinessGates: [{ conditionType: SERVICE_READY }],
     },
     status: {
       phase: shape.state === 'failed' ? 'Failed' : running ? 'Running' : 'Pending',
       conditions,
-      hostIP: `10.0.0.${index % 3 + 1}`,
-      podIP: `10.244.${Math.floor(index / 250)}.${index % 250 + 2}`,
+      hostIP: `10.0.0.${(index % 3) + 1}`,
+      podIP: `10.244.${Math.floor(index / 250)}.${(index % 250) + 2}`,
       startTime: k8sTime(created),
-      containerStatuses: containers.map(c => ({
+      containerStatuses: containers.map((c) => ({
         name: c.name,
-        state: running ? { running: { startedAt: k8sTime(created + 2000) } } : { waiting: { reason: 'ContainerCreating' } },
+        state: running
+          ? { running: { startedAt: k8sTime(created + 2000) } }
+          : { waiting: { reason: 'ContainerCreating' } },
         lastState: {},
         ready: containersReady,
         restartCount: 0,
         image: c.image,
-        imageID: running ? `docker.io/library/nginx@sha256:${createHash('sha256').update(String(c.image)).digest('hex')}` : '',
-        started: running
+        imageID: running
+          ? `docker.io/library/nginx@sha256:${createHash('sha256').update(String(c.image)).digest('hex')}`
+          : '',
+        started: running,
       })),
-      qosClass: 'BestEffort'
-    }
+      qosClass: 'BestEffort',
+    },
   }
   if (shape.terminating === true) {
     pod.metadata.deletionTimestamp = k8sTime(created + 60_000)
@@ -163,12 +261,29 @@ export function collaSetPod (parent: KubeObject, name: string, index: number, sh
 }
 
 /** A sync request for a CollaSet of this shape, keyed as a v1 or v2 hook gets it. */
-export function collaSetRequest (shape: CollaSetShape, version: 'v1' | 'v2' = 'v2'): { controller: unknown, parent: KubeObject, children: Record<string, Record<string, KubeObject>>, related: Record<string, never>, finalizing: boolean } {
+export function collaSetRequest (
+  shape: CollaSetShape,
+  version: 'v1' | 'v2' = 'v2'
+): {
+    controller: unknown
+    parent: KubeObject
+    children: Record<string, Record<string, KubeObject>>
+    related: Record<string, never>
+    finalizing: boolean
+  } {
   const name = shape.name ?? COLLASET_NAME
   const parent = collaSetParent(name, shape.replicas, shape.image ?? 'nginx:1.27')
   const revision = templateRevision(name, (parent.spec as any).template)
   const names = collaSetPodNames(parent, shape.pods.length)
-  const pods = shape.pods.map((p, i) => collaSetPod(parent, names[i] as string, i, { ...p, ...(p.origin !== undefined ? { origin: resolve(p.origin, names) } : {}) }, revision))
+  const pods = shape.pods.map((p, i) =>
+    collaSetPod(
+      parent,
+      names[i] as string,
+      i,
+      { ...p, ...(p.origin !== undefined ? { origin: resolve(p.origin, names) } : {}) },
+      revision
+    )
+  )
   parent.status = shape.status ?? {
     replicas: shape.replicas,
     readyReplicas: shape.replicas,
@@ -179,22 +294,52 @@ export function collaSetRequest (shape: CollaSetShape, version: 'v1' | 'v2' = 'v
     currentRevision: revision,
     updatedRevision: revision,
     selector: `app=${name}`,
-    conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: k8sTime(T0) }],
-    observedGeneration: 1
+    conditions: [
+      {
+        type: 'Valid',
+        status: 'True',
+        reason: 'SpecValid',
+        message: 'the spec is valid',
+        lastTransitionTime: k8sTime(T0),
+      },
+    ],
+    observedGeneration: 1,
   }
   const controller = {
     apiVersion: 'metacontroller.k8s.io/v1alpha1',
     kind: 'CompositeController',
     metadata: { name: 'collaset-controller', uid: seededUid('collaset-controller'), generation: 1 },
-    spec: { generateSelector: true, parentResource: { apiVersion: API_VERSION, resource: 'collasets' }, childResources: [{ apiVersion: 'v1', resource: 'pods', updateStrategy: { method: 'OnDelete' } }], hooks: { sync: { version, webhook: { service: { name: 'jobhooks', namespace: 'jobhooks-system', port: 80 }, path: '/hooks/collaset/sync', timeout: '10s' } } } }
+    spec: {
+      generateSelector: true,
+      parentResource: { apiVersion: API_VERSION, resource: 'collasets' },
+      childResources: [{ apiVersion: 'v1', resource: 'pods', updateStrategy: { method: 'OnDelete' } }],
+      hooks: {
+        sync: {
+          version,
+          webhook: {
+            service: { name: 'jobhooks', namespace: 'jobhooks-system', port: 80 },
+            path: '/hooks/collaset/sync',
+            timeout: '10s',
+          },
+        },
+      },
+    },
   }
   const key = (p: KubeObject): string => (version === 'v2' ? `${NAMESPACE}/${p.metadata.name}` : p.metadata.name)
-  return JSON.parse(JSON.stringify({ controller, parent, children: { 'Pod.v1': Object.fromEntries(pods.map(p => [key(p), p])) }, related: {}, finalizing: false }))
+  return JSON.parse(
+    JSON.stringify({
+      controller,
+      parent,
+      children: { 'Pod.v1': Object.fromEntries(pods.map((p) => [key(p), p])) },
+      related: {},
+      finalizing: false,
+    })
+  )
 }
 
 /** `#3` in a shape's origin means the name of the shape's fourth Pod. */
 function resolve (origin: string, names: string[]): string {
-  return origin.startsWith('#') ? names[Number(origin.slice(1))] as string : origin
+  return origin.startsWith('#') ? (names[Number(origin.slice(1))] as string) : origin
 }
 
 export interface CollaSetExpectation {
@@ -214,29 +359,46 @@ export interface CollaSetFixture {
 
 export function collaSetFixture (size: number): CollaSetFixture {
   if (size < 4) throw new Error('the CollaSet bench fixture needs at least 4 Pods')
-  const pods: PodShape[] = Array.from({ length: size }, (_, i) => ({ state: i >= size - 2 ? 'containers-ready' as const : 'ready' as const, ...(i === 0 ? { toReplace: true } : {}) }))
+  const pods: PodShape[] = Array.from({ length: size }, (_, i) => ({
+    state: i >= size - 2 ? ('containers-ready' as const) : ('ready' as const),
+    ...(i === 0 ? { toReplace: true } : {}),
+  }))
   pods.push({ state: 'pending', origin: '#0' })
   const request = collaSetRequest({ replicas: size, pods })
   const all = Object.values(request.children['Pod.v1'] ?? {})
   const expected: CollaSetExpectation = {
-    children: all.map(p => p.metadata.name).sort(),
-    effects: all.slice(size - 2, size).map(p => p.metadata.name).sort(),
+    children: all.map((p) => p.metadata.name).sort(),
+    effects: all
+      .slice(size - 2, size)
+      .map((p) => p.metadata.name)
+      .sort(),
     replicas: size + 1,
-    readyReplicas: size - 2
+    readyReplicas: size - 2,
   }
-  return { now: new Date(T0 + size * 2000 + 60_000), request, expected, verify: response => verify(response, expected) }
+  return {
+    now: new Date(T0 + size * 2000 + 60_000),
+    request,
+    expected,
+    verify: (response) => verify(response, expected),
+  }
 }
 
 /** Checks a sync answer (the response Metacontroller gets) against the expectation. */
 export function verify (response: unknown, expected: CollaSetExpectation): void {
-  const answer = response as { status?: Record<string, unknown>, children?: Array<{ metadata?: { name?: string } }> }
+  const answer = response as { status?: Record<string, unknown>; children?: Array<{ metadata?: { name?: string } }> }
   const status = answer?.status
-  if (status === undefined || !Array.isArray(answer.children)) throw new Error('not a sync answer: no status or children')
-  const names = answer.children.map(c => c.metadata?.name ?? '').sort()
-  if (names.length !== expected.children.length) throw new Error(`${names.length} Pods, expected ${expected.children.length}`)
+  if (status === undefined || !Array.isArray(answer.children)) {
+    throw new Error('not a sync answer: no status or children')
+  }
+  const names = answer.children.map((c) => c.metadata?.name ?? '').sort()
+  if (names.length !== expected.children.length) {
+    throw new Error(`${names.length} Pods, expected ${expected.children.length}`)
+  }
   const missing = expected.children.find((n, i) => names[i] !== n)
   if (missing !== undefined) throw new Error(`Pod ${missing} is missing`)
   for (const key of ['replicas', 'readyReplicas'] as const) {
-    if (status[key] !== expected[key]) throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${expected[key]}`)
+    if (status[key] !== expected[key]) {
+      throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${expected[key]}`)
+    }
   }
 }

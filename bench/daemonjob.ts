@@ -75,22 +75,27 @@ function daemonJobSpec (excluded: string[]): Record<string, unknown> {
     globalParams: {
       labels: { team: 'sre', 'audit.example.com/run': '2026-01-02' },
       annotations: { 'audit.example.com/ticket': 'OPS-4711' },
-      env: [{ name: 'AUDIT_RUN', value: '2026-01-02' }, { name: 'REPORT_URL', value: 'https://audit.example.com/api/v1/reports' }]
+      env: [
+        { name: 'AUDIT_RUN', value: '2026-01-02' },
+        { name: 'REPORT_URL', value: 'https://audit.example.com/api/v1/reports' },
+      ],
     },
     template: {
       metadata: { labels: { 'app.kubernetes.io/name': 'node-audit' } },
       spec: {
         tolerations: [{ key: 'workload', operator: 'Equal', value: 'batch', effect: 'NoSchedule' }],
-        containers: [{
-          name: 'audit',
-          image: 'registry.example.com/sre/node-audit:3.2.1',
-          args: ['--report', '$(REPORT_URL)', '--run', '$(AUDIT_RUN)'],
-          resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
-          volumeMounts: [{ name: 'host-root', mountPath: '/host', readOnly: true }]
-        }],
-        volumes: [{ name: 'host-root', hostPath: { path: '/' } }]
-      }
-    }
+        containers: [
+          {
+            name: 'audit',
+            image: 'registry.example.com/sre/node-audit:3.2.1',
+            args: ['--report', '$(REPORT_URL)', '--run', '$(AUDIT_RUN)'],
+            resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+            volumeMounts: [{ name: 'host-root', mountPath: '/host', readOnly: true }],
+          },
+        ],
+        volumes: [{ name: 'host-root', hostPath: { path: '/' } }],
+      },
+    },
   }
 }
 
@@ -101,15 +106,22 @@ function daemonJobSpec (excluded: string[]): Record<string, unknown> {
  */
 const BUSY_IMAGES = Array.from({ length: 37 }, (_, k) => {
   const repository = `registry.example.com/team-${String(k % 9).padStart(2, '0')}/service-${String(k).padStart(2, '0')}`
-  const digest = Array.from({ length: 4 }, (_, part) => fixtureUid(`image/${k}/${part}`).replace(/-/g, '')).join('').slice(0, 64)
-  return { names: [`${repository}@sha256:${digest}`, `${repository}:v2.${k % 13}.${k % 7}`], sizeBytes: 20_000_000 + k * 1_234_567 }
+  const digest = Array.from({ length: 4 }, (_, part) => fixtureUid(`image/${k}/${part}`).replace(/-/g, ''))
+    .join('')
+    .slice(0, 64)
+  return {
+    names: [`${repository}@sha256:${digest}`, `${repository}:v2.${k % 13}.${k % 7}`],
+    sizeBytes: 20_000_000 + k * 1_234_567,
+  }
 })
 
 function node (name: string, i: number, state: NodeState): KubeObject {
   const created = k8sTime(T0 - 86_400_000 - i * 1000)
   const heartbeat = k8sTime(T0 + 3_000_000)
   const taints: Array<Record<string, string>> = []
-  if (state === 'cordoned') taints.push({ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: k8sTime(T0) })
+  if (state === 'cordoned') {
+    taints.push({ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: k8sTime(T0) })
+  }
   if (state === 'tainted') taints.push({ key: 'dedicated', value: 'gpu', effect: 'NoSchedule' })
   if (i % 7 === 3) taints.push({ key: 'workload', value: 'batch', effect: 'NoSchedule' })
   const cidr = `10.${Math.floor(i / 250) + 64}.${i % 250}.0/24`
@@ -122,37 +134,144 @@ function node (name: string, i: number, state: NodeState): KubeObject {
       resourceVersion: String(900_000 + i * 13),
       creationTimestamp: created,
       labels: {
-        'beta.kubernetes.io/arch': 'amd64', 'beta.kubernetes.io/instance-type': 'm7i.2xlarge', 'beta.kubernetes.io/os': 'linux',
-        'kubernetes.io/arch': 'amd64', 'kubernetes.io/hostname': name, 'kubernetes.io/os': 'linux',
-        'node.kubernetes.io/instance-type': 'm7i.2xlarge', 'topology.kubernetes.io/region': 'eu-west-1', 'topology.kubernetes.io/zone': `eu-west-1${'abc'[i % 3] ?? 'a'}`
+        'beta.kubernetes.io/arch': 'amd64',
+        'beta.kubernetes.io/instance-type': 'm7i.2xlarge',
+        'beta.kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'node.kubernetes.io/instance-type': 'm7i.2xlarge',
+        'topology.kubernetes.io/region': 'eu-west-1',
+        'topology.kubernetes.io/zone': `eu-west-1${'abc'[i % 3] ?? 'a'}`,
       },
-      annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+      annotations: {
+        'node.alpha.kubernetes.io/ttl': '0',
+        'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+      },
       managedFields: [
-        { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': { '.': {}, 'f:volumes.kubernetes.io/controller-managed-attach-detach': {} }, 'f:labels': { '.': {}, 'f:kubernetes.io/hostname': {} } } } },
-        { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:podCIDR': {}, 'f:podCIDRs': { '.': {}, [`v:"${cidr}"`]: {} } } } },
-        { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: heartbeat, fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { 'f:lastHeartbeatTime': {} } }, 'f:images': {} } }, subresource: 'status' }
-      ]
-    },
-    spec: { podCIDR: cidr, podCIDRs: [cidr], providerID: `aws:///eu-west-1a/i-${fixtureUid(name).slice(0, 17).replace(/-/g, '')}`, ...(state === 'cordoned' ? { unschedulable: true } : {}), ...(taints.length > 0 ? { taints } : {}) },
-    status: {
-      capacity: { cpu: '8', 'ephemeral-storage': '104845292Ki', 'hugepages-2Mi': '0', memory: '32386560Ki', pods: '58' },
-      allocatable: { cpu: '7910m', 'ephemeral-storage': '95551679124', 'hugepages-2Mi': '0', memory: '31369728Ki', pods: '58' },
-      conditions: [
-        { type: 'MemoryPressure', status: 'False', lastHeartbeatTime: heartbeat, lastTransitionTime: created, reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available' },
-        { type: 'DiskPressure', status: 'False', lastHeartbeatTime: heartbeat, lastTransitionTime: created, reason: 'KubeletHasNoDiskPressure', message: 'kubelet has no disk pressure' },
-        { type: 'PIDPressure', status: 'False', lastHeartbeatTime: heartbeat, lastTransitionTime: created, reason: 'KubeletHasSufficientPID', message: 'kubelet has sufficient PID available' },
-        { type: 'Ready', status: 'True', lastHeartbeatTime: heartbeat, lastTransitionTime: created, reason: 'KubeletReady', message: 'kubelet is posting ready status' }
+        {
+          manager: 'kubelet',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: created,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': {
+              'f:annotations': { '.': {}, 'f:volumes.kubernetes.io/controller-managed-attach-detach': {} },
+              'f:labels': { '.': {}, 'f:kubernetes.io/hostname': {} },
+            },
+          },
+        },
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: created,
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { 'f:podCIDR': {}, 'f:podCIDRs': { '.': {}, [`v:"${cidr}"`]: {} } } },
+        },
+        {
+          manager: 'kubelet',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: heartbeat,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:status': { 'f:conditions': { 'k:{"type":"Ready"}': { 'f:lastHeartbeatTime': {} } }, 'f:images': {} },
+          },
+          subresource: 'status',
+        },
       ],
-      addresses: [{ type: 'InternalIP', address: `10.0.${Math.floor(i / 250)}.${i % 250}` }, { type: 'Hostname', address: name }],
+    },
+    spec: {
+      podCIDR: cidr,
+      podCIDRs: [cidr],
+      providerID: `aws:///eu-west-1a/i-${fixtureUid(name).slice(0, 17).replace(/-/g, '')}`,
+      ...(state === 'cordoned' ? { unschedulable: true } : {}),
+      ...(taints.length > 0 ? { taints } : {}),
+    },
+    status: {
+      capacity: {
+        cpu: '8',
+        'ephemeral-storage': '104845292Ki',
+        'hugepages-2Mi': '0',
+        memory: '32386560Ki',
+        pods: '58',
+      },
+      allocatable: {
+        cpu: '7910m',
+        'ephemeral-storage': '95551679124',
+        'hugepages-2Mi': '0',
+        memory: '31369728Ki',
+        pods: '58',
+      },
+      conditions: [
+        {
+          type: 'MemoryPressure',
+          status: 'False',
+          lastHeartbeatTime: heartbeat,
+          lastTransitionTime: created,
+          reason: 'KubeletHasSufficientMemory',
+          message: 'kubelet has sufficient memory available',
+        },
+        {
+          type: 'DiskPressure',
+          status: 'False',
+          lastHeartbeatTime: heartbeat,
+          lastTransitionTime: created,
+          reason: 'KubeletHasNoDiskPressure',
+          message: 'kubelet has no disk pressure',
+        },
+        {
+          type: 'PIDPressure',
+          status: 'False',
+          lastHeartbeatTime: heartbeat,
+          lastTransitionTime: created,
+          reason: 'KubeletHasSufficientPID',
+          message: 'kubelet has sufficient PID available',
+        },
+        {
+          type: 'Ready',
+          status: 'True',
+          lastHeartbeatTime: heartbeat,
+          lastTransitionTime: created,
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+        },
+      ],
+      addresses: [
+        { type: 'InternalIP', address: `10.0.${Math.floor(i / 250)}.${i % 250}` },
+        { type: 'Hostname', address: name },
+      ],
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
-      nodeInfo: { machineID: fixtureUid(`machine/${name}`).replace(/-/g, ''), systemUUID: fixtureUid(`system/${name}`), bootID: fixtureUid(`boot/${name}`), kernelVersion: '6.1.119-129.201.amzn2023.x86_64', osImage: 'Amazon Linux 2023.6.20250107', containerRuntimeVersion: 'containerd://1.7.25', kubeletVersion: 'v1.34.2-eks-1d1a4bc', kubeProxyVersion: 'v1.34.2-eks-1d1a4bc', operatingSystem: 'linux', architecture: 'amd64' },
+      nodeInfo: {
+        machineID: fixtureUid(`machine/${name}`).replace(/-/g, ''),
+        systemUUID: fixtureUid(`system/${name}`),
+        bootID: fixtureUid(`boot/${name}`),
+        kernelVersion: '6.1.119-129.201.amzn2023.x86_64',
+        osImage: 'Amazon Linux 2023.6.20250107',
+        containerRuntimeVersion: 'containerd://1.7.25',
+        kubeletVersion: 'v1.34.2-eks-1d1a4bc',
+        kubeProxyVersion: 'v1.34.2-eks-1d1a4bc',
+        operatingSystem: 'linux',
+        architecture: 'amd64',
+      },
       images: [
-        { names: ['registry.example.com/sre/node-audit@sha256:' + fixtureUid(`img/${name}`).replace(/-/g, '').padEnd(64, '0'), 'registry.example.com/sre/node-audit:3.2.1'], sizeBytes: 48_213_551 },
+        {
+          names: [
+            'registry.example.com/sre/node-audit@sha256:' + fixtureUid(`img/${name}`).replace(/-/g, '').padEnd(64, '0'),
+            'registry.example.com/sre/node-audit:3.2.1',
+          ],
+          sizeBytes: 48_213_551,
+        },
         { names: ['602401143452.dkr.ecr.eu-west-1.amazonaws.com/amazon-k8s-cni:v1.19.2'], sizeBytes: 65_412_808 },
-        { names: ['602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/kube-proxy:v1.34.2-minimal-eksbuild.2'], sizeBytes: 37_100_417 },
-        ...BUSY_IMAGES
-      ]
-    }
+        {
+          names: ['602401143452.dkr.ecr.eu-west-1.amazonaws.com/eks/kube-proxy:v1.34.2-minimal-eksbuild.2'],
+          sizeBytes: 37_100_417,
+        },
+        ...BUSY_IMAGES,
+      ],
+    },
   }
 }
 
@@ -170,32 +289,130 @@ function observedJob (desired: KubeObject, i: number, state: NodeState, parentUi
     generation: 1,
     creationTimestamp: k8sTime(created),
     labels: { ...job.metadata.labels, 'controller-uid': parentUid },
-    annotations: { ...job.metadata.annotations, 'metacontroller.k8s.io/last-applied-configuration': JSON.stringify(desired) },
-    ownerReferences: [{ apiVersion: API_VERSION, kind: 'DaemonJob', name: DAEMONJOB_NAME, uid: parentUid, controller: true, blockOwnerDeletion: true }],
+    annotations: {
+      ...job.metadata.annotations,
+      'metacontroller.k8s.io/last-applied-configuration': JSON.stringify(desired),
+    },
+    ownerReferences: [
+      {
+        apiVersion: API_VERSION,
+        kind: 'DaemonJob',
+        name: DAEMONJOB_NAME,
+        uid: parentUid,
+        controller: true,
+        blockOwnerDeletion: true,
+      },
+    ],
     managedFields: [
-      { manager: 'metacontroller', operation: 'Update', apiVersion: 'batch/v1', time: k8sTime(created), fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:annotations': {}, 'f:labels': {}, 'f:ownerReferences': {} }, 'f:spec': { 'f:activeDeadlineSeconds': {}, 'f:backoffLimit': {}, 'f:template': {}, 'f:ttlSecondsAfterFinished': {} } } },
-      { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'batch/v1', time: k8sTime(state === 'running' ? started : finished), fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:startTime': {}, 'f:terminating': {} } }, subresource: 'status' }
-    ]
+      {
+        manager: 'metacontroller',
+        operation: 'Update',
+        apiVersion: 'batch/v1',
+        time: k8sTime(created),
+        fieldsType: 'FieldsV1',
+        fieldsV1: {
+          'f:metadata': { 'f:annotations': {}, 'f:labels': {}, 'f:ownerReferences': {} },
+          'f:spec': {
+            'f:activeDeadlineSeconds': {},
+            'f:backoffLimit': {},
+            'f:template': {},
+            'f:ttlSecondsAfterFinished': {},
+          },
+        },
+      },
+      {
+        manager: 'kube-controller-manager',
+        operation: 'Update',
+        apiVersion: 'batch/v1',
+        time: k8sTime(state === 'running' ? started : finished),
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:startTime': {}, 'f:terminating': {} } },
+        subresource: 'status',
+      },
+    ],
   }
   const spec = job.spec
-  Object.assign(spec, { parallelism: 1, completions: 1, completionMode: 'NonIndexed', suspend: false, podReplacementPolicy: 'TerminatingOrFailed', selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } } })
-  spec.template.metadata.labels = { ...spec.template.metadata.labels, 'batch.kubernetes.io/controller-uid': uid, 'batch.kubernetes.io/job-name': job.metadata.name, 'controller-uid': uid, 'job-name': job.metadata.name }
-  Object.assign(spec.template.spec, { terminationGracePeriodSeconds: 30, dnsPolicy: 'ClusterFirst', securityContext: {}, schedulerName: 'default-scheduler' })
-  for (const c of spec.template.spec.containers) Object.assign(c, { terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File', imagePullPolicy: 'IfNotPresent' })
+  Object.assign(spec, {
+    parallelism: 1,
+    completions: 1,
+    completionMode: 'NonIndexed',
+    suspend: false,
+    podReplacementPolicy: 'TerminatingOrFailed',
+    selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
+  })
+  spec.template.metadata.labels = {
+    ...spec.template.metadata.labels,
+    'batch.kubernetes.io/controller-uid': uid,
+    'batch.kubernetes.io/job-name': job.metadata.name,
+    'controller-uid': uid,
+    'job-name': job.metadata.name,
+  }
+  Object.assign(spec.template.spec, {
+    terminationGracePeriodSeconds: 30,
+    dnsPolicy: 'ClusterFirst',
+    securityContext: {},
+    schedulerName: 'default-scheduler',
+  })
+  for (const c of spec.template.spec.containers) {
+    Object.assign(c, {
+      terminationMessagePath: '/dev/termination-log',
+      terminationMessagePolicy: 'File',
+      imagePullPolicy: 'IfNotPresent',
+    })
+  }
   const status: Record<string, unknown> = { startTime: k8sTime(started), terminating: 0, uncountedTerminatedPods: {} }
   const end = k8sTime(finished)
   if (state === 'running') Object.assign(status, { active: 1, ready: 1 })
   if (state === 'succeeded') {
     const message = 'Reached expected number of succeeded pods'
-    Object.assign(status, { ready: 0, succeeded: 1, completionTime: end, conditions: [
-      { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: end, lastTransitionTime: end, reason: 'CompletionsReached', message },
-      { type: 'Complete', status: 'True', lastProbeTime: end, lastTransitionTime: end, reason: 'CompletionsReached', message }] })
+    Object.assign(status, {
+      ready: 0,
+      succeeded: 1,
+      completionTime: end,
+      conditions: [
+        {
+          type: 'SuccessCriteriaMet',
+          status: 'True',
+          lastProbeTime: end,
+          lastTransitionTime: end,
+          reason: 'CompletionsReached',
+          message,
+        },
+        {
+          type: 'Complete',
+          status: 'True',
+          lastProbeTime: end,
+          lastTransitionTime: end,
+          reason: 'CompletionsReached',
+          message,
+        },
+      ],
+    })
   }
   if (state === 'failed') {
     const message = 'Job has reached the specified backoff limit'
-    Object.assign(status, { ready: 0, failed: 2, conditions: [
-      { type: 'FailureTarget', status: 'True', lastProbeTime: end, lastTransitionTime: end, reason: 'BackoffLimitExceeded', message },
-      { type: 'Failed', status: 'True', lastProbeTime: end, lastTransitionTime: end, reason: 'BackoffLimitExceeded', message }] })
+    Object.assign(status, {
+      ready: 0,
+      failed: 2,
+      conditions: [
+        {
+          type: 'FailureTarget',
+          status: 'True',
+          lastProbeTime: end,
+          lastTransitionTime: end,
+          reason: 'BackoffLimitExceeded',
+          message,
+        },
+        {
+          type: 'Failed',
+          status: 'True',
+          lastProbeTime: end,
+          lastTransitionTime: end,
+          reason: 'BackoffLimitExceeded',
+          message,
+        },
+      ],
+    })
   }
   job.status = status
   return job
@@ -206,7 +423,7 @@ export function daemonJobFixture (size: number): DaemonJobFixture {
   if (!Number.isInteger(size) || size < 1) throw new Error(`a DaemonJob fixture needs at least one node, not ${size}`)
   const names = Array.from({ length: size }, (_, i) => nodeName(i, size))
   const states = new Map(names.map((name, i) => [name, stateOf(i)]))
-  const spec = daemonJobSpec(names.filter(n => states.get(n) === 'excluded'))
+  const spec = daemonJobSpec(names.filter((n) => states.get(n) === 'excluded'))
   const parentUid = fixtureUid(`daemonjob/${DAEMONJOB_NAMESPACE}/${DAEMONJOB_NAME}`)
   const created = k8sTime(T0 - 2000)
   const parent: KubeObject = {
@@ -219,13 +436,36 @@ export function daemonJobFixture (size: number): DaemonJobFixture {
       resourceVersion: '1999870',
       generation: 1,
       creationTimestamp: created,
-      annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: API_VERSION, kind: 'DaemonJob', metadata: { annotations: {}, name: DAEMONJOB_NAME, namespace: DAEMONJOB_NAMESPACE }, spec }) + '\n' },
+      annotations: {
+        'kubectl.kubernetes.io/last-applied-configuration':
+          JSON.stringify({
+            apiVersion: API_VERSION,
+            kind: 'DaemonJob',
+            metadata: { annotations: {}, name: DAEMONJOB_NAME, namespace: DAEMONJOB_NAMESPACE },
+            spec,
+          }) + '\n',
+      },
       managedFields: [
-        { manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: API_VERSION, time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:excludeNodeList': {}, 'f:globalParams': {}, 'f:template': {} } } },
-        { manager: 'metacontroller', operation: 'Update', apiVersion: API_VERSION, time: k8sTime(T0 + 60_000), fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { '.': {}, 'f:conditions': {}, 'f:phase': {} } }, subresource: 'status' }
-      ]
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          apiVersion: API_VERSION,
+          time: created,
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { '.': {}, 'f:excludeNodeList': {}, 'f:globalParams': {}, 'f:template': {} } },
+        },
+        {
+          manager: 'metacontroller',
+          operation: 'Update',
+          apiVersion: API_VERSION,
+          time: k8sTime(T0 + 60_000),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': { '.': {}, 'f:conditions': {}, 'f:phase': {} } },
+          subresource: 'status',
+        },
+      ],
     },
-    spec
+    spec,
   }
   const parsed = parseDaemonJobSpec(parent)
   if (!parsed.ok) throw new Error(`the bench DaemonJob is invalid: ${parsed.problems.join('; ')}`)
@@ -247,7 +487,7 @@ export function daemonJobFixture (size: number): DaemonJobFixture {
     if (state === 'ttl-deleted') succeededNodes.push(name)
     if (state === 'new') toCreate.push(desired.metadata.name)
   })
-  const count = (wanted: NodeState[]): number => [...states.values()].filter(s => wanted.includes(s)).length
+  const count = (wanted: NodeState[]): number => [...states.values()].filter((s) => wanted.includes(s)).length
   parent.status = {
     observedGeneration: 1,
     phase: 'Running',
@@ -258,7 +498,15 @@ export function daemonJobFixture (size: number): DaemonJobFixture {
     startTime: k8sTime(T0),
     succeededNodes,
     failedNodes,
-    conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: k8sTime(T0) }]
+    conditions: [
+      {
+        type: 'Valid',
+        status: 'True',
+        reason: 'SpecValid',
+        message: 'the spec is valid',
+        lastTransitionTime: k8sTime(T0),
+      },
+    ],
   }
   const expected: DaemonJobExpectation = {
     nodes: size,
@@ -268,37 +516,59 @@ export function daemonJobFixture (size: number): DaemonJobFixture {
     active: count(['running', 'new']),
     succeeded: count(['succeeded', 'ttl-deleted']),
     failed: count(['failed']),
-    phase: 'Running'
+    phase: 'Running',
   }
   if (expected.desired === 0) expected.phase = 'Pending'
   else if (expected.active === 0) expected.phase = expected.failed > 0 ? 'Failed' : 'Succeeded'
-  const request = JSON.parse(JSON.stringify({
-    controller: {
-      apiVersion: 'metacontroller.k8s.io/v1alpha1',
-      kind: 'CompositeController',
-      metadata: { name: 'daemonjob-controller', uid: fixtureUid('compositecontroller/daemonjob-controller'), resourceVersion: '1043', generation: 1 },
-      spec: {
-        generateSelector: true,
-        parentResource: { apiVersion: API_VERSION, resource: 'daemonjobs' },
-        childResources: [{ apiVersion: 'batch/v1', resource: 'jobs', updateStrategy: { method: 'OnDelete' } }, { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'OnDelete' } }],
-        hooks: {
-          sync: { version: 'v2', webhook: { url: 'http://jobhooks.jobhooks-system.svc/hooks/daemonjob/sync', timeout: '10s' } },
-          customize: { version: 'v2', webhook: { url: 'http://jobhooks.jobhooks-system.svc/hooks/daemonjob/customize', timeout: '10s' } }
-        }
+  const request = JSON.parse(
+    JSON.stringify({
+      controller: {
+        apiVersion: 'metacontroller.k8s.io/v1alpha1',
+        kind: 'CompositeController',
+        metadata: {
+          name: 'daemonjob-controller',
+          uid: fixtureUid('compositecontroller/daemonjob-controller'),
+          resourceVersion: '1043',
+          generation: 1,
+        },
+        spec: {
+          generateSelector: true,
+          parentResource: { apiVersion: API_VERSION, resource: 'daemonjobs' },
+          childResources: [
+            { apiVersion: 'batch/v1', resource: 'jobs', updateStrategy: { method: 'OnDelete' } },
+            { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'OnDelete' } },
+          ],
+          hooks: {
+            sync: {
+              version: 'v2',
+              webhook: { url: 'http://jobhooks.jobhooks-system.svc/hooks/daemonjob/sync', timeout: '10s' },
+            },
+            customize: {
+              version: 'v2',
+              webhook: { url: 'http://jobhooks.jobhooks-system.svc/hooks/daemonjob/customize', timeout: '10s' },
+            },
+          },
+        },
+        status: {},
       },
-      status: {}
-    },
-    parent,
-    children: { 'Job.batch/v1': jobs, 'ConfigMap.v1': {} },
-    related: { 'Node.v1': nodes },
-    finalizing: false
-  })) as DaemonJobFixture['request']
-  const fixture: DaemonJobFixture = { now: new Date(T0 + 3_600_000), states, request, expected, verify: response => verify(response, fixture) }
+      parent,
+      children: { 'Job.batch/v1': jobs, 'ConfigMap.v1': {} },
+      related: { 'Node.v1': nodes },
+      finalizing: false,
+    })
+  ) as DaemonJobFixture['request']
+  const fixture: DaemonJobFixture = {
+    now: new Date(T0 + 3_600_000),
+    states,
+    request,
+    expected,
+    verify: (response) => verify(response, fixture),
+  }
   return fixture
 }
 
 /** The request as the bytes Metacontroller sends, and its fixture. */
-export function daemonJobRequestBody (size: number): { body: string, fixture: DaemonJobFixture } {
+export function daemonJobRequestBody (size: number): { body: string; fixture: DaemonJobFixture } {
   const fixture = daemonJobFixture(size)
   return { body: JSON.stringify(fixture.request), fixture }
 }
@@ -309,18 +579,24 @@ export function verify (response: unknown, fixture: DaemonJobFixture): void {
   const answer = response as Partial<SyncResponse> | undefined
   const children = Array.isArray(answer?.children) ? answer.children : []
   const status = answer?.status ?? {}
-  const jobs = children.filter(c => c.kind === 'Job').map(c => c.metadata.name)
+  const jobs = children.filter((c) => c.kind === 'Job').map((c) => c.metadata.name)
   const names = new Set(jobs)
   const { expected } = fixture
-  if (jobs.length !== expected.observedJobs + expected.toCreate.length) problems.push(`${jobs.length} Jobs, expected ${expected.observedJobs + expected.toCreate.length}`)
+  if (jobs.length !== expected.observedJobs + expected.toCreate.length) {
+    problems.push(`${jobs.length} Jobs, expected ${expected.observedJobs + expected.toCreate.length}`)
+  }
   for (const key of Object.keys(fixture.request.children['Job.batch/v1'] ?? {})) {
     const name = key.split('/')[1] as string
     if (!names.has(name)) problems.push(`observed Job ${name} is missing (it would be deleted)`)
   }
   for (const name of expected.toCreate) if (!names.has(name)) problems.push(`Job ${name} is not created`)
-  if (children.some(c => c.kind !== 'Job')) problems.push('unexpected non-Job children')
+  if (children.some((c) => c.kind !== 'Job')) problems.push('unexpected non-Job children')
   for (const key of ['phase', 'desired', 'active', 'succeeded', 'failed'] as const) {
-    if (status[key] !== expected[key]) problems.push(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+    if (status[key] !== expected[key]) {
+      problems.push(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+    }
   }
-  if (problems.length > 0) throw new Error(`the DaemonJob answer for ${expected.nodes} nodes is wrong: ${problems.slice(0, 10).join('; ')}`)
+  if (problems.length > 0) {
+    throw new Error(`the DaemonJob answer for ${expected.nodes} nodes is wrong: ${problems.slice(0, 10).join('; ')}`)
+  }
 }

@@ -31,7 +31,13 @@ export interface EphemeralJobExpectation {
 export interface EphemeralJobFixture {
   /** The clock to give the hook: after every time in the request. */
   now: Date
-  request: { controller: unknown, parent: KubeObject, children: Record<string, never>, related: Record<string, Record<string, KubeObject>>, finalizing: boolean }
+  request: {
+    controller: unknown
+    parent: KubeObject
+    children: Record<string, never>
+    related: Record<string, Record<string, KubeObject>>
+    finalizing: boolean
+  }
   expected: EphemeralJobExpectation
   /** Throws, saying what is wrong, when `response` is not the answer this request must get. */
   verify: (response: unknown) => void
@@ -51,7 +57,7 @@ const TEMPLATE = {
   imagePullPolicy: 'IfNotPresent',
   terminationMessagePolicy: 'File',
   targetContainerName: 'app',
-  command: ['pidof', 'app']
+  command: ['pidof', 'app'],
 }
 
 function pod (index: number, size: number, jobUid: string): KubeObject {
@@ -59,19 +65,36 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
   const created = k8sTime(T0 - 3_600_000 + index * 1000)
   const state = stateOf(index, size)
   const injectedAt = T0 + index * 2000
-  const ephemeral = state === 'new'
-    ? {}
-    : {
-        ephemeralContainers: [{
-          ...TEMPLATE,
-          env: [{ name: 'ephemeraljob', value: EPHEMERALJOB_NAME }, { name: 'EPHEMERALJOB_UID', value: jobUid }],
-          resources: {},
-          terminationMessagePath: '/dev/termination-log'
-        }]
-      }
-  const containerState = state === 'succeeded' || state === 'failed'
-    ? { terminated: { exitCode: state === 'failed' ? 1 : 0, reason: state === 'failed' ? 'Error' : 'Completed', startedAt: k8sTime(injectedAt + 1000), finishedAt: k8sTime(injectedAt + 4000), containerID: `containerd://${seededUid(`${name}-ec`).replace(/-/g, '')}` } }
-    : state === 'running' ? { running: { startedAt: k8sTime(injectedAt + 1000) } } : { waiting: { reason: 'ContainerCreating' } }
+  const ephemeral =
+    state === 'new'
+      ? {}
+      : {
+          ephemeralContainers: [
+            {
+              ...TEMPLATE,
+              env: [
+                { name: 'ephemeraljob', value: EPHEMERALJOB_NAME },
+                { name: 'EPHEMERALJOB_UID', value: jobUid },
+              ],
+              resources: {},
+              terminationMessagePath: '/dev/termination-log',
+            },
+          ],
+        }
+  const containerState =
+    state === 'succeeded' || state === 'failed'
+      ? {
+          terminated: {
+            exitCode: state === 'failed' ? 1 : 0,
+            reason: state === 'failed' ? 'Error' : 'Completed',
+            startedAt: k8sTime(injectedAt + 1000),
+            finishedAt: k8sTime(injectedAt + 4000),
+            containerID: `containerd://${seededUid(`${name}-ec`).replace(/-/g, '')}`,
+          },
+        }
+      : state === 'running'
+        ? { running: { startedAt: k8sTime(injectedAt + 1000) } }
+        : { waiting: { reason: 'ContainerCreating' } }
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -83,15 +106,106 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
       resourceVersion: String(10_000 + index),
       creationTimestamp: created,
       labels: { app: 'web', 'pod-template-hash': '7d9f8c6b5' },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8c6b5', uid: seededUid('web-7d9f8c6b5'), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'web-7d9f8c6b5',
+          uid: seededUid('web-7d9f8c6b5'),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
       managedFields: [
-        { manager: 'kube-controller-manager', operation: 'Update', apiVersion: 'v1', time: created, fieldsType: 'FieldsV1', fieldsV1: { 'f:metadata': { 'f:generateName': {}, 'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} }, 'f:ownerReferences': { '.': {}, [`k:{"uid":"${seededUid('web-7d9f8c6b5')}"}`]: {} } }, 'f:spec': { 'f:containers': { 'k:{"name":"app"}': { '.': {}, 'f:image': {}, 'f:imagePullPolicy': {}, 'f:name': {}, 'f:ports': {}, 'f:resources': {} } }, 'f:dnsPolicy': {}, 'f:restartPolicy': {} } } },
-        { manager: 'kubelet', operation: 'Update', apiVersion: 'v1', time: created, subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:containerStatuses': {}, 'f:hostIP': {}, 'f:phase': {}, 'f:podIP': {}, 'f:podIPs': {}, 'f:startTime': {}, ...(state === 'new' ? {} : { 'f:ephemeralContainerStatuses': {} }) } } },
-        ...(state === 'new' ? [] : [{ manager: 'jobhooks', operation: 'Update', apiVersion: 'v1', time: k8sTime(injectedAt), subresource: 'ephemeralcontainers', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:ephemeralContainers': { '.': {}, 'k:{"name":"pidof-ec"}': { '.': {}, 'f:command': {}, 'f:env': {}, 'f:image': {}, 'f:name': {}, 'f:targetContainerName': {} } } } } }])
-      ]
+        {
+          manager: 'kube-controller-manager',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: created,
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': {
+              'f:generateName': {},
+              'f:labels': { '.': {}, 'f:app': {}, 'f:pod-template-hash': {} },
+              'f:ownerReferences': { '.': {}, [`k:{"uid":"${seededUid('web-7d9f8c6b5')}"}`]: {} },
+            },
+            'f:spec': {
+              'f:containers': {
+                'k:{"name":"app"}': {
+                  '.': {},
+                  'f:image': {},
+                  'f:imagePullPolicy': {},
+                  'f:name': {},
+                  'f:ports': {},
+                  'f:resources': {},
+                },
+              },
+              'f:dnsPolicy': {},
+              'f:restartPolicy': {},
+            },
+          },
+        },
+        {
+          manager: 'kubelet',
+          operation: 'Update',
+          apiVersion: 'v1',
+          time: created,
+          subresource: 'status',
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:status': {
+              'f:conditions': {},
+              'f:containerStatuses': {},
+              'f:hostIP': {},
+              'f:phase': {},
+              'f:podIP': {},
+              'f:podIPs': {},
+              'f:startTime': {},
+              ...(state === 'new' ? {} : { 'f:ephemeralContainerStatuses': {} }),
+            },
+          },
+        },
+        ...(state === 'new'
+          ? []
+          : [
+              {
+                manager: 'jobhooks',
+                operation: 'Update',
+                apiVersion: 'v1',
+                time: k8sTime(injectedAt),
+                subresource: 'ephemeralcontainers',
+                fieldsType: 'FieldsV1',
+                fieldsV1: {
+                  'f:spec': {
+                    'f:ephemeralContainers': {
+                      '.': {},
+                      'k:{"name":"pidof-ec"}': {
+                        '.': {},
+                        'f:command': {},
+                        'f:env': {},
+                        'f:image': {},
+                        'f:name': {},
+                        'f:targetContainerName': {},
+                      },
+                    },
+                  },
+                },
+              },
+            ]),
+      ],
     },
     spec: {
-      containers: [{ name: 'app', image: 'registry.example.com/web:2.4.1', imagePullPolicy: 'IfNotPresent', ports: [{ containerPort: 8080, protocol: 'TCP' }], resources: { requests: { cpu: '100m', memory: '128Mi' } }, terminationMessagePath: '/dev/termination-log', terminationMessagePolicy: 'File' }],
+      containers: [
+        {
+          name: 'app',
+          image: 'registry.example.com/web:2.4.1',
+          imagePullPolicy: 'IfNotPresent',
+          ports: [{ containerPort: 8080, protocol: 'TCP' }],
+          resources: { requests: { cpu: '100m', memory: '128Mi' } },
+          terminationMessagePath: '/dev/termination-log',
+          terminationMessagePolicy: 'File',
+        },
+      ],
       dnsPolicy: 'ClusterFirst',
       enableServiceLinks: true,
       nodeName: `node-${index % 20}`,
@@ -99,7 +213,7 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
       schedulerName: 'default-scheduler',
       serviceAccountName: 'default',
       terminationGracePeriodSeconds: 30,
-      ...ephemeral
+      ...ephemeral,
     },
     status: {
       phase: 'Running',
@@ -107,10 +221,40 @@ function pod (index: number, size: number, jobUid: string): KubeObject {
       podIP: `10.244.${Math.floor(index / 250)}.${index % 250}`,
       qosClass: 'Burstable',
       startTime: created,
-      conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map(type => ({ type, status: 'True', lastProbeTime: null, lastTransitionTime: created })),
-      containerStatuses: [{ name: 'app', image: 'registry.example.com/web:2.4.1', imageID: `registry.example.com/web@sha256:${seededUid('image').replace(/-/g, '')}`, containerID: `containerd://${seededUid(`${name}-app`).replace(/-/g, '')}`, ready: true, started: true, restartCount: 0, state: { running: { startedAt: created } } }],
-      ...(state === 'new' ? {} : { ephemeralContainerStatuses: [{ name: 'pidof-ec', image: 'docker.io/library/busybox:1.36', imageID: '', lastState: {}, ready: false, restartCount: 0, state: containerState }] })
-    }
+      conditions: ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].map((type) => ({
+        type,
+        status: 'True',
+        lastProbeTime: null,
+        lastTransitionTime: created,
+      })),
+      containerStatuses: [
+        {
+          name: 'app',
+          image: 'registry.example.com/web:2.4.1',
+          imageID: `registry.example.com/web@sha256:${seededUid('image').replace(/-/g, '')}`,
+          containerID: `containerd://${seededUid(`${name}-app`).replace(/-/g, '')}`,
+          ready: true,
+          started: true,
+          restartCount: 0,
+          state: { running: { startedAt: created } },
+        },
+      ],
+      ...(state === 'new'
+        ? {}
+        : {
+            ephemeralContainerStatuses: [
+              {
+                name: 'pidof-ec',
+                image: 'docker.io/library/busybox:1.36',
+                imageID: '',
+                lastState: {},
+                ready: false,
+                restartCount: 0,
+                state: containerState,
+              },
+            ],
+          }),
+    },
   }
 }
 
@@ -122,14 +266,17 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
   const records = pods.flatMap((p, i) => {
     const state = stateOf(i, size)
     if (state === 'new') return []
-    const phase = state === 'succeeded' ? 'Succeeded' : state === 'failed' ? 'Failed' : state === 'running' ? 'Running' : 'Waiting'
-    return [{
-      name: p.metadata.name,
-      uid: p.metadata.uid,
-      phase,
-      ...(state === 'succeeded' || state === 'failed' ? { completionTime: k8sTime(T0 + i * 2000 + 4000) } : {}),
-      ...(state === 'failed' ? { message: 'pidof-ec exited with code 1 (Error)' } : {})
-    }]
+    const phase =
+      state === 'succeeded' ? 'Succeeded' : state === 'failed' ? 'Failed' : state === 'running' ? 'Running' : 'Waiting'
+    return [
+      {
+        name: p.metadata.name,
+        uid: p.metadata.uid,
+        phase,
+        ...(state === 'succeeded' || state === 'failed' ? { completionTime: k8sTime(T0 + i * 2000 + 4000) } : {}),
+        ...(state === 'failed' ? { message: 'pidof-ec exited with code 1 (Error)' } : {}),
+      },
+    ]
   })
   const count = (s: PodState): number => pods.filter((_, i) => stateOf(i, size) === s).length
   const parent: KubeObject = {
@@ -142,9 +289,22 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
       generation: 1,
       resourceVersion: '9001',
       creationTimestamp: k8sTime(T0 - 1000),
-      managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update', apiVersion: API_VERSION, time: k8sTime(T0 - 1000), fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { '.': {}, 'f:parallelism': {}, 'f:selector': {}, 'f:template': {} } } }]
+      managedFields: [
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          apiVersion: API_VERSION,
+          time: k8sTime(T0 - 1000),
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:spec': { '.': {}, 'f:parallelism': {}, 'f:selector': {}, 'f:template': {} } },
+        },
+      ],
     },
-    spec: { selector: { matchLabels: { app: 'web' } }, parallelism: PARALLELISM, template: { ephemeralContainers: [TEMPLATE] } },
+    spec: {
+      selector: { matchLabels: { app: 'web' } },
+      parallelism: PARALLELISM,
+      template: { ephemeralContainers: [TEMPLATE] },
+    },
     status: {
       phase: 'Running',
       match: size,
@@ -154,15 +314,37 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
       waiting: WAITING,
       startTime: k8sTime(T0),
       pods: records,
-      conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: k8sTime(T0) }],
-      observedGeneration: 1
-    }
+      conditions: [
+        {
+          type: 'Valid',
+          status: 'True',
+          reason: 'SpecValid',
+          message: 'the spec is valid',
+          lastTransitionTime: k8sTime(T0),
+        },
+      ],
+      observedGeneration: 1,
+    },
   }
   const controller = {
     apiVersion: 'metacontroller.k8s.io/v1alpha1',
     kind: 'CompositeController',
     metadata: { name: 'ephemeraljob-controller', uid: seededUid('ephemeraljob-controller'), generation: 1 },
-    spec: { generateSelector: true, parentResource: { apiVersion: API_VERSION, resource: 'ephemeraljobs' }, childResources: [], hooks: { sync: { version: 'v2', webhook: { service: { name: 'jobhooks', namespace: 'jobhooks-system', port: 80 }, path: '/hooks/ephemeraljob/sync', timeout: '10s' } } } }
+    spec: {
+      generateSelector: true,
+      parentResource: { apiVersion: API_VERSION, resource: 'ephemeraljobs' },
+      childResources: [],
+      hooks: {
+        sync: {
+          version: 'v2',
+          webhook: {
+            service: { name: 'jobhooks', namespace: 'jobhooks-system', port: 80 },
+            path: '/hooks/ephemeraljob/sync',
+            timeout: '10s',
+          },
+        },
+      },
+    },
   }
   const newSlots = PARALLELISM - RUNNING - WAITING
   const expected: EphemeralJobExpectation = {
@@ -172,15 +354,27 @@ export function ephemeralJobFixture (size: number): EphemeralJobFixture {
     running: RUNNING,
     waiting: WAITING + newSlots,
     chosen: records.length + newSlots,
-    phase: 'Running'
+    phase: 'Running',
   }
   const request = podsRelatedRequest(controller, parent, pods)
-  return { now: new Date(T0 + size * 2000 + 60_000), request, expected, verify: response => verify(response, expected) }
+  return {
+    now: new Date(T0 + size * 2000 + 60_000),
+    request,
+    expected,
+    verify: (response) => verify(response, expected),
+  }
 }
 
 /** Checks a sync answer against what the fixture expects; throws with the first difference. */
 export function verify (response: unknown, expected: EphemeralJobExpectation): void {
-  const status = childlessStatus(response, 'EphemeralJob', expected, ['phase', 'match', 'succeeded', 'failed', 'running', 'waiting'] as const)
+  const status = childlessStatus(response, 'EphemeralJob', expected, [
+    'phase',
+    'match',
+    'succeeded',
+    'failed',
+    'running',
+    'waiting',
+  ] as const)
   const chosen = Array.isArray(status.pods) ? status.pods.length : -1
   if (chosen !== expected.chosen) throw new Error(`status.pods has ${chosen} Pods, expected ${expected.chosen}`)
 }

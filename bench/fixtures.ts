@@ -75,24 +75,47 @@ export function seededUid (seed: string): string {
  * The sync request of a parent without children whose related objects are Pods, keyed as
  * Metacontroller v2 keys them. A JSON round trip makes it exactly what arrives over the wire.
  */
-export function podsRelatedRequest (controller: unknown, parent: KubeObject, pods: KubeObject[]): { controller: unknown, parent: KubeObject, children: Record<string, never>, related: Record<string, Record<string, KubeObject>>, finalizing: boolean } {
-  return JSON.parse(JSON.stringify({
-    controller,
-    parent,
-    children: {},
-    related: { 'Pod.v1': Object.fromEntries(pods.map(p => [`${p.metadata.namespace ?? ''}/${p.metadata.name}`, p])) },
-    finalizing: false
-  }))
+export function podsRelatedRequest (
+  controller: unknown,
+  parent: KubeObject,
+  pods: KubeObject[]
+): {
+    controller: unknown
+    parent: KubeObject
+    children: Record<string, never>
+    related: Record<string, Record<string, KubeObject>>
+    finalizing: boolean
+  } {
+  return JSON.parse(
+    JSON.stringify({
+      controller,
+      parent,
+      children: {},
+      related: {
+        'Pod.v1': Object.fromEntries(pods.map((p) => [`${p.metadata.namespace ?? ''}/${p.metadata.name}`, p])),
+      },
+      finalizing: false,
+    })
+  )
 }
 
 /** The status of a sync answer of a kind without children, with each of `keys` as expected; throws otherwise. */
-export function childlessStatus<T extends object> (response: unknown, kind: string, expected: T, keys: ReadonlyArray<keyof T & string>): Record<string, unknown> {
-  const answer = response as { status?: Record<string, unknown>, children?: unknown[] }
+export function childlessStatus<T extends object> (
+  response: unknown,
+  kind: string,
+  expected: T,
+  keys: ReadonlyArray<keyof T & string>
+): Record<string, unknown> {
+  const answer = response as { status?: Record<string, unknown>; children?: unknown[] }
   const status = answer?.status
-  if (status === undefined || !Array.isArray(answer.children)) throw new Error('not a sync answer: no status or children')
+  if (status === undefined || !Array.isArray(answer.children)) {
+    throw new Error('not a sync answer: no status or children')
+  }
   if (answer.children.length !== 0) throw new Error(`an ${kind} has no children, got ${answer.children.length}`)
   for (const key of keys) {
-    if (status[key] !== expected[key]) throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+    if (status[key] !== expected[key]) {
+      throw new Error(`status.${key} is ${JSON.stringify(status[key])}, expected ${JSON.stringify(expected[key])}`)
+    }
   }
   return status
 }
@@ -106,7 +129,7 @@ export function k8sTime (ms: number): string {
 export function prng (seed: number): () => number {
   let a = seed >>> 0
   return () => {
-    a = (a + 0x6D2B79F5) >>> 0
+    a = (a + 0x6d2b79f5) >>> 0
     let t = a
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
@@ -151,7 +174,7 @@ export function fixtureFlows (size: number, jobflow = BENCH_JOBFLOW): FixtureFlo
     if (layer < frontier) state = 'Succeeded'
     else if (layer === frontier) state = j % 3 === 0 ? 'Create' : j % 3 === 1 ? 'Running' : 'Succeeded'
     else {
-      const succeeded = dependencies.every(d => byName.get(d)?.state === 'Succeeded')
+      const succeeded = dependencies.every((d) => byName.get(d)?.state === 'Succeeded')
       state = succeeded ? 'Create' : 'Waiting'
     }
     const flow: FixtureFlow = { name, jobName: `${jobflow}-${name}`, layer, dependencies, state }
@@ -170,19 +193,29 @@ export function flowJobTemplate (flow: FixtureFlow): Record<string, unknown> {
     template: {
       metadata: { labels: { 'app.kubernetes.io/part-of': 'etl', 'etl.example.com/step': flow.name } },
       spec: {
-        containers: [{
-          name: 'main',
-          image: 'registry.example.com/data/etl-runner:2.14.3',
-          command: ['/usr/local/bin/etl-runner'],
-          args: ['run', '--step', flow.name, '--input', `s3://etl-staging/nightly/${flow.dependencies[0] ?? 'source'}/`, '--output', `s3://etl-staging/nightly/${flow.name}/`],
-          env: [
-            { name: 'STEP_NAME', value: flow.name },
-            { name: 'LOG_FORMAT', value: 'json' }
-          ],
-          resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '2', memory: '2Gi' } }
-        }]
-      }
-    }
+        containers: [
+          {
+            name: 'main',
+            image: 'registry.example.com/data/etl-runner:2.14.3',
+            command: ['/usr/local/bin/etl-runner'],
+            args: [
+              'run',
+              '--step',
+              flow.name,
+              '--input',
+              `s3://etl-staging/nightly/${flow.dependencies[0] ?? 'source'}/`,
+              '--output',
+              `s3://etl-staging/nightly/${flow.name}/`,
+            ],
+            env: [
+              { name: 'STEP_NAME', value: flow.name },
+              { name: 'LOG_FORMAT', value: 'json' },
+            ],
+            resources: { requests: { cpu: '500m', memory: '512Mi' }, limits: { cpu: '2', memory: '2Gi' } },
+          },
+        ],
+      },
+    },
   }
 }
 
@@ -191,8 +224,8 @@ const GLOBAL_PARAMS = {
   annotations: { 'etl.example.com/run': 'nightly-2026-01-02' },
   env: [
     { name: 'RUN_ID', value: 'nightly-2026-01-02' },
-    { name: 'WAREHOUSE_URL', value: 'postgres://warehouse.data.svc:5432/etl' }
-  ]
+    { name: 'WAREHOUSE_URL', value: 'postgres://warehouse.data.svc:5432/etl' },
+  ],
 }
 const SHARE_VOLUMES = [{ name: 'workspace', persistentVolumeClaim: { claimName: 'etl-nightly-workspace' } }]
 const SHARE_VOLUME_MOUNTS = [{ name: 'workspace', mountPath: '/workspace' }]
@@ -203,11 +236,11 @@ export function jobFlowSpec (flows: FixtureFlow[]): Record<string, unknown> {
     globalParams: GLOBAL_PARAMS,
     shareVolumes: SHARE_VOLUMES,
     shareVolumeMounts: SHARE_VOLUME_MOUNTS,
-    flows: flows.map(f => ({
+    flows: flows.map((f) => ({
       name: f.name,
       ...(f.dependencies.length > 0 ? { dependencies: f.dependencies } : {}),
-      jobTemplate: flowJobTemplate(f)
-    }))
+      jobTemplate: flowJobTemplate(f),
+    })),
   }
 }
 
@@ -218,14 +251,23 @@ export function jobFlowController (): Record<string, unknown> {
     parentResource: { apiVersion: JOBFLOW_API_VERSION, resource: 'jobflows' },
     childResources: [
       { apiVersion: 'batch/v1', resource: 'jobs', updateStrategy: { method: 'OnDelete' } },
-      { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'OnDelete' } }
+      { apiVersion: 'v1', resource: 'configmaps', updateStrategy: { method: 'OnDelete' } },
     ],
     hooks: {
-      sync: { version: 'v2', webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/sync', timeout: '10s' } },
-      finalize: { version: 'v2', webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/finalize', timeout: '10s' } },
-      customize: { version: 'v2', webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/customize', timeout: '10s' } }
+      sync: {
+        version: 'v2',
+        webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/sync', timeout: '10s' },
+      },
+      finalize: {
+        version: 'v2',
+        webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/finalize', timeout: '10s' },
+      },
+      customize: {
+        version: 'v2',
+        webhook: { url: 'http://jobhooks.jobhooks-system.svc:8080/hooks/jobflow/customize', timeout: '10s' },
+      },
     },
-    resyncPeriodSeconds: 60
+    resyncPeriodSeconds: 60,
   }
   const labels = { 'app.kubernetes.io/name': 'jobhooks', 'app.kubernetes.io/component': 'jobflow' }
   return {
@@ -239,28 +281,58 @@ export function jobFlowController (): Record<string, unknown> {
       creationTimestamp: '2025-12-01T09:00:00Z',
       labels,
       annotations: {
-        'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'metacontroller.k8s.io/v1alpha1', kind: 'CompositeController', metadata: { annotations: {}, labels, name: CONTROLLER_NAME }, spec }) + '\n'
+        'kubectl.kubernetes.io/last-applied-configuration':
+          JSON.stringify({
+            apiVersion: 'metacontroller.k8s.io/v1alpha1',
+            kind: 'CompositeController',
+            metadata: { annotations: {}, labels, name: CONTROLLER_NAME },
+            spec,
+          }) + '\n',
       },
-      managedFields: [{
-        manager: 'kubectl-client-side-apply',
-        operation: 'Update',
-        apiVersion: 'metacontroller.k8s.io/v1alpha1',
-        time: '2025-12-01T09:00:00Z',
-        fieldsType: 'FieldsV1',
-        fieldsV1: {
-          'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} }, 'f:labels': { '.': {}, 'f:app.kubernetes.io/component': {}, 'f:app.kubernetes.io/name': {} } },
-          'f:spec': { '.': {}, 'f:childResources': {}, 'f:generateSelector': {}, 'f:hooks': { '.': {}, 'f:customize': { '.': {}, 'f:version': {}, 'f:webhook': { '.': {}, 'f:timeout': {}, 'f:url': {} } }, 'f:finalize': { '.': {}, 'f:version': {}, 'f:webhook': { '.': {}, 'f:timeout': {}, 'f:url': {} } }, 'f:sync': { '.': {}, 'f:version': {}, 'f:webhook': { '.': {}, 'f:timeout': {}, 'f:url': {} } } }, 'f:parentResource': { '.': {}, 'f:apiVersion': {}, 'f:resource': {} }, 'f:resyncPeriodSeconds': {} }
-        }
-      }]
+      managedFields: [
+        {
+          manager: 'kubectl-client-side-apply',
+          operation: 'Update',
+          apiVersion: 'metacontroller.k8s.io/v1alpha1',
+          time: '2025-12-01T09:00:00Z',
+          fieldsType: 'FieldsV1',
+          fieldsV1: {
+            'f:metadata': {
+              'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} },
+              'f:labels': { '.': {}, 'f:app.kubernetes.io/component': {}, 'f:app.kubernetes.io/name': {} },
+            },
+            'f:spec': {
+              '.': {},
+              'f:childResources': {},
+              'f:generateSelector': {},
+              'f:hooks': {
+                '.': {},
+                'f:customize': { '.': {}, 'f:version': {}, 'f:webhook': { '.': {}, 'f:timeout': {}, 'f:url': {} } },
+                'f:finalize': { '.': {}, 'f:version': {}, 'f:webhook': { '.': {}, 'f:timeout': {}, 'f:url': {} } },
+                'f:sync': { '.': {}, 'f:version': {}, 'f:webhook': { '.': {}, 'f:timeout': {}, 'f:url': {} } },
+              },
+              'f:parentResource': { '.': {}, 'f:apiVersion': {}, 'f:resource': {} },
+              'f:resyncPeriodSeconds': {},
+            },
+          },
+        },
+      ],
     },
     spec,
-    status: {}
+    status: {},
   }
 }
 
 /** The Job our hook returned for `flow` (what Metacontroller created and keeps in last-applied). */
-export function desiredFlowJob (flow: FixtureFlow, parentUid: string, jobflow = BENCH_JOBFLOW, namespace = BENCH_NAMESPACE): Record<string, unknown> {
-  const template = flowJobTemplate(flow) as { template: { metadata: { labels: Record<string, string> }, spec: { containers: Array<Record<string, unknown>> } } }
+export function desiredFlowJob (
+  flow: FixtureFlow,
+  parentUid: string,
+  jobflow = BENCH_JOBFLOW,
+  namespace = BENCH_NAMESPACE
+): Record<string, unknown> {
+  const template = flowJobTemplate(flow) as {
+    template: { metadata: { labels: Record<string, string> }; spec: { containers: Array<Record<string, unknown>> } }
+  }
   const ids = { 'jobhooks.io/jobflow': jobflow, 'jobhooks.io/flow': flow.name }
   const container = template.template.spec.containers[0] as { env: unknown[] }
   return {
@@ -271,37 +343,62 @@ export function desiredFlowJob (flow: FixtureFlow, parentUid: string, jobflow = 
       namespace,
       // Metacontroller adds controller-uid (generateSelector) before it applies the Job.
       labels: { ...GLOBAL_PARAMS.labels, ...ids, 'controller-uid': parentUid },
-      annotations: GLOBAL_PARAMS.annotations
+      annotations: GLOBAL_PARAMS.annotations,
     },
     spec: {
       ...template,
       template: {
-        metadata: { labels: { ...GLOBAL_PARAMS.labels, ...template.template.metadata.labels, ...ids }, annotations: GLOBAL_PARAMS.annotations },
+        metadata: {
+          labels: { ...GLOBAL_PARAMS.labels, ...template.template.metadata.labels, ...ids },
+          annotations: GLOBAL_PARAMS.annotations,
+        },
         spec: {
-          containers: [{ ...container, env: [...GLOBAL_PARAMS.env, ...container.env], volumeMounts: SHARE_VOLUME_MOUNTS }],
+          containers: [
+            { ...container, env: [...GLOBAL_PARAMS.env, ...container.env], volumeMounts: SHARE_VOLUME_MOUNTS },
+          ],
           volumes: SHARE_VOLUMES,
-          restartPolicy: 'Never'
-        }
-      }
-    }
+          restartPolicy: 'Never',
+        },
+      },
+    },
   }
 }
 
-interface JobTimes { created: number, started: number, finished?: number }
+interface JobTimes {
+  created: number
+  started: number
+  finished?: number
+}
 
 function jobTimes (flow: FixtureFlow, index: number): JobTimes {
   const started = T0 + flow.layer * LAYER_SECONDS * 1000 + (index % 5) * 1000
   return {
     created: started - 1000,
     started,
-    ...(flow.state === 'Succeeded' ? { finished: started + (60 + (index % 7) * 7) * 1000 } : {})
+    ...(flow.state === 'Succeeded' ? { finished: started + (60 + (index % 7) * 7) * 1000 } : {}),
   }
 }
 
 /** A flow's Job as the API server returns it: defaulted spec, full metadata, controller status. */
-export function observedFlowJob (flow: FixtureFlow, index: number, parentUid: string, jobflow = BENCH_JOBFLOW, namespace = BENCH_NAMESPACE): KubeObject {
-  if (flow.state !== 'Succeeded' && flow.state !== 'Running') throw new Error(`flow ${flow.name} has no Job (${flow.state})`)
-  const desired = desiredFlowJob(flow, parentUid, jobflow, namespace) as { metadata: { labels: Record<string, string>, annotations: Record<string, string> }, spec: { template: { metadata: { labels: Record<string, string>, annotations: Record<string, string> }, spec: { containers: Array<Record<string, unknown>>, volumes: unknown[] } } } }
+export function observedFlowJob (
+  flow: FixtureFlow,
+  index: number,
+  parentUid: string,
+  jobflow = BENCH_JOBFLOW,
+  namespace = BENCH_NAMESPACE
+): KubeObject {
+  if (flow.state !== 'Succeeded' && flow.state !== 'Running') {
+    throw new Error(`flow ${flow.name} has no Job (${flow.state})`)
+  }
+  const desired = desiredFlowJob(flow, parentUid, jobflow, namespace) as {
+    metadata: { labels: Record<string, string>; annotations: Record<string, string> }
+    spec: {
+      template: {
+        metadata: { labels: Record<string, string>; annotations: Record<string, string> }
+        spec: { containers: Array<Record<string, unknown>>; volumes: unknown[] }
+      }
+    }
+  }
   const uid = fixtureUid(`job/${namespace}/${flow.jobName}`)
   const times = jobTimes(flow, index)
   const created = k8sTime(times.created)
@@ -310,13 +407,13 @@ export function observedFlowJob (flow: FixtureFlow, index: number, parentUid: st
     'batch.kubernetes.io/controller-uid': uid,
     'batch.kubernetes.io/job-name': flow.jobName,
     'controller-uid': uid,
-    'job-name': flow.jobName
+    'job-name': flow.jobName,
   }
   const desiredContainer = desired.spec.template.spec.containers[0] as Record<string, unknown>
   const status: Record<string, unknown> = {
     startTime: k8sTime(times.started),
     terminating: 0,
-    uncountedTerminatedPods: {}
+    uncountedTerminatedPods: {},
   }
   if (times.finished !== undefined) {
     const finished = k8sTime(times.finished)
@@ -326,9 +423,23 @@ export function observedFlowJob (flow: FixtureFlow, index: number, parentUid: st
       succeeded: 1,
       ready: 0,
       conditions: [
-        { type: 'SuccessCriteriaMet', status: 'True', lastProbeTime: finished, lastTransitionTime: finished, reason: 'CompletionsReached', message },
-        { type: 'Complete', status: 'True', lastProbeTime: finished, lastTransitionTime: finished, reason: 'CompletionsReached', message }
-      ]
+        {
+          type: 'SuccessCriteriaMet',
+          status: 'True',
+          lastProbeTime: finished,
+          lastTransitionTime: finished,
+          reason: 'CompletionsReached',
+          message,
+        },
+        {
+          type: 'Complete',
+          status: 'True',
+          lastProbeTime: finished,
+          lastTransitionTime: finished,
+          reason: 'CompletionsReached',
+          message,
+        },
+      ],
     })
   } else {
     Object.assign(status, { active: 1, ready: 1 })
@@ -346,10 +457,19 @@ export function observedFlowJob (flow: FixtureFlow, index: number, parentUid: st
       labels: desired.metadata.labels,
       annotations: {
         ...desired.metadata.annotations,
-        'metacontroller.k8s.io/last-applied-configuration': JSON.stringify(desired)
+        'metacontroller.k8s.io/last-applied-configuration': JSON.stringify(desired),
       },
-      ownerReferences: [{ apiVersion: JOBFLOW_API_VERSION, kind: 'JobFlow', name: jobflow, uid: parentUid, controller: true, blockOwnerDeletion: true }],
-      managedFields: jobManagedFields(parentUid, times, podLabels)
+      ownerReferences: [
+        {
+          apiVersion: JOBFLOW_API_VERSION,
+          kind: 'JobFlow',
+          name: jobflow,
+          uid: parentUid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+      managedFields: jobManagedFields(parentUid, times, podLabels),
     },
     spec: {
       parallelism: 1,
@@ -358,32 +478,39 @@ export function observedFlowJob (flow: FixtureFlow, index: number, parentUid: st
       ttlSecondsAfterFinished: 86400,
       selector: { matchLabels: { 'batch.kubernetes.io/controller-uid': uid } },
       template: {
-        metadata: { creationTimestamp: null, labels: podLabels, annotations: desired.spec.template.metadata.annotations },
+        metadata: {
+          creationTimestamp: null,
+          labels: podLabels,
+          annotations: desired.spec.template.metadata.annotations,
+        },
         spec: {
           volumes: desired.spec.template.spec.volumes,
-          containers: [{
-            ...desiredContainer,
-            terminationMessagePath: '/dev/termination-log',
-            terminationMessagePolicy: 'File',
-            imagePullPolicy: 'IfNotPresent'
-          }],
+          containers: [
+            {
+              ...desiredContainer,
+              terminationMessagePath: '/dev/termination-log',
+              terminationMessagePolicy: 'File',
+              imagePullPolicy: 'IfNotPresent',
+            },
+          ],
           restartPolicy: 'Never',
           terminationGracePeriodSeconds: 30,
           dnsPolicy: 'ClusterFirst',
           securityContext: {},
-          schedulerName: 'default-scheduler'
-        }
+          schedulerName: 'default-scheduler',
+        },
       },
       completionMode: 'NonIndexed',
       suspend: false,
-      podReplacementPolicy: 'TerminatingOrFailed'
+      podReplacementPolicy: 'TerminatingOrFailed',
     },
-    status
+    status,
   }
 }
 
 function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record<string, string>): unknown[] {
-  const set = (keys: string[]): Record<string, unknown> => Object.fromEntries([['.', {}], ...keys.map(k => [`f:${k}`, {}])])
+  const set = (keys: string[]): Record<string, unknown> =>
+    Object.fromEntries([['.', {}], ...keys.map((k) => [`f:${k}`, {}])])
   const labels = ['controller-uid', 'cost-center', 'jobhooks.io/flow', 'jobhooks.io/jobflow', 'team']
   const metacontroller = {
     manager: 'metacontroller',
@@ -395,7 +522,7 @@ function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record
       'f:metadata': {
         'f:annotations': set(['etl.example.com/run', 'metacontroller.k8s.io/last-applied-configuration']),
         'f:labels': set(labels),
-        'f:ownerReferences': { '.': {}, [`k:{"uid":"${parentUid}"}`]: {} }
+        'f:ownerReferences': { '.': {}, [`k:{"uid":"${parentUid}"}`]: {} },
       },
       'f:spec': {
         'f:backoffLimit': {},
@@ -407,7 +534,9 @@ function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record
         'f:template': {
           'f:metadata': {
             'f:annotations': set(['etl.example.com/run']),
-            'f:labels': set(Object.keys(podLabels).filter(k => !k.includes('controller-uid') && !k.includes('job-name')))
+            'f:labels': set(
+              Object.keys(podLabels).filter((k) => !k.includes('controller-uid') && !k.includes('job-name'))
+            ),
           },
           'f:spec': {
             'f:containers': {
@@ -420,7 +549,7 @@ function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record
                   'k:{"name":"LOG_FORMAT"}': set(['name', 'value']),
                   'k:{"name":"RUN_ID"}': set(['name', 'value']),
                   'k:{"name":"STEP_NAME"}': set(['name', 'value']),
-                  'k:{"name":"WAREHOUSE_URL"}': set(['name', 'value'])
+                  'k:{"name":"WAREHOUSE_URL"}': set(['name', 'value']),
                 },
                 'f:image': {},
                 'f:imagePullPolicy': {},
@@ -428,32 +557,36 @@ function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record
                 'f:resources': { '.': {}, 'f:limits': set(['cpu', 'memory']), 'f:requests': set(['cpu', 'memory']) },
                 'f:terminationMessagePath': {},
                 'f:terminationMessagePolicy': {},
-                'f:volumeMounts': { '.': {}, 'k:{"mountPath":"/workspace"}': set(['mountPath', 'name']) }
-              }
+                'f:volumeMounts': { '.': {}, 'k:{"mountPath":"/workspace"}': set(['mountPath', 'name']) },
+              },
             },
             'f:dnsPolicy': {},
             'f:restartPolicy': {},
             'f:schedulerName': {},
             'f:securityContext': {},
             'f:terminationGracePeriodSeconds': {},
-            'f:volumes': { '.': {}, 'k:{"name":"workspace"}': { '.': {}, 'f:name': {}, 'f:persistentVolumeClaim': set(['claimName']) } }
-          }
+            'f:volumes': {
+              '.': {},
+              'k:{"name":"workspace"}': { '.': {}, 'f:name': {}, 'f:persistentVolumeClaim': set(['claimName']) },
+            },
+          },
         },
-        'f:ttlSecondsAfterFinished': {}
-      }
-    }
+        'f:ttlSecondsAfterFinished': {},
+      },
+    },
   }
-  const statusFields: Record<string, unknown> = times.finished !== undefined
-    ? {
-        'f:completionTime': {},
-        'f:conditions': {},
-        'f:ready': {},
-        'f:startTime': {},
-        'f:succeeded': {},
-        'f:terminating': {},
-        'f:uncountedTerminatedPods': {}
-      }
-    : { 'f:active': {}, 'f:ready': {}, 'f:startTime': {}, 'f:terminating': {}, 'f:uncountedTerminatedPods': {} }
+  const statusFields: Record<string, unknown> =
+    times.finished !== undefined
+      ? {
+          'f:completionTime': {},
+          'f:conditions': {},
+          'f:ready': {},
+          'f:startTime': {},
+          'f:succeeded': {},
+          'f:terminating': {},
+          'f:uncountedTerminatedPods': {},
+        }
+      : { 'f:active': {}, 'f:ready': {}, 'f:startTime': {}, 'f:terminating': {}, 'f:uncountedTerminatedPods': {} }
   const controllerManager = {
     manager: 'kube-controller-manager',
     operation: 'Update',
@@ -461,7 +594,7 @@ function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record
     time: k8sTime(times.finished ?? times.started + 5000),
     fieldsType: 'FieldsV1',
     fieldsV1: { 'f:status': statusFields },
-    subresource: 'status'
+    subresource: 'status',
   }
   return [metacontroller, controllerManager]
 }
@@ -471,18 +604,27 @@ function jobManagedFields (parentUid: string, times: JobTimes, podLabels: Record
  * the flows that are created now waited for were still running then.
  */
 export function previousStatus (flows: FixtureFlow[], parentStarted: string): Record<string, unknown> {
-  const justFinished = new Set(flows.filter(f => f.state === 'Create').flatMap(f => f.dependencies))
-  const byName = new Map(flows.map(f => [f.name, f]))
+  const justFinished = new Set(flows.filter((f) => f.state === 'Create').flatMap((f) => f.dependencies))
+  const byName = new Map(flows.map((f) => [f.name, f]))
   const wasSucceeded = (f: FixtureFlow): boolean => f.state === 'Succeeded' && !justFinished.has(f.name)
   const jobs = flows.map((flow, index) => {
     const times = jobTimes(flow, index)
     if (flow.state === 'Succeeded' || flow.state === 'Running') {
       if (wasSucceeded(flow)) {
-        return { name: flow.name, jobName: flow.jobName, phase: 'Succeeded', startTime: k8sTime(times.started), completionTime: k8sTime(times.finished as number) }
+        return {
+          name: flow.name,
+          jobName: flow.jobName,
+          phase: 'Succeeded',
+          startTime: k8sTime(times.started),
+          completionTime: k8sTime(times.finished as number),
+        }
       }
       return { name: flow.name, jobName: flow.jobName, phase: 'Running', startTime: k8sTime(times.started) }
     }
-    const waiting = flow.dependencies.filter(d => { const dep = byName.get(d); return dep === undefined || !wasSucceeded(dep) })
+    const waiting = flow.dependencies.filter((d) => {
+      const dep = byName.get(d)
+      return dep === undefined || !wasSucceeded(dep)
+    })
     return { name: flow.name, jobName: flow.jobName, phase: 'Pending', message: `waiting for ${waiting.join(', ')}` }
   })
   return {
@@ -490,7 +632,15 @@ export function previousStatus (flows: FixtureFlow[], parentStarted: string): Re
     phase: 'Running',
     startTime: parentStarted,
     jobs,
-    conditions: [{ type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: parentStarted }]
+    conditions: [
+      {
+        type: 'Valid',
+        status: 'True',
+        reason: 'SpecValid',
+        message: 'the spec is valid',
+        lastTransitionTime: parentStarted,
+      },
+    ],
   }
 }
 
@@ -509,7 +659,13 @@ export function jobFlowParent (flows: FixtureFlow[], jobflow = BENCH_JOBFLOW, na
       generation: 1,
       creationTimestamp: created,
       annotations: {
-        'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: JOBFLOW_API_VERSION, kind: 'JobFlow', metadata: { annotations: {}, name: jobflow, namespace }, spec }) + '\n'
+        'kubectl.kubernetes.io/last-applied-configuration':
+          JSON.stringify({
+            apiVersion: JOBFLOW_API_VERSION,
+            kind: 'JobFlow',
+            metadata: { annotations: {}, name: jobflow, namespace },
+            spec,
+          }) + '\n',
       },
       finalizers: [`metacontroller.io/compositecontroller-${CONTROLLER_NAME}`],
       managedFields: [
@@ -521,8 +677,14 @@ export function jobFlowParent (flows: FixtureFlow[], jobflow = BENCH_JOBFLOW, na
           fieldsType: 'FieldsV1',
           fieldsV1: {
             'f:metadata': { 'f:annotations': { '.': {}, 'f:kubectl.kubernetes.io/last-applied-configuration': {} } },
-            'f:spec': { '.': {}, 'f:flows': {}, 'f:globalParams': { '.': {}, 'f:annotations': {}, 'f:env': {}, 'f:labels': {} }, 'f:shareVolumeMounts': {}, 'f:shareVolumes': {} }
-          }
+            'f:spec': {
+              '.': {},
+              'f:flows': {},
+              'f:globalParams': { '.': {}, 'f:annotations': {}, 'f:env': {}, 'f:labels': {} },
+              'f:shareVolumeMounts': {},
+              'f:shareVolumes': {},
+            },
+          },
         },
         {
           manager: 'metacontroller',
@@ -530,7 +692,11 @@ export function jobFlowParent (flows: FixtureFlow[], jobflow = BENCH_JOBFLOW, na
           apiVersion: JOBFLOW_API_VERSION,
           time: created,
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:metadata': { 'f:finalizers': { '.': {}, [`v:"metacontroller.io/compositecontroller-${CONTROLLER_NAME}"`]: {} } } }
+          fieldsV1: {
+            'f:metadata': {
+              'f:finalizers': { '.': {}, [`v:"metacontroller.io/compositecontroller-${CONTROLLER_NAME}"`]: {} },
+            },
+          },
         },
         {
           manager: 'metacontroller',
@@ -538,13 +704,22 @@ export function jobFlowParent (flows: FixtureFlow[], jobflow = BENCH_JOBFLOW, na
           apiVersion: JOBFLOW_API_VERSION,
           time: k8sTime(T0 + 60_000),
           fieldsType: 'FieldsV1',
-          fieldsV1: { 'f:status': { '.': {}, 'f:conditions': {}, 'f:jobs': {}, 'f:observedGeneration': {}, 'f:phase': {}, 'f:startTime': {} } },
-          subresource: 'status'
-        }
-      ]
+          fieldsV1: {
+            'f:status': {
+              '.': {},
+              'f:conditions': {},
+              'f:jobs': {},
+              'f:observedGeneration': {},
+              'f:phase': {},
+              'f:startTime': {},
+            },
+          },
+          subresource: 'status',
+        },
+      ],
     },
     spec,
-    status: previousStatus(flows, k8sTime(T0))
+    status: previousStatus(flows, k8sTime(T0)),
   }
 }
 
@@ -563,16 +738,18 @@ export function jobFlowFixture (size: number, jobflow = BENCH_JOBFLOW, namespace
   const parentUid = parent.metadata.uid as string
   const jobs: Record<string, KubeObject> = {}
   flows.forEach((flow, index) => {
-    if (flow.state === 'Succeeded' || flow.state === 'Running') jobs[`${namespace}/${flow.jobName}`] = observedFlowJob(flow, index, parentUid, jobflow, namespace)
+    if (flow.state === 'Succeeded' || flow.state === 'Running') {
+      jobs[`${namespace}/${flow.jobName}`] = observedFlowJob(flow, index, parentUid, jobflow, namespace)
+    }
   })
-  const count = (state: FixtureFlowState): number => flows.filter(f => f.state === state).length
+  const count = (state: FixtureFlowState): number => flows.filter((f) => f.state === state).length
   const lastEvent = Math.max(...flows.map((f, i) => jobTimes(f, i).finished ?? jobTimes(f, i).started))
   const request: JobFlowSyncRequestBody = wireForm({
     controller: jobFlowController(),
     parent,
     children: { 'Job.batch/v1': jobs, 'ConfigMap.v1': {} },
     related: {},
-    finalizing: false
+    finalizing: false,
   })
   return {
     now: new Date(lastEvent + 30_000),
@@ -585,13 +762,13 @@ export function jobFlowFixture (size: number, jobflow = BENCH_JOBFLOW, namespace
       running: count('Running'),
       toCreate: count('Create'),
       waiting: count('Waiting'),
-      phase: 'Running'
-    }
+      phase: 'Running',
+    },
   }
 }
 
 /** The request as the bytes Metacontroller sends (Go's encoder writes compact JSON). */
-export function jobFlowRequestBody (size: number): { body: string, fixture: JobFlowFixture } {
+export function jobFlowRequestBody (size: number): { body: string; fixture: JobFlowFixture } {
   const fixture = jobFlowFixture(size)
   return { body: JSON.stringify(fixture.request), fixture }
 }

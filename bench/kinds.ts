@@ -65,10 +65,22 @@ export interface KindCase {
 
 export const CASES: readonly KindCase[] = [
   { kind: 'DaemonJob', path: '/hooks/daemonjob/sync', unit: 'Nodes', sizes: [500, 5000], build: daemonJobFixture },
-  { kind: 'EphemeralJob', path: '/hooks/ephemeraljob/sync', unit: 'matched Pods', sizes: [500, 5000], build: ephemeralJobFixture },
-  { kind: 'OperationJob', path: '/hooks/operationjob/sync', unit: 'targets', sizes: [500, 5000], build: operationJobFixture },
+  {
+    kind: 'EphemeralJob',
+    path: '/hooks/ephemeraljob/sync',
+    unit: 'matched Pods',
+    sizes: [500, 5000],
+    build: ephemeralJobFixture,
+  },
+  {
+    kind: 'OperationJob',
+    path: '/hooks/operationjob/sync',
+    unit: 'targets',
+    sizes: [500, 5000],
+    build: operationJobFixture,
+  },
   // The issue asks for a CollaSet of 1,000 Pods.
-  { kind: 'CollaSet', path: '/hooks/collaset/sync', unit: 'Pods', sizes: [100, 1000], build: collaSetFixture }
+  { kind: 'CollaSet', path: '/hooks/collaset/sync', unit: 'Pods', sizes: [100, 1000], build: collaSetFixture },
 ]
 
 /** The goal: one sync answers within a second at the largest size. */
@@ -120,7 +132,10 @@ export interface KindRow {
    * shown beside the steady state, judged by no goal. Absent when not measured.
    */
   coldP50?: number
-  /** The median of CHANGED_SYNCS syncs each finding a tenth of the objects changed since the last. Absent when not measured. */
+  /**
+   * The median of CHANGED_SYNCS syncs each finding a tenth of the objects changed since the last. Absent when not
+   * measured.
+   */
   changedP50?: number
 }
 
@@ -135,7 +150,7 @@ export function percentile (sorted: readonly number[], q: number): number {
  */
 class Poster {
   private readonly worker: Worker
-  private pending: { resolve: (reply: PosterReply) => void, reject: (error: Error) => void } | undefined
+  private pending: { resolve: (reply: PosterReply) => void; reject: (error: Error) => void } | undefined
   private failure: Error | undefined
 
   constructor (url: URL, body: Buffer, variant: Buffer) {
@@ -145,8 +160,12 @@ class Poster {
       this.pending = undefined
       pending?.resolve(reply)
     })
-    this.worker.on('error', error => { this.fail(error) })
-    this.worker.on('exit', code => { this.fail(new Error(`the client's worker exited (code ${code})`)) })
+    this.worker.on('error', (error) => {
+      this.fail(error)
+    })
+    this.worker.on('exit', (code) => {
+      this.fail(new Error(`the client's worker exited (code ${code})`))
+    })
   }
 
   private fail (error: Error): void {
@@ -169,7 +188,7 @@ class Poster {
   async fetch (variant = false): Promise<Buffer> {
     const reply = await this.call({ type: 'fetch', variant })
     if ('error' in reply) throw new Error(reply.error)
-    if (!('answer' in reply)) throw new Error('the client\'s worker gave no answer\'s bytes')
+    if (!('answer' in reply)) throw new Error("the client's worker gave no answer's bytes")
     return Buffer.from(reply.answer.buffer, reply.answer.byteOffset, reply.answer.byteLength)
   }
 
@@ -179,10 +198,10 @@ class Poster {
   }
 
   /** One POST (of the variant, when `variant`), timed by the worker; whether its answer was the expected bytes. */
-  async sync (variant = false): Promise<{ ms: number, same: boolean }> {
+  async sync (variant = false): Promise<{ ms: number; same: boolean }> {
     const reply = await this.call({ type: 'sync', variant })
     if ('error' in reply) throw new Error(reply.error)
-    if (!('same' in reply)) throw new Error('the client\'s worker did not compare the answer')
+    if (!('same' in reply)) throw new Error("the client's worker did not compare the answer")
     return reply
   }
 
@@ -233,15 +252,30 @@ async function target (c: KindCase, size: number): Promise<Target> {
   }
   try {
     await app.listen({ host: '127.0.0.1', port: 0 })
-    poster = new Poster(new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${c.path}`), body, variant)
+    poster = new Poster(
+      new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}${c.path}`),
+      body,
+      variant
+    )
     const answer = await poster.fetch()
     fixture.verify(JSON.parse(answer.toString('utf8')))
-    if (!answer.equals(await poster.fetch(true))) throw new Error('the request with a tenth of its objects changed where no hook reads got another answer')
+    if (!answer.equals(await poster.fetch(true))) {
+      throw new Error('the request with a tenth of its objects changed where no hook reads got another answer')
+    }
     poster.expect(answer)
     return {
-      size, bodyBytes: body.length, parseMs: parseTime(body), answerBytes: answer.length, poster, samples: [], cold: [], changed: [],
-      clearMemo: () => { app.wire.memo.clear() },
-      close
+      size,
+      bodyBytes: body.length,
+      parseMs: parseTime(body),
+      answerBytes: answer.length,
+      poster,
+      samples: [],
+      cold: [],
+      changed: [],
+      clearMemo: () => {
+        app.wire.memo.clear()
+      },
+      close,
     }
   } catch (error) {
     await close()
@@ -260,7 +294,10 @@ function parseTime (body: Buffer): number {
     JSON.parse(text)
     times.push(performance.now() - start)
   }
-  return percentile(times.sort((a, b) => a - b), 0.5)
+  return percentile(
+    times.sort((a, b) => a - b),
+    0.5
+  )
 }
 
 /**
@@ -268,7 +305,10 @@ function parseTime (body: Buffer): number {
  * `metadata.resourceVersion`, as any write to an object changes it): other bytes, the same answer.
  */
 function changedShare (request: unknown): unknown {
-  const copy = structuredClone(request) as { children?: Record<string, Record<string, { metadata?: Record<string, unknown> }>>, related?: Record<string, Record<string, { metadata?: Record<string, unknown> }>> }
+  const copy = structuredClone(request) as {
+    children?: Record<string, Record<string, { metadata?: Record<string, unknown> }>>
+    related?: Record<string, Record<string, { metadata?: Record<string, unknown> }>>
+  }
   let i = 0
   for (const groups of [copy.children, copy.related]) {
     for (const objects of Object.values(groups ?? {})) {
@@ -281,7 +321,10 @@ function changedShare (request: unknown): unknown {
   return copy
 }
 
-/** One sync (of the variant, when `variant`), timed by the client's worker; its answer must be the checked one, byte for byte. */
+/**
+ * One sync (of the variant, when `variant`), timed by the client's worker; its answer must be the checked one, byte for
+ * byte.
+ */
 async function sync (c: KindCase, t: Target, variant = false): Promise<number> {
   const { ms, same } = await t.poster.sync(variant)
   if (!same) throw new Error(`${c.kind} at ${t.size} ${c.unit}: two identical requests got different answers`)
@@ -302,7 +345,7 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
       const warm = performance.now() + WARMUP_MS
       for (let i = 0; i < WARMUP_SYNCS || performance.now() < warm; i++) await sync(c, t)
     }
-    const sliceMs = seconds * 1000 / ROUNDS
+    const sliceMs = (seconds * 1000) / ROUNDS
     const minPerSlice = Math.ceil(MIN_SAMPLES / ROUNDS)
     for (let round = 0; round < ROUNDS; round++) {
       for (const t of round % 2 === 0 ? targets : [...targets].reverse()) {
@@ -329,11 +372,23 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
       await sync(c, t)
       for (let i = 0; i < CHANGED_SYNCS; i++) t.changed.push(await sync(c, t, i % 2 === 0))
     }
-    return targets.map(t => {
+    return targets.map((t) => {
       const sorted = [...t.samples].sort((a, b) => a - b)
       const cold = [...t.cold].sort((a, b) => a - b)
       const changed = [...t.changed].sort((a, b) => a - b)
-      return { kind: c.kind, size: t.size, unit: c.unit, bodyBytes: t.bodyBytes, responseBytes: t.answerBytes, requests: sorted.length, p50: percentile(sorted, 0.5), p99: percentile(sorted, 0.99), parseMs: t.parseMs, coldP50: percentile(cold, 0.5), changedP50: percentile(changed, 0.5) }
+      return {
+        kind: c.kind,
+        size: t.size,
+        unit: c.unit,
+        bodyBytes: t.bodyBytes,
+        responseBytes: t.answerBytes,
+        requests: sorted.length,
+        p50: percentile(sorted, 0.5),
+        p99: percentile(sorted, 0.99),
+        parseMs: t.parseMs,
+        coldP50: percentile(cold, 0.5),
+        changedP50: percentile(changed, 0.5),
+      }
     })
   } finally {
     for (const t of targets) await t.close()
@@ -341,18 +396,29 @@ async function timeKind (c: KindCase, sizes: readonly number[], seconds: number)
 }
 
 /** Times every kind (of `cases`) at its own two sizes, or at `sizes` when given (BENCH_KIND_SIZES). */
-export async function benchKinds (sizes: readonly number[] | undefined, seconds: number, cases: readonly KindCase[] = CASES): Promise<KindRow[]> {
+export async function benchKinds (
+  sizes: readonly number[] | undefined,
+  seconds: number,
+  cases: readonly KindCase[] = CASES
+): Promise<KindRow[]> {
   const rows: KindRow[] = []
-  for (const c of cases) rows.push(...await timeKind(c, sizes ?? c.sizes, seconds))
+  for (const c of cases) rows.push(...(await timeKind(c, sizes ?? c.sizes, seconds)))
   return rows
 }
 
 let deploymentMemo: number | undefined
 
-/** The memo's limit in a process started with the Deployment's Node options (memoLimitFor its heap limit), asked of such a process once. */
+/**
+ * The memo's limit in a process started with the Deployment's Node options (memoLimitFor its heap limit), asked of such
+ * a process once.
+ */
 export function deploymentMemoLimit (): number {
   if (deploymentMemo === undefined) {
-    const heapLimit = execFileSync(process.execPath, [...deploymentSettings().nodeOptions, '-p', 'v8.getHeapStatistics().heap_size_limit'], { encoding: 'utf8' })
+    const heapLimit = execFileSync(
+      process.execPath,
+      [...deploymentSettings().nodeOptions, '-p', 'v8.getHeapStatistics().heap_size_limit'],
+      { encoding: 'utf8' }
+    )
     deploymentMemo = memoLimitFor(Number(heapLimit.trim()))
   }
   return deploymentMemo
@@ -364,44 +430,70 @@ function mib (bytes: number): string {
 
 export function kindTable (rows: readonly KindRow[]): string {
   const lines = [
-    '| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | a tenth changed p50 ms | first sync p50 ms | JSON.parse ms | ÷ sync p50 | ÷ a tenth changed | ÷ first sync |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'
+    '| kind | objects | request body | answer | syncs timed | p50 ms | p99 ms | a tenth changed p50 ms | first sync ' +
+      'p50 ms | JSON.parse ms | ÷ sync p50 | ÷ a tenth changed | ÷ first sync |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
   ]
-  const beside = (ms: number | undefined, parseMs: number): [string, string] => ms === undefined ? ['–', '–'] : [ms.toFixed(1), (parseMs / ms).toFixed(2)]
+  const beside = (ms: number | undefined, parseMs: number): [string, string] =>
+    ms === undefined ? ['–', '–'] : [ms.toFixed(1), (parseMs / ms).toFixed(2)]
   for (const r of rows) {
     const cold = beside(r.coldP50, r.parseMs)
     const changed = beside(r.changedP50, r.parseMs)
-    lines.push(`| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${changed[0]} | ${cold[0]} | ${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} | ${changed[1]} | ${cold[1]} |`)
+    lines.push(
+      `| ${r.kind} | ${r.size.toLocaleString('en')} ${r.unit} | ${mib(r.bodyBytes)} | ${mib(r.responseBytes)} | ` +
+        `${r.requests} | ${r.p50.toFixed(1)} | ${r.p99.toFixed(1)} | ${changed[0]} | ${cold[0]} | ` +
+        `${r.parseMs.toFixed(1)} | ${(r.parseMs / r.p50).toFixed(2)} | ${changed[1]} | ${cold[1]} |`
+    )
   }
   return lines.join('\n')
 }
 
 export function kindGoals (rows: readonly KindRow[]): string[] {
   const lines: string[] = []
-  for (const kind of new Set(rows.map(r => r.kind))) {
-    const mine = rows.filter(r => r.kind === kind).sort((a, b) => a.size - b.size)
+  for (const kind of new Set(rows.map((r) => r.kind))) {
+    const mine = rows.filter((r) => r.kind === kind).sort((a, b) => a.size - b.size)
     const small = mine[0]
     const large = mine.at(-1)
     if (small === undefined || large === undefined) continue
-    lines.push(`- ${large.p99 < P99_GOAL_MS ? 'PASS' : 'FAIL'}: ${kind} p99 of one sync at ${large.size.toLocaleString('en')} ${large.unit} = ${large.p99.toFixed(1)} ms (goal < ${P99_GOAL_MS} ms)`)
+    lines.push(
+      `- ${large.p99 < P99_GOAL_MS ? 'PASS' : 'FAIL'}: ${kind} p99 of one sync at ${large.size.toLocaleString('en')} ` +
+        `${large.unit} = ${large.p99.toFixed(1)} ms (goal < ${P99_GOAL_MS} ms)`
+    )
     const ratio = large.parseMs / large.p50
-    lines.push(`- ${ratio >= PARSE_RATIO_GOAL ? 'PASS' : 'FAIL'}: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a whole sync is ${ratio.toFixed(2)}× as fast as JSON.parse of its body (${large.p50.toFixed(1)} ms against ${large.parseMs.toFixed(1)} ms; goal ≥ ${PARSE_RATIO_GOAL}×)`)
+    lines.push(
+      `- ${ratio >= PARSE_RATIO_GOAL ? 'PASS' : 'FAIL'}: ${kind} at ${large.size.toLocaleString('en')} ` +
+        `${large.unit}: a whole sync is ${ratio.toFixed(2)}× as fast as JSON.parse of its body ` +
+        `(${large.p50.toFixed(1)} ms against ${large.parseMs.toFixed(1)} ms; goal ≥ ${PARSE_RATIO_GOAL}×)`
+    )
     // The goals judge the steady state (every object as the last sync saw it: a resync). A first
     // sync, with nothing remembered (after the service starts, or when every object changed),
     // is shown beside it, judged by no goal, so that the memo's gain is not taken for the cost
     // of building what the hooks read.
     if (large.changedP50 !== undefined) {
-      lines.push(`- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a sync finding a tenth of its objects changed since the last takes ${large.changedP50.toFixed(1)} ms (JSON.parse ÷ that sync = ${(large.parseMs / large.changedP50).toFixed(2)}×)`)
+      lines.push(
+        `- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a sync finding a tenth of its objects ` +
+          `changed since the last takes ${large.changedP50.toFixed(1)} ms (JSON.parse ÷ that sync = ` +
+          `${(large.parseMs / large.changedP50).toFixed(2)}×)`
+      )
     }
     if (large.coldP50 !== undefined) {
-      lines.push(`- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a first sync, nothing remembered, takes ${large.coldP50.toFixed(1)} ms (JSON.parse ÷ first sync = ${(large.parseMs / large.coldP50).toFixed(2)}×)`)
+      lines.push(
+        `- INFO: ${kind} at ${large.size.toLocaleString('en')} ${large.unit}: a first sync, nothing remembered, ` +
+          `takes ${large.coldP50.toFixed(1)} ms (JSON.parse ÷ first sync = ` +
+          `${(large.parseMs / large.coldP50).toFixed(2)}×)`
+      )
     }
     if (small !== large) {
       const inputs = large.size / small.size
       const growth = large.p50 / small.p50
       const parseGrowth = large.parseMs / small.parseMs
       const ceiling = Math.max(inputs * GROWTH_SLACK, parseGrowth)
-      lines.push(`- ${growth <= ceiling ? 'PASS' : 'FAIL'}: ${kind} p50 grows ${growth.toFixed(2)}× (${large.p50.toFixed(1)} ÷ ${small.p50.toFixed(1)} ms) for ${inputs}× the ${large.unit}; JSON.parse of the same bodies grows ${parseGrowth.toFixed(2)}× (goal ≤ ${(inputs * GROWTH_SLACK).toFixed(0)}× or ≤ JSON.parse's growth: no faster than the input)`)
+      lines.push(
+        `- ${growth <= ceiling ? 'PASS' : 'FAIL'}: ${kind} p50 grows ${growth.toFixed(2)}× (${large.p50.toFixed(1)} ` +
+          `÷ ${small.p50.toFixed(1)} ms) for ${inputs}× the ${large.unit}; JSON.parse of the same bodies grows ` +
+          `${parseGrowth.toFixed(2)}× (goal ≤ ${(inputs * GROWTH_SLACK).toFixed(0)}× or ≤ JSON.parse's growth: no ` +
+          'faster than the input)'
+      )
     }
   }
   return lines

@@ -24,9 +24,10 @@ export interface PosterData {
   variant: Uint8Array
 }
 
-export type PosterMessage = { type: 'fetch', variant?: boolean } | { type: 'expect', answer: Uint8Array } | { type: 'sync', variant?: boolean }
+export type PosterMessage =
+  { type: 'fetch'; variant?: boolean } | { type: 'expect'; answer: Uint8Array } | { type: 'sync'; variant?: boolean }
 
-export type PosterReply = { ms: number, answer: Uint8Array } | { ms: number, same: boolean } | { error: string }
+export type PosterReply = { ms: number; answer: Uint8Array } | { ms: number; same: boolean } | { error: string }
 
 /** A Buffer over the same bytes: what crosses threads arrives as a plain Uint8Array. */
 function buffer (bytes: Uint8Array): Buffer {
@@ -49,25 +50,28 @@ interface Answer {
 async function post (url: URL, agent: http.Agent, body: Buffer, expected: Buffer | undefined): Promise<Answer> {
   return await new Promise((resolve, reject) => {
     const start = performance.now()
-    const request = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } }, response => {
-      const chunks: Buffer[] = []
-      let at = 0
-      let same = true
-      response.on('data', (chunk: Buffer) => {
-        if (response.statusCode !== 200 || expected === undefined) chunks.push(chunk)
-        else {
-          same &&= at + chunk.length <= expected.length && chunk.equals(expected.subarray(at, at + chunk.length))
-          at += chunk.length
-        }
-      })
-      response.on('error', reject)
-      response.on('end', () => {
-        const ms = performance.now() - start
-        if (response.statusCode !== 200) reject(new Error(`HTTP ${response.statusCode ?? '?'}: ${Buffer.concat(chunks).toString('utf8', 0, 300)}`))
-        else if (expected === undefined) resolve({ ms, bytes: Buffer.concat(chunks) })
-        else resolve({ ms, same: same && at === expected.length })
-      })
-    })
+    const request = http.request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length } },
+      (response) => {
+        const chunks: Buffer[] = []
+        let at = 0
+        let same = true
+        response.on('data', (chunk: Buffer) => {
+          if (response.statusCode !== 200 || expected === undefined) chunks.push(chunk)
+          else {
+            same &&= at + chunk.length <= expected.length && chunk.equals(expected.subarray(at, at + chunk.length))
+            at += chunk.length
+          }
+        })
+        response.on('error', reject)
+        response.on('end', () => {
+          const ms = performance.now() - start
+          if (response.statusCode !== 200) { reject(new Error(`HTTP ${response.statusCode ?? '?'}: ${Buffer.concat(chunks).toString('utf8', 0, 300)}`)) } else if (expected === undefined) resolve({ ms, bytes: Buffer.concat(chunks) })
+          else resolve({ ms, same: same && at === expected.length })
+        })
+      }
+    )
     request.on('error', reject)
     request.end(body)
   })
@@ -92,8 +96,14 @@ if (parentPort !== null) {
       return
     }
     post(url, agent, message.variant === true ? variant : body, want).then(
-      answer => port.postMessage((answer.bytes !== undefined ? { ms: answer.ms, answer: answer.bytes } : { ms: answer.ms, same: answer.same === true }) satisfies PosterReply),
-      (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PosterReply)
+      (answer) =>
+        port.postMessage(
+          (answer.bytes !== undefined
+            ? { ms: answer.ms, answer: answer.bytes }
+            : { ms: answer.ms, same: answer.same === true }) satisfies PosterReply
+        ),
+      (error: unknown) =>
+        port.postMessage({ error: error instanceof Error ? error.message : String(error) } satisfies PosterReply)
     )
   })
 }

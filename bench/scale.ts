@@ -40,14 +40,21 @@ export interface Deployment {
 /** The Node options of the image's command and of the Deployment's NODE_OPTIONS, and its memory limit. */
 export function deploymentSettings (root = ROOT): Deployment {
   const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1]
-  const imageOptions = (cmd !== undefined ? JSON.parse(cmd) as string[] : []).filter(a => a.startsWith('--'))
-  const deployment = parseAllDocuments(readFileSync(join(root, 'manifests', 'deploy', 'deployment.yaml'), 'utf8')).map(d => d.toJS()).find(d => d?.kind === 'Deployment')
+  const imageOptions = (cmd !== undefined ? (JSON.parse(cmd) as string[]) : []).filter((a) => a.startsWith('--'))
+  const deployment = parseAllDocuments(readFileSync(join(root, 'manifests', 'deploy', 'deployment.yaml'), 'utf8'))
+    .map((d) => d.toJS())
+    .find((d) => d?.kind === 'Deployment')
   const container = deployment?.spec?.template?.spec?.containers?.[0]
-  const nodeOptions = String(container?.env?.find((e: { name: string }) => e.name === 'NODE_OPTIONS')?.value ?? '').split(/\s+/).filter(o => o !== '')
+  const nodeOptions = String(container?.env?.find((e: { name: string }) => e.name === 'NODE_OPTIONS')?.value ?? '')
+    .split(/\s+/)
+    .filter((o) => o !== '')
   const limit = String(container?.resources?.limits?.memory ?? '')
   const match = /^(\d+)(Mi|Gi)$/.exec(limit)
   if (match === null) throw new Error(`the Deployment's memory limit ${JSON.stringify(limit)} is not in Mi or Gi`)
-  return { nodeOptions: [...imageOptions, ...nodeOptions], memoryLimit: Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1) * MIB }
+  return {
+    nodeOptions: [...imageOptions, ...nodeOptions],
+    memoryLimit: Number(match[1]) * (match[2] === 'Gi' ? 1024 : 1) * MIB,
+  }
 }
 
 interface Served {
@@ -56,10 +63,13 @@ interface Served {
 }
 
 async function serve (deployment: Deployment, now: Date): Promise<Served> {
-  const child = fork(join(ROOT, 'dist', 'bench', 'serve.js'), [], { execArgv: deployment.nodeOptions, env: { ...process.env, BENCH_NOW: now.toISOString() } })
+  const child = fork(join(ROOT, 'dist', 'bench', 'serve.js'), [], {
+    execArgv: deployment.nodeOptions,
+    env: { ...process.env, BENCH_NOW: now.toISOString() },
+  })
   const port = await new Promise<number>((resolve, reject) => {
-    child.once('message', message => resolve((message as { port: number }).port))
-    child.once('exit', code => reject(new Error(`the service exited with ${String(code)} before it listened`)))
+    child.once('message', (message) => resolve((message as { port: number }).port))
+    child.once('exit', (code) => reject(new Error(`the service exited with ${String(code)} before it listened`)))
   })
   return { child, port }
 }
@@ -72,7 +82,7 @@ function peakResident (pid: number): number {
 }
 
 async function stop (served: Served): Promise<void> {
-  const exited = new Promise(resolve => served.child.once('exit', resolve))
+  const exited = new Promise((resolve) => served.child.once('exit', resolve))
   served.child.disconnect()
   await exited
 }
@@ -83,27 +93,53 @@ interface Call {
   body: Buffer
 }
 
-/** One POST on a connection of its own; resolves with the answer, even when the server answers before the body is sent. */
+/**
+ * One POST on a connection of its own; resolves with the answer, even when the server answers before the body is sent.
+ */
 async function post (port: number, body: Buffer): Promise<Call> {
   const start = performance.now()
   return await new Promise<Call>((resolve, reject) => {
     let answered = false
-    const request = http.request({ host: '127.0.0.1', port, path: PATH, method: 'POST', agent: false, headers: { 'content-type': 'application/json', 'content-length': body.length } }, response => {
-      answered = true
-      const chunks: Buffer[] = []
-      response.on('data', (chunk: Buffer) => chunks.push(chunk))
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, ms: performance.now() - start, body: Buffer.concat(chunks) }))
-      response.on('error', reject)
-    })
+    const request = http.request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: PATH,
+        method: 'POST',
+        agent: false,
+        headers: { 'content-type': 'application/json', 'content-length': body.length },
+      },
+      (response) => {
+        answered = true
+        const chunks: Buffer[] = []
+        response.on('data', (chunk: Buffer) => chunks.push(chunk))
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, ms: performance.now() - start, body: Buffer.concat(chunks) })
+        )
+        response.on('error', reject)
+      }
+    )
     // A shed call is answered and its connection closed while its body is still being written.
-    request.on('error', error => { if (!answered) reject(error) })
+    request.on('error', (error) => {
+      if (!answered) reject(error)
+    })
     request.end(body)
   })
 }
 
 export interface ScaleResult {
-  largest: { nodes: number, bodyBytes: number, p50: number, p99: number, peak: number }
-  burst: { nodes: number, calls: number, bodyBytes: number, served: number, shed: number, other: number, slowestServedMs: number, slowestShedMs: number, peak: number }
+  largest: { nodes: number; bodyBytes: number; p50: number; p99: number; peak: number }
+  burst: {
+    nodes: number
+    calls: number
+    bodyBytes: number
+    served: number
+    shed: number
+    other: number
+    slowestServedMs: number
+    slowestShedMs: number
+    peak: number
+  }
   deployment: Deployment
 }
 
@@ -125,11 +161,19 @@ async function timeLargest (deployment: Deployment): Promise<ScaleResult['larges
     const times: number[] = []
     for (let i = 0; i < LARGEST_SYNCS; i++) {
       const call = await post(served.port, body)
-      if (call.status !== 200 || !call.body.equals(first.body)) throw new Error(`sync ${i + 2} answered HTTP ${call.status}, not the first answer`)
+      if (call.status !== 200 || !call.body.equals(first.body)) {
+        throw new Error(`sync ${i + 2} answered HTTP ${call.status}, not the first answer`)
+      }
       times.push(call.ms)
     }
     times.sort((a, b) => a - b)
-    return { nodes: LARGEST_NODES, bodyBytes: body.length, p50: percentile(times, 0.5), p99: percentile(times, 0.99), peak: peakResident(served.child.pid as number) }
+    return {
+      nodes: LARGEST_NODES,
+      bodyBytes: body.length,
+      p50: percentile(times, 0.5),
+      p99: percentile(times, 0.99),
+      peak: peakResident(served.child.pid as number),
+    }
   } finally {
     await stop(served)
   }
@@ -141,9 +185,9 @@ async function timeBurst (deployment: Deployment): Promise<ScaleResult['burst']>
   const served = await serve(deployment, fixture.now)
   try {
     const calls = await Promise.all(Array.from({ length: BURST_CALLS }, async () => await post(served.port, body)))
-    const ok = calls.filter(c => c.status === 200)
+    const ok = calls.filter((c) => c.status === 200)
     for (const call of ok) fixture.verify(JSON.parse(call.body.toString('utf8')))
-    const shed = calls.filter(c => c.status === 429)
+    const shed = calls.filter((c) => c.status === 429)
     return {
       nodes: BURST_NODES,
       calls: BURST_CALLS,
@@ -151,9 +195,9 @@ async function timeBurst (deployment: Deployment): Promise<ScaleResult['burst']>
       served: ok.length,
       shed: shed.length,
       other: calls.length - ok.length - shed.length,
-      slowestServedMs: Math.max(0, ...ok.map(c => c.ms)),
-      slowestShedMs: Math.max(0, ...shed.map(c => c.ms)),
-      peak: peakResident(served.child.pid as number)
+      slowestServedMs: Math.max(0, ...ok.map((c) => c.ms)),
+      slowestShedMs: Math.max(0, ...shed.map((c) => c.ms)),
+      peak: peakResident(served.child.pid as number),
     }
   } finally {
     await stop(served)
@@ -165,18 +209,29 @@ const mib = (bytes: number): string => `${(bytes / MIB).toFixed(0)} MiB`
 export function scaleReport ({ largest, burst, deployment }: ScaleResult): string {
   const served = burst.served / burst.calls
   return [
-    `Service process: node ${deployment.nodeOptions.join(' ')}; the Deployment's memory limit ${mib(deployment.memoryLimit)}.`,
+    `Service process: node ${deployment.nodeOptions.join(' ')}; the Deployment's memory limit ` +
+      `${mib(deployment.memoryLimit)}.`,
     '',
     '| case | request body | result | p50 ms | p99 / slowest ms | peak resident |',
     '| --- | ---: | --- | ---: | ---: | ---: |',
-    `| DaemonJob, ${largest.nodes.toLocaleString('en')} Nodes, ${LARGEST_SYNCS} syncs in a row | ${mib(largest.bodyBytes)} | every answer 200 | ${largest.p50.toFixed(0)} | ${largest.p99.toFixed(0)} | ${mib(largest.peak)} |`,
-    `| burst: ${burst.calls} syncs of ${burst.nodes.toLocaleString('en')} Nodes at once | ${mib(burst.bodyBytes)} each | ${burst.served} served, ${burst.shed} shed, ${burst.other} other | | served ${burst.slowestServedMs.toFixed(0)}, shed ${burst.slowestShedMs.toFixed(0)} | ${mib(burst.peak)} |`,
+    `| DaemonJob, ${largest.nodes.toLocaleString('en')} Nodes, ${LARGEST_SYNCS} syncs in a row | ` +
+      `${mib(largest.bodyBytes)} | every answer 200 | ${largest.p50.toFixed(0)} | ${largest.p99.toFixed(0)} | ` +
+      `${mib(largest.peak)} |`,
+    `| burst: ${burst.calls} syncs of ${burst.nodes.toLocaleString('en')} Nodes at once | ${mib(burst.bodyBytes)} ` +
+      `each | ${burst.served} served, ${burst.shed} shed, ${burst.other} other | | served ` +
+      `${burst.slowestServedMs.toFixed(0)}, shed ${burst.slowestShedMs.toFixed(0)} | ${mib(burst.peak)} |`,
     '',
     'Goals:',
-    `- ${largest.p99 < LARGEST_P99_GOAL_MS ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} Nodes, p99 ${largest.p99.toFixed(0)} ms (goal < ${LARGEST_P99_GOAL_MS} ms)`,
-    `- ${largest.peak < LARGEST_MEMORY_GOAL ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} Nodes, peak resident ${mib(largest.peak)} (goal < ${mib(LARGEST_MEMORY_GOAL)})`,
-    `- ${burst.other === 0 && burst.slowestServedMs < HOOK_TIMEOUT_MS ? 'PASS' : 'FAIL'}: burst, every call answered 200 within ${HOOK_TIMEOUT_MS / 1000} s (slowest ${burst.slowestServedMs.toFixed(0)} ms) or shed with 429 (${burst.other} otherwise)`,
-    `- ${served >= BURST_SERVED_GOAL ? 'PASS' : 'FAIL'}: burst, ${burst.served} of ${burst.calls} served (goal ≥ ${Math.ceil(BURST_SERVED_GOAL * burst.calls)})`,
-    `- ${burst.peak < deployment.memoryLimit ? 'PASS' : 'FAIL'}: burst, peak resident ${mib(burst.peak)} (goal < the Deployment's ${mib(deployment.memoryLimit)})`
+    `- ${largest.p99 < LARGEST_P99_GOAL_MS ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} ` +
+      `Nodes, p99 ${largest.p99.toFixed(0)} ms (goal < ${LARGEST_P99_GOAL_MS} ms)`,
+    `- ${largest.peak < LARGEST_MEMORY_GOAL ? 'PASS' : 'FAIL'}: DaemonJob at ${largest.nodes.toLocaleString('en')} ` +
+      `Nodes, peak resident ${mib(largest.peak)} (goal < ${mib(LARGEST_MEMORY_GOAL)})`,
+    `- ${burst.other === 0 && burst.slowestServedMs < HOOK_TIMEOUT_MS ? 'PASS' : 'FAIL'}: burst, every call answered ` +
+      `200 within ${HOOK_TIMEOUT_MS / 1000} s (slowest ${burst.slowestServedMs.toFixed(0)} ms) or shed with 429 ` +
+      `(${burst.other} otherwise)`,
+    `- ${served >= BURST_SERVED_GOAL ? 'PASS' : 'FAIL'}: burst, ${burst.served} of ${burst.calls} served (goal ≥ ` +
+      `${Math.ceil(BURST_SERVED_GOAL * burst.calls)})`,
+    `- ${burst.peak < deployment.memoryLimit ? 'PASS' : 'FAIL'}: burst, peak resident ${mib(burst.peak)} (goal < the ` +
+      `Deployment's ${mib(deployment.memoryLimit)})`,
   ].join('\n')
 }

@@ -58,7 +58,7 @@ export interface Cluster {
    * puts it behind hooksUrl itself (a proxy: TierOptions.serviceAtHooksUrl false). Stopped with
    * everything else at the end, if the scenario has not.
    */
-  startBackend?: (options?: { build?: string, env?: NodeJS.ProcessEnv }) => Promise<Service>
+  startBackend?: (options?: { build?: string; env?: NodeJS.ProcessEnv }) => Promise<Service>
   stop: () => Promise<void>
 }
 
@@ -79,7 +79,7 @@ function binariesFromEnv (): Binaries {
     bin: need('E2E_BIN'),
     metacontroller: need('E2E_METACONTROLLER'),
     metacontrollerVersion: need('E2E_METACONTROLLER_VERSION'),
-    metacontrollerCrds: need('E2E_METACONTROLLER_CRDS')
+    metacontrollerCrds: need('E2E_METACONTROLLER_CRDS'),
   }
 }
 
@@ -113,9 +113,9 @@ function existingCluster (kubeconfig: string): Cluster {
     metacontroller: 'existing cluster',
     kubeconfig,
     kubectl: async (args, input) => await run('kubectl', ['--kubeconfig', kubeconfig, ...args], { input }),
-    spawnKubectl: args =>
+    spawnKubectl: (args) =>
       spawn('kubectl', ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }),
-    stop: async () => {}
+    stop: async () => {},
   }
 }
 
@@ -146,7 +146,9 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
   const reaper = startReaper(pidFile, containersFile, dir)
   const containers: string[] = []
   const processes: Process[] = []
-  const killAll = (): void => { for (const p of processes) p.kill() }
+  const killAll = (): void => {
+    for (const p of processes) p.kill()
+  }
   // Whatever ends the run (a failed assertion, a timeout, Ctrl-C), nothing is left running: these
   // handlers stop things at once where they can, the reaper does it where they cannot.
   process.once('exit', killAll)
@@ -190,11 +192,11 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
         apiVersion: 'v1',
         kind: 'Config',
         clusters: [
-          { name: 'e2e', cluster: { server: `https://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } }
+          { name: 'e2e', cluster: { server: `https://127.0.0.1:${apiPort}`, 'insecure-skip-tls-verify': true } },
         ],
         users: [{ name: 'admin', user: { token: 'e2e-admin-token' } }],
         contexts: [{ name: 'e2e', context: { cluster: 'e2e', user: 'admin' } }],
-        'current-context': 'e2e'
+        'current-context': 'e2e',
       })
     )
 
@@ -212,7 +214,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       `http://127.0.0.1:${peerPort}`,
       '--initial-cluster',
       `default=http://127.0.0.1:${peerPort}`,
-      '--unsafe-no-fsync'
+      '--unsafe-no-fsync',
     ])
     await waitFor('etcd', async () => ((await fetch(`${etcd}/health`)).ok ? true : undefined), 30_000)
 
@@ -221,12 +223,33 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     // kwok's Nodes unreachable (they renew no Lease) and evict their pods. Without the plugin a
     // Ready kwok Node is schedulable, as it is on a real cluster once the controller saw it Ready.
     start('kube-apiserver', bin('kube-apiserver'), [
-      '--etcd-servers', etcd, '--bind-address', '127.0.0.1', '--advertise-address', '127.0.0.1',
-      '--secure-port', String(apiPort), '--cert-dir', join(dir, 'pki'), '--service-cluster-ip-range', '10.0.0.0/24',
-      '--service-account-issuer', 'https://kubernetes.default.svc.cluster.local',
-      '--service-account-key-file', saKey, '--service-account-signing-key-file', saKey,
-      '--token-auth-file', join(dir, 'tokens.csv'), '--authorization-mode', 'RBAC',
-      '--disable-admission-plugins', 'ServiceAccount,TaintNodesByCondition', '--allow-privileged=true', '--endpoint-reconciler-type', 'none'
+      '--etcd-servers',
+      etcd,
+      '--bind-address',
+      '127.0.0.1',
+      '--advertise-address',
+      '127.0.0.1',
+      '--secure-port',
+      String(apiPort),
+      '--cert-dir',
+      join(dir, 'pki'),
+      '--service-cluster-ip-range',
+      '10.0.0.0/24',
+      '--service-account-issuer',
+      'https://kubernetes.default.svc.cluster.local',
+      '--service-account-key-file',
+      saKey,
+      '--service-account-signing-key-file',
+      saKey,
+      '--token-auth-file',
+      join(dir, 'tokens.csv'),
+      '--authorization-mode',
+      'RBAC',
+      '--disable-admission-plugins',
+      'ServiceAccount,TaintNodesByCondition',
+      '--allow-privileged=true',
+      '--endpoint-reconciler-type',
+      'none',
     ])
     await waitFor(
       'kube-apiserver /readyz',
@@ -246,7 +269,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       saKey,
       '--use-service-account-credentials=false',
       '--controllers',
-      'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,replicaset,disruption'
+      'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,replicaset,disruption',
     ])
     start('kube-scheduler', bin('kube-scheduler'), [
       '--kubeconfig',
@@ -255,11 +278,17 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       '127.0.0.1',
       '--secure-port',
       String(schedPort),
-      '--leader-elect=false'
+      '--leader-elect=false',
     ])
     start('kwok', bin('kwok'), [
-      '--kubeconfig', kubeconfig, '--config', join(ROOT, 'test', 'e2e', 'kwok-stages.yaml'),
-      '--manage-nodes-with-annotation-selector', 'kwok.x-k8s.io/node=fake', '--server-address', `127.0.0.1:${kwokPort}`
+      '--kubeconfig',
+      kubeconfig,
+      '--config',
+      join(ROOT, 'test', 'e2e', 'kwok-stages.yaml'),
+      '--manage-nodes-with-annotation-selector',
+      'kwok.x-k8s.io/node=fake',
+      '--server-address',
+      `127.0.0.1:${kwokPort}`,
     ])
     const nodeName = 'kwok-node-0'
     await addKwokNode(kubectl, nodeName)
@@ -283,7 +312,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
         'secret',
         'generic',
         HOOK_TOKEN_SECRET.name,
-        `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`
+        `--from-literal=${HOOK_TOKEN_SECRET.key}=${token}`,
       ])
     }
 
@@ -298,7 +327,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       ...(installed ? { tokenFile } : {}),
       start,
       trackContainer,
-      ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {})
+      ...(options.serviceEnv !== undefined ? { serviceEnv: options.serviceEnv } : {}),
     }
     // The image runs where the tier hands the service its own token at hooksUrl: the chart's
     // scenarios (jobhooks: 'none') hand it files of their own, which stay on the host, and the
@@ -315,7 +344,9 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
     await apply(kubectl, readFileSync(binaries.metacontrollerCrds, 'utf8'))
     if (installed) {
-      for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) { await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8')) }
+      for (const file of readdirSync(join(ROOT, 'manifests', 'crds'))) {
+        await apply(kubectl, readFileSync(join(ROOT, 'manifests', 'crds', file), 'utf8'))
+      }
     }
     await kubectlOk(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])
     // After the Secret: Metacontroller v4.17.2 reads a webhook's authorization when it starts a
@@ -338,7 +369,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
         ),
         ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds
           ? []
-          : ['spec.resyncPeriodSeconds'])
+          : ['spec.resyncPeriodSeconds']),
       ]
       if (lost.length > 0) {
         throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
@@ -349,14 +380,28 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default. Its
     // API rate is raised as docs/operations.md, "Large clusters", says to for thousands of children
     // (default 5 per second).
-    const mc = start('metacontroller', binaries.metacontroller, [
-      '--kubeconfig', kubeconfig, '--discovery-interval=1s', '--client-go-qps=100', '--client-go-burst=200',
-      `--metrics-address=127.0.0.1:${mcPort}`, `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`
-    ], { ...process.env, KUBECONFIG: kubeconfig })
-    await waitFor('Metacontroller /readyz', async () => {
-      if (!mc.running) throw new Error('Metacontroller exited')
-      return (await fetch(`http://127.0.0.1:${mcHealthPort}/readyz`)).ok ? true : undefined
-    }, 30_000)
+    const mc = start(
+      'metacontroller',
+      binaries.metacontroller,
+      [
+        '--kubeconfig',
+        kubeconfig,
+        '--discovery-interval=1s',
+        '--client-go-qps=100',
+        '--client-go-burst=200',
+        `--metrics-address=127.0.0.1:${mcPort}`,
+        `--health-probe-bind-address=127.0.0.1:${mcHealthPort}`,
+      ],
+      { ...process.env, KUBECONFIG: kubeconfig }
+    )
+    await waitFor(
+      'Metacontroller /readyz',
+      async () => {
+        if (!mc.running) throw new Error('Metacontroller exited')
+        return (await fetch(`http://127.0.0.1:${mcHealthPort}/readyz`)).ok ? true : undefined
+      },
+      30_000
+    )
 
     return {
       metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`,
@@ -368,20 +413,32 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       spawnKubectl,
       logDir: dir,
       // A scenario that fronts hooksUrl itself says what runs behind it.
-      ...(options.serviceAtHooksUrl !== false ? { service: image !== undefined ? `image ${image.image}` : 'checkout' } : {}),
-      get servicePid () { return service?.pid },
-      killService: async () => { await service?.kill() },
+      ...(options.serviceAtHooksUrl !== false
+        ? { service: image !== undefined ? `image ${image.image}` : 'checkout' }
+        : {}),
+      get servicePid () {
+        return service?.pid
+      },
+      killService: async () => {
+        await service?.kill()
+      },
       startService: async (env?: NodeJS.ProcessEnv) => {
         if (service?.running === true) throw new Error('the service is running')
         service = await startService(env)
       },
-      startBackend: async ({ build, env } = {}) => await startProcessService(host, { name: `backend-${starts++}`, port: await freePort(), ...(build !== undefined ? { build } : {}), ...(env !== undefined ? { env } : {}) }),
-      stop
+      startBackend: async ({ build, env } = {}) =>
+        await startProcessService(host, {
+          name: `backend-${starts++}`,
+          port: await freePort(),
+          ...(build !== undefined ? { build } : {}),
+          ...(env !== undefined ? { env } : {}),
+        }),
+      stop,
     }
   } catch (error) {
     const logs = readdirSync(dir)
-      .filter(f => f.endsWith('.log'))
-      .map(f => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
+      .filter((f) => f.endsWith('.log'))
+      .map((f) => `--- ${f}\n${readFileSync(join(dir, f), 'utf8').split('\n').slice(-15).join('\n')}`)
     await stop()
     throw new Error(
       `the control plane did not start: ${error instanceof Error ? error.message : String(error)}\n${logs.join('\n')}`
@@ -432,14 +489,29 @@ async function kubectlOk (kubectl: Cluster['kubectl'], args: string[], input?: s
  * A Node that kwok plays the kubelet of (test/e2e/kwok-stages.yaml makes it Ready), once Ready,
  * with `spec` (taints, unschedulable) and `labels` besides its own.
  */
-export async function addKwokNode (kubectl: Cluster['kubectl'], name: string, spec: Record<string, unknown> = {}, labels: Record<string, string> = {}): Promise<void> {
-  await apply(kubectl, stringify({
-    apiVersion: 'v1',
-    kind: 'Node',
-    metadata: { name, annotations: { 'kwok.x-k8s.io/node': 'fake' }, labels: { ...labels, 'kubernetes.io/hostname': name, type: 'kwok' } },
-    spec,
-    status: { allocatable: { cpu: '32', memory: '256Gi', pods: '110' }, capacity: { cpu: '32', memory: '256Gi', pods: '110' } }
-  }))
+export async function addKwokNode (
+  kubectl: Cluster['kubectl'],
+  name: string,
+  spec: Record<string, unknown> = {},
+  labels: Record<string, string> = {}
+): Promise<void> {
+  await apply(
+    kubectl,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name,
+        annotations: { 'kwok.x-k8s.io/node': 'fake' },
+        labels: { ...labels, 'kubernetes.io/hostname': name, type: 'kwok' },
+      },
+      spec,
+      status: {
+        allocatable: { cpu: '32', memory: '256Gi', pods: '110' },
+        capacity: { cpu: '32', memory: '256Gi', pods: '110' },
+      },
+    })
+  )
   await waitFor(`node ${name} Ready`, async () => {
     const ready = await kubectl(['get', 'node', name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])
     return ready.stdout === 'True' ? true : undefined
@@ -448,10 +520,12 @@ export async function addKwokNode (kubectl: Cluster['kubectl'], name: string, sp
 
 /** `kubectl apply -f -` of every document in `yaml`. */
 export async function apply (kubectl: Cluster['kubectl'], yaml: string, namespace?: string): Promise<string> {
-  const docs = parseAllDocuments(yaml).map(d => d.toJS()).filter(d => d !== null)
+  const docs = parseAllDocuments(yaml)
+    .map((d) => d.toJS())
+    .filter((d) => d !== null)
   return await kubectlOk(
     kubectl,
     ['apply', ...(namespace !== undefined ? ['-n', namespace] : []), '-f', '-'],
-    docs.map(d => stringify(d)).join('---\n')
+    docs.map((d) => stringify(d)).join('---\n')
   )
 }

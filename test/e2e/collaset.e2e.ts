@@ -18,7 +18,8 @@ const GATE = 'jobhooks.io/service-ready'
 /** The CollaSet `foo` of manifests/examples/collaset.yaml. */
 function example (): any {
   return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', 'collaset.yaml'), 'utf8'))
-    .map(d => d.toJS()).find(d => d?.kind === 'CollaSet')
+    .map((d) => d.toJS())
+    .find((d) => d?.kind === 'CollaSet')
 }
 
 const condition = podCondition
@@ -50,106 +51,149 @@ async function statusWrittenByService (ns: string, name: string): Promise<boolea
   )
 }
 
-const TABLE = /^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\nfoo\s+2\s+2\s+2\s+2\s+2\s+2\s+(foo-[0-9a-f]{10})\s+(foo-[0-9a-f]{10})\s+\S+\s*$/
+const TABLE =
+  /^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\nfoo\s+2\s+2\s+2\s+2\s+2\s+2\s+(foo-[0-9a-f]{10})\s+(foo-[0-9a-f]{10})\s+\S+\s*$/
 
-t.test('CollaSet foo: two gated Pods become Ready, and a replace request brings a new Pod up before the old one goes', async t => {
-  const ns = await namespace('collaset')
-  await apply(cluster.kubectl, stringify(example()), ns)
+t.test(
+  'CollaSet foo: two gated Pods become Ready, and a replace request brings a new Pod up before the old one goes',
+  async (t) => {
+    const ns = await namespace('collaset')
+    await apply(cluster.kubectl, stringify(example()), ns)
 
-  const first = await waitFor('two Ready Pods of foo', async () => {
-    const list = (await pods(ns)).filter(live)
-    return list.length === 2 && list.every(isReady) ? list : undefined
-  }, 90_000, 500)
-  const revision = first[0].metadata.labels['jobhooks.io/revision']
-  for (const pod of first) {
-    const name = pod.metadata.name
-    t.match(name, /^foo-[a-z0-9]{5}$/, `${name}: foo-<5 letters or digits>`)
-    t.same(pod.spec.readinessGates, [{ conditionType: GATE }], `${name} carries the readiness gate`)
-    t.match(
-      condition(pod, GATE),
-      { status: 'True', reason: 'ContainersReady' },
-      `${name}: the service set ${GATE} True`
+    const first = await waitFor(
+      'two Ready Pods of foo',
+      async () => {
+        const list = (await pods(ns)).filter(live)
+        return list.length === 2 && list.every(isReady) ? list : undefined
+      },
+      90_000,
+      500
     )
-    t.ok(
-      await statusWrittenByService(ns, name),
-      `${name}: the condition was written by the jobhooks executor through pods/status`
+    const revision = first[0].metadata.labels['jobhooks.io/revision']
+    for (const pod of first) {
+      const name = pod.metadata.name
+      t.match(name, /^foo-[a-z0-9]{5}$/, `${name}: foo-<5 letters or digits>`)
+      t.same(pod.spec.readinessGates, [{ conditionType: GATE }], `${name} carries the readiness gate`)
+      t.match(
+        condition(pod, GATE),
+        { status: 'True', reason: 'ContainersReady' },
+        `${name}: the service set ${GATE} True`
+      )
+      t.ok(
+        await statusWrittenByService(ns, name),
+        `${name}: the condition was written by the jobhooks executor through pods/status`
+      )
+      t.equal(condition(pod, 'Ready')?.status, 'True', `${name} is Ready`)
+      t.equal(pod.metadata.labels['jobhooks.io/revision'], revision, `${name} runs the template's revision`)
+      t.match(
+        pod.metadata.ownerReferences,
+        [{ kind: 'CollaSet', name: 'foo', controller: true }],
+        `${name} is owned by the CollaSet`
+      )
+    }
+
+    await waitFor(
+      'the CollaSet status to count two available Pods',
+      async () => {
+        const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
+        return cls.status?.availableReplicas === 2 && cls.status?.updatedAvailableReplicas === 2 ? cls : undefined
+      },
+      60_000,
+      500
     )
-    t.equal(condition(pod, 'Ready')?.status, 'True', `${name} is Ready`)
-    t.equal(pod.metadata.labels['jobhooks.io/revision'], revision, `${name} runs the template's revision`)
-    t.match(
-      pod.metadata.ownerReferences,
-      [{ kind: 'CollaSet', name: 'foo', controller: true }],
-      `${name} is owned by the CollaSet`
+    const table = await cluster.kubectl(['get', 'cls', 'foo', '-n', ns])
+    t.match(table.stdout, TABLE, 'kubectl get cls shows the columns of the CRD')
+    const [, current, updated] = TABLE.exec(table.stdout) ?? []
+    t.equal(current, revision, "CURRENT_REVISION is the Pods' revision")
+    t.equal(updated, revision, 'UPDATED_REVISION is the same (no rollout)')
+
+    const names: string[] = first.map((p) => p.metadata.name).sort()
+    const old = names[0] as string
+    const other = names[1] as string
+    const watch = sampleReadyPods(getJson, ns, 'app=foo')
+    t.teardown(async () => {
+      await watch.stop()
+    })
+    await watch.started
+    // Every change to foo's Pods, from a watch: with kwok a replacement is Ready at once and the
+    // old Pod can go within a poll's round trip, so only the API server's order of events shows
+    // which came first.
+    const changes = watchObjects(
+      cluster,
+      ['pods', '-n', ns, '-l', 'app=foo'],
+      ['.metadata.name', '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp']
     )
+    t.teardown(async () => {
+      await changes.stop()
+    })
+    await changes.started
+
+    const labelled = await cluster.kubectl(['label', 'pod', old, '-n', ns, 'jobhooks.io/to-replace=true'])
+    t.equal(labelled.code, 0, `kubectl label pod ${old} jobhooks.io/to-replace=true: ${labelled.stderr}`)
+
+    const replacement = await waitFor(
+      `a replacement for ${old}`,
+      async () => {
+        return (await pods(ns)).find((p) => p.metadata.labels?.['jobhooks.io/replace-origin'] === old)
+      },
+      60_000,
+      300
+    )
+    const fresh = replacement.metadata.name as string
+    t.match(fresh, /^foo-[a-z0-9]{5}$/, `the replacement ${fresh} is named like the others`)
+    t.not(fresh, old)
+    t.not(fresh, other)
+    t.same(replacement.spec.readinessGates, [{ conditionType: GATE }], 'the replacement carries the gate')
+
+    const ready = await waitFor(
+      `${fresh} Ready`,
+      async () => {
+        const list = await pods(ns)
+        return list.find((p) => p.metadata.name === fresh && isReady(p))
+      },
+      60_000,
+      300
+    )
+    t.match(condition(ready, GATE), { status: 'True' }, `${fresh}: ${GATE} True`)
+    t.ok(await statusWrittenByService(ns, fresh), `${fresh}: the condition was written by the jobhooks executor`)
+
+    await waitFor(`${old} to be gone`, async () => ((await podExists(ns, old)) ? undefined : true), 60_000, 300)
+    const after = await waitFor(
+      'two Ready Pods again',
+      async () => {
+        const list = await pods(ns)
+        return list.length === 2 && list.every((p) => live(p) && isReady(p)) ? list : undefined
+      },
+      60_000,
+      300
+    )
+    t.same(after.map((p) => p.metadata.name).sort(), [fresh, other].sort(), `the Pods are ${other} and ${fresh}`)
+
+    const events = await changes.stop()
+    const freshReady = events.findIndex((e) => e.fields[0] === fresh && e.fields[1] === 'True')
+    const oldGoing = events.findIndex(
+      (e) => e.fields[0] === old && (e.type === 'DELETED' || (e.fields[2] ?? '') !== '')
+    )
+    t.comment(
+      'foo\'s Pods, every change ' +
+        `(name|Ready|deletionTimestamp):\n${events.map((e) => `${e.type} ${e.fields.join('|')}`).join('\n')}`
+    )
+    t.ok(freshReady >= 0 && oldGoing > freshReady, `${fresh} was Ready before ${old} started to go`)
+    const seen = await watch.stop()
+    t.ok(seen.samples >= 2, `the Ready Pods were sampled while the replacement ran (${seen.samples} samples)`)
+    t.ok(seen.fewest >= 2, `never fewer than 2 Ready Pods meanwhile (fewest seen: ${seen.fewest})`)
+    t.comment(`Ready Pods as sampled:\n${seen.log.join('\n')}`)
+
+    await waitFor(
+      'the CollaSet status to settle on two available Pods',
+      async () => {
+        const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
+        return cls.status?.replicas === 2 && cls.status?.availableReplicas === 2 ? cls : undefined
+      },
+      60_000,
+      500
+    )
+    const final = await cluster.kubectl(['get', 'cls', 'foo', '-n', ns])
+    t.match(final.stdout, TABLE, 'kubectl get cls shows 2 Pods of the same revision again')
   }
-
-  await waitFor('the CollaSet status to count two available Pods', async () => {
-    const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
-    return cls.status?.availableReplicas === 2 && cls.status?.updatedAvailableReplicas === 2 ? cls : undefined
-  }, 60_000, 500)
-  const table = await cluster.kubectl(['get', 'cls', 'foo', '-n', ns])
-  t.match(table.stdout, TABLE, 'kubectl get cls shows the columns of the CRD')
-  const [, current, updated] = TABLE.exec(table.stdout) ?? []
-  t.equal(current, revision, 'CURRENT_REVISION is the Pods\' revision')
-  t.equal(updated, revision, 'UPDATED_REVISION is the same (no rollout)')
-
-  const names: string[] = first.map(p => p.metadata.name).sort()
-  const old = names[0] as string
-  const other = names[1] as string
-  const watch = sampleReadyPods(getJson, ns, 'app=foo')
-  t.teardown(async () => { await watch.stop() })
-  await watch.started
-  // Every change to foo's Pods, from a watch: with kwok a replacement is Ready at once and the
-  // old Pod can go within a poll's round trip, so only the API server's order of events shows
-  // which came first.
-  const changes = watchObjects(
-    cluster,
-    ['pods', '-n', ns, '-l', 'app=foo'],
-    ['.metadata.name', '.status.conditions[?(@.type=="Ready")].status', '.metadata.deletionTimestamp']
-  )
-  t.teardown(async () => { await changes.stop() })
-  await changes.started
-
-  const labelled = await cluster.kubectl(['label', 'pod', old, '-n', ns, 'jobhooks.io/to-replace=true'])
-  t.equal(labelled.code, 0, `kubectl label pod ${old} jobhooks.io/to-replace=true: ${labelled.stderr}`)
-
-  const replacement = await waitFor(`a replacement for ${old}`, async () => {
-    return (await pods(ns)).find(p => p.metadata.labels?.['jobhooks.io/replace-origin'] === old)
-  }, 60_000, 300)
-  const fresh = replacement.metadata.name as string
-  t.match(fresh, /^foo-[a-z0-9]{5}$/, `the replacement ${fresh} is named like the others`)
-  t.not(fresh, old)
-  t.not(fresh, other)
-  t.same(replacement.spec.readinessGates, [{ conditionType: GATE }], 'the replacement carries the gate')
-
-  const ready = await waitFor(`${fresh} Ready`, async () => {
-    const list = await pods(ns)
-    return list.find(p => p.metadata.name === fresh && isReady(p))
-  }, 60_000, 300)
-  t.match(condition(ready, GATE), { status: 'True' }, `${fresh}: ${GATE} True`)
-  t.ok(await statusWrittenByService(ns, fresh), `${fresh}: the condition was written by the jobhooks executor`)
-
-  await waitFor(`${old} to be gone`, async () => ((await podExists(ns, old)) ? undefined : true), 60_000, 300)
-  const after = await waitFor('two Ready Pods again', async () => {
-    const list = await pods(ns)
-    return list.length === 2 && list.every(p => live(p) && isReady(p)) ? list : undefined
-  }, 60_000, 300)
-  t.same(after.map(p => p.metadata.name).sort(), [fresh, other].sort(), `the Pods are ${other} and ${fresh}`)
-
-  const events = await changes.stop()
-  const freshReady = events.findIndex(e => e.fields[0] === fresh && e.fields[1] === 'True')
-  const oldGoing = events.findIndex(e => e.fields[0] === old && (e.type === 'DELETED' || (e.fields[2] ?? '') !== ''))
-  t.comment(`foo's Pods, every change (name|Ready|deletionTimestamp):\n${events.map(e => `${e.type} ${e.fields.join('|')}`).join('\n')}`)
-  t.ok(freshReady >= 0 && oldGoing > freshReady, `${fresh} was Ready before ${old} started to go`)
-  const seen = await watch.stop()
-  t.ok(seen.samples >= 2, `the Ready Pods were sampled while the replacement ran (${seen.samples} samples)`)
-  t.ok(seen.fewest >= 2, `never fewer than 2 Ready Pods meanwhile (fewest seen: ${seen.fewest})`)
-  t.comment(`Ready Pods as sampled:\n${seen.log.join('\n')}`)
-
-  await waitFor('the CollaSet status to settle on two available Pods', async () => {
-    const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
-    return cls.status?.replicas === 2 && cls.status?.availableReplicas === 2 ? cls : undefined
-  }, 60_000, 500)
-  const final = await cluster.kubectl(['get', 'cls', 'foo', '-n', ns])
-  t.match(final.stdout, TABLE, 'kubectl get cls shows 2 Pods of the same revision again')
-})
+)

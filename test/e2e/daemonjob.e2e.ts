@@ -48,7 +48,9 @@ async function waitForStatus (
 const finished = (status: any): boolean => ['Succeeded', 'Failed', 'Invalid'].includes(status.phase)
 
 /** `phase desired/active/succeeded/failed`, the part of a status the samples follow. */
-const counts = (status: any): string => `${String(status?.phase)} ${String(status?.desired)}/${String(status?.active)}/${String(status?.succeeded)}/${String(status?.failed)}`
+const counts = (status: any): string =>
+  `${String(status?.phase)} ` +
+    `${String(status?.desired)}/${String(status?.active)}/${String(status?.succeeded)}/${String(status?.failed)}`
 
 /**
  * Samples the DaemonJob's status about four times a second until `stop()`: the distinct
@@ -65,10 +67,16 @@ function sampleStatus (ns: string, name: string): { stop: () => Promise<string[]
       } catch {
         // Not there yet, or a failed read: no sample.
       }
-      await new Promise(resolve => setTimeout(resolve, 250))
+      await new Promise((resolve) => setTimeout(resolve, 250))
     }
   })()
-  return { stop: async () => { running = false; await loop; return seen } }
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return seen
+    },
+  }
 }
 
 /** What every sampled status must keep: the counts add up, and the phase only moves forward. */
@@ -84,7 +92,10 @@ function checkSamples (t: Test, seen: string[], end: 'Succeeded' | 'Failed'): vo
     t.ok(index >= at, `"${sample}": the phase is one of ${order.slice(at).join(', ')}`)
     at = Math.max(at, index)
   }
-  t.ok(seen.some(s => /^Running \d+\/[1-9]/.test(s)), 'the DaemonJob was seen Running with active Jobs')
+  t.ok(
+    seen.some((s) => /^Running \d+\/[1-9]/.test(s)),
+    'the DaemonJob was seen Running with active Jobs'
+  )
 }
 
 /** The node a Job is pinned to by its required node affinity (the last matchFields pin). */
@@ -93,20 +104,27 @@ function pinnedNode (job: any): string | undefined {
     job.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ??
     []
   const pins = terms.map(
-    term => (term.matchFields ?? []).filter((r: any) => r.key === 'metadata.name' && r.operator === 'In').at(-1)?.values
+    (term) =>
+      (term.matchFields ?? []).filter((r: any) => r.key === 'metadata.name' && r.operator === 'In').at(-1)?.values
   )
-  return pins.length > 0 && pins.every(values => values?.length === 1 && values[0] === pins[0]?.[0])
+  return pins.length > 0 && pins.every((values) => values?.length === 1 && values[0] === pins[0]?.[0])
     ? pins[0]?.[0]
     : undefined
 }
 
 /** Checks every Job of `ns` against the nodes that should have one, and that each really ran. */
-async function checkJobs (t: Test, ns: string, name: string, expected: string[], outcome: 'SuccessCriteriaMet' | 'Failed'): Promise<void> {
+async function checkJobs (
+  t: Test,
+  ns: string,
+  name: string,
+  expected: string[],
+  outcome: 'SuccessCriteriaMet' | 'Failed'
+): Promise<void> {
   const jobs = await jobsIn(ns)
   t.equal(
     jobs.length,
     expected.length,
-    `one Job per eligible node: ${jobs.map(j => String(j.metadata.name)).join(', ')}`
+    `one Job per eligible node: ${jobs.map((j) => String(j.metadata.name)).join(', ')}`
   )
   const byNode = new Map(jobs.map((j: any) => [j.metadata.labels[NODE_LABEL], j]))
   t.same([...byNode.keys()].sort(), expected, 'Jobs exist only for the eligible nodes')
@@ -141,7 +159,7 @@ async function checkJobs (t: Test, ns: string, name: string, expected: string[],
   }
 }
 
-t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none; Succeeded', async t => {
+t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none; Succeeded', async (t) => {
   // The tier's node kwok-node-0 is eligible; of these, kwok-dj-1, kwok-dj-5 (a tolerated taint)
   // and kwok-dj-6 (PreferNoSchedule does not matter) are too.
   if (ownCluster) {
@@ -156,7 +174,9 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
   const excludedNode = ownCluster ? 'kwok-dj-2' : String(all[0])
   const ns = await namespace('daemonjob')
   const samples = sampleStatus(ns, 'daemonjob-example')
-  t.teardown(async () => { await samples.stop() })
+  t.teardown(async () => {
+    await samples.stop()
+  })
   await apply(cluster.kubectl, stringify(example(`${excludedNode} , no-such-node`)), ns)
   const dj = await waitForStatus(ns, 'daemonjob-example', 'finished', finished)
   const seen = await samples.stop()
@@ -172,8 +192,11 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
     ? ['kwok-dj-1', 'kwok-dj-5', 'kwok-dj-6', String(cluster.nodeName)].sort()
     : [...dj.status.succeededNodes].sort()
   t.ok(expected.length > 0, `the Nodes arrived as related objects: ${expected.join(', ')} got a Job`)
-  t.match(dj.status, { desired: expected.length, active: 0, succeeded: expected.length, failed: 0, failedNodes: [] },
-    `status counts ${expected.length} desired, all succeeded`)
+  t.match(
+    dj.status,
+    { desired: expected.length, active: 0, succeeded: expected.length, failed: 0, failedNodes: [] },
+    `status counts ${expected.length} desired, all succeeded`
+  )
   t.same(dj.status.succeededNodes, expected, 'status.succeededNodes names every eligible node')
   t.match(
     dj.status.conditions.find((c: any) => c.type === 'Complete'),
@@ -209,7 +232,7 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
 
   if (ownCluster) {
     await addNode('kwok-dj-7')
-    await new Promise(resolve => setTimeout(resolve, 5_000))
+    await new Promise((resolve) => setTimeout(resolve, 5_000))
     t.notOk(
       (await jobsIn(ns)).some((j: any) => j.metadata.labels[NODE_LABEL] === 'kwok-dj-7'),
       'a node added after the end gets no Job'
@@ -222,133 +245,191 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
   }
 })
 
-t.test('no eligible node: Pending with the reason for each node, until an uncordoned node gets its Job', { skip: ownCluster ? false : 'needs the tier\'s own kwok nodes' }, async t => {
-  const pool = { 'e2e/pool': 'late' }
-  await addNode('kwok-late-1', { unschedulable: true }, pool)
-  await addNode('kwok-late-2', { taints: [{ key: 'e2e/maintenance', value: 'true', effect: 'NoExecute' }] }, pool)
-  const ns = await namespace('dj-late')
-  await apply(
-    cluster.kubectl,
-    stringify(
-      example(
-        '',
-        spec => {
-          spec.template.spec.nodeSelector = pool
+t.test(
+  'no eligible node: Pending with the reason for each node, until an uncordoned node gets its Job',
+  { skip: ownCluster ? false : "needs the tier's own kwok nodes" },
+  async (t) => {
+    const pool = { 'e2e/pool': 'late' }
+    await addNode('kwok-late-1', { unschedulable: true }, pool)
+    await addNode('kwok-late-2', { taints: [{ key: 'e2e/maintenance', value: 'true', effect: 'NoExecute' }] }, pool)
+    const ns = await namespace('dj-late')
+    await apply(
+      cluster.kubectl,
+      stringify(
+        example(
+          '',
+          (spec) => {
+            spec.template.spec.nodeSelector = pool
+          },
+          'daemonjob-late'
+        )
+      ),
+      ns
+    )
+
+    const pending = await waitForStatus(
+      ns,
+      'daemonjob-late',
+      'Pending because no node is eligible',
+      (s) => s.phase === 'Pending' && /no eligible node/.test(s.message ?? ''),
+      60_000
+    )
+    t.match(
+      pending.status,
+      { phase: 'Pending', desired: 0, active: 0, succeeded: 0, failed: 0 },
+      'Pending, nothing desired'
+    )
+    const message = String(pending.status.message)
+    t.match(
+      message,
+      /^no eligible node among 2: /,
+      "the message counts the two Nodes of the pool: customize asked Metacontroller for the nodeSelector's Nodes only"
+    )
+    t.match(message, 'kwok-late-1: cordoned (spec.unschedulable)', 'the cordoned node is named with its reason')
+    t.match(
+      message,
+      'kwok-late-2: taint e2e/maintenance=true:NoExecute is not tolerated',
+      'the tainted node is named with its reason'
+    )
+    t.notMatch(message, String(cluster.nodeName), 'a node outside the pool was never sent')
+    t.match(message, /; waiting for nodes$/, 'the message says it waits')
+    t.same(await jobsIn(ns), [], 'no Job while no node is eligible')
+    t.notOk(pending.status.startTime, 'not started')
+
+    // A Node change reaches the DaemonJob through Metacontroller's Node informer: a new sync.
+    const uncordoned = await cluster.kubectl(['uncordon', 'kwok-late-1'])
+    t.equal(uncordoned.code, 0, `kubectl uncordon kwok-late-1: ${uncordoned.stderr}`)
+    const dj = await waitForStatus(ns, 'daemonjob-late', 'finished after kwok-late-1 was uncordoned', finished, 120_000)
+    t.match(
+      dj.status,
+      {
+        phase: 'Succeeded',
+        desired: 1,
+        active: 0,
+        succeeded: 1,
+        failed: 0,
+        succeededNodes: ['kwok-late-1'],
+        failedNodes: [],
+      },
+      'Succeeded on kwok-late-1 alone'
+    )
+    t.notOk(dj.status.message, 'no message once finished')
+    await checkJobs(t, ns, 'daemonjob-late', ['kwok-late-1'], 'SuccessCriteriaMet')
+  }
+)
+
+t.test(
+  "Jobs that fail: Failed, with each node's failure remembered",
+  { skip: ownCluster ? false : "needs the tier's own kwok nodes" },
+  async (t) => {
+    const pool = { 'e2e/pool': 'fail' }
+    await addNode('kwok-fail-1', {}, pool)
+    await addNode('kwok-fail-2', {}, pool)
+    const ns = await namespace('dj-fail')
+    const samples = sampleStatus(ns, 'daemonjob-fail')
+    t.teardown(async () => {
+      await samples.stop()
+    })
+    await apply(
+      cluster.kubectl,
+      stringify(
+        example(
+          '',
+          (spec) => {
+            spec.backoffLimit = 0
+            spec.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
+            spec.template.spec.restartPolicy = 'Never'
+            spec.template.spec.nodeSelector = pool
+            spec.template.spec.containers[0].command = ['sh', '-c', 'exit 1']
+          },
+          'daemonjob-fail'
+        )
+      ),
+      ns
+    )
+    const dj = await waitForStatus(ns, 'daemonjob-fail', 'finished', finished)
+    const seen = await samples.stop()
+
+    t.match(
+      dj.status,
+      { phase: 'Failed', desired: 2, active: 0, succeeded: 0, failed: 2, succeededNodes: [] },
+      'Failed, both nodes counted as failed'
+    )
+    t.match(
+      dj.status.failedNodes,
+      [
+        {
+          name: 'kwok-fail-1',
+          jobName: 'daemonjob-fail-kwok-fail-1',
+          message: /BackoffLimitExceeded/,
+          completionTime: /./,
         },
-        'daemonjob-late'
-      )
-    ),
-    ns
-  )
+        {
+          name: 'kwok-fail-2',
+          jobName: 'daemonjob-fail-kwok-fail-2',
+          message: /BackoffLimitExceeded/,
+          completionTime: /./,
+        },
+      ],
+      "status.failedNodes names each node, its Job and the Job's failure"
+    )
+    t.equal(dj.status.failedNodes.length, 2, 'two failed nodes, no more')
+    t.match(
+      dj.status.conditions.find((c: any) => c.type === 'Failed'),
+      { status: 'True', reason: 'NodeJobFailed', message: /^the Jobs of 2 of 2 nodes failed: / },
+      'condition Failed'
+    )
+    checkSamples(t, seen, 'Failed')
+    await checkJobs(t, ns, 'daemonjob-fail', ['kwok-fail-1', 'kwok-fail-2'], 'Failed')
 
-  const pending = await waitForStatus(
-    ns,
-    'daemonjob-late',
-    'Pending because no node is eligible',
-    s => s.phase === 'Pending' && /no eligible node/.test(s.message ?? ''),
-    60_000
-  )
-  t.match(
-    pending.status,
-    { phase: 'Pending', desired: 0, active: 0, succeeded: 0, failed: 0 },
-    'Pending, nothing desired'
-  )
-  const message = String(pending.status.message)
-  t.match(
-    message,
-    /^no eligible node among 2: /,
-    "the message counts the two Nodes of the pool: customize asked Metacontroller for the nodeSelector's Nodes only"
-  )
-  t.match(message, 'kwok-late-1: cordoned (spec.unschedulable)', 'the cordoned node is named with its reason')
-  t.match(
-    message,
-    'kwok-late-2: taint e2e/maintenance=true:NoExecute is not tolerated',
-    'the tainted node is named with its reason'
-  )
-  t.notMatch(message, String(cluster.nodeName), 'a node outside the pool was never sent')
-  t.match(message, /; waiting for nodes$/, 'the message says it waits')
-  t.same(await jobsIn(ns), [], 'no Job while no node is eligible')
-  t.notOk(pending.status.startTime, 'not started')
+    // A finished Job that disappears is not run again: its failure is remembered.
+    const deleted = await cluster.kubectl(['delete', 'job', 'daemonjob-fail-kwok-fail-1', '-n', ns, '--wait=true'])
+    t.equal(deleted.code, 0, `kubectl delete job daemonjob-fail-kwok-fail-1: ${deleted.stderr}`)
+    await new Promise((resolve) => setTimeout(resolve, 5_000))
+    t.same(
+      (await jobsIn(ns)).map((j: any) => j.metadata.name),
+      ['daemonjob-fail-kwok-fail-2'],
+      'the deleted Job is not created again'
+    )
+    t.match(
+      (await daemonJob(ns, 'daemonjob-fail')).status,
+      { phase: 'Failed', desired: 2, failed: 2, failedNodes: [{ name: 'kwok-fail-1' }, { name: 'kwok-fail-2' }] },
+      'the status still counts and names both failures'
+    )
+  }
+)
 
-  // A Node change reaches the DaemonJob through Metacontroller's Node informer: a new sync.
-  const uncordoned = await cluster.kubectl(['uncordon', 'kwok-late-1'])
-  t.equal(uncordoned.code, 0, `kubectl uncordon kwok-late-1: ${uncordoned.stderr}`)
-  const dj = await waitForStatus(ns, 'daemonjob-late', 'finished after kwok-late-1 was uncordoned', finished, 120_000)
-  t.match(
-    dj.status,
-    {
-      phase: 'Succeeded',
-      desired: 1,
-      active: 0,
-      succeeded: 1,
-      failed: 0,
-      succeededNodes: ['kwok-late-1'],
-      failedNodes: []
-    },
-    'Succeeded on kwok-late-1 alone'
-  )
-  t.notOk(dj.status.message, 'no message once finished')
-  await checkJobs(t, ns, 'daemonjob-late', ['kwok-late-1'], 'SuccessCriteriaMet')
-})
-
-t.test('Jobs that fail: Failed, with each node\'s failure remembered', { skip: ownCluster ? false : 'needs the tier\'s own kwok nodes' }, async t => {
-  const pool = { 'e2e/pool': 'fail' }
-  await addNode('kwok-fail-1', {}, pool)
-  await addNode('kwok-fail-2', {}, pool)
-  const ns = await namespace('dj-fail')
-  const samples = sampleStatus(ns, 'daemonjob-fail')
-  t.teardown(async () => { await samples.stop() })
-  await apply(cluster.kubectl, stringify(example('', spec => {
-    spec.backoffLimit = 0
-    spec.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
-    spec.template.spec.restartPolicy = 'Never'
-    spec.template.spec.nodeSelector = pool
-    spec.template.spec.containers[0].command = ['sh', '-c', 'exit 1']
-  }, 'daemonjob-fail')), ns)
-  const dj = await waitForStatus(ns, 'daemonjob-fail', 'finished', finished)
-  const seen = await samples.stop()
-
-  t.match(
-    dj.status,
-    { phase: 'Failed', desired: 2, active: 0, succeeded: 0, failed: 2, succeededNodes: [] },
-    'Failed, both nodes counted as failed'
-  )
-  t.match(dj.status.failedNodes, [
-    { name: 'kwok-fail-1', jobName: 'daemonjob-fail-kwok-fail-1', message: /BackoffLimitExceeded/, completionTime: /./ },
-    { name: 'kwok-fail-2', jobName: 'daemonjob-fail-kwok-fail-2', message: /BackoffLimitExceeded/, completionTime: /./ }
-  ], 'status.failedNodes names each node, its Job and the Job\'s failure')
-  t.equal(dj.status.failedNodes.length, 2, 'two failed nodes, no more')
-  t.match(
-    dj.status.conditions.find((c: any) => c.type === 'Failed'),
-    { status: 'True', reason: 'NodeJobFailed', message: /^the Jobs of 2 of 2 nodes failed: / },
-    'condition Failed'
-  )
-  checkSamples(t, seen, 'Failed')
-  await checkJobs(t, ns, 'daemonjob-fail', ['kwok-fail-1', 'kwok-fail-2'], 'Failed')
-
-  // A finished Job that disappears is not run again: its failure is remembered.
-  const deleted = await cluster.kubectl(['delete', 'job', 'daemonjob-fail-kwok-fail-1', '-n', ns, '--wait=true'])
-  t.equal(deleted.code, 0, `kubectl delete job daemonjob-fail-kwok-fail-1: ${deleted.stderr}`)
-  await new Promise(resolve => setTimeout(resolve, 5_000))
-  t.same(
-    (await jobsIn(ns)).map((j: any) => j.metadata.name),
-    ['daemonjob-fail-kwok-fail-2'],
-    'the deleted Job is not created again'
-  )
-  t.match(
-    (await daemonJob(ns, 'daemonjob-fail')).status,
-    { phase: 'Failed', desired: 2, failed: 2, failedNodes: [{ name: 'kwok-fail-1' }, { name: 'kwok-fail-2' }] },
-    'the status still counts and names both failures'
-  )
-})
-
-t.test('the CRD refuses invalid DaemonJobs at kubectl apply time', async t => {
+t.test('the CRD refuses invalid DaemonJobs at kubectl apply time', async (t) => {
   const ns = await namespace('dj-rules')
   const cases: Array<[string, (spec: any) => void, RegExp]> = [
-    ['restartPolicy Always', spec => { spec.template.spec.restartPolicy = 'Always' }, /Unsupported value: "Always"/],
-    ['excludeNodeList as a list', spec => { spec.excludeNodeList = ['a', 'b'] }, /excludeNodeList: Invalid value: "array"/],
-    ['a template without containers', spec => { spec.template.spec.containers = [] }, /containers/],
-    ['a script container that does not exist', spec => { spec.script = { name: 'retry.sh', container: 'sidecar' } }, /script.container must name a container/]
+    [
+      'restartPolicy Always',
+      (spec) => {
+        spec.template.spec.restartPolicy = 'Always'
+      },
+      /Unsupported value: "Always"/,
+    ],
+    [
+      'excludeNodeList as a list',
+      (spec) => {
+        spec.excludeNodeList = ['a', 'b']
+      },
+      /excludeNodeList: Invalid value: "array"/,
+    ],
+    [
+      'a template without containers',
+      (spec) => {
+        spec.template.spec.containers = []
+      },
+      /containers/,
+    ],
+    [
+      'a script container that does not exist',
+      (spec) => {
+        spec.script = { name: 'retry.sh', container: 'sidecar' }
+      },
+      /script.container must name a container/,
+    ],
   ]
   for (const [what, mutate, message] of cases) {
     const result = await cluster.kubectl(['apply', '-n', ns, '-f', '-'], stringify(example('', mutate)))

@@ -15,7 +15,7 @@ import {
   exampleObjects,
   examplePromises,
   shellWords,
-  type ExamplePromise
+  type ExamplePromise,
 } from '../helpers/example-promises.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
@@ -24,27 +24,33 @@ const ownCluster = cluster.nodeName !== undefined
 
 /** How long an example may take to keep its promise once its commands ran (the slowest takes about a minute). */
 const PROMISE_TIMEOUT_MS = 240_000
-/** The longest `kubectl wait` the tier lets a header's wait run, in seconds (the headers allow up to 10m for a real cluster). */
+/**
+ * The longest `kubectl wait` the tier lets a header's wait run, in seconds (the headers allow up to 10m for a real
+ * cluster).
+ */
 const WAIT_CAP_SECONDS = 180
 /** How long a kept promise must still hold afterwards: a `Running` that was only passing by would show. */
 const HOLDS_FOR_MS = 5_000
 /** How long an ephemeral container runs before it exits, unless it hangs. */
 const EPHEMERAL_RUN_MS = 1_000
 
-const sleep = async (ms: number): Promise<void> => { await new Promise(resolve => setTimeout(resolve, ms)) }
+const sleep = async (ms: number): Promise<void> => {
+  await new Promise((resolve) => setTimeout(resolve, ms))
+}
 
 /** The files the header's `kubectl apply -f` lines apply, in order. */
 function appliedFiles (promise: ExamplePromise): string[] {
   return promise.commands
     .map(shellWords)
-    .filter(w => w[0] === 'kubectl' && w[1] === 'apply')
-    .flatMap(w => w.filter((_, i) => w[i - 1] === '-f' || w[i - 1] === '--filename'))
+    .filter((w) => w[0] === 'kubectl' && w[1] === 'apply')
+    .flatMap((w) => w.filter((_, i) => w[i - 1] === '-f' || w[i - 1] === '--filename'))
 }
 
 /** Whether an applied file makes ephemeral containers: an EphemeralJob, or an OperationJob with the Exec action. */
 function injectsEphemeralContainers (promise: ExamplePromise): boolean {
-  return appliedFiles(promise).flatMap(file => exampleObjects(file.replace(/^manifests\/examples\//, '')))
-    .some(o => o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && o.spec?.action === 'Exec'))
+  return appliedFiles(promise)
+    .flatMap((file) => exampleObjects(file.replace(/^manifests\/examples\//, '')))
+    .some((o) => o.kind === 'EphemeralJob' || (o.kind === 'OperationJob' && o.spec?.action === 'Exec'))
 }
 
 /** The names the simulate line gives `flag` (`--fail a,b`, `--fail=a`), as the simulator reads them. */
@@ -53,8 +59,8 @@ function namesOf (simulate: string[], flag: string): string[] {
     .flatMap((arg, i) =>
       arg === flag ? [simulate[i + 1] ?? ''] : arg.startsWith(`${flag}=`) ? [arg.slice(flag.length + 1)] : []
     )
-    .flatMap(raw => raw.split(',').map(s => s.trim()))
-    .filter(s => s !== '')
+    .flatMap((raw) => raw.split(',').map((s) => s.trim()))
+    .filter((s) => s !== '')
 }
 
 /**
@@ -99,7 +105,7 @@ function playEphemeralKubelet (ns: string, simulate: string[]): { stop: () => Pr
               started.set(key, Date.now())
             } else if (
               state.running !== undefined &&
-              !hang.some(n => answersTo(pod, n)) &&
+              !hang.some((n) => answersTo(pod, n)) &&
               Date.now() - (started.get(key) ?? 0) >= EPHEMERAL_RUN_MS
             ) {
               await setEphemeralContainerState(
@@ -107,7 +113,7 @@ function playEphemeralKubelet (ns: string, simulate: string[]): { stop: () => Pr
                 ns,
                 pod.metadata.name,
                 container.name,
-                containerState.terminated(fail.some(n => answersTo(pod, n)) ? 1 : 0)
+                containerState.terminated(fail.some((n) => answersTo(pod, n)) ? 1 : 0)
               )
             }
           }
@@ -119,7 +125,13 @@ function playEphemeralKubelet (ns: string, simulate: string[]): { stop: () => Pr
       await sleep(500)
     }
   })()
-  return { stop: async () => { running = false; await loop; return lastError } }
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return lastError
+    },
+  }
 }
 
 /** A duration as kubectl's --timeout takes it (90s, 5m, 1h), in seconds. */
@@ -148,15 +160,17 @@ function kubectlArgs (command: string, ns: string): string[] {
 /** What the namespace holds, for a failure's message: the object's status and every Pod's phase and node. */
 async function describe (t: Test, promise: ExamplePromise, ns: string): Promise<void> {
   const object = await getJson(['get', promise.get.resource, promise.get.name, '-n', ns]).catch((error: Error) => ({
-    status: error.message
+    status: error.message,
   }))
   t.comment(`status of ${promise.get.resource} ${ns}/${promise.get.name}: ${JSON.stringify(object.status, null, 2)}`)
   const pods = await getJson(['get', 'pods', '-n', ns]).catch(() => ({ items: [] }))
-  t.comment(`Pods of ${ns}: ${pods.items.map((p: any) => `${String(p.metadata.name)} ${String(p.status?.phase)} on ${String(p.spec.nodeName)}`).join(', ') || 'none'}`)
+  t.comment(
+    `Pods of ${ns}: ${pods.items.map((p: any) => `${String(p.metadata.name)} ${String(p.status?.phase)} on ${String(p.spec.nodeName)}`).join(', ') || 'none'}`
+  )
 }
 
 /** The promised cells the object does not show yet (empty once it keeps the promise), with the object read. */
-async function check (promise: ExamplePromise, ns: string): Promise<{ problems: string[], object: any }> {
+async function check (promise: ExamplePromise, ns: string): Promise<{ problems: string[]; object: any }> {
   const object = await getJson(['get', promise.get.resource, promise.get.name, '-n', ns])
   return { problems: brokenPromises(promise, object), object }
 }
@@ -165,7 +179,9 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   const ns = await namespace(promise.file.replace(/\.yaml$/, ''))
   const kubelet =
     ownCluster && injectsEphemeralContainers(promise) ? playEphemeralKubelet(ns, promise.simulate) : undefined
-  t.teardown(async () => { await kubelet?.stop() })
+  t.teardown(async () => {
+    await kubelet?.stop()
+  })
 
   for (const command of promise.commands) {
     // The simulator's line is the unit tier's to run (test/cli/simulate.test.ts).
@@ -183,14 +199,22 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   const what = `kubectl get ${promise.get.resource} ${promise.get.name} to show ${Object.entries(promise.columns)
     .map(([k, v]) => `${k} ${v}`)
     .join(', ')}`
-  let last: { problems: string[], object: any } = { problems: ['never read'], object: undefined }
+  let last: { problems: string[]; object: any } = { problems: ['never read'], object: undefined }
   try {
-    await waitFor(what, async () => {
-      last = await check(promise, ns)
-      return last.problems.length === 0 ? true : undefined
-    }, PROMISE_TIMEOUT_MS, 1_000)
+    await waitFor(
+      what,
+      async () => {
+        last = await check(promise, ns)
+        return last.problems.length === 0 ? true : undefined
+      },
+      PROMISE_TIMEOUT_MS,
+      1_000
+    )
   } catch (error) {
-    t.fail(`${promise.file} does not keep its promise: ${last.problems.join('; ')} (${error instanceof Error ? error.message : String(error)})`)
+    t.fail(
+      `${promise.file} does not keep its promise: ${last.problems.join('; ')} ` +
+        `(${error instanceof Error ? error.message : String(error)})`
+    )
     await describe(t, promise, ns)
     return
   }
@@ -210,14 +234,20 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   )
 
   const kubeletError = await kubelet?.stop()
-  if (kubeletError !== undefined) { t.comment(`the last failed write of an ephemeral container's status (retried): ${String(kubeletError)}`) }
+  if (kubeletError !== undefined) {
+    t.comment(`the last failed write of an ephemeral container's status (retried): ${String(kubeletError)}`)
+  }
 }
 
 const promises = examplePromises()
 // Each example in its own namespace, all at once: they share only the Nodes, which none changes.
 t.jobs = promises.length
 for (const promise of promises) {
-  t.test(`${promise.file}: ${promise.commands.filter(c => !c.startsWith('npm ')).length} commands as printed, then kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`, async t => {
-    await keepsItsPromise(t, promise)
-  })
+  t.test(
+    `${promise.file}: ${promise.commands.filter((c) => !c.startsWith('npm ')).length} commands as printed, then ` +
+      `kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
+    async (t) => {
+      await keepsItsPromise(t, promise)
+    }
+  )
 }

@@ -63,169 +63,186 @@ async function scenarios (): Promise<void> {
   const runExample = async (t: Test, name: string): Promise<void> => {
     const ns = await namespace(name)
     await apply(kubectl, stringify(jobFlowExample(cluster)), ns)
-    const flow = await waitFor(`JobFlow ${ns}/jobflow-example to finish`, async () => {
-      const current = await getJson(['get', 'jobflow', 'jobflow-example', '-n', ns])
-      return ['Succeeded', 'Failed', 'Invalid'].includes(current.status?.phase) ? current : undefined
-    }, 180_000, 1_000)
+    const flow = await waitFor(
+      `JobFlow ${ns}/jobflow-example to finish`,
+      async () => {
+        const current = await getJson(['get', 'jobflow', 'jobflow-example', '-n', ns])
+        return ['Succeeded', 'Failed', 'Invalid'].includes(current.status?.phase) ? current : undefined
+      },
+      180_000,
+      1_000
+    )
     t.equal(flow.status.phase, 'Succeeded', `the example succeeded (${String(flow.status.jobsSucceeded)})`)
     t.equal(flow.status.jobsSucceeded, '5/5')
     t.equal(flow.status.observedGeneration, flow.metadata.generation, 'Metacontroller wrote the status')
   }
 
   /** The webhooks of the CompositeControllers as the API server keeps them. */
-  const storedWebhooks = async (): Promise<any[]> => (await getJson(['get', 'compositecontrollers'])).items
-    .flatMap((c: any) => Object.values<any>(c.spec.hooks).map(h => h.webhook))
+  const storedWebhooks = async (): Promise<any[]> =>
+    (await getJson(['get', 'compositecontrollers'])).items.flatMap((c: any) =>
+      Object.values<any>(c.spec.hooks).map((h) => h.webhook)
+    )
 
   let token = ''
 
-  await t.test('helm install makes every object of the chart, and the Deployment rolls out in a restricted namespace', async t => {
-    // The namespace as charts/jobhooks/README.md has users make it.
-    await ok(kubectl(['create', 'namespace', NAMESPACE]), 'kubectl create namespace')
-    t.match(
-      await dryRun('install', `controllers.hooksURL=${hooksUrl}`),
-      `Warning: namespace ${NAMESPACE} does not enforce the restricted Pod Security Standard`,
-      'the notes warn of a namespace left unlabelled'
-    )
-    await ok(
-      kubectl([
-        'label',
-        'namespace',
-        NAMESPACE,
-        'pod-security.kubernetes.io/enforce=restricted',
-        'pod-security.kubernetes.io/enforce-version=latest',
-        'pod-security.kubernetes.io/warn=restricted',
-        'pod-security.kubernetes.io/audit=restricted'
-      ]),
-      'kubectl label namespace'
-    )
-    const notes = await install('install', `controllers.hooksURL=${hooksUrl}`)
-    t.notMatch(notes, /Warning: namespace/, 'the notes find the namespace labelled')
+  await t.test(
+    'helm install makes every object of the chart, and the Deployment rolls out in a restricted namespace',
+    async (t) => {
+      // The namespace as charts/jobhooks/README.md has users make it.
+      await ok(kubectl(['create', 'namespace', NAMESPACE]), 'kubectl create namespace')
+      t.match(
+        await dryRun('install', `controllers.hooksURL=${hooksUrl}`),
+        `Warning: namespace ${NAMESPACE} does not enforce the restricted Pod Security Standard`,
+        'the notes warn of a namespace left unlabelled'
+      )
+      await ok(
+        kubectl([
+          'label',
+          'namespace',
+          NAMESPACE,
+          'pod-security.kubernetes.io/enforce=restricted',
+          'pod-security.kubernetes.io/enforce-version=latest',
+          'pod-security.kubernetes.io/warn=restricted',
+          'pod-security.kubernetes.io/audit=restricted',
+        ]),
+        'kubectl label namespace'
+      )
+      const notes = await install('install', `controllers.hooksURL=${hooksUrl}`)
+      t.notMatch(notes, /Warning: namespace/, 'the notes find the namespace labelled')
 
-    const manifest = parseObjects(await helmOk(['get', 'manifest', RELEASE, '--namespace', NAMESPACE]))
-    const kinds = manifest.map(o => String(o.kind)).sort()
-    t.same(
-      [...new Set(kinds)],
-      [
-        'ClusterRole',
-        'ClusterRoleBinding',
-        'CompositeController',
-        'CustomResourceDefinition',
-        'Deployment',
-        'NetworkPolicy',
-        'PodDisruptionBudget',
-        'Secret',
-        'Service',
-        'ServiceAccount'
-      ]
-    )
-    for (const object of manifest) {
-      const args = [
-        'get',
-        String(object.kind).toLowerCase(),
-        object.metadata.name,
-        ...(object.metadata.namespace !== undefined ? ['-n', object.metadata.namespace] : [])
-      ]
-      const stored = await getJson(args)
+      const manifest = parseObjects(await helmOk(['get', 'manifest', RELEASE, '--namespace', NAMESPACE]))
+      const kinds = manifest.map((o) => String(o.kind)).sort()
+      t.same(
+        [...new Set(kinds)],
+        [
+          'ClusterRole',
+          'ClusterRoleBinding',
+          'CompositeController',
+          'CustomResourceDefinition',
+          'Deployment',
+          'NetworkPolicy',
+          'PodDisruptionBudget',
+          'Secret',
+          'Service',
+          'ServiceAccount',
+        ]
+      )
+      for (const object of manifest) {
+        const args = [
+          'get',
+          String(object.kind).toLowerCase(),
+          object.metadata.name,
+          ...(object.metadata.namespace !== undefined ? ['-n', object.metadata.namespace] : []),
+        ]
+        const stored = await getJson(args)
+        t.equal(
+          stored.metadata.annotations?.['meta.helm.sh/release-name'],
+          RELEASE,
+          `${String(object.kind)} ${String(object.metadata.name)} is the release's`
+        )
+        // A field the API server does not know is dropped without a word (an authorization block
+        // lost so would mean calls without the token): what the chart sent must all be there.
+        if (object.kind === 'CompositeController') {
+          t.has(stored.spec, object.spec, `${String(object.metadata.name)}: stored as the chart made it`)
+        }
+      }
+      const deployment = await getJson(['get', 'deployment', 'jobhooks', '-n', NAMESPACE])
       t.equal(
-        stored.metadata.annotations?.['meta.helm.sh/release-name'],
-        RELEASE,
-        `${String(object.kind)} ${String(object.metadata.name)} is the release's`
+        deployment.status.readyReplicas,
+        2,
+        'two replicas ready (kwok plays the pods the restricted namespace admitted)'
       )
-      // A field the API server does not know is dropped without a word (an authorization block
-      // lost so would mean calls without the token): what the chart sent must all be there.
-      if (object.kind === 'CompositeController') { t.has(stored.spec, object.spec, `${String(object.metadata.name)}: stored as the chart made it`) }
-    }
-    const deployment = await getJson(['get', 'deployment', 'jobhooks', '-n', NAMESPACE])
-    t.equal(
-      deployment.status.readyReplicas,
-      2,
-      'two replicas ready (kwok plays the pods the restricted namespace admitted)'
-    )
-    const crds = (await getJson(['get', 'crd'])).items.filter((c: any) => c.spec.group === 'jobhooks.io')
-    t.equal(crds.length, 6, 'the six CRDs')
-    for (const crd of crds) {
-      t.ok(
-        crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'),
-        `${String(crd.metadata.name)} established`
-      )
-    }
+      const crds = (await getJson(['get', 'crd'])).items.filter((c: any) => c.spec.group === 'jobhooks.io')
+      t.equal(crds.length, 6, 'the six CRDs')
+      for (const crd of crds) {
+        t.ok(
+          crd.status.conditions.some((c: any) => c.type === 'Established' && c.status === 'True'),
+          `${String(crd.metadata.name)} established`
+        )
+      }
 
-    token = await tokenIn('jobhooks-hook-token')
-    t.match(token, /^[A-Za-z0-9]{64}$/, 'the chart generated a 64-character token')
-    for (const webhook of await storedWebhooks()) { t.same(webhook.authorization.secretRef, { name: 'jobhooks-hook-token', namespace: NAMESPACE, key: 'token' }) }
-    await startService({ AUTH_TOKEN_FILE: tokenFile('chart-token', token) })
-  })
+      token = await tokenIn('jobhooks-hook-token')
+      t.match(token, /^[A-Za-z0-9]{64}$/, 'the chart generated a 64-character token')
+      for (const webhook of await storedWebhooks()) {
+        t.same(webhook.authorization.secretRef, { name: 'jobhooks-hook-token', namespace: NAMESPACE, key: 'token' })
+      }
+      await startService({ AUTH_TOKEN_FILE: tokenFile('chart-token', token) })
+    }
+  )
 
-  await t.test('the JobFlow example runs through the objects the chart installed', async t => {
+  await t.test('the JobFlow example runs through the objects the chart installed', async (t) => {
     await runExample(t, 'helm-install')
   })
 
-  await t.test('helm upgrade keeps the token; with the chart\'s TLS settings Metacontroller calls over mutual TLS', async t => {
-    const ca = authority('jobhooks e2e CA')
-    const server = ca.issue('jobhooks', 'server')
-    const client = ca.issue('metacontroller', 'client')
-    const pem = {
-      'tls.crt': server.cert,
-      'tls.key': server.key,
-      'ca.crt': ca.cert,
-      'client.crt': client.cert,
-      'client.key': client.key
-    }
-    for (const [name, content] of Object.entries(pem)) writeFileSync(join(files, name), content, { mode: 0o600 })
-    // The Secrets as cert-manager would write them (docs/security.md, "HTTPS and mutual TLS").
-    await ok(
-      kubectl([
-        '-n',
-        NAMESPACE,
-        'create',
-        'secret',
-        'generic',
-        'jobhooks-tls',
-        ...['tls.crt', 'tls.key', 'ca.crt'].map(f => `--from-file=${f}=${join(files, f)}`)
-      ]),
-      "the serving certificate's Secret"
-    )
-    await ok(
-      kubectl([
-        '-n',
-        NAMESPACE,
-        'create',
-        'secret',
-        'tls',
-        'metacontroller-client-tls',
-        `--cert=${join(files, 'client.crt')}`,
-        `--key=${join(files, 'client.key')}`
-      ]),
-      "the client certificate's Secret"
-    )
+  await t.test(
+    "helm upgrade keeps the token; with the chart's TLS settings Metacontroller calls over mutual TLS",
+    async (t) => {
+      const ca = authority('jobhooks e2e CA')
+      const server = ca.issue('jobhooks', 'server')
+      const client = ca.issue('metacontroller', 'client')
+      const pem = {
+        'tls.crt': server.cert,
+        'tls.key': server.key,
+        'ca.crt': ca.cert,
+        'client.crt': client.cert,
+        'client.key': client.key,
+      }
+      for (const [name, content] of Object.entries(pem)) writeFileSync(join(files, name), content, { mode: 0o600 })
+      // The Secrets as cert-manager would write them (docs/security.md, "HTTPS and mutual TLS").
+      await ok(
+        kubectl([
+          '-n',
+          NAMESPACE,
+          'create',
+          'secret',
+          'generic',
+          'jobhooks-tls',
+          ...['tls.crt', 'tls.key', 'ca.crt'].map((f) => `--from-file=${f}=${join(files, f)}`),
+        ]),
+        "the serving certificate's Secret"
+      )
+      await ok(
+        kubectl([
+          '-n',
+          NAMESPACE,
+          'create',
+          'secret',
+          'tls',
+          'metacontroller-client-tls',
+          `--cert=${join(files, 'client.crt')}`,
+          `--key=${join(files, 'client.key')}`,
+        ]),
+        "the client certificate's Secret"
+      )
 
-    await install(
-      'upgrade',
-      `controllers.hooksURL=${hooksUrl.replace(/^http:/, 'https:')},tls.enabled=true,tls.mutual.enabled=true`
-    )
-    t.equal(await tokenIn('jobhooks-hook-token'), token, 'the upgrade kept the token')
-    for (const webhook of await storedWebhooks()) {
-      t.match(webhook, {
-        url: /^https:\/\/127\.0\.0\.1:\d+\/hooks\//,
-        caBundle: { secretRef: { name: 'jobhooks-tls', namespace: NAMESPACE, key: 'ca.crt' } },
-        clientTLS: { secretRef: { name: 'metacontroller-client-tls', namespace: NAMESPACE } }
+      await install(
+        'upgrade',
+        `controllers.hooksURL=${hooksUrl.replace(/^http:/, 'https:')},tls.enabled=true,tls.mutual.enabled=true`
+      )
+      t.equal(await tokenIn('jobhooks-hook-token'), token, 'the upgrade kept the token')
+      for (const webhook of await storedWebhooks()) {
+        t.match(webhook, {
+          url: /^https:\/\/127\.0\.0\.1:\d+\/hooks\//,
+          caBundle: { secretRef: { name: 'jobhooks-tls', namespace: NAMESPACE, key: 'ca.crt' } },
+          clientTLS: { secretRef: { name: 'metacontroller-client-tls', namespace: NAMESPACE } },
+        })
+      }
+      const deployment = await getJson(['get', 'deployment', 'jobhooks', '-n', NAMESPACE])
+      t.equal(deployment.status.updatedReplicas, 2, 'the Deployment rolled out with the TLS Secret mounted')
+
+      // The service as the Deployment now runs it: HTTPS, a client certificate of the CA required.
+      await killService()
+      await startService({
+        AUTH_TOKEN_FILE: tokenFile('chart-token', token),
+        TLS_CERT_FILE: join(files, 'tls.crt'),
+        TLS_KEY_FILE: join(files, 'tls.key'),
+        TLS_CLIENT_CA_FILE: join(files, 'ca.crt'),
       })
+      await runExample(t, 'helm-mtls')
     }
-    const deployment = await getJson(['get', 'deployment', 'jobhooks', '-n', NAMESPACE])
-    t.equal(deployment.status.updatedReplicas, 2, 'the Deployment rolled out with the TLS Secret mounted')
+  )
 
-    // The service as the Deployment now runs it: HTTPS, a client certificate of the CA required.
-    await killService()
-    await startService({
-      AUTH_TOKEN_FILE: tokenFile('chart-token', token),
-      TLS_CERT_FILE: join(files, 'tls.crt'),
-      TLS_KEY_FILE: join(files, 'tls.key'),
-      TLS_CLIENT_CA_FILE: join(files, 'ca.crt')
-    })
-    await runExample(t, 'helm-mtls')
-  })
-
-  await t.test('token.existingSecret: the webhooks send the user\'s Secret, and the chart\'s own is gone', async t => {
+  await t.test("token.existingSecret: the webhooks send the user's Secret, and the chart's own is gone", async (t) => {
     const own = randomBytes(32).toString('hex')
     t.match(
       await dryRun('upgrade', `controllers.hooksURL=${hooksUrl},token.existingSecret=my-hook-token`),
@@ -242,13 +259,15 @@ async function scenarios (): Promise<void> {
       1,
       'the generated Secret was removed'
     )
-    for (const webhook of await storedWebhooks()) { t.same(webhook.authorization.secretRef, { name: 'my-hook-token', namespace: NAMESPACE, key: 'token' }) }
+    for (const webhook of await storedWebhooks()) {
+      t.same(webhook.authorization.secretRef, { name: 'my-hook-token', namespace: NAMESPACE, key: 'token' })
+    }
     await killService()
     await startService({ AUTH_TOKEN_FILE: tokenFile('own-token', own) })
     await runExample(t, 'helm-own-token')
   })
 
-  await t.test('helm uninstall removes the install but keeps the CRDs, and with them every JobFlow', async t => {
+  await t.test('helm uninstall removes the install but keeps the CRDs, and with them every JobFlow', async (t) => {
     const before = (await getJson(['get', 'jobflows', '-A'])).items.length
     await helmOk(['uninstall', RELEASE, '--namespace', NAMESPACE, '--wait', '--timeout', '2m'])
     t.same((await getJson(['get', 'compositecontrollers'])).items, [], 'no CompositeController')

@@ -49,13 +49,13 @@ export async function imagePlan (): Promise<ImagePlan | undefined> {
     '--set',
     'image.repository=jobhooks',
     '--set',
-    `image.tag=${version}`
+    `image.tag=${version}`,
   ])
   if (rendered.code !== 0) throw new Error(`helm template of the chart failed: ${rendered.stderr}`)
   // YAML 1.1, as the API server reads it (a Secret volume's mode 0440 is octal).
   const deployment = parseAllDocuments(rendered.stdout, { version: '1.1' })
-    .map(d => d.toJS())
-    .find(o => o?.kind === 'Deployment')
+    .map((d) => d.toJS())
+    .find((o) => o?.kind === 'Deployment')
   if (deployment === undefined) throw new Error('helm template of the chart rendered no Deployment')
   return { image, deployment }
 }
@@ -67,10 +67,18 @@ export interface ContainerHost extends ServiceHost {
 }
 
 /** Starts the image as the chart's Deployment runs it; resolves once it is ready. */
-export async function startImageService (host: ContainerHost, plan: ImagePlan, options: ServiceOptions): Promise<Service> {
-  const files = Object.keys(options.env ?? {}).filter(key => key.endsWith('_FILE'))
+export async function startImageService (
+  host: ContainerHost,
+  plan: ImagePlan,
+  options: ServiceOptions
+): Promise<Service> {
+  const files = Object.keys(options.env ?? {}).filter((key) => key.endsWith('_FILE'))
   if (files.length > 0 || host.tokenFile === undefined) {
-    throw new Error(`E2E_SERVICE=image runs the service with the tier's token and kubeconfig only, not files of the scenario's own (${files.join(', ') || 'no tier token'}): run this file without E2E_SERVICE=image`)
+    throw new Error(
+      'E2E_SERVICE=image runs the service with the tier\'s token and kubeconfig only, ' +
+        'not files of the scenario\'s own ' +
+        `(${files.join(', ') || 'no tier token'}): run this file without E2E_SERVICE=image`
+    )
   }
   const name = `jobhooks-e2e-${process.pid}-${options.name}`
   const container = containerRun(plan.deployment, {
@@ -80,7 +88,7 @@ export async function startImageService (host: ContainerHost, plan: ImagePlan, o
     tokenDir: tokenFolder(host.logDir, host.tokenFile),
     extraEnv: { ...stringsOf(host.serviceEnv), ...stringsOf(options.env), KUBECONFIG: KUBECONFIG_IN_CONTAINER },
     // The image is local: never look for it in a registry.
-    extraArgs: ['--pull=never', '--volume', `${host.kubeconfig}:${KUBECONFIG_IN_CONTAINER}:ro`]
+    extraArgs: ['--pull=never', '--volume', `${host.kubeconfig}:${KUBECONFIG_IN_CONTAINER}:ro`],
   })
   host.trackContainer(name)
   const client = host.start(options.name, 'podman', container.args, process.env)
@@ -106,7 +114,7 @@ export async function startImageService (host: ContainerHost, plan: ImagePlan, o
     kill: async () => {
       await run('podman', ['kill', '--signal', 'KILL', name])
       await gone()
-    }
+    },
   }
 }
 

@@ -23,17 +23,17 @@ export async function run (
     const child = spawn(command, args, { env: options.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
-    child.stdout.on('data', chunk => {
+    child.stdout.on('data', (chunk) => {
       stdout += String(chunk)
     })
-    child.stderr.on('data', chunk => {
+    child.stderr.on('data', (chunk) => {
       stderr += String(chunk)
     })
     child.on('error', reject)
     // A command that exits before reading its input (kubectl failing early) closes the pipe: the
     // exit code and stderr say what happened, so EPIPE on the write is no error of its own.
     child.stdin.on('error', () => {})
-    child.on('close', code => resolve({ code, stdout, stderr }))
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
     child.stdin.end(options.input ?? '')
   })
 }
@@ -56,10 +56,11 @@ export async function waitFor<T> (
     }
     if (Date.now() > deadline) {
       throw new Error(
-        `timed out after ${timeoutMs / 1000}s waiting for ${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`
+        `timed out after ${timeoutMs / 1000}s waiting for ` +
+          `${what}${lastError instanceof Error ? `: ${lastError.message}` : ''}`
       )
     }
-    await new Promise(resolve => setTimeout(resolve, everyMs))
+    await new Promise((resolve) => setTimeout(resolve, everyMs))
   }
 }
 
@@ -94,13 +95,19 @@ export class Process {
   readonly child: ChildProcess
   private exited: Promise<void>
 
-  constructor (readonly name: string, command: string, args: string[], logDir: string, env: NodeJS.ProcessEnv = process.env) {
+  constructor (
+    readonly name: string,
+    command: string,
+    args: string[],
+    logDir: string,
+    env: NodeJS.ProcessEnv = process.env
+  ) {
     const log = createWriteStream(join(logDir, `${name}.log`))
     this.child = spawn(command, args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
     this.child.stdout?.pipe(log)
     this.child.stderr?.pipe(log)
-    this.exited = new Promise(resolve => this.child.once('exit', () => resolve()))
-    this.child.once('error', error => log.write(`spawn failed: ${error.message}\n`))
+    this.exited = new Promise((resolve) => this.child.once('exit', () => resolve()))
+    this.child.once('error', (error) => log.write(`spawn failed: ${error.message}\n`))
   }
 
   get running (): boolean {

@@ -36,16 +36,18 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
       return
     }
     const path = incoming.url ?? '/'
-    if (path.startsWith('/hooks/')) { counts.set(`${backend.name} ${path}`, (counts.get(`${backend.name} ${path}`) ?? 0) + 1) }
+    if (path.startsWith('/hooks/')) {
+      counts.set(`${backend.name} ${path}`, (counts.get(`${backend.name} ${path}`) ?? 0) + 1)
+    }
     const upstream = request(
       `${backend.url}${path}`,
       { method: incoming.method, headers: incoming.headers, agent },
-      answer => {
+      (answer) => {
         response.writeHead(answer.statusCode ?? 502, answer.headers)
         answer.pipe(response)
       }
     )
-    upstream.on('error', error => {
+    upstream.on('error', (error) => {
       failed++
       // Metacontroller retries a failed call with its backoff, as it would a pod that went away.
       if (!response.headersSent) response.writeHead(502).end(`backend ${backend.name}: ${error.message}`)
@@ -59,15 +61,17 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
     server.listen(port, '127.0.0.1', () => resolve())
   })
   return {
-    route: list => { backends = [...list] },
+    route: (list) => {
+      backends = [...list]
+    },
     counts: () => new Map(counts),
     failures: () => failed,
     stop: async () => {
-      await new Promise<void>(resolve => {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
       })
       agent.destroy()
-    }
+    },
   }
 }

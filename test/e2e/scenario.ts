@@ -23,7 +23,9 @@ export interface Scenarios {
 
 export async function startScenarios (t: Tap, options: TierOptions = {}): Promise<Scenarios> {
   const cluster = await clusterFromEnv(options)
-  t.comment(`running against ${cluster.metacontroller}${cluster.service !== undefined ? `, service ${cluster.service}` : ''}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`)
+  t.comment(
+    `running against ${cluster.metacontroller}${cluster.service !== undefined ? `, service ${cluster.service}` : ''}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`
+  )
   const namespaces: string[] = []
   const tracked = new Map<string, string[]>()
   t.teardown(async () => {
@@ -40,7 +42,7 @@ export async function startScenarios (t: Tap, options: TierOptions = {}): Promis
         stringify({
           apiVersion: 'v1',
           kind: 'Namespace',
-          metadata: { name: ns, labels: { 'jobhooks.io/e2e': 'true' } }
+          metadata: { name: ns, labels: { 'jobhooks.io/e2e': 'true' } },
         })
       )
       namespaces.push(ns)
@@ -53,7 +55,7 @@ export async function startScenarios (t: Tap, options: TierOptions = {}): Promis
       const result = await cluster.kubectl([...args, '-o', 'json'])
       if (result.code !== 0) throw new Error(result.stderr)
       return JSON.parse(result.stdout)
-    }
+    },
   }
 }
 
@@ -113,10 +115,16 @@ export interface ReadySamples {
  * Samples the Ready Pods that `selector` matches in `ns`, about five times a second, until
  * `stop()`: a poll, so a dip shorter than one round trip could slip between two samples.
  */
-export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, selector: string): { started: Promise<void>, stop: () => Promise<ReadySamples> } {
+export function sampleReadyPods (
+  getJson: Scenarios['getJson'],
+  ns: string,
+  selector: string
+): { started: Promise<void>; stop: () => Promise<ReadySamples> } {
   let running = true
   let markStarted: () => void = () => {}
-  const started = new Promise<void>(resolve => { markStarted = resolve })
+  const started = new Promise<void>((resolve) => {
+    markStarted = resolve
+  })
   let fewest = Number.POSITIVE_INFINITY
   let samples = 0
   const log: string[] = []
@@ -124,11 +132,14 @@ export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, sele
     while (running) {
       try {
         const list: any[] = (await getJson(['get', 'pods', '-n', ns, '-l', selector])).items
-        const ready = list.filter(p => isLive(p) && isPodReady(p)).map(p => String(p.metadata.name)).sort()
+        const ready = list
+          .filter((p) => isLive(p) && isPodReady(p))
+          .map((p) => String(p.metadata.name))
+          .sort()
         samples++
         fewest = Math.min(fewest, ready.length)
         const line = `${ready.length} Ready: ${ready.join(' ')} (of ${list
-          .map(p => String(p.metadata.name) + (isLive(p) ? '' : '*'))
+          .map((p) => String(p.metadata.name) + (isLive(p) ? '' : '*'))
           .sort()
           .join(' ')})`
         if (log[log.length - 1] !== line) log.push(line)
@@ -136,7 +147,7 @@ export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, sele
       } catch {
         // A failed read is no sample.
       }
-      await new Promise(resolve => setTimeout(resolve, 200))
+      await new Promise((resolve) => setTimeout(resolve, 200))
     }
     markStarted()
   })()
@@ -148,7 +159,7 @@ export function sampleReadyPods (getJson: Scenarios['getJson'], ns: string, sele
       running = false
       result ??= loop.then(() => ({ fewest, samples, log }))
       return await result
-    }
+    },
   }
 }
 
@@ -165,17 +176,24 @@ export interface WatchEvent {
  * lasted. `fields` are JSONPath expressions into the object (`.metadata.uid`), empty when absent;
  * their values must not contain "|".
  */
-export function watchObjects (cluster: Cluster, args: string[], fields: string[]): { started: Promise<void>, stop: () => Promise<WatchEvent[]> } {
+export function watchObjects (
+  cluster: Cluster,
+  args: string[],
+  fields: string[]
+): { started: Promise<void>; stop: () => Promise<WatchEvent[]> } {
   // kubectl aligns tabs into spaces: the fields are separated by "|" (no value asked for has one).
-  const template = `{.type}${fields.map(f => `{"|"}{.object${f}}`).join('')}{"\\n"}`
+  const template = `{.type}${fields.map((f) => `{"|"}{.object${f}}`).join('')}{"\\n"}`
   const child = cluster.spawnKubectl(['get', ...args, '--watch', '--output-watch-events', '-o', `jsonpath=${template}`])
   const events: WatchEvent[] = []
   let buffered = ''
   let stderr = ''
   let markStarted: () => void = () => {}
   let failStart: (error: Error) => void = () => {}
-  const started = new Promise<void>((resolve, reject) => { markStarted = resolve; failStart = reject })
-  child.stdout?.on('data', chunk => {
+  const started = new Promise<void>((resolve, reject) => {
+    markStarted = resolve
+    failStart = reject
+  })
+  child.stdout?.on('data', (chunk) => {
     buffered += String(chunk)
     const lines = buffered.split('\n')
     buffered = lines.pop() ?? ''
@@ -185,8 +203,10 @@ export function watchObjects (cluster: Cluster, args: string[], fields: string[]
     }
     if (events.length > 0) markStarted()
   })
-  child.stderr?.on('data', chunk => { stderr += String(chunk) })
-  const closed = new Promise<void>(resolve => child.once('close', () => resolve()))
+  child.stderr?.on('data', (chunk) => {
+    stderr += String(chunk)
+  })
+  const closed = new Promise<void>((resolve) => child.once('close', () => resolve()))
   void closed.then(() =>
     failStart(new Error(`kubectl get ${args.join(' ')} --watch ended before any event: ${stderr}`))
   )
@@ -206,11 +226,16 @@ export function watchObjects (cluster: Cluster, args: string[], fields: string[]
         const running = child.exitCode === null && child.signalCode === null
         if (running) child.kill('SIGTERM')
         await closed
-        if (!running) throw new Error(`kubectl get ${args.join(' ')} --watch ended by itself (exit ${String(child.exitCode)}), events may be missing: ${stderr}`)
+        if (!running) {
+          throw new Error(
+            `kubectl get ${args.join(' ')} --watch ended by itself (exit ${String(child.exitCode)}), events may be ` +
+              `missing: ${stderr}`
+          )
+        }
         return events
       })()
       return await result
-    }
+    },
   }
 }
 
@@ -225,7 +250,7 @@ export const containerState = {
   terminated: (exitCode: number): Record<string, unknown> => {
     const now = kubeletTime()
     return { terminated: { exitCode, reason: exitCode === 0 ? 'Completed' : 'Error', startedAt: now, finishedAt: now } }
-  }
+  },
 }
 
 /**
@@ -249,9 +274,9 @@ export async function setEphemeralContainerState (
     status: {
       ephemeralContainerStatuses: [
         ...others,
-        { name: container, image, imageID: '', ready: false, restartCount: 0, state }
-      ]
-    }
+        { name: container, image, imageID: '', ready: false, restartCount: 0, state },
+      ],
+    },
   }
   const result = await cluster.kubectl([
     'patch',
@@ -262,7 +287,7 @@ export async function setEphemeralContainerState (
     '--subresource=status',
     '--type=merge',
     '-p',
-    JSON.stringify(patch)
+    JSON.stringify(patch),
   ])
   if (result.code !== 0) throw new Error(`patching the status of ${ns}/${pod}: ${result.stderr}`)
 }
@@ -270,8 +295,8 @@ export async function setEphemeralContainerState (
 /** The first object of `kind` in manifests/examples/`file`. */
 function exampleObject (file: string, kind: string): any {
   return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8'))
-    .map(d => d.toJS())
-    .find(d => d?.kind === kind)
+    .map((d) => d.toJS())
+    .find((d) => d?.kind === kind)
 }
 
 /**
@@ -318,15 +343,27 @@ export function daemonJobExample (
  * a flow under way, for scenarios that then take the service away. The watch stops at the end of
  * the test, if the caller has not stopped it before.
  */
-export async function startFlowUntilFirstJobs (t: Tap, { cluster, getJson }: Pick<Scenarios, 'cluster' | 'getJson'>, ns: string, flow: any): Promise<ReturnType<typeof watchObjects>> {
+export async function startFlowUntilFirstJobs (
+  t: Tap,
+  { cluster, getJson }: Pick<Scenarios, 'cluster' | 'getJson'>,
+  ns: string,
+  flow: any
+): Promise<ReturnType<typeof watchObjects>> {
   await apply(cluster.kubectl, stringify(flow), ns)
   const watch = watchObjects(cluster, ['jobs', '-n', ns], ['.metadata.name'])
   const watching = watch.started.catch(() => {})
-  t.teardown(async () => { await watch.stop().catch(() => {}) })
-  await waitFor('job1 and job4 to be created', async () => {
-    const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => j.metadata.name)
-    return names.includes('jobflow-example-job1') && names.includes('jobflow-example-job4') ? true : undefined
-  }, 120_000, 200)
+  t.teardown(async () => {
+    await watch.stop().catch(() => {})
+  })
+  await waitFor(
+    'job1 and job4 to be created',
+    async () => {
+      const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => j.metadata.name)
+      return names.includes('jobflow-example-job1') && names.includes('jobflow-example-job4') ? true : undefined
+    },
+    120_000,
+    200
+  )
   await watching
   return watch
 }

@@ -52,7 +52,7 @@ export function serviceEnv (host: ServiceHost, port: number, env: NodeJS.Process
     KUBECONFIG: host.kubeconfig,
     ...(host.tokenFile !== undefined ? { AUTH_TOKEN_FILE: host.tokenFile } : {}),
     ...host.serviceEnv,
-    ...env
+    ...env,
   }
 }
 
@@ -71,19 +71,35 @@ export async function startProcessService (host: ServiceHost, options: ServiceOp
   return {
     url,
     what: options.build === undefined ? 'checkout' : `release ${options.build}`,
-    get pid () { return child.child.pid },
-    get running () { return child.running },
-    stop: async () => { await child.stop() },
-    kill: async () => { await child.killNow() }
+    get pid () {
+      return child.child.pid
+    },
+    get running () {
+      return child.running
+    },
+    stop: async () => {
+      await child.stop()
+    },
+    kill: async () => {
+      await child.killNow()
+    },
   }
 }
 
-/** Waits until GET /readyz of `url` answers 200 (over HTTPS the certificate is not checked, as the kubelet's probe does not). */
+/**
+ * Waits until GET /readyz of `url` answers 200 (over HTTPS the certificate is not checked, as the kubelet's probe does
+ * not).
+ */
 export async function waitUntilReady (url: string, running: () => boolean, timeoutMs = 60_000): Promise<void> {
-  await waitFor(`jobhooks /readyz at ${url}`, async () => {
-    if (!running()) throw new Error('the service exited')
-    return (await probeStatus(`${url}/readyz`).catch(() => undefined)) === 200 ? true : undefined
-  }, timeoutMs, 100)
+  await waitFor(
+    `jobhooks /readyz at ${url}`,
+    async () => {
+      if (!running()) throw new Error('the service exited')
+      return (await probeStatus(`${url}/readyz`).catch(() => undefined)) === 200 ? true : undefined
+    },
+    timeoutMs,
+    100
+  )
 }
 
 /** The version that answers at `url`, from jobhooks_build_info on /metrics. */

@@ -26,7 +26,7 @@ import {
   startScenarios,
   waitForStatusOf,
   watchObjects,
-  type Scenarios
+  type Scenarios,
 } from './scenario.js'
 import { versionAt } from './service.js'
 
@@ -49,7 +49,7 @@ async function previousRelease (): Promise<Version | { skip: string }> {
 
 const POOL = { 'e2e/pool': 'upgrade' }
 const NODES = ['kwok-upgrade-1', 'kwok-upgrade-2', 'kwok-upgrade-3']
-const JOBFLOW_JOBS = ['job1', 'job2', 'job2-2', 'job3', 'job4', 'job5'].map(j => `jobflow-example-${j}`)
+const JOBFLOW_JOBS = ['job1', 'job2', 'job2-2', 'job3', 'job4', 'job5'].map((j) => `jobflow-example-${j}`)
 const KINDS = ['jobflow', 'daemonjob', 'operationjob', 'collaset']
 
 if (process.env.E2E_KUBECONFIG !== undefined && process.env.E2E_KUBECONFIG !== '') {
@@ -66,13 +66,18 @@ if (process.env.E2E_KUBECONFIG !== undefined && process.env.E2E_KUBECONFIG !== '
 }
 
 /** A service of one version behind the proxy. */
-interface Running { version: Version, service: Service }
+interface Running {
+  version: Version
+  service: Service
+}
 
 async function scenarios (OLD: Version, NEW: Version): Promise<void> {
   const scenario = await startScenarios(t, { serviceAtHooksUrl: false })
   const { cluster, track } = scenario
   const proxy = await startRoundRobin(Number(new URL(String(cluster.hooksUrl)).port))
-  t.teardown(async () => { await proxy.stop() })
+  t.teardown(async () => {
+    await proxy.stop()
+  })
   t.comment(
     `versions: ${OLD.name} (${String(OLD.build)}) and ${NEW.name} (the checkout), behind ${String(cluster.hooksUrl)}`
   )
@@ -116,10 +121,10 @@ async function scenarios (OLD: Version, NEW: Version): Promise<void> {
 
   t.test(
     `version skew: ${OLD.name} and ${NEW.name} answer the same parents alternately all their lives, the same ends`,
-    async t => {
+    async (t) => {
       const both = [await launch(OLD), await launch(NEW)]
       proxy.route(both.map(backend))
-      await lifeOfParents(t, scenario, proxy, 'skew', async () => both.map(r => r.version.name))
+      await lifeOfParents(t, scenario, proxy, 'skew', async () => both.map((r) => r.version.name))
       for (const r of both) await r.service.stop()
     }
   )
@@ -145,7 +150,13 @@ function since (before: Map<string, number>, after: Map<string, number>): Map<st
  * version, or nothing) once each is under way, then the partition held, raised, and every end
  * checked. `midway` returns the versions that answer from then on: each must answer every kind.
  */
-async function lifeOfParents (t: Test, scenario: Scenarios, proxy: RoundRobin, name: string, midway: () => Promise<string[]>): Promise<void> {
+async function lifeOfParents (
+  t: Test,
+  scenario: Scenarios,
+  proxy: RoundRobin,
+  name: string,
+  midway: () => Promise<string[]>
+): Promise<void> {
   const { cluster, getJson } = scenario
   const ns = await scenario.namespace(name)
   const targets = await collaSetFoo(scenario, ns)
@@ -154,15 +165,20 @@ async function lifeOfParents (t: Test, scenario: Scenarios, proxy: RoundRobin, n
   const failuresBefore = proxy.failures()
   const callsBefore = proxy.counts()
   await applyParents(scenario, ns, targets)
-  await waitFor('every parent under way', async () => {
-    const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => String(j.metadata.name))
-    const opj = await getJson(['get', 'operationjob', 'opj-replace', '-n', ns])
-    return names.includes('jobflow-example-job1') &&
-      names.some((n: string) => n.startsWith('daemonjob-upgrade-')) &&
-      opj.status?.progress === 'Processing'
-      ? true
-      : undefined
-  }, 180_000, 250)
+  await waitFor(
+    'every parent under way',
+    async () => {
+      const names = (await getJson(['get', 'jobs', '-n', ns])).items.map((j: any) => String(j.metadata.name))
+      const opj = await getJson(['get', 'operationjob', 'opj-replace', '-n', ns])
+      return names.includes('jobflow-example-job1') &&
+        names.some((n: string) => n.startsWith('daemonjob-upgrade-')) &&
+        opj.status?.progress === 'Processing'
+        ? true
+        : undefined
+    },
+    180_000,
+    250
+  )
   const answering = await midway()
   const callsMidway = proxy.counts()
   t.comment(`up to mid-flow, calls by version: ${describeCalls(since(callsBefore, callsMidway))}`)
@@ -178,18 +194,22 @@ async function lifeOfParents (t: Test, scenario: Scenarios, proxy: RoundRobin, n
     '--type',
     'merge',
     '-p',
-    '{"spec":{"partition":2}}'
+    '{"spec":{"partition":2}}',
   ])
   await checkEnds(t, scenario, ns, targets)
   // Let a second creation show up, if one were coming: the TTL deletions and a few syncs more.
-  await new Promise(resolve => setTimeout(resolve, 5_000))
+  await new Promise((resolve) => setTimeout(resolve, 5_000))
   await checkCreatedOnce(t, ns, jobs, pods, targets)
   const seen = await invalid.stop()
   t.same(seen, [], 'no parent was ever seen Invalid')
   const after = since(callsMidway, proxy.counts())
   t.comment(`after mid-flow, calls by version: ${describeCalls(after)}`)
   for (const kind of KINDS) {
-    t.ok(answering.every(v => answered(after, v, kind) > 0), `after mid-flow, ${kind} syncs answered by ${answering.map(v => `${v} (${answered(after, v, kind)})`).join(' and ')}`)
+    t.ok(
+      answering.every((v) => answered(after, v, kind) > 0),
+      `after mid-flow, ${kind} syncs answered by ` +
+        `${answering.map((v) => `${v} (${answered(after, v, kind)})`).join(' and ')}`
+    )
   }
   t.equal(proxy.failures() - failuresBefore, 0, 'no hook call failed at the proxy (no backend, or a backend gone)')
 }
@@ -206,23 +226,32 @@ async function checkUnderWay (t: Test, { getJson }: Scenarios, ns: string): Prom
 }
 
 function describeCalls (calls: Map<string, number>): string {
-  return [...calls].filter(([, n]) => n > 0).sort().map(([key, n]) => `${key} ${n}`).join(', ')
+  return [...calls]
+    .filter(([, n]) => n > 0)
+    .sort()
+    .map(([key, n]) => `${key} ${n}`)
+    .join(', ')
 }
 
 /** The first `kind` document of manifests/examples/`file`. */
 function exampleDoc (file: string, kind: string): any {
   return parseAllDocuments(readFileSync(join(ROOT, 'manifests', 'examples', file), 'utf8'))
-    .map(d => d.toJS())
-    .find(d => d?.kind === kind)
+    .map((d) => d.toJS())
+    .find((d) => d?.kind === kind)
 }
 
 /** The CollaSet `foo` of the Replace walkthrough, once its two Pods are Ready: their names, sorted. */
 async function collaSetFoo ({ cluster, getJson }: Scenarios, ns: string): Promise<string[]> {
   await apply(cluster.kubectl, stringify(exampleDoc('collaset.yaml', 'CollaSet')), ns)
-  const ready = await waitFor('two Ready Pods of foo', async () => {
-    const list = (await getJson(['get', 'pods', '-n', ns, '-l', 'app=foo'])).items.filter(isLive)
-    return list.length === 2 && list.every(isPodReady) ? list : undefined
-  }, 180_000, 500)
+  const ready = await waitFor(
+    'two Ready Pods of foo',
+    async () => {
+      const list = (await getJson(['get', 'pods', '-n', ns, '-l', 'app=foo'])).items.filter(isLive)
+      return list.length === 2 && list.every(isPodReady) ? list : undefined
+    },
+    180_000,
+    500
+  )
   return ready.map((p: any) => String(p.metadata.name)).sort()
 }
 
@@ -241,8 +270,8 @@ async function watchNamespace (
       metadata: { name: 'bystander' },
       spec: {
         suspend: true,
-        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } }
-      }
+        template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox:1.36' }] } },
+      },
     }),
     ns
   )
@@ -256,9 +285,12 @@ async function watchNamespace (
   return { jobs, pods }
 }
 
-/** The JobFlow (job2 fails once, its retry succeeds; TTL 0 on every Job), the DaemonJob (TTL 0) and the OperationJob (partition 1). */
+/**
+ * The JobFlow (job2 fails once, its retry succeeds; TTL 0 on every Job), the DaemonJob (TTL 0) and the OperationJob
+ * (partition 1).
+ */
 async function applyParents ({ cluster }: Scenarios, ns: string, targets: string[]): Promise<void> {
-  const flow = jobFlowExample(cluster, spec => {
+  const flow = jobFlowExample(cluster, (spec) => {
     for (const f of spec.flows) f.jobTemplate.ttlSecondsAfterFinished = 0
     const job2 = spec.flows.find((f: any) => f.name === 'job2')
     // kwok fails the pods of the Job named so (test/e2e/kwok-stages.yaml); the retry is named job2-2.
@@ -266,14 +298,18 @@ async function applyParents ({ cluster }: Scenarios, ns: string, targets: string
     job2.jobTemplate.template.metadata = { labels: { 'e2e-fail-job': 'jobflow-example-job2' } }
     job2.retry = { limit: 2, backoffSeconds: 5 }
   })
-  const daemon = daemonJobExample('', spec => {
-    spec.template.spec.nodeSelector = POOL
-    spec.ttlSecondsAfterFinished = 0
-    // Three pods one after the other (about 10 s): still running when the version changes.
-    Object.assign(spec, { completions: 3, parallelism: 1 })
-  }, 'daemonjob-upgrade')
+  const daemon = daemonJobExample(
+    '',
+    (spec) => {
+      spec.template.spec.nodeSelector = POOL
+      spec.ttlSecondsAfterFinished = 0
+      // Three pods one after the other (about 10 s): still running when the version changes.
+      Object.assign(spec, { completions: 3, parallelism: 1 })
+    },
+    'daemonjob-upgrade'
+  )
   const job = exampleDoc('operationjob-replace.yaml', 'OperationJob')
-  job.spec.targets = targets.map(name => ({ name }))
+  job.spec.targets = targets.map((name) => ({ name }))
   for (const parent of [flow, daemon, job]) await apply(cluster.kubectl, stringify(parent), ns)
 }
 
@@ -285,10 +321,10 @@ async function checkPartitionHolds (t: Test, { getJson }: Scenarios, ns: string,
     ns,
     'opj-replace',
     'its first target replaced',
-    s => s.targetDetails?.[0]?.progress === 'Succeeded',
+    (s) => s.targetDetails?.[0]?.progress === 'Succeeded',
     240_000
   )
-  await new Promise(resolve => setTimeout(resolve, 5_000))
+  await new Promise((resolve) => setTimeout(resolve, 5_000))
   const held = await getJson(['get', 'operationjob', 'opj-replace', '-n', ns])
   t.match(
     held.status,
@@ -314,16 +350,27 @@ async function checkEnds (t: Test, { getJson }: Scenarios, ns: string, targets: 
       ns,
       'opj-replace',
       'finished',
-      s => ['Succeeded', 'Failed'].includes(s.progress),
+      (s) => ['Succeeded', 'Failed'].includes(s.progress),
       300_000
-    )
+    ),
   ])
   t.match(flow.status, { phase: 'Succeeded', jobsSucceeded: '5/5' }, 'the JobFlow Succeeded, 5/5')
-  t.same(flow.status.jobs.map((j: any) => `${String(j.name)} ${String(j.jobName)} ${String(j.phase)}`), [
-    'job1 jobflow-example-job1 Succeeded', 'job2 jobflow-example-job2 Failed', 'job2 jobflow-example-job2-2 Succeeded',
-    'job3 jobflow-example-job3 Succeeded', 'job4 jobflow-example-job4 Succeeded', 'job5 jobflow-example-job5 Succeeded'
-  ], 'every step\'s attempts: job2 failed once, its retry succeeded')
-  t.match(flow.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'Complete', status: 'True' }])
+  t.same(
+    flow.status.jobs.map((j: any) => `${String(j.name)} ${String(j.jobName)} ${String(j.phase)}`),
+    [
+      'job1 jobflow-example-job1 Succeeded',
+      'job2 jobflow-example-job2 Failed',
+      'job2 jobflow-example-job2-2 Succeeded',
+      'job3 jobflow-example-job3 Succeeded',
+      'job4 jobflow-example-job4 Succeeded',
+      'job5 jobflow-example-job5 Succeeded',
+    ],
+    "every step's attempts: job2 failed once, its retry succeeded"
+  )
+  t.match(flow.status.conditions, [
+    { type: 'Valid', status: 'True' },
+    { type: 'Complete', status: 'True' },
+  ])
   t.match(
     daemon.status,
     { phase: 'Succeeded', desired: NODES.length, succeeded: NODES.length, failed: 0 },
@@ -337,26 +384,37 @@ async function checkEnds (t: Test, { getJson }: Scenarios, ns: string, targets: 
   )
   t.same(
     job.status.targetDetails.map((d: any) => `${String(d.name)} ${String(d.progress)}`),
-    targets.map(name => `${name} Succeeded`)
+    targets.map((name) => `${name} Succeeded`)
   )
-  await waitFor('every Job of the parents deleted by its TTL', async () => {
-    const left = (await getJson(['get', 'jobs', '-n', ns])).items.filter((j: any) => j.metadata.name !== 'bystander')
-    return left.length === 0 ? true : undefined
-  }, 120_000, 1_000)
+  await waitFor(
+    'every Job of the parents deleted by its TTL',
+    async () => {
+      const left = (await getJson(['get', 'jobs', '-n', ns])).items.filter((j: any) => j.metadata.name !== 'bystander')
+      return left.length === 0 ? true : undefined
+    },
+    120_000,
+    1_000
+  )
   t.pass('every Job of the JobFlow and the DaemonJob was deleted by its TTL, its outcome kept in the status')
 }
 
 /** From the watches: each Job created once, and of foo's Pods the two first and one replacement of each target. */
-async function checkCreatedOnce (t: Test, ns: string, jobs: ReturnType<typeof watchObjects>, pods: ReturnType<typeof watchObjects>, targets: string[]): Promise<void> {
+async function checkCreatedOnce (
+  t: Test,
+  ns: string,
+  jobs: ReturnType<typeof watchObjects>,
+  pods: ReturnType<typeof watchObjects>,
+  targets: string[]
+): Promise<void> {
   const added = async (watch: ReturnType<typeof watchObjects>): Promise<string[]> =>
     (await watch.stop())
-      .filter(e => e.type === 'ADDED')
-      .map(e => e.fields[0] ?? '')
+      .filter((e) => e.type === 'ADDED')
+      .map((e) => e.fields[0] ?? '')
       .sort()
-  const jobNames = (await added(jobs)).filter(n => n !== 'bystander')
+  const jobNames = (await added(jobs)).filter((n) => n !== 'bystander')
   t.same(
     jobNames,
-    [...NODES.map(n => `daemonjob-upgrade-${n}`), ...JOBFLOW_JOBS].sort(),
+    [...NODES.map((n) => `daemonjob-upgrade-${n}`), ...JOBFLOW_JOBS].sort(),
     `${ns}: every Job created exactly once, each JobFlow attempt and each Node's`
   )
   const podNames = await added(pods)
@@ -381,14 +439,24 @@ function sampleInvalid (getJson: Scenarios['getJson'], ns: string): { stop: () =
         for (const item of (await getJson(['get', 'jobflows,daemonjobs,operationjobs,collasets', '-n', ns])).items) {
           const status = item.status ?? {}
           const valid = (status.conditions ?? []).find((c: any) => c.type === 'Valid')
-          if (status.phase === 'Invalid' || status.progress === 'Invalid') { seen.add(`${String(item.kind)}/${String(item.metadata.name)} Invalid`) }
-          if (valid?.status === 'False') { seen.add(`${String(item.kind)}/${String(item.metadata.name)} Valid False: ${String(valid.message)}`) }
+          if (status.phase === 'Invalid' || status.progress === 'Invalid') {
+            seen.add(`${String(item.kind)}/${String(item.metadata.name)} Invalid`)
+          }
+          if (valid?.status === 'False') {
+            seen.add(`${String(item.kind)}/${String(item.metadata.name)} Valid False: ${String(valid.message)}`)
+          }
         }
       } catch {
         // A failed read is no sample.
       }
-      await new Promise(resolve => setTimeout(resolve, 500))
+      await new Promise((resolve) => setTimeout(resolve, 500))
     }
   })()
-  return { stop: async () => { running = false; await loop; return [...seen] } }
+  return {
+    stop: async () => {
+      running = false
+      await loop
+      return [...seen]
+    },
+  }
 }

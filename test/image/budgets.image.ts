@@ -12,13 +12,13 @@ const RUNTIME_LAYER_BUDGET = 60_000_000
 const image = await inspectImage(IMAGE)
 if (image === undefined) t.fail(MISSING_IMAGE)
 else {
-  t.test('it runs as the node user, uid and gid 1000', async t => {
-    t.equal(image.Config.User, 'node', 'the image\'s USER')
+  t.test('it runs as the node user, uid and gid 1000', async (t) => {
+    t.equal(image.Config.User, 'node', "the image's USER")
     t.equal((await inImage('id', ['-u'])).trim(), '1000', 'a process inside runs as uid 1000')
     t.equal((await inImage('id', ['-g'])).trim(), '1000', 'and gid 1000')
   })
 
-  t.test('no devDependency is in node_modules', async t => {
+  t.test('no devDependency is in node_modules', async (t) => {
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
       packages: Record<string, { dev?: boolean }>
     }
@@ -28,42 +28,54 @@ else {
     t.ok(devOnly.length > 0, `${devOnly.length} dev-only packages in package-lock.json`)
     const installed = new Set(JSON.parse(await inImage('node', ['-e', LIST_PACKAGES])) as string[])
     t.ok(installed.has('node_modules/fastify'), `${installed.size} packages installed, fastify among them`)
-    t.same(devOnly.filter(path => installed.has(path)), [], 'none of them is installed')
+    t.same(
+      devOnly.filter((path) => installed.has(path)),
+      [],
+      'none of them is installed'
+    )
   })
 
-  t.test('no test, bench or fixture file is in /app, and only what the service runs on', async t => {
-    const files = (await inImage('find', ['/app'])).split('\n').filter(line => line !== '')
+  t.test('no test, bench or fixture file is in /app, and only what the service runs on', async (t) => {
+    const files = (await inImage('find', ['/app'])).split('\n').filter((line) => line !== '')
     t.ok(files.length > 100, `${files.length} paths`)
     const testish = /\/(test|tests|__tests__|bench|benchmarks?|fixtures|specs?)(\/|$)|\.(test|spec|bench)\.[^/]*$/
     t.same(
-      files.filter(file => testish.test(file)),
+      files.filter((file) => testish.test(file)),
       [],
       "no test, bench, fixture or spec file, ours or our dependencies'"
     )
-    const top = files.filter(file => /^\/app\/[^/]+$/.test(file)).sort()
+    const top = files.filter((file) => /^\/app\/[^/]+$/.test(file)).sort()
     t.same(
       top,
       ['/app/dist', '/app/hooks', '/app/node_modules', '/app/package.json'],
       'the compiled service, the shipped scripts and the production dependencies'
     )
-    t.same(files.filter(file => /^\/app\/dist\/[^/]+$/.test(file)), ['/app/dist/src'], 'dist holds the service only')
+    t.same(
+      files.filter((file) => /^\/app\/dist\/[^/]+$/.test(file)),
+      ['/app/dist/src'],
+      'dist holds the service only'
+    )
   })
 
-  t.test('the CLI, the simulator and what only they use stay out', async t => {
+  t.test('the CLI, the simulator and what only they use stay out', async (t) => {
     const paths = (await inImage('find', ['/app/dist', '/app/node_modules', '-maxdepth', '2'])).split('\n')
     const absent = ['/app/dist/src/cli', '/app/dist/src/simulator', '/app/dist/bench', '/app/node_modules/yaml']
-    t.same(absent.filter(path => paths.includes(path)), [], absent.join(', '))
+    t.same(
+      absent.filter((path) => paths.includes(path)),
+      [],
+      absent.join(', ')
+    )
     t.ok(paths.includes('/app/dist/src/server.js'), 'the server is there')
   })
 
-  t.test('every production dependency loads (nothing it needs was pruned)', async t => {
+  t.test('every production dependency loads (nothing it needs was pruned)', async (t) => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
     const names = Object.keys(pkg.dependencies)
     const script = `for (const name of ${JSON.stringify(names)}) await import(name); console.log('loaded')`
     t.equal((await inImage('node', ['--input-type=module', '-e', script])).trim(), 'loaded', names.join(', '))
   })
 
-  t.test(`what the image adds on top of its base is at most ${RUNTIME_LAYER_BUDGET / 1e6} MB`, async t => {
+  t.test(`what the image adds on top of its base is at most ${RUNTIME_LAYER_BUDGET / 1e6} MB`, async (t) => {
     const base = image.Config.Labels?.[BASE_LABEL]
     if (base === undefined) return t.fail(`${IMAGE} has no ${BASE_LABEL} label: build it with npm run image`)
     const baseImage = await inspectImage(base)
@@ -86,7 +98,9 @@ const found = []
 function walk (dir, prefix) {
   for (const entry of readdirSync(dir)) {
     if (entry.startsWith('.')) continue
-    if (entry.startsWith('@')) { for (const scoped of readdirSync(dir + '/' + entry)) visit(dir, prefix, entry + '/' + scoped); continue }
+    if (entry.startsWith('@')) {
+      for (const scoped of readdirSync(dir + '/' + entry)) visit(dir, prefix, entry + '/' + scoped); continue
+    }
     visit(dir, prefix, entry)
   }
 }

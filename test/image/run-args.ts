@@ -64,7 +64,11 @@ export function containerRun (deployment: Deployment, options: ContainerRunOptio
   const env = environment(container, deployment, options)
   const volumes = volumeArgs(pod, container, options)
   const args = [
-    'run', '--rm', '--name', options.name, '--network=host',
+    'run',
+    '--rm',
+    '--name',
+    options.name,
+    '--network=host',
     ...toolArgs(tool, options),
     ...securityArgs(pod, container, tool),
     ...volumes.args,
@@ -73,7 +77,7 @@ export function containerRun (deployment: Deployment, options: ContainerRunOptio
     ...(options.extraArgs ?? []),
     ...(container.command !== undefined ? ['--entrypoint', JSON.stringify(container.command)] : []),
     options.image,
-    ...(container.args ?? [])
+    ...(container.args ?? []),
   ]
   const readiness = httpGet(container.readinessProbe, 'readinessProbe')
   return {
@@ -86,25 +90,27 @@ export function containerRun (deployment: Deployment, options: ContainerRunOptio
     ...(container.lifecycle?.preStop?.exec?.command !== undefined
       ? { preStopCommand: container.lifecycle.preStop.exec.command }
       : {}),
-    secretMounts: volumes.secretMounts
+    secretMounts: volumes.secretMounts,
   }
 }
 
 /** The first Deployment of a YAML stream (a manifest file, `helm template` output). */
 export function deploymentFrom (yamlText: string, name?: string): Deployment {
-  const found = parseAllDocuments(yamlText).map(d => d.toJS() as Deployment | null)
-    .find(d => d?.kind === 'Deployment' && (name === undefined || d.metadata?.name === name))
+  const found = parseAllDocuments(yamlText)
+    .map((d) => d.toJS() as Deployment | null)
+    .find((d) => d?.kind === 'Deployment' && (name === undefined || d.metadata?.name === name))
   if (found == null) throw new Error(`no Deployment${name !== undefined ? ` named ${name}` : ''} in the YAML given`)
   return found
 }
 
 function pickContainer (pod: PodSpec, wanted: string | undefined): Container {
   const containers = pod.containers
-  const found = wanted !== undefined
-    ? containers.find(c => c.name === wanted)
-    : containers.find(c => c.name === 'jobhooks') ?? (containers.length === 1 ? containers[0] : undefined)
+  const found =
+    wanted !== undefined
+      ? containers.find((c) => c.name === wanted)
+      : (containers.find((c) => c.name === 'jobhooks') ?? (containers.length === 1 ? containers[0] : undefined))
   if (found === undefined) {
-    throw new Error(`no container ${wanted ?? 'jobhooks'} among ${containers.map(c => c.name).join(', ')}`)
+    throw new Error(`no container ${wanted ?? 'jobhooks'} among ${containers.map((c) => c.name).join(', ')}`)
   }
   return found
 }
@@ -149,7 +155,7 @@ export function podmanHostArgs (options: Pick<ContainerRunOptions, 'runtime' | '
     '--ulimit',
     `nofile=${limit}:${limit}`,
     '--ulimit',
-    `nproc=${limit}:${limit}`
+    `nproc=${limit}:${limit}`,
   ]
 }
 
@@ -162,7 +168,9 @@ function securityArgs (pod: PodSpec, container: Container, tool: 'podman' | 'doc
     // to; the kubelet mounts only the pod's volumes.
     args.push('--read-only', ...(tool === 'podman' ? ['--read-only-tmpfs=false'] : []))
   }
-  if (context.runAsUser !== undefined) { args.push('--user', `${context.runAsUser}${context.runAsGroup !== undefined ? `:${context.runAsGroup}` : ''}`) }
+  if (context.runAsUser !== undefined) {
+    args.push('--user', `${context.runAsUser}${context.runAsGroup !== undefined ? `:${context.runAsGroup}` : ''}`)
+  }
   const fsGroup = pod.securityContext?.fsGroup
   if (fsGroup !== undefined) args.push('--group-add', String(fsGroup))
   for (const group of pod.securityContext?.supplementalGroups ?? []) args.push('--group-add', String(group))
@@ -178,7 +186,7 @@ function volumeArgs (
   container: Container,
   options: ContainerRunOptions
 ): { args: string[]; secretMounts: Record<string, string> } {
-  const volumes = new Map((pod.volumes ?? []).map(v => [v.name, v]))
+  const volumes = new Map((pod.volumes ?? []).map((v) => [v.name, v]))
   const tokenVolume = tokenVolumeName(container)
   const args: string[] = []
   const secretMounts: Record<string, string> = {}
@@ -207,9 +215,9 @@ function volumeArgs (
 
 /** The volume whose mount holds AUTH_TOKEN_FILE: that is where the token Secret is. */
 function tokenVolumeName (container: Container): string | undefined {
-  const tokenFile = container.env?.find(e => e.name === 'AUTH_TOKEN_FILE')?.value
+  const tokenFile = container.env?.find((e) => e.name === 'AUTH_TOKEN_FILE')?.value
   if (tokenFile === undefined) return undefined
-  const holders = (container.volumeMounts ?? []).filter(m => tokenFile.startsWith(m.mountPath.replace(/\/?$/, '/')))
+  const holders = (container.volumeMounts ?? []).filter((m) => tokenFile.startsWith(m.mountPath.replace(/\/?$/, '/')))
   return holders.sort((a, b) => b.mountPath.length - a.mountPath.length)[0]?.name
 }
 
@@ -218,7 +226,7 @@ function memoryArgs (container: Container): string[] {
   return limit === undefined ? [] : ['--memory', String(bytes(String(limit)))]
 }
 
-function httpGet (probe: Probe | undefined, which: string): { path: string, scheme: 'http' | 'https' } {
+function httpGet (probe: Probe | undefined, which: string): { path: string; scheme: 'http' | 'https' } {
   const get = probe?.httpGet
   if (get === undefined) throw new Error(`the container has no ${which} with httpGet`)
   return { path: get.path ?? '/', scheme: get.scheme === 'HTTPS' ? 'https' : 'http' }
@@ -233,7 +241,7 @@ const UNITS: Record<string, number> = {
   Ki: 2 ** 10,
   Mi: 2 ** 20,
   Gi: 2 ** 30,
-  Ti: 2 ** 40
+  Ti: 2 ** 40,
 }
 
 /** A Kubernetes quantity of bytes (64Mi, 1Gi, 500M, 1048576) as a number. */
@@ -245,7 +253,9 @@ export function bytes (quantity: string): number {
 }
 
 function describeVolume (volume: Volume): string {
-  return Object.keys(volume).filter(k => k !== 'name').join(', ')
+  return Object.keys(volume)
+    .filter((k) => k !== 'name')
+    .join(', ')
 }
 
 function installed (command: string): boolean {
@@ -264,6 +274,6 @@ function defaultUlimit (): number {
   const limits = execFileSync('sh', ['-c', 'ulimit -Hn; ulimit -Hu 2>/dev/null || true'], { encoding: 'utf8' }).split(
     '\n'
   )
-  hostUlimit ??= Math.min(20000, ...limits.filter(l => /^\d+$/.test(l)).map(Number))
+  hostUlimit ??= Math.min(20000, ...limits.filter((l) => /^\d+$/.test(l)).map(Number))
   return hostUlimit
 }

@@ -18,14 +18,21 @@ import { FIXTURES } from '../helpers/fixtures.js'
 import { IMAGE, inspectImage, MISSING_IMAGE, ROOT, tool, TOOL } from './image.js'
 import { containerRun, deploymentFrom } from './run-args.js'
 
-interface Started { output: () => string, exited: Promise<number | null>, child: ChildProcess }
-interface Answer { status: number, body: Buffer }
+interface Started {
+  output: () => string
+  exited: Promise<number | null>
+  child: ChildProcess
+}
+interface Answer {
+  status: number
+  body: Buffer
+}
 
 const deployment = deploymentFrom(readFileSync(join(ROOT, 'manifests/deploy/deployment.yaml'), 'utf8'))
 const clocks = (JSON.parse(readFileSync(join(FIXTURES, 'clocks.json'), 'utf8')) as { clocks: Record<string, string> })
   .clocks
 
-if (await inspectImage(IMAGE) === undefined) t.fail(MISSING_IMAGE)
+if ((await inspectImage(IMAGE)) === undefined) t.fail(MISSING_IMAGE)
 else await smokeTest()
 
 async function smokeTest (): Promise<void> {
@@ -41,10 +48,12 @@ async function smokeTest (): Promise<void> {
   t.comment(`${TOOL} ${run.args.join(' ')}`)
   const container = start(TOOL, run.args, {})
   const local = start(process.execPath, ['dist/src/server.js'], localEnv(localPort, join(tokenDir, 'token')))
-  t.teardown(() => { local.child.kill('SIGKILL') })
+  t.teardown(() => {
+    local.child.kill('SIGKILL')
+  })
   const image = `http://127.0.0.1:${imagePort}`
   const checkout = `http://127.0.0.1:${localPort}`
-  await t.test('both answer their readiness probe', async t => {
+  await t.test('both answer their readiness probe', async (t) => {
     t.equal(
       await ready(image + run.readinessPath, container),
       200,
@@ -53,31 +62,33 @@ async function smokeTest (): Promise<void> {
     t.equal(await ready(checkout + run.readinessPath, local), 200, 'node dist/src/server.js: 200')
     t.equal((await get(image + run.livenessPath)).status, 200, `the image: ${run.livenessPath} (the liveness path) 200`)
   })
-  await t.test('the container runs as the Deployment says', async t => { await containerSettings(t, name, run.env) })
-  await t.test('every fixture gets the same bytes from the image as from the checkout', async t => {
+  await t.test('the container runs as the Deployment says', async (t) => {
+    await containerSettings(t, name, run.env)
+  })
+  await t.test('every fixture gets the same bytes from the image as from the checkout', async (t) => {
     for (const [file, clock] of Object.entries(clocks)) {
       const body = readFileSync(join(FIXTURES, file))
       const [a, b] = await Promise.all([
         post(image + hookPath(file), body, token, clock),
-        post(checkout + hookPath(file), body, token, clock)
+        post(checkout + hookPath(file), body, token, clock),
       ])
       t.equal(a.status, b.status, `${file}: ${a.status}`)
       t.ok(a.body.equals(b.body), `${file}: byte-identical answers (${a.body.length} bytes)`)
     }
   })
-  await t.test('a hook call without the token is refused', async t => {
+  await t.test('a hook call without the token is refused', async (t) => {
     const body = readFileSync(join(FIXTURES, 'jobflow/sync-new.v2.json'))
     const [a, b] = await Promise.all([
       post(image + '/hooks/jobflow/sync', body, undefined),
-      post(checkout + '/hooks/jobflow/sync', body, undefined)
+      post(checkout + '/hooks/jobflow/sync', body, undefined),
     ])
     t.equal(a.status, 401, 'the image: 401')
     t.equal(a.body.toString(), b.body.toString(), 'the same refusal as the checkout')
   })
-  await t.test("the shipped scripts are the image's", async t => {
+  await t.test("the shipped scripts are the image's", async (t) => {
     await shippedScripts(t, container, image, checkout, token)
   })
-  await t.test('SIGTERM drains a call in flight and exits 0 within the grace period', async t => {
+  await t.test('SIGTERM drains a call in flight and exits 0 within the grace period', async (t) => {
     await sigterm(t, {
       name,
       container,
@@ -85,7 +96,7 @@ async function smokeTest (): Promise<void> {
       checkout,
       token,
       grace: run.terminationGraceSeconds,
-      ...(run.preStopCommand !== undefined ? { preStop: run.preStopCommand } : {})
+      ...(run.preStopCommand !== undefined ? { preStop: run.preStopCommand } : {}),
     })
   })
 }
@@ -113,7 +124,7 @@ function localEnv (port: number, tokenFile: string): NodeJS.ProcessEnv {
     PORT: String(port),
     HOST: '127.0.0.1',
     AUTH_TOKEN_FILE: tokenFile,
-    LOG_LEVEL: 'info'
+    LOG_LEVEL: 'info',
   }
 }
 
@@ -121,20 +132,24 @@ function start (command: string, args: string[], env: NodeJS.ProcessEnv): Starte
   const child = spawn(command, args, {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
-    ...(command === TOOL ? {} : { env })
+    ...(command === TOOL ? {} : { env }),
   })
   let output = ''
-  child.stdout?.on('data', chunk => { output += String(chunk) })
-  child.stderr?.on('data', chunk => { output += String(chunk) })
-  const exited = new Promise<number | null>(resolve => child.on('exit', code => resolve(code)))
+  child.stdout?.on('data', (chunk) => {
+    output += String(chunk)
+  })
+  child.stderr?.on('data', (chunk) => {
+    output += String(chunk)
+  })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   return { output: () => output, exited, child }
 }
 
 async function freePort (): Promise<number> {
   const server = createServer()
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const address = server.address()
-  await new Promise(resolve => server.close(resolve))
+  await new Promise((resolve) => server.close(resolve))
   if (address === null || typeof address === 'string') throw new Error('no port')
   return address.port
 }
@@ -142,7 +157,9 @@ async function freePort (): Promise<number> {
 /** The status of `url` once it answers, polled for a minute; throws with the process's output if it exits first. */
 async function ready (url: string, process: Started): Promise<number> {
   let exited = false
-  void process.exited.then(() => { exited = true })
+  void process.exited.then(() => {
+    exited = true
+  })
   for (let i = 0; i < 240; i++) {
     if (exited) throw new Error(`exited before it was ready:\n${process.output()}`)
     const answer = await get(url).catch(() => undefined)
@@ -214,28 +231,36 @@ function flowRunning (script: string): Buffer {
   return Buffer.from(JSON.stringify(request))
 }
 
-async function shippedScripts (t: Test, container: Started, image: string, checkout: string, token: string): Promise<void> {
-  const shipped = readdirSync(join(ROOT, 'hooks')).filter(f => !f.endsWith('.md')).sort()
+async function shippedScripts (
+  t: Test,
+  container: Started,
+  image: string,
+  checkout: string,
+  token: string
+): Promise<void> {
+  const shipped = readdirSync(join(ROOT, 'hooks'))
+    .filter((f) => !f.endsWith('.md'))
+    .sort()
   const loaded = container
     .output()
     .split('\n')
-    .filter(line => line.includes('"shipped scripts loaded"'))
-    .map(line => JSON.parse(line) as { scripts: string[]; hooksDir: string })[0]
+    .filter((line) => line.includes('"shipped scripts loaded"'))
+    .map((line) => JSON.parse(line) as { scripts: string[]; hooksDir: string })[0]
   t.same(loaded?.scripts, shipped, `the image logs the scripts it loaded: ${shipped.join(', ')}`)
   t.equal(loaded?.hooksDir, '/app/hooks', 'from /app/hooks')
   for (const script of shipped) {
     const body = flowRunning(script)
     const [a, b] = await Promise.all([
       post(image + '/hooks/jobflow/sync', body, token, clocks['jobflow/sync-new.v2.json']),
-      post(checkout + '/hooks/jobflow/sync', body, token, clocks['jobflow/sync-new.v2.json'])
+      post(checkout + '/hooks/jobflow/sync', body, token, clocks['jobflow/sync-new.v2.json']),
     ])
     t.equal(a.status, 200, `a flow running ${script}: 200`)
     t.ok(a.body.equals(b.body), `${script}: the same answer as the checkout`)
     const configMaps = (
       JSON.parse(a.body.toString()) as { children: Array<{ kind: string; data?: Record<string, string> }> }
-    ).children.filter(c => c.kind === 'ConfigMap')
+    ).children.filter((c) => c.kind === 'ConfigMap')
     t.ok(
-      configMaps.some(c => c.data?.[script] === readFileSync(join(ROOT, 'hooks', script), 'utf8')),
+      configMaps.some((c) => c.data?.[script] === readFileSync(join(ROOT, 'hooks', script), 'utf8')),
       `${script} rendered into a ConfigMap as hooks/${script} has it`
     )
   }
@@ -272,11 +297,21 @@ async function sigterm (t: Test, { name, container, url, checkout, token, grace,
   t.ok(answer.body.equals(expected.body), 'with the same answer as the checkout')
   const code = await Promise.race([
     container.exited,
-    sleep(grace * 1000 - (Date.now() - started)).then(() => 'still running')
+    sleep(grace * 1000 - (Date.now() - started)).then(() => 'still running'),
   ])
   const seconds = (Date.now() - started) / 1000
-  t.comment(`preStop ${((signalled - started) / 1000).toFixed(1)} s, SIGTERM to exit ${((Date.now() - signalled) / 1000).toFixed(1)} s (the call in flight finished 0.5 s after SIGTERM)`)
-  t.equal(code, 0, `exit code 0 after ${seconds.toFixed(1)} s (${preStop !== undefined ? `preStop ${preStop.join(' ')}, then SIGTERM` : 'SIGTERM'}), within terminationGracePeriodSeconds ${grace}`)
+  t.comment(
+    `preStop ${((signalled - started) / 1000).toFixed(1)} s, ` +
+      `SIGTERM to exit ${((Date.now() - signalled) / 1000).toFixed(1)} s ` +
+      '(the call in flight finished 0.5 s after SIGTERM)'
+  )
+  t.equal(
+    code,
+    0,
+    `exit code 0 after ${seconds.toFixed(1)} s ` +
+      `(${preStop !== undefined ? `preStop ${preStop.join(' ')}, then SIGTERM` : 'SIGTERM'}), ` +
+      `within terminationGracePeriodSeconds ${grace}`
+  )
   t.match(container.output(), /"msg":"stopped"/, 'it logged that it stopped')
 }
 
@@ -294,11 +329,11 @@ function slowPost (
       'content-type': 'application/json',
       'content-length': body.length,
       authorization: `Bearer ${token}`,
-      'x-jobhooks-now': clock
-    }
+      'x-jobhooks-now': clock,
+    },
   })
   const answer = new Promise<Answer>((resolve, reject) => {
-    req.on('response', response => {
+    req.on('response', (response) => {
       const chunks: Buffer[] = []
       response.on('data', (chunk: Buffer) => chunks.push(chunk))
       response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }))

@@ -2,7 +2,7 @@ import t from 'tap'
 import { getHeapStatistics } from 'node:v8'
 import { chargeOf, defaultInflightBudget, InflightBudget } from '../../src/protocol/inflight.js'
 
-t.test('calls are admitted while their bytes fit the budget; a call alone always is', async t => {
+t.test('calls are admitted while their bytes fit the budget; a call alone always is', async (t) => {
   const budget = new InflightBudget(100)
   t.ok(budget.admit(60))
   t.ok(budget.admit(40), 'exactly the budget')
@@ -21,16 +21,21 @@ t.test('calls are admitted while their bytes fit the budget; a call alone always
   t.ok(budget.admit(100) && !budget.admit(1), 'a release too many does not open the budget')
 })
 
-t.test('a call is charged its Content-Length, or the body limit without a usable one', async t => {
+t.test('a call is charged its Content-Length, or the body limit without a usable one', async (t) => {
   t.equal(chargeOf('1234', 10_000), 1234)
   t.equal(chargeOf('0', 10_000), 0)
   t.equal(chargeOf('99999', 10_000), 10_000, 'never more than the body limit (fastify refuses it with 413 anyway)')
-  for (const header of [undefined, '', 'abc', '-1', '1.5']) t.equal(chargeOf(header, 10_000), 10_000, JSON.stringify(header))
+  for (const header of [undefined, '', 'abc', '-1', '1.5']) {
+    t.equal(chargeOf(header, 10_000), 10_000, JSON.stringify(header))
+  }
 })
 
-t.test('the default budget is three quarters of the heap the process may grow to, less the memo of built objects', async t => {
-  const threeQuarters = Math.floor(getHeapStatistics().heap_size_limit * 3 / 4)
-  t.equal(defaultInflightBudget(0), threeQuarters)
-  t.equal(defaultInflightBudget(36 * 1024 * 1024), threeQuarters - 36 * 1024 * 1024)
-  t.equal(defaultInflightBudget(threeQuarters + 1), 0)
-})
+t.test(
+  'the default budget is three quarters of the heap the process may grow to, less the memo of built objects',
+  async (t) => {
+    const threeQuarters = Math.floor((getHeapStatistics().heap_size_limit * 3) / 4)
+    t.equal(defaultInflightBudget(0), threeQuarters)
+    t.equal(defaultInflightBudget(36 * 1024 * 1024), threeQuarters - 36 * 1024 * 1024)
+    t.equal(defaultInflightBudget(threeQuarters + 1), 0)
+  }
+)
