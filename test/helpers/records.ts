@@ -38,3 +38,12 @@ export function podSpecOf (object: KubeObject | undefined): PodSpec {
   if (pod === undefined) throw new Error(`${String(object?.metadata.name)} has no spec.template.spec`)
   return pod
 }
+
+/** One flow of a JobFlow's spec as written (a Job template, a JobTemplate reference, a script...). */
+export type FlowManifest = { name: string, jobTemplate?: JobLikeSpec } & Record<string, unknown>
+
+/** A JobFlow's spec as written, to read or to edit in place. */
+export type JobFlowManifestSpec = { flows: FlowManifest[], scripts?: Record<string, string> } & Record<string, unknown>
+
+/** A JobTemplate's spec: a JobSpec under `jobTemplate`. */
+export type JobTemplateObject = KubeObject & { spec: { jobTemplate: JobLikeSpec } }
