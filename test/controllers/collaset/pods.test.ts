@@ -42,12 +42,14 @@ t.test('the revision is a hash of the template, whatever its key order', async t
 t.test('the selector string of the scale subresource', async t => {
   t.equal(selectorString({ matchLabels: { b: '2', a: '1' } }), 'a=1,b=2')
   t.equal(
-    selectorString({ matchExpressions: [
-      { key: 'k', operator: 'In', values: ['y', 'x'] },
-      { key: 'e', operator: 'Exists' },
-      { key: 'n', operator: 'DoesNotExist' },
-      { key: 'o', operator: 'NotIn', values: ['z'] }
-    ] }),
+    selectorString({
+      matchExpressions: [
+        { key: 'k', operator: 'In', values: ['y', 'x'] },
+        { key: 'e', operator: 'Exists' },
+        { key: 'n', operator: 'DoesNotExist' },
+        { key: 'o', operator: 'NotIn', values: ['z'] }
+      ]
+    }),
     'k in (x,y),e,!n,o notin (z)'
   )
 })

@@ -12,6 +12,14 @@ import { timestamp } from '../../../src/k8s/time.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { condition } from '../../helpers/conditions.js'
+import { specOf, statusOf } from '../../helpers/objects.js'
+import type { CollaSetStatus } from '../../../src/controllers/collaset/sync.js'
+import type { PodSpec, PodStatus } from 'kubernetes-types/core/v1.js'
+
+/** A CollaSet's spec as written: the pod template the tests read and edit. */
+type CollaSetManifestSpec = {
+  template: Parameters<typeof templateRevision>[1] & { spec: PodSpec }
+} & Record<string, unknown>
 
 const NOW = timestamp(FIXED_NOW)
 
@@ -32,12 +40,14 @@ function conditions (answer: SyncAnswer): SetPodCondition[] {
 }
 /** Makes a Pod of the request Ready, as the kubelet reports it once its readiness gate is True. */
 function makeReady (p: KubeObject): void {
-  const status = p.status as any
+  const status = statusOf<PodStatus>(p)
   status.phase = 'Running'
-  for (const c of status.conditions) if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'True'
-  if (!status.conditions.some((c: any) => c.type === SERVICE_READY)) status.conditions.push(
-    { type: SERVICE_READY, status: 'True' }
-  )
+  for (const c of status.conditions!) if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'True'
+  if (!status.conditions!.some(c => c.type === SERVICE_READY)) {
+    status.conditions!.push(
+      { type: SERVICE_READY, status: 'True' }
+    )
+  }
 }
 function setLabel (p: KubeObject, key: string, value: string | undefined): void {
   const labels = { ...p.metadata.labels }
@@ -50,15 +60,15 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
   'gate', async t => {
   const request = fixture('collaset/sync-new.v2.json')
   const answer = sync(request)
-  const spec = request.parent.spec as any
+  const spec = specOf<CollaSetManifestSpec>(request.parent)
   const revision = templateRevision('foo', spec.template)
   t.equal(answer.response.children.length, 2)
   for (const child of answer.response.children) {
     t.match(child.metadata.name, /^foo-[a-z0-9]{5}$/)
     t.same(child.metadata.labels, { app: 'foo', [REVISION_LABEL]: revision })
     t.equal(child.metadata.namespace, 'default')
-    t.same((child.spec as any).readinessGates, [{ conditionType: SERVICE_READY }])
-    t.same((child.spec as any).containers, spec.template.spec.containers)
+    t.same(specOf<PodSpec>(child).readinessGates, [{ conditionType: SERVICE_READY }])
+    t.same(specOf<PodSpec>(child).containers, spec.template.spec.containers)
   }
   t.same(names(answer), names(sync(fixture('collaset/sync-new.v2.json'))), 'the same names every time')
   t.same(answer.effects, [])
@@ -69,7 +79,9 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
     updatedReplicas: 0,
     updatedReadyReplicas: 0,
     updatedAvailableReplicas: 0,
-    currentRevision: revision, updatedRevision: revision, selector: 'app=foo',
+    currentRevision: revision,
+    updatedRevision: revision,
+    selector: 'app=foo',
     conditions: [
       { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
     ]
@@ -92,7 +104,7 @@ t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its statu
     )
   }
   t.same(answer.effects, [])
-  const previous = request.parent.status as any
+  const previous = statusOf<CollaSetStatus>(request.parent)
   t.match(answer.response.status, {
     replicas: 2,
     readyReplicas: 2,
@@ -100,7 +112,8 @@ t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its statu
     updatedReplicas: 2,
     updatedReadyReplicas: 2,
     updatedAvailableReplicas: 2,
-    currentRevision: previous.updatedRevision, updatedRevision: previous.updatedRevision
+    currentRevision: previous.updatedRevision,
+    updatedRevision: previous.updatedRevision
   })
   t.same(answer.response.status.conditions, previous.conditions, 'conditions carried as they were (law 5)')
 })
@@ -144,7 +157,7 @@ t.test('service-ready is set True (an effect) once the containers are ready, onc
   t.same(sync(request).effects, [], 'nothing owed once the condition is there')
 
   const pending = fixture('collaset/sync-containers-ready.v2.json')
-  for (const c of (pod(pending, 1).status as any).conditions) if (c.type === 'ContainersReady') c.status = 'False'
+  for (const c of statusOf<PodStatus>(pod(pending, 1)).conditions!) if (c.type === 'ContainersReady') c.status = 'False'
   t.same(sync(pending).effects, [], 'not before the containers are ready')
 
   const held = fixture('collaset/sync-containers-ready.v2.json')
@@ -152,17 +165,17 @@ t.test('service-ready is set True (an effect) once the containers are ready, onc
   t.same(sync(held).effects, [], 'a Pod held by a PodOpsLifecycle: the lifecycle owns the condition')
 
   const off = fixture('collaset/sync-containers-ready.v2.json')
-  ;(pod(off, 1).status as any).conditions.push({ type: SERVICE_READY, status: 'False' })
+  statusOf<PodStatus>(pod(off, 1)).conditions!.push({ type: SERVICE_READY, status: 'False' })
   t.equal(conditions(sync(off)).length, 1, 'a False condition without a lifecycle is set True again')
 
   const ungated = fixture('collaset/sync-containers-ready.v2.json')
-  delete (pod(ungated, 1).spec as any).readinessGates
+  delete specOf<PodSpec>(pod(ungated, 1)).readinessGates
   t.same(sync(ungated).effects, [], 'a Pod without the gate (adopted, say) is left alone')
 })
 
 t.test('scale up adds Pods with new names; scale down removes not-Ready Pods first, then the newest', async t => {
   const up = fixture('collaset/sync-steady.v2.json')
-  ;(up.parent.spec as any).replicas = 4
+  specOf(up.parent).replicas = 4
   const grown = sync(up)
   const before = pods(up).map(p => p.metadata.name)
   const added = names(grown).filter(n => !before.includes(n))
@@ -170,20 +183,20 @@ t.test('scale up adds Pods with new names; scale down removes not-Ready Pods fir
   for (const name of added) t.match(name, /^foo-[a-z0-9]{5}$/)
 
   const down = fixture('collaset/sync-steady.v2.json')
-  ;(down.parent.spec as any).replicas = 1
+  specOf(down.parent).replicas = 1
   const newest = pods(down).sort(
     (a, b) => (a.metadata.creationTimestamp as string).localeCompare(b.metadata.creationTimestamp as string)
   )[1] as KubeObject
   t.notOk(names(sync(down)).includes(newest.metadata.name), 'the newest goes')
 
   const notReady = fixture('collaset/sync-steady.v2.json')
-  ;(notReady.parent.spec as any).replicas = 1
+  specOf(notReady.parent).replicas = 1
   const oldest = pod(notReady, 0)
-  for (const c of (oldest.status as any).conditions) if (c.type === 'Ready') c.status = 'False'
+  for (const c of statusOf<PodStatus>(oldest).conditions!) if (c.type === 'Ready') c.status = 'False'
   t.same(names(sync(notReady)), [pod(notReady, 1).metadata.name], 'a not-Ready Pod goes before a Ready one')
 
   const zero = fixture('collaset/sync-steady.v2.json')
-  ;(zero.parent.spec as any).replicas = 0
+  specOf(zero.parent).replicas = 0
   t.same(names(sync(zero)), [])
 })
 
@@ -210,7 +223,7 @@ t.test('replace: a to-replace Pod without a replacement gets one, labelled with 
   const created = answer.response.children.filter(c => !pods(request).some(p => p.metadata.name === c.metadata.name))
   t.equal(created.length, 1)
   t.equal(created[0]?.metadata.labels?.[REPLACE_ORIGIN_LABEL], origin.metadata.name)
-  t.equal(created[0]?.metadata.labels?.[REVISION_LABEL], (request.parent.status as any).updatedRevision)
+  t.equal(created[0]?.metadata.labels?.[REVISION_LABEL], statusOf<CollaSetStatus>(request.parent).updatedRevision)
   t.notOk(created[0]?.metadata.labels?.[TO_REPLACE_LABEL])
   t.ok(names(answer).includes(origin.metadata.name), 'the origin stays for now')
 })
@@ -257,7 +270,7 @@ t.test('a template change is rolled out one Pod at a time, new Pod first', async
   )
   t.equal(created.length, 1, 'one surge Pod')
   t.equal(created[0]?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first.metadata.name, 'the oldest Pod first')
-  t.equal((created[0]?.spec as any).containers[0].image, 'nginx:1.28')
+  t.equal(specOf<PodSpec>(created[0]).containers[0]?.image, 'nginx:1.28')
   t.match(
     answer.response.status,
     { currentRevision: 'foo-7bdb974bc7', updatedRevision: revision, updatedReplicas: 0, replicas: 2 }
@@ -273,8 +286,8 @@ t.test('a template change is rolled out one Pod at a time, new Pod first', async
     labels: created[0]?.metadata.labels as Record<string, string>,
     creationTimestamp: NOW
   }
-  ;(observed.spec as any).containers = (created[0]?.spec as any).containers
-  for (const c of (observed.status as any).conditions) {
+  specOf<PodSpec>(observed).containers = specOf<PodSpec>(created[0]).containers
+  for (const c of statusOf<PodStatus>(observed).conditions!) {
     if (c.type === 'Ready' || c.type === 'ContainersReady') c.status = 'False'
   }
   next.children['Pod.v1']![`default/${observed.metadata.name}`] = observed
@@ -307,23 +320,23 @@ t.test('an invalid spec keeps every Pod exactly as observed and says why (law 2)
 
   for (const [replicas, message] of [[-1, /spec.replicas/], [1.5, /spec.replicas/], ['2', /spec.replicas/]] as const) {
     const bad = fixture('collaset/sync-steady.v2.json')
-    ;(bad.parent.spec as any).replicas = replicas
+    specOf(bad.parent).replicas = replicas
     const refused = sync(bad)
     t.equal(refused.response.children.length, 2, `replicas ${JSON.stringify(replicas)}: every Pod kept`)
     t.match(condition(refused.response.status, 'Valid'), { status: 'False', message })
   }
   const noContainers = fixture('collaset/sync-steady.v2.json')
-  ;(noContainers.parent.spec as any).template.spec.containers = []
+  specOf<CollaSetManifestSpec>(noContainers.parent).template.spec.containers = []
   t.match(JSON.stringify(sync(noContainers).response.status), /at least one container/)
   const noSelector = fixture('collaset/sync-steady.v2.json')
-  delete (noSelector.parent.spec as any).selector
+  delete specOf(noSelector.parent).selector
   t.match(JSON.stringify(sync(noSelector).response.status), /spec.selector/)
 })
 
 t.test('a finished Pod (Failed) is dropped and replaced by a new one', async t => {
   const request = fixture('collaset/sync-steady.v2.json')
   const failed = pod(request, 0)
-  ;(failed.status as any).phase = 'Failed'
+  statusOf<PodStatus>(failed).phase = 'Failed'
   const answer = sync(request)
   t.notOk(names(answer).includes(failed.metadata.name))
   t.equal(answer.response.children.length, 2)
@@ -333,12 +346,16 @@ t.test('the sync route answers with the whole status and applies the SetPodCondi
   const recorded: string[] = []
   const app = await testApp(
     t,
-    { effects: {
-      mode: 'dry-run',
-      apply: async (_parent, effects) => { recorded.push(
-        ...effects.map(e => `${e.type} ${e.target.name}`)
-      ); return effects.map(effect => ({ effect, result: 'applied' as const })) }
-    } }
+    {
+      effects: {
+        mode: 'dry-run',
+        apply: async (_parent, effects) => {
+          recorded.push(
+            ...effects.map(e => `${e.type} ${e.target.name}`)
+          ); return effects.map(effect => ({ effect, result: 'applied' as const }))
+        }
+      }
+    }
   )
   const request = fixture('collaset/sync-containers-ready.v2.json')
   const reply = await app.inject({ method: 'POST', url: '/hooks/collaset/sync', payload: request })

@@ -1,6 +1,6 @@
 // Which nodes get a Job: every rule of eligibility, one case at a time.
 import t from 'tap'
-import type { PodSpec } from 'kubernetes-types/core/v1.js'
+import type { NodeSelectorTerm, PodSpec } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import {
   affinityProblems, ineligibility, matchesRequirement, tolerates
@@ -27,7 +27,9 @@ function pod (extra: Partial<PodSpec> = {}): PodSpec {
 }
 const none = new Set<string>()
 const required = (...terms: unknown[]): Partial<PodSpec> => ({
-  affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms as any } } }
+  affinity: {
+    nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms as NodeSelectorTerm[] } }
+  }
 })
 
 t.test('excludeNodeList: comma-separated, blanks around names ignored, empty entries dropped', async t => {
@@ -124,9 +126,15 @@ t.test('matchFields on metadata.name', async t => {
 })
 
 t.test('preferred affinity does not restrict', async t => {
-  const p = pod({ affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [
-    { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['x'] }] } }
-  ] } } })
+  const p = pod({
+    affinity: {
+      nodeAffinity: {
+        preferredDuringSchedulingIgnoredDuringExecution: [
+          { weight: 1, preference: { matchExpressions: [{ key: 'zone', operator: 'In', values: ['x'] }] } }
+        ]
+      }
+    }
+  })
   t.equal(ineligibility(node('n'), p, none), undefined)
 })
 
@@ -196,9 +204,11 @@ t.test('NoSchedule and NoExecute taints must be tolerated; PreferNoSchedule does
   t.equal(
     ineligibility(
       noExecute,
-      pod({ tolerations: [
-        { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }
-      ] }),
+      pod({
+        tolerations: [
+          { key: 'node.kubernetes.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 }
+        ]
+      }),
       none
     ),
     undefined
@@ -259,7 +269,7 @@ t.test('node constraints the API server would refuse are spec problems', async t
       required({ matchFields: [{ key: 'metadata.name', operator: 'Exists' }] }),
       /unknown operator "Exists" \(use In, NotIn\)/
     ],
-    [{ nodeSelector: { a: 1 } as any }, /nodeSelector must map label names to strings/]
+    [{ nodeSelector: { a: 1 } as unknown as Record<string, string> }, /nodeSelector must map label names to strings/]
   ]
   for (const [extra, message] of bad) t.match(affinityProblems(pod(extra), 's').join('; '), message)
 })

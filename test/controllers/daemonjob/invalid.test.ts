@@ -9,6 +9,8 @@ import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { condition } from '../../helpers/conditions.js'
+import { specOf } from '../../helpers/objects.js'
+import { jobLikeSpecOf } from '../../helpers/records.js'
 
 const respond = responseOf(syncDaemonJob)
 
@@ -33,9 +35,15 @@ const cases: Array<[string, (spec: any, request: SyncRequest) => void, RegExp]> 
   ['restartPolicy Always', spec => { spec.template.spec.restartPolicy = 'Always' }, /cannot have restartPolicy Always/],
   [
     'an unknown affinity operator',
-    spec => { spec.template.spec.affinity = { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {
-      nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Near' }] }]
-    } } } },
+    spec => {
+      spec.template.spec.affinity = {
+        nodeAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'Near' }] }]
+          }
+        }
+      }
+    },
     /unknown operator "Near"/
   ],
   [
@@ -88,7 +96,7 @@ for (const [name, mutate, message] of cases) {
 
 t.test('outcomes observed while the spec is invalid are still recorded', async t => {
   const request = fixture('daemonjob/sync-finished.v2.json')
-  ;(request.parent.spec as any).excludeNodeList = ['node-1']
+  specOf(request.parent).excludeNodeList = ['node-1']
   const response = respond(request, context())
   t.equal(response.status.phase, 'Invalid')
   t.match(
@@ -101,7 +109,7 @@ t.test('outcomes observed while the spec is invalid are still recorded', async t
 
 t.test('an invalid spec that stays invalid gives the same status (no churn); fixing it resumes', async t => {
   const request = fixture('daemonjob/sync-running.v2.json')
-  const spec = request.parent.spec as any
+  const spec = specOf(request.parent)
   spec.excludeNodeList = ['node-1']
   const first = respond(request, context())
   request.parent.status = first.status
@@ -118,7 +126,7 @@ t.test('a finished DaemonJob keeps its phase when its spec turns invalid', async
   const request = fixture('daemonjob/sync-finished.v2.json')
   const done = respond(request, context())
   request.parent.status = done.status
-  ;(request.parent.spec as any).template.spec.restartPolicy = 'Always'
+  jobLikeSpecOf(request.parent).template.spec!.restartPolicy = 'Always'
   const response = respond(request, context())
   t.equal(response.status.phase, 'Failed')
   t.equal(response.status.completionTime, done.status.completionTime)
@@ -130,7 +138,7 @@ t.test('a finished DaemonJob keeps its phase when its spec turns invalid', async
 
 t.test('an invalid spec with no children yet creates nothing', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  delete (request.parent.spec as any).template
+  delete specOf(request.parent).template
   const response = respond(request, context())
   t.same(response.children, [])
   t.match(response.status, { phase: 'Invalid', desired: 0 })

@@ -34,9 +34,11 @@ function referenceJob (
   const affinity = pod.affinity ?? {}
   const nodeAffinity = affinity.nodeAffinity ?? {}
   const terms = nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? []
-  const pinned = terms.length === 0 ? [{ matchFields: [pin] }] : terms.map(
-    term => ({ ...term, matchFields: [...(term.matchFields ?? []), pin] })
-  )
+  const pinned = terms.length === 0
+    ? [{ matchFields: [pin] }]
+    : terms.map(
+      term => ({ ...term, matchFields: [...(term.matchFields ?? []), pin] })
+    )
   pod.affinity = {
     ...affinity,
     nodeAffinity: {
@@ -123,9 +125,11 @@ const SPECS: Record<string, Record<string, unknown>> = {
   'affinity without node affinity': { template: { spec: { affinity: {}, containers: [container] } } },
   script: {
     script: { name: 'retry.sh', args: ['-n', '3'] },
-    template: { spec: {
-      containers: [container, { name: 'side', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v' }] }]
-    } }
+    template: {
+      spec: {
+        containers: [container, { name: 'side', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v' }] }]
+      }
+    }
   },
   'script in a named container, volumes already there': {
     script: { name: 'retry.sh', container: 'side' },

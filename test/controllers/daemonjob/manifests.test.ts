@@ -12,6 +12,8 @@ import { parseDaemonJobSpec } from '../../../src/controllers/daemonjob/spec.js'
 import { syncDaemonJob } from '../../../src/controllers/daemonjob/sync.js'
 import { responseOf } from '../../helpers/hooks.js'
 import { context, fixture } from '../../helpers/fixtures.js'
+import { specOf, valueAt } from '../../helpers/objects.js'
+import { jobLikeSpecOf } from '../../helpers/records.js'
 
 const respond = responseOf(syncDaemonJob)
 
@@ -44,10 +46,10 @@ function undeclared (node: any, value: unknown, path: string): string[] {
 t.test('the example is the reference\'s, in our group, and valid for the hook', async t => {
   t.equal(example.apiVersion, 'jobhooks.io/v1alpha1')
   t.equal(example.metadata.name, 'daemonjob-example')
-  const spec = example.spec as any
+  const spec = jobLikeSpecOf(example)
   t.equal(typeof spec.excludeNodeList, 'string')
-  t.same(spec.globalParams.env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
-  t.equal(spec.template.spec.restartPolicy, 'OnFailure')
+  t.same(valueAt(spec, 'globalParams', 'env'), [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+  t.equal(spec.template.spec?.restartPolicy, 'OnFailure')
   const parsed = parseDaemonJobSpec(example)
   t.same(parsed.ok ? [] : parsed.problems, [])
   t.same(undeclared(schema, { ...example, metadata: {} }, ''), [], 'the example fits the schema')
@@ -64,7 +66,7 @@ t.test('the hook\'s status is declared by the CRD, in every phase', async t => {
     )
   }
   const invalid = fixture('daemonjob/sync-running.v2.json')
-  ;(invalid.parent.spec as any).excludeNodeList = ['x']
+  specOf(invalid.parent).excludeNodeList = ['x']
   t.same(undeclared(schema.properties.status, respond(invalid, context()).status, 'status'), [], 'Invalid')
   const columns = crd.spec.versions[0].additionalPrinterColumns.map(
     (c: any) => `${String(c.name)}=${String(c.jsonPath)}`
@@ -85,8 +87,8 @@ t.test('the hook\'s status is declared by the CRD, in every phase', async t => {
 t.test('the CEL rule on script.container agrees with the hook', async t => {
   const rule = schema.properties.spec['x-kubernetes-validations'][0].rule as string
   const check = parseCel(rule) as unknown as (context: Record<string, unknown>) => unknown
-  const spec = (mutate: (s: any) => void): any => {
-    const s = structuredClone(example.spec) as any; mutate(s); return s
+  const spec = (mutate: (s: Record<string, unknown>) => void): Record<string, unknown> => {
+    const s = structuredClone(specOf(example)); mutate(s); return s
   }
   const cases: Array<[string, any, boolean]> = [
     ['no script', spec(() => {}), true],

@@ -11,6 +11,12 @@ import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { condition } from '../../helpers/conditions.js'
+import { objectAs, specOf } from '../../helpers/objects.js'
+import { jobLikeSpecOf, jobOf, podSpecOf } from '../../helpers/records.js'
+
+/** The fields of a Node and a ConfigMap these tests edit or read. */
+type NodeObject = KubeObject & { metadata: { labels: Record<string, string> } }
+type ConfigMapObject = KubeObject & { data: Record<string, string> }
 
 const respond = responseOf(syncDaemonJob)
 
@@ -24,8 +30,8 @@ function sync (request: SyncRequest, now = FIXED_NOW): SyncResponse {
   return respond(request, context(now))
 }
 /** A Node like the fixture's node-3 under another name (and uid), optionally changed. */
-function extraNode (request: SyncRequest, name: string, mutate: (node: any) => void = () => {}): void {
-  const node = structuredClone(request.related['Node.v1']?.['node-3']) as any
+function extraNode (request: SyncRequest, name: string, mutate: (node: NodeObject) => void = () => {}): void {
+  const node = objectAs<NodeObject>(structuredClone(request.related['Node.v1']?.['node-3']))
   node.metadata.name = name
   node.metadata.uid = `uid-${name}`
   node.metadata.labels['kubernetes.io/hostname'] = name
@@ -55,7 +61,7 @@ t.test('five nodes, two excluded, one cordoned, one tainted: exactly one Job', a
 
 t.test('the Job: named <daemonjob>-<node>, labelled, pinned by required affinity, globals merged', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  const job = jobsOf(sync(request)).get('daemonjob-example-node-3') as any
+  const job = jobOf(jobsOf(sync(request)).get('daemonjob-example-node-3'))
   t.same(job.metadata, {
     name: 'daemonjob-example-node-3',
     namespace: 'default',
@@ -76,28 +82,32 @@ t.test('the Job: named <daemonjob>-<node>, labelled, pinned by required affinity
   t.equal(pod.spec.nodeName, undefined, 'not nodeName: the scheduler still checks fit')
   t.same(
     pod.spec.affinity,
-    { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: {
-      nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }]
-    } } }
+    {
+      nodeAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: {
+          nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', operator: 'In', values: ['node-3'] }] }]
+        }
+      }
+    }
   )
   t.equal(pod.spec.restartPolicy, 'OnFailure', 'the user\'s OnFailure is kept')
-  t.same(pod.spec.containers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
-  t.same(pod.spec.containers[0].command, ['sh', '-c', 'sleep 100s'])
+  t.same(pod.spec.containers[0]?.env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+  t.same(pod.spec.containers[0]?.command, ['sh', '-c', 'sleep 100s'])
   t.equal(job.spec.backoffLimit, undefined, 'no backoffLimit is invented')
   t.equal(nodeOfJob(job), 'node-3')
-  t.equal((request.parent.spec as any).template.metadata, undefined, 'the spec itself is not changed')
+  t.equal(jobLikeSpecOf(request.parent).template.metadata, undefined, 'the spec itself is not changed')
 })
 
 t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label (the service applies it); Never is ' +
   'the default', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  const spec = request.parent.spec as any
+  const spec = jobLikeSpecOf(request.parent)
   Object.assign(
     spec,
     { backoffLimit: 2, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600, parallelism: 2, completions: 4 }
   )
-  delete spec.template.spec.restartPolicy
-  const job = jobsOf(sync(request)).get('daemonjob-example-node-3') as any
+  delete podSpecOf(request.parent).restartPolicy
+  const job = jobOf(jobsOf(sync(request)).get('daemonjob-example-node-3'))
   t.same(
     { ...job.spec, template: undefined },
     { backoffLimit: 2, activeDeadlineSeconds: 600, parallelism: 2, completions: 4, template: undefined }
@@ -116,7 +126,7 @@ t.test('the JobSpec fields inline under spec reach every Job, the TTL as a label
 
 t.test('pinning joins every term of the template\'s own required affinity', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  const pod = (request.parent.spec as any).template.spec
+  const pod = podSpecOf(request.parent)
   pod.affinity = {
     nodeAffinity: {
       requiredDuringSchedulingIgnoredDuringExecution: {
@@ -134,7 +144,7 @@ t.test('pinning joins every term of the template\'s own required affinity', asyn
     },
     podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [] }
   }
-  const job = jobsOf(sync(request)).get('daemonjob-example-node-3') as any
+  const job = jobOf(jobsOf(sync(request)).get('daemonjob-example-node-3'))
   const pin = { key: 'metadata.name', operator: 'In', values: ['node-3'] }
   t.same(job.spec.template.spec.affinity, {
     nodeAffinity: {
@@ -158,14 +168,14 @@ t.test('pinning joins every term of the template\'s own required affinity', asyn
 
 t.test('a toleration or a selector changes which nodes are eligible', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  const pod = (request.parent.spec as any).template.spec
+  const pod = podSpecOf(request.parent)
   pod.tolerations = [{ key: 'dedicated', operator: 'Equal', value: 'gpu', effect: 'NoSchedule' }]
   t.same([...jobsOf(sync(request)).keys()], ['daemonjob-example-node-3', 'daemonjob-example-node-5'])
   pod.nodeSelector = { accelerator: 'gpu' }
   t.same([...jobsOf(sync(request)).keys()], ['daemonjob-example-node-5'])
   pod.tolerations.push({ key: 'node.kubernetes.io/unschedulable', operator: 'Exists', effect: 'NoSchedule' })
   delete pod.nodeSelector
-  ;(request.parent.spec as any).excludeNodeList = ''
+  specOf(request.parent).excludeNodeList = ''
   t.same(
     [...jobsOf(sync(request)).keys()],
     [
@@ -215,7 +225,7 @@ t.test('a node that joins while the DaemonJob runs gets its Job; existing Jobs a
   t.notOk('completionTime' in response.status)
 
   // An edit of the spec does not rebuild the Job that exists.
-  ;(request.parent.spec as any).template.spec.containers[0].image = 'busybox:1.36'
+  podSpecOf(request.parent).containers[0]!.image = 'busybox:1.36'
   const edited = jobsOf(sync(request))
   t.same(edited.get('daemonjob-example-node-3'), kept)
   t.equal(
@@ -249,7 +259,7 @@ t.test('a failure does not stop the others; Failed once every node finished', as
       completionTime: '2026-01-02T03:02:10Z'
     }],
     conditions: [
-      (request.parent.status as any).conditions[0],
+      condition(request.parent.status, 'Valid'),
       {
         type: 'Failed',
         status: 'True',
@@ -272,7 +282,7 @@ t.test('a failure does not stop the others; Failed once every node finished', as
 
 t.test('Succeeded when every node succeeded, with Complete', async t => {
   const request = fixture('daemonjob/sync-finished.v2.json')
-  const job6 = request.children[JOBS]?.['default/daemonjob-example-node-6'] as any
+  const job6 = jobOf(request.children[JOBS]?.['default/daemonjob-example-node-6'])
   job6.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:02:10Z' }]
   const response = sync(request)
   t.match(
@@ -309,7 +319,7 @@ t.test('finished is final: later nodes get no Job, deleted Jobs are not re-run, 
 
 t.test('a finished Job that disappears while others run is remembered, not re-run', async t => {
   const request = fixture('daemonjob/sync-finished.v2.json')
-  const job6 = request.children[JOBS]?.['default/daemonjob-example-node-6'] as any
+  const job6 = jobOf(request.children[JOBS]?.['default/daemonjob-example-node-6'])
   job6.status = { startTime: '2026-01-02T03:00:42Z', active: 1 }
   const first = sync(request)
   t.match(first.status, { phase: 'Running', succeededNodes: ['node-3'] })
@@ -369,7 +379,7 @@ t.test('a node that disappears: its Job is kept and still counts; a message says
 
 t.test('no eligible node: Pending with a message that says why, then nodes are picked up', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  ;(request.parent.spec as any).excludeNodeList = 'node-1, node-2, node-3'
+  specOf(request.parent).excludeNodeList = 'node-1, node-2, node-3'
   const response = sync(request)
   t.same(response.children, [])
   t.same(response.status, {
@@ -397,7 +407,7 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
 
   const many = fixture('daemonjob/sync-new.v2.json')
   for (let i = 10; i < 25; i++) extraNode(many, `node-${i}`)
-  ;(many.parent.spec as any).template.spec.nodeSelector = { pool: 'none' }
+  podSpecOf(many.parent).nodeSelector = { pool: 'none' }
   t.match(
     sync(many).status.message,
     new RegExp('^no eligible node among 20: node-1: excluded by excludeNodeList; ' +
@@ -421,7 +431,7 @@ t.test('what Metacontroller v1.5.20 sends (an empty Node group) and no Node grou
   )
 
   const running = fixture('daemonjob/sync-finished.v2.json')
-  const job6 = running.children[JOBS]?.['default/daemonjob-example-node-6'] as any
+  const job6 = jobOf(running.children[JOBS]?.['default/daemonjob-example-node-6'])
   job6.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:02:10Z' }]
   running.related = {}
   const unknown = sync(running)
@@ -435,12 +445,12 @@ t.test('what Metacontroller v1.5.20 sends (an empty Node group) and no Node grou
 
 t.test('a script runs from a content-hashed ConfigMap; the old one stays while a Job mounts it', async t => {
   const request = fixture('daemonjob/sync-new.v2.json')
-  const spec = request.parent.spec as any
+  const spec = jobLikeSpecOf(request.parent)
   spec.script = { name: 'wait-for.sh', args: ['-t', '60', 'db:5432'] }
   const first = sync(request)
-  const configMaps = [...childrenOf(first.children, 'ConfigMap').values()] as any[]
+  const configMaps = [...childrenOf(first.children, 'ConfigMap').values()].map(c => objectAs<ConfigMapObject>(c))
   t.equal(configMaps.length, 1)
-  const cm = configMaps[0]
+  const cm = configMaps[0]!
   t.match(cm.metadata.name, /^daemonjob-example-scripts-[0-9a-f]{10}$/)
   t.same(cm.metadata.labels, { 'jobhooks.io/daemonjob': 'daemonjob-example' })
   t.same(cm.data, { 'wait-for.sh': SHIPPED_SCRIPTS.get('wait-for.sh') })
@@ -468,7 +478,9 @@ t.test('a script runs from a content-hashed ConfigMap; the old one stays while a
   t.equal(names.length, 2, 'the new version and the one node-3 runs with')
   t.ok(names.includes(cm.metadata.name))
   t.same(
-    (childrenOf(second.children, 'ConfigMap').get(names.find(n => n !== cm.metadata.name) as string) as any).data,
+    objectAs<ConfigMapObject>(
+      childrenOf(second.children, 'ConfigMap').get(names.find(n => n !== cm.metadata.name) as string)
+    ).data,
     { 'wait-for.sh': 'echo mine' }
   )
 
@@ -485,14 +497,13 @@ t.test('long node names give Job names and label values that fit, stably', async
   const response = sync(request)
   const names = [...jobsOf(response).keys()]
   t.equal(names.length, 2)
-  const job = [...jobsOf(response).values()].find(j => j.metadata.name !== 'daemonjob-example-node-3') as any
+  const job = jobOf([...jobsOf(response).values()].find(j => j.metadata.name !== 'daemonjob-example-node-3'))
   t.ok(job.metadata.name.length <= 63, `${String(job.metadata.name)} fits`)
   t.match(job.metadata.name, /^daemonjob-example-ip-10-0-0-1\.compute.*-[0-9a-f]{10}$/)
-  t.ok(job.metadata.labels['jobhooks.io/node'].length <= 63, 'the node label value fits')
+  t.ok(job.metadata.labels['jobhooks.io/node']!.length <= 63, 'the node label value fits')
   t.same(
-    job.spec.template.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[
-      0
-    ].matchFields[0].values,
+    job.spec.template.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution
+      ?.nodeSelectorTerms[0]?.matchFields?.[0]?.values,
     [long],
     'pinned to the whole name'
   )
@@ -508,7 +519,7 @@ t.test('customize asks for every Node, or only those with the labels of the pod\
     { relatedResources: [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }] },
     'no nodeSelector: every Node'
   )
-  const pod = (request.parent.spec as any).template.spec
+  const pod = podSpecOf(request.parent)
   pod.nodeSelector = { 'node.kubernetes.io/pool': 'batch', disk: 'ssd' }
   t.same(
     nodes(),
@@ -516,18 +527,18 @@ t.test('customize asks for every Node, or only those with the labels of the pod\
     'a nodeSelector: only its Nodes'
   )
   for (const bad of [{ 'bad key': 'x' }, { disk: 'not a value' }, { disk: 3 }]) {
-    pod.nodeSelector = bad
+    pod.nodeSelector = bad as unknown as Record<string, string>
     t.same(
       nodes(),
       {},
       `${JSON.stringify(bad)}: a selector the API server would refuse is not asked for; every Node, and the sync ` +
-        `says what is wrong`
+        'says what is wrong'
     )
   }
   pod.nodeSelector = {}
   t.same(nodes(), {}, 'an empty nodeSelector: every Node')
   const invalid = fixture('daemonjob/customize.json')
-  delete (invalid.parent.spec as any).template
+  delete specOf(invalid.parent).template
   t.same(
     customizeDaemonJob(invalid).relatedResources,
     [{ apiVersion: 'v1', resource: 'nodes', labelSelector: {} }],
@@ -538,7 +549,7 @@ t.test('customize asks for every Node, or only those with the labels of the pod\
 t.test('with a nodeSelector, the messages speak of the Nodes that have its labels (the only ones Metacontroller ' +
   'sends)', async t => {
   const none = fixture('daemonjob/sync-new.v2.json')
-  ;(none.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
+  podSpecOf(none.parent).nodeSelector = { pool: 'late' }
   none.related['Node.v1'] = {}
   t.match(
     sync(none).status,
@@ -549,8 +560,10 @@ t.test('with a nodeSelector, the messages speak of the Nodes that have its label
   )
 
   const running = fixture('daemonjob/sync-running.v2.json')
-  ;(running.parent.spec as any).template.spec.nodeSelector = { pool: 'late' }
-  for (const node of Object.values(running.related['Node.v1'] ?? {})) (node as any).metadata.labels.pool = 'late'
+  podSpecOf(running.parent).nodeSelector = { pool: 'late' }
+  for (const node of Object.values(running.related['Node.v1'] ?? {})) {
+    objectAs<NodeObject>(node).metadata.labels.pool = 'late'
+  }
   delete running.related['Node.v1']?.['node-3']
   t.match(
     sync(running).status,

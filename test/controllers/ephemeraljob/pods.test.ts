@@ -4,6 +4,9 @@ import { selectorMatches, selectorProblems } from '../../../src/k8s/selectors.js
 import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { InjectEphemeralContainers } from '../../../src/effects/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'
+import { specOf } from '../../helpers/objects.js'
+import { listOf } from '../../helpers/records.js'
+import type { PodRecord } from '../../../src/controllers/ephemeraljob/records.js'
 
 const FIRST = 'helloworld-865cd8865b-nl8lq'
 const SECOND = 'helloworld-865cd8865b-xmtrv'
@@ -14,8 +17,8 @@ function sync (request: SyncRequest): SyncAnswer {
 function pod (request: SyncRequest, name: string): any {
   return Object.values(request.related['Pod.v1'] ?? {}).find(p => p.metadata.name === name)
 }
-function record (answer: SyncAnswer, name: string): any {
-  return (answer.response.status.pods as any[]).find(p => p.name === name)
+function record (answer: SyncAnswer, name: string): PodRecord | undefined {
+  return listOf<PodRecord>(answer.response.status, 'pods').find(p => p.name === name)
 }
 function injections (answer: SyncAnswer): InjectEphemeralContainers[] {
   return answer.effects.filter((e): e is InjectEphemeralContainers => e.type === 'InjectEphemeralContainers')
@@ -39,8 +42,8 @@ t.test('container states: fatal waiting reasons fail, pulling waits, a missing e
     const request = fixture('ephemeraljob/sync-running.v2.json')
     pod(request, FIRST).status.ephemeralContainerStatuses[0].state = state
     const answer = sync(request)
-    t.equal(record(answer, FIRST).phase, phase, JSON.stringify(state))
-    if (message !== undefined) t.match(record(answer, FIRST).message, message)
+    t.equal(record(answer, FIRST)?.phase, phase, JSON.stringify(state))
+    if (message !== undefined) t.match(record(answer, FIRST)?.message, message)
   }
 })
 
@@ -69,7 +72,7 @@ t.test('Pods that cannot be chosen: terminating, not running, or without the tar
   pod(request, FIRST).metadata.deletionTimestamp = '2026-01-02T03:04:00Z'
   pod(request, SECOND).status.phase = 'Pending'
   pod(request, 'helloworld-no-work-6cc445bc7-t286v').spec.containers[0].name = 'other'
-  ;(request.parent.spec as any).parallelism = 4
+  specOf(request.parent).parallelism = 4
   const answer = sync(request)
   t.same(injections(answer).map(e => e.target.name), ['helloworld-no-work-6cc445bc7-d967c'])
   t.equal(answer.response.status.match, 4, 'match counts every Pod the selector matches')
@@ -89,13 +92,13 @@ t.test('a Pod\'s containers are injected together, and only the missing ones aga
   t.equal(answer.response.status.waiting, 1)
 
   const partial = fixture('ephemeraljob/sync-running.v2.json')
-  ;(partial.parent.spec as any).parallelism = 2
+  specOf(partial.parent).parallelism = 2
   ;(partial.parent.spec as any).template.ephemeralContainers.push(
     { ...(partial.parent.spec as any).template.ephemeralContainers[0], name: 'second' }
   )
   const again = sync(partial)
   t.same(injections(again).map(e => [e.target.name, e.containers.map(c => c.name)]), [[FIRST, ['second']]])
-  t.equal(record(again, FIRST).phase, 'Running')
+  t.equal(record(again, FIRST)?.phase, 'Running')
 })
 
 t.test('an env var named like ours in the template is replaced, not duplicated', async t => {
@@ -139,9 +142,9 @@ t.test('selectors match the way the API server matches them', async t => {
 
 t.test('an invalid spec of a finished job keeps its phase; its memory stays', async t => {
   const request = fixture('ephemeraljob/sync-ttl-finished.v2.json')
-  ;(request.parent.spec as any).parallelism = 0
+  specOf(request.parent).parallelism = 0
   const answer = sync(request)
   t.equal(answer.response.status.phase, 'Failed')
-  t.equal((answer.response.status.pods as any[]).length, 4)
+  t.equal(listOf<PodRecord>(answer.response.status, 'pods').length, 4)
   t.same(answer.effects, [], 'not even the TTL deletion on doubt')
 })

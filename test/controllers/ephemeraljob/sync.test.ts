@@ -8,6 +8,9 @@ import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { condition } from '../../helpers/conditions.js'
+import { specOf } from '../../helpers/objects.js'
+import { listOf } from '../../helpers/records.js'
+import type { PodRecord } from '../../../src/controllers/ephemeraljob/records.js'
 
 const NOW = timestamp(FIXED_NOW)
 const JOB_UID = '5d1c9a4e-7b3f-4c2a-9e61-2f8d0b7a4c11'
@@ -36,16 +39,18 @@ t.test('customize asks for the Pods the selector matches in the job\'s namespace
   const request = fixture<CustomizeRequest>('ephemeraljob/customize.json')
   t.same(
     customizeEphemeralJob(request),
-    { relatedResources: [{
-      apiVersion: 'v1',
-      resource: 'pods',
-      namespace: request.parent.metadata.namespace,
-      labelSelector: { matchLabels: { app: 'helloworld' } }
-    }] }
+    {
+      relatedResources: [{
+        apiVersion: 'v1',
+        resource: 'pods',
+        namespace: request.parent.metadata.namespace,
+        labelSelector: { matchLabels: { app: 'helloworld' } }
+      }]
+    }
   )
   t.ok(request.parent.metadata.namespace, 'the fixture\'s job has a namespace')
   const expressions = fixture<CustomizeRequest>('ephemeraljob/customize.json')
-  ;(expressions.parent.spec as any).selector = {
+  specOf(expressions.parent).selector = {
     matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }]
   }
   t.same(
@@ -53,7 +58,7 @@ t.test('customize asks for the Pods the selector matches in the job\'s namespace
     { matchExpressions: [{ key: 'app', operator: 'In', values: ['a', 'b'] }, { key: 'x', operator: 'Exists' }] }
   )
   const bad = fixture<CustomizeRequest>('ephemeraljob/customize.json')
-  ;(bad.parent.spec as any).selector = {}
+  specOf(bad.parent).selector = {}
   t.same(customizeEphemeralJob(bad), { relatedResources: [] }, 'an empty selector asks for nothing')
 })
 
@@ -92,11 +97,11 @@ t.test('a new job injects into the oldest running Pod only (parallelism 1)', asy
 
 t.test('parallelism picks the oldest Pods first, by creation time then name', async t => {
   const request = fixture('ephemeraljob/sync-new.v2.json')
-  ;(request.parent.spec as any).parallelism = 3
+  specOf(request.parent).parallelism = 3
   const answer = sync(request)
   t.same(injections(answer).map(e => e.target.name), [POD[0], POD[1], POD[3]])
   t.equal(answer.response.status.waiting, 3)
-  ;(request.parent.spec as any).replicas = 2
+  specOf(request.parent).replicas = 2
   t.same(injections(sync(request)).map(e => e.target.name), [POD[0], POD[1]], 'never more than replicas Pods')
 })
 
@@ -154,12 +159,12 @@ t.test('when the last Pod finishes with mixed outcomes the job ends Failed, neve
     }
   )
   t.same(
-    (status.pods as any[]).map(p => `${p.name}=${p.phase}`),
+    listOf<PodRecord>(status, 'pods').map(p => `${p.name}=${p.phase}`),
     [`${POD[0]}=Succeeded`, `${POD[1]}=Succeeded`, `${POD[3]}=Failed`, `${POD[2]}=Failed`],
     'records keep the order chosen'
   )
   t.same(
-    (status.pods as any[])[3],
+    listOf<PodRecord>(status, 'pods')[3],
     {
       name: POD[2],
       uid: 'a1b2c3d4-0000-4000-8000-000000000003',
@@ -192,9 +197,9 @@ t.test('every Pod succeeding ends Succeeded with Complete', async t => {
 
 t.test('fewer matched Pods than replicas: finished once they are done (kruise#2514)', async t => {
   const request = fixture('ephemeraljob/sync-mixed-done.v2.json')
-  ;(request.parent.spec as any).replicas = 10
+  specOf(request.parent).replicas = 10
   t.match(sync(request).response.status, { phase: 'Failed', succeeded: 2, failed: 2 })
-  ;(request.parent.spec as any).replicas = undefined
+  specOf(request.parent).replicas = undefined
   t.match(sync(request).response.status, { phase: 'Failed' }, 'and without replicas')
 })
 
@@ -207,13 +212,13 @@ t.test('a Pod still starting (Pending) keeps the job open: it may still be chose
   delete extra.spec.ephemeralContainers
   extra.status = { phase: 'Pending' }
   ;(request.related['Pod.v1'] as any)['default/helloworld-865cd8865b-late1'] = extra
-  ;(request.parent.spec as any).replicas = 5
+  specOf(request.parent).replicas = 5
   const pending = sync(request)
   t.match(pending.response.status, { phase: 'Running', match: 5, succeeded: 2, failed: 2 })
   t.same(pending.effects, [])
   extra.status = { phase: 'Running' }
   t.same(injections(sync(request)).map(e => e.target.name), ['helloworld-865cd8865b-late1'], 'injected once it runs')
-  ;(request.parent.spec as any).replicas = 4
+  specOf(request.parent).replicas = 4
   extra.status = { phase: 'Pending' }
   t.match(sync(request).response.status, { phase: 'Failed' }, 'not when replicas is already reached')
 })
@@ -226,9 +231,12 @@ t.test('law 6: a finished Pod that disappears still counts; an unfinished one th
   const answer = sync(request)
   const { status } = answer.response
   t.match(status, { phase: 'Failed', match: 2, succeeded: 2, failed: 2 })
-  t.match((status.pods as any[])[0], { name: POD[0], phase: 'Succeeded', completionTime: '2026-01-02T03:00:04Z' })
   t.match(
-    (status.pods as any[])[3],
+    listOf<PodRecord>(status, 'pods')[0],
+    { name: POD[0], phase: 'Succeeded', completionTime: '2026-01-02T03:00:04Z' }
+  )
+  t.match(
+    listOf<PodRecord>(status, 'pods')[3],
     {
       name: POD[2],
       phase: 'Failed',
@@ -243,7 +251,7 @@ t.test('a Pod with a same-named container not injected by this job is skipped (a
   const answer = sync(fixture('ephemeraljob/sync-foreign.v2.json'))
   t.same(injections(answer).map(e => e.target.name), [POD[1]], 'the next Pod instead')
   t.match(answer.response.status, { match: 4, succeeded: 0, waiting: 1 })
-  t.same((answer.response.status.pods as any[]).map(p => p.name), [POD[1]])
+  t.same(listOf<PodRecord>(answer.response.status, 'pods').map(p => p.name), [POD[1]])
 })
 
 t.test('containers of this job found in Pods the status does not remember are adopted, not injected twice', async t => {
@@ -251,34 +259,34 @@ t.test('containers of this job found in Pods the status does not remember are ad
   delete request.parent.status
   const answer = sync(request)
   t.same(answer.effects, [])
-  t.same((answer.response.status.pods as any[]).map(p => `${p.name}=${p.phase}`), [`${POD[0]}=Running`])
+  t.same(listOf<PodRecord>(answer.response.status, 'pods').map(p => `${p.name}=${p.phase}`), [`${POD[0]}=Running`])
 })
 
 t.test('paused: no new injection, phase Paused; resuming continues', async t => {
   const request = fixture('ephemeraljob/sync-new.v2.json')
-  ;(request.parent.spec as any).paused = true
+  specOf(request.parent).paused = true
   const paused = sync(request)
   t.match(paused.response.status, { phase: 'Paused', match: 4, waiting: 0 })
   t.notOk('startTime' in paused.response.status, 'the clock of activeDeadlineSeconds does not start while paused')
   t.same(paused.effects, [])
   const running = fixture('ephemeraljob/sync-mixed-done.v2.json')
-  ;(running.parent.spec as any).paused = true
-  ;(running.parent.spec as any).replicas = 6
+  specOf(running.parent).paused = true
+  specOf(running.parent).replicas = 6
   const extra = structuredClone(podNamed(running, POD[0]))
   Object.assign(extra.metadata, { name: 'late', uid: 'late-uid', creationTimestamp: '2026-01-02T03:04:00Z' })
   delete extra.spec.ephemeralContainers
   delete extra.status.ephemeralContainerStatuses
   ;(running.related['Pod.v1'] as any)['default/late'] = extra
   t.match(sync(running).response.status, { phase: 'Paused', succeeded: 2, failed: 2 }, 'paused with a Pod left to do')
-  ;(running.parent.spec as any).paused = false
+  specOf(running.parent).paused = false
   t.same(injections(sync(running)).map(e => e.target.name), ['late'])
 })
 
 t.test('activeDeadlineSeconds: resync at the deadline, then Failed with DeadlineExceeded and no more ' +
   'injections', async t => {
   const request = fixture('ephemeraljob/sync-running.v2.json')
-  ;(request.parent.spec as any).activeDeadlineSeconds = 300
-  ;(request.parent.spec as any).ttlSecondsAfterCreated = undefined
+  specOf(request.parent).activeDeadlineSeconds = 300
+  specOf(request.parent).ttlSecondsAfterCreated = undefined
   // started 03:00:01, deadline 03:05:01: 56 s after 03:04:05.
   const before = sync(request)
   t.equal(before.response.resyncAfterSeconds, 56)
@@ -390,12 +398,14 @@ t.test('through HTTP: the app hands the effects to the executor and answers only
   const recorded: any[] = []
   const app = await testApp(
     t,
-    { effects: {
-      mode: 'dry-run',
-      apply: async (_parent, effects) => {
-        recorded.push(...effects); return effects.map(effect => ({ effect, result: 'applied' as const }))
+    {
+      effects: {
+        mode: 'dry-run',
+        apply: async (_parent, effects) => {
+          recorded.push(...effects); return effects.map(effect => ({ effect, result: 'applied' as const }))
+        }
       }
-    } }
+    }
   )
   const reply = await app.inject(
     { method: 'POST', url: '/hooks/ephemeraljob/sync', payload: fixture('ephemeraljob/sync-new.v1.json') }

@@ -7,6 +7,10 @@ import { customizeJobFlow } from '../../../src/controllers/jobflow/customize.js'
 import type { SyncRequest } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers/fixtures.js'
+import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
+import { objectAs, specOf } from '../../helpers/objects.js'
+import { condition } from '../../helpers/conditions.js'
+import { type JobFlowManifestSpec, type JobTemplateObject, jobOf, listOf } from '../../helpers/records.js'
 
 const respond = responseOf(syncJobFlow)
 
@@ -42,7 +46,7 @@ t.test('the flow template wins over globalParams, and nothing of it is dropped',
     { name: 'QUE', value: 'mine' },
     { name: 'REF', value: '$(FOO)-x' }
   ],
-    'globals first so that the container can refer to them; its own value wins')
+  'globals first so that the container can refer to them; its own value wins')
   t.same(pod.spec.initContainers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
 })
 
@@ -55,7 +59,7 @@ t.test('OnFailure and backoffLimit are kept as the user wrote them', async t => 
   t.equal(at(built, 'spec.backoffLimit'), 3)
   t.equal(at(built, 'spec.template.spec.restartPolicy'), 'OnFailure')
   t.equal(
-    (request.parent.spec as any).flows[0].jobTemplate.template.metadata,
+    specOf<JobFlowManifestSpec>(request.parent).flows[0]?.jobTemplate?.template.metadata,
     undefined,
     'the spec itself is not changed'
   )
@@ -95,7 +99,7 @@ t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts',
   const response = respond(request, context())
   const configMaps = [...childrenOf(response.children, 'ConfigMap').values()]
   t.equal(configMaps.length, 1)
-  const cm = configMaps[0] as any
+  const cm = objectAs<KubeObject & { immutable?: boolean }>(configMaps[0])
   t.match(cm.metadata.name, /^jobflow-example-scripts-[0-9a-f]{10}$/)
   t.same(cm.metadata.labels, { 'jobhooks.io/jobflow': 'jobflow-example' })
   t.equal(cm.immutable, true)
@@ -112,9 +116,9 @@ t.test('a script runs from a content-hashed ConfigMap mounted 0554 at /scripts',
 t.test('spec.scripts wins over a shipped script of the same name; an edit makes a new ConfigMap and the old one ' +
   'stays while a Job mounts it', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
-  const spec = request.parent.spec as any
+  const spec = specOf<JobFlowManifestSpec>(request.parent)
   spec.scripts = { 'wait-for.sh': 'echo mine' }
-  spec.flows[1].script = { name: 'wait-for.sh' }
+  spec.flows[1]!.script = { name: 'wait-for.sh' }
   const first = respond(request, context())
   const cm = [...childrenOf(first.children, 'ConfigMap').values()][0] as KubeObject
   t.same(cm.data, { 'wait-for.sh': 'echo mine' })
@@ -131,12 +135,12 @@ t.test('spec.scripts wins over a shipped script of the same name; an edit makes 
     metadata: { ...cm.metadata, uid: 'c1', resourceVersion: '5' }
   }
   request.parent.status = first.status
-  spec.scripts['wait-for.sh'] = 'echo edited'
+  spec.scripts!['wait-for.sh'] = 'echo edited'
   const second = respond(request, context())
   const names = [...childrenOf(second.children, 'ConfigMap').keys()]
   t.equal(names.length, 2, 'the new version and the one job2 runs with')
   t.ok(names.includes(cm.metadata.name))
-  const kept = childrenOf(second.children, 'ConfigMap').get(cm.metadata.name) as any
+  const kept = childrenOf(second.children, 'ConfigMap').get(cm.metadata.name)
   t.same(
     kept,
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: cm.metadata.name, namespace: 'default' } },
@@ -147,7 +151,7 @@ t.test('spec.scripts wins over a shipped script of the same name; an edit makes 
   delete request.children['Job.batch/v1']!['default/jobflow-example-job2']
   request.parent.status = {
     ...second.status,
-    jobs: (second.status.jobs as any[]).map(
+    jobs: listOf<JobRecord>(second.status, 'jobs').map(
       j => j.name === 'job2' ? { ...j, phase: 'Succeeded', completionTime: 'x' } : j
     )
   }
@@ -160,12 +164,12 @@ t.test('jobTemplateRef takes the JobTemplate\'s spec and labels the Job with it'
   const response = respond(request, context())
   const jobs = childrenOf(response.children, 'Job')
   t.same([...jobs.keys()], ['release-build'])
-  const build = jobs.get('release-build') as any
+  const build = jobOf(jobs.get('release-build'))
   t.equal(build.spec.backoffLimit, 2)
-  t.same(build.spec.template.spec.containers[0].command, ['sh', '-c', 'make'])
+  t.same(build.spec.template.spec.containers[0]?.command, ['sh', '-c', 'make'])
   t.equal(build.metadata.labels['jobhooks.io/job-template'], 'builder')
-  const related = request.related['JobTemplate.jobhooks.io/v1alpha1']!['default/builder'] as any
-  t.equal(related.spec.jobTemplate.template.spec.restartPolicy, undefined, 'the JobTemplate is not changed')
+  const related = objectAs<JobTemplateObject>(request.related['JobTemplate.jobhooks.io/v1alpha1']!['default/builder'])
+  t.equal(related.spec.jobTemplate.template.spec?.restartPolicy, undefined, 'the JobTemplate is not changed')
 })
 
 t.test('long names are shortened with a stable hash to fit Job names and label values', async t => {
@@ -183,7 +187,7 @@ t.test('long names are shortened with a stable hash to fit Job names and label v
   const labels = response.children[0]!.metadata.labels as Record<string, string>
   t.ok((labels['jobhooks.io/jobflow'] as string).length <= 63)
   t.match(names[0], /^x+-[0-9a-f]{10}$/)
-  t.equal((response.status.jobs as any[])[0].jobName, names[0], 'the record names the real Job')
+  t.equal(listOf<JobRecord>(response.status, 'jobs')[0]?.jobName, names[0], 'the record names the real Job')
 })
 
 t.test('customize asks for the referenced JobTemplates by name in the namespace', async t => {
@@ -198,12 +202,14 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
     }]
   })
   t.same(
-    customizeJobFlow({ parent: {
-      apiVersion: 'jobhooks.io/v1alpha1',
-      kind: 'JobFlow',
-      metadata: { name: 'x' },
-      spec: { flows: 'nonsense' }
-    } }),
+    customizeJobFlow({
+      parent: {
+        apiVersion: 'jobhooks.io/v1alpha1',
+        kind: 'JobFlow',
+        metadata: { name: 'x' },
+        spec: { flows: 'nonsense' }
+      }
+    }),
     { relatedResources: [] }
   )
   t.same(
@@ -219,10 +225,12 @@ t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before
   const flows = request.parent.spec.flows
   flows[0].patch = {
     backoffLimit: 5,
-    template: { spec: {
-      containers: [{ name: 'nginx', image: 'busybox:1.36', args: ['release'] }],
-      nodeSelector: { pool: 'build' }
-    } }
+    template: {
+      spec: {
+        containers: [{ name: 'nginx', image: 'busybox:1.36', args: ['release'] }],
+        nodeSelector: { pool: 'build' }
+      }
+    }
   }
   request.parent.spec.globalParams = { env: [{ name: 'FOO', value: 'bar' }] }
   const patched = job(request, 'release-build')
@@ -230,11 +238,11 @@ t.test('flows[].patch: a JSON merge patch of the JobTemplate\'s Job spec, before
   t.same(at(patched, 'spec.template.spec.containers').map((c: any) => [c.image, c.args, c.env]), [
     ['busybox:1.36', ['release'], [{ name: 'FOO', value: 'bar' }]]
   ],
-    'a list replaced whole, then the globals applied to what the patch made')
+  'a list replaced whole, then the globals applied to what the patch made')
   t.same(at(patched, 'spec.template.spec.nodeSelector'), { pool: 'build' }, 'a field added')
-  const template = request.related['JobTemplate.jobhooks.io/v1alpha1']['default/builder'] as any
+  const template = objectAs<JobTemplateObject>(request.related['JobTemplate.jobhooks.io/v1alpha1']['default/builder'])
   t.same(
-    template.spec.jobTemplate.template.spec.containers[0].command,
+    template.spec.jobTemplate.template.spec?.containers[0]?.command,
     ['sh', '-c', 'make'],
     'the JobTemplate itself is not changed'
   )
@@ -261,8 +269,8 @@ t.test('a patch that makes an invalid Job spec, or is not an object, makes the s
     const request: any = fixture('jobflow/sync-template-ref.v2.json')
     request.parent.spec.flows[0].patch = patch
     const response = respond(request, context())
-    t.equal((response.status as any).phase, 'Invalid', JSON.stringify(patch))
-    t.match((response.status as any).conditions.find((c: any) => c.type === 'Valid').message, message)
+    t.equal(response.status.phase, 'Invalid', JSON.stringify(patch))
+    t.match(condition(response.status, 'Valid')?.message, message)
     t.same(
       response.children,
       Object.values(request.children).flatMap((byName: any) => Object.values(byName)),

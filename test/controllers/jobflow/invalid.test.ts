@@ -8,6 +8,10 @@ import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { condition } from '../../helpers/conditions.js'
+import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
+import type { Condition } from '../../../src/k8s/types.js'
+import { specOf, statusOf } from '../../helpers/objects.js'
+import { type JobFlowManifestSpec, listOf } from '../../helpers/records.js'
 
 const respond = responseOf(syncJobFlow)
 
@@ -95,7 +99,7 @@ for (const [name, mutate, message] of cases) {
     t.match(valid, { status: 'False', reason: 'InvalidSpec', message, lastTransitionTime: timestamp(FIXED_NOW) })
     t.equal(response.status.startTime, '2026-01-02T03:00:05Z', 'the rest of the status is carried')
     t.equal(response.status.jobsSucceeded, '1/5', 'the JOBS column counts the records, job1 now succeeded')
-    const job1 = (response.status.jobs as any[]).find(j => j.name === 'job1')
+    const job1 = listOf<JobRecord>(response.status, 'jobs').find(j => j.name === 'job1')
     t.match(
       job1,
       { phase: 'Succeeded', completionTime: '2026-01-02T03:00:17Z' },
@@ -110,7 +114,7 @@ t.test('an invalid spec with no children yet creates nothing', async t => {
   t.same(response.children, [])
   t.equal(response.status.phase, 'Invalid')
   t.match(
-    (response.status.conditions as any[])[0],
+    listOf<Condition>(response.status, 'conditions')[0],
     { type: 'Valid', status: 'False', message: /JobTemplate "tester" not found/ }
   )
 })
@@ -127,7 +131,7 @@ t.test('fixing the spec resumes where it left off', async t => {
   const request = fixture('jobflow/sync-cycle.v2.json')
   const broken = respond(request, context())
   request.parent.status = broken.status
-  ;(request.parent.spec as any).flows[0].dependencies = []
+  specOf<JobFlowManifestSpec>(request.parent).flows[0]!.dependencies = []
   const fixed = respond(request, context())
   t.equal(fixed.status.phase, 'Running')
   t.match(condition(fixed.status, 'Valid'), { status: 'True', reason: 'SpecValid' })
@@ -136,11 +140,11 @@ t.test('fixing the spec resumes where it left off', async t => {
 
 t.test('only flows still to start need their JobTemplate and script', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
-  const spec = request.parent.spec as any
+  const spec = specOf<JobFlowManifestSpec>(request.parent)
   // job1 ran from a JobTemplate and a script that are both gone now.
-  delete spec.flows[0].jobTemplate
-  spec.flows[0].jobTemplateRef = 'deleted-meanwhile'
-  spec.flows[0].script = { name: 'gone.sh' }
+  delete spec.flows[0]!.jobTemplate
+  spec.flows[0]!.jobTemplateRef = 'deleted-meanwhile'
+  spec.flows[0]!.script = { name: 'gone.sh' }
   const response = respond(request, context())
   t.equal(response.status.phase, 'Running')
   t.same(
@@ -149,10 +153,10 @@ t.test('only flows still to start need their JobTemplate and script', async t =>
   )
   t.equal(response.children.filter(c => c.kind === 'ConfigMap').length, 0, 'no ConfigMap for a script nobody can run')
 
-  spec.flows[1].script = { name: 'gone.sh' }
+  spec.flows[1]!.script = { name: 'gone.sh' }
   const blocked = respond(request, context())
   t.equal(blocked.status.phase, 'Invalid', 'a flow still to start does need it')
-  t.match((blocked.status.conditions as any[])[0].message, /unknown script "gone.sh"/)
+  t.match(listOf<Condition>(blocked.status, 'conditions')[0]?.message, /unknown script "gone.sh"/)
 })
 
 t.test('a missing JobTemplate asks for a resync before Metacontroller forgets what we asked for', async t => {
@@ -167,11 +171,11 @@ t.test('a missing JobTemplate asks for a resync before Metacontroller forgets wh
 t.test('a finished JobFlow keeps its phase when its spec turns invalid', async t => {
   for (const outcome of ['Succeeded', 'Failed'] as const) {
     const request = fixture('jobflow/sync-cycle.v2.json')
-    const status = request.parent.status as any
+    const status = statusOf<{ completionTime?: string, phase?: string, jobs: JobRecord[] }>(request.parent)
     status.completionTime = '2026-01-02T03:02:00Z'
     status.phase = outcome
     status.jobs = status.jobs.map(
-      (j: any) => ({ ...j, phase: j.name === 'job2' && outcome === 'Failed' ? 'Failed' : 'Succeeded' })
+      j => ({ ...j, phase: j.name === 'job2' && outcome === 'Failed' ? 'Failed' : 'Succeeded' })
     )
     const response = respond(request, context())
     t.equal(response.status.phase, outcome)

@@ -1,12 +1,15 @@
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
 import { responseOf } from '../../helpers/hooks.js'
-import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
+import type { SyncResponse } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { condition } from '../../helpers/conditions.js'
+import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
+import { specOf } from '../../helpers/objects.js'
+import { type JobFlowManifestSpec, jobOf, listOf } from '../../helpers/records.js'
 
 const respond = responseOf(syncJobFlow)
 
@@ -15,8 +18,8 @@ const NOW = timestamp(FIXED_NOW)
 function jobsOf (response: SyncResponse): Map<string, KubeObject> {
   return childrenOf(response.children, 'Job')
 }
-function record (response: SyncResponse, name: string): any {
-  return (response.status.jobs as any[]).find(j => j.name === name)
+function record (response: SyncResponse, name: string): JobRecord | undefined {
+  return listOf<JobRecord>(response.status, 'jobs').find(j => j.name === name)
 }
 
 t.test('a new flow creates only the Jobs without dependencies', async t => {
@@ -35,7 +38,7 @@ t.test('a new flow creates only the Jobs without dependencies', async t => {
     { name: 'job3', jobName: 'jobflow-example-job3', phase: 'Pending', message: 'waiting for job1, job2' }
   )
   t.same(
-    (response.status.jobs as any[]).map(j => j.name),
+    listOf<JobRecord>(response.status, 'jobs').map(j => j.name),
     ['job1', 'job2', 'job3', 'job4', 'job5'],
     'records follow spec order'
   )
@@ -103,8 +106,8 @@ t.test('a succeeded dependency starts the next flow; existing Jobs are kept as o
     record(response, 'job4'),
     { name: 'job4', jobName: 'jobflow-example-job4', phase: 'Running', startTime: '2026-01-02T03:00:05Z' }
   )
-  t.equal(record(response, 'job2').message, 'creating the Job')
-  t.equal(record(response, 'job5').message, 'waiting for job4, job2')
+  t.equal(record(response, 'job2')?.message, 'creating the Job')
+  t.equal(record(response, 'job5')?.message, 'waiting for job4, job2')
 })
 
 t.test('after a failure no new Job starts and the flow fails once nothing runs', async t => {
@@ -125,7 +128,7 @@ t.test('after a failure no new Job starts and the flow fails once nothing runs',
   t.notOk(condition(response.status, 'Failed'))
 
   // job4 finishes: nothing runs any more.
-  const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
+  const job4 = jobOf(request.children['Job.batch/v1']?.['default/jobflow-example-job4'])
   job4.status = {
     ...job4.status,
     active: 0,
@@ -192,9 +195,9 @@ t.test('a running Job deleted by hand is created again', async t => {
 
 t.test('Succeeded: every flow succeeded, Complete condition, and later flows are skipped', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
-  const spec = request.parent.spec as any
-  spec.flows = spec.flows.filter((f: any) => f.name === 'job1' || f.name === 'job4')
-  const job4 = request.children['Job.batch/v1']?.['default/jobflow-example-job4'] as any
+  const spec = specOf<JobFlowManifestSpec>(request.parent)
+  spec.flows = spec.flows.filter(f => f.name === 'job1' || f.name === 'job4')
+  const job4 = jobOf(request.children['Job.batch/v1']?.['default/jobflow-example-job4'])
   job4.status.conditions = [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:00:40Z' }]
   const response = respond(request, context())
   t.equal(response.status.phase, 'Succeeded')
@@ -211,7 +214,7 @@ t.test('Succeeded: every flow succeeded, Complete condition, and later flows are
   )
 
   request.parent.status = response.status
-  spec.flows.push({ name: 'late', jobTemplate: spec.flows[0].jobTemplate })
+  spec.flows.push({ name: 'late', jobTemplate: spec.flows[0]!.jobTemplate })
   const later = respond(request, context())
   t.equal(later.status.phase, 'Succeeded')
   t.match(record(later, 'late'), { phase: 'Skipped', message: 'added after the JobFlow finished' })
@@ -220,11 +223,11 @@ t.test('Succeeded: every flow succeeded, Complete condition, and later flows are
 
 t.test('a flow removed from a valid spec loses its Job and its record', async t => {
   const request = fixture('jobflow/sync-job1-done.v2.json')
-  const spec = request.parent.spec as any
-  spec.flows = spec.flows.filter((f: any) => f.name !== 'job4' && f.name !== 'job5')
+  const spec = specOf<JobFlowManifestSpec>(request.parent)
+  spec.flows = spec.flows.filter(f => f.name !== 'job4' && f.name !== 'job5')
   const response = respond(request, context())
   t.notOk(jobsOf(response).has('jobflow-example-job4'))
-  t.notOk((response.status.jobs as any[]).some(j => j.name === 'job4'))
+  t.notOk(listOf<JobRecord>(response.status, 'jobs').some(j => j.name === 'job4'))
 })
 
 t.test('retry: a failed Job with a retry left waits out its backoff, then its next attempt is a new Job; the failed ' +
@@ -238,7 +241,7 @@ t.test('retry: a failed Job with a retry left waits out its backoff, then its ne
   )
   t.equal(waiting.resyncAfterSeconds, 19, 'woken when the backoff ends: failed at 03:00:29, 30 s')
   t.equal(waiting.status.phase, 'Running')
-  const job2 = (waiting.status.jobs as any[]).filter(j => j.name === 'job2')
+  const job2 = listOf<JobRecord>(waiting.status, 'jobs').filter(j => j.name === 'job2')
   t.same(job2, [
     {
       name: 'job2',
@@ -271,7 +274,7 @@ t.test('retry: a failed Job with a retry left waits out its backoff, then its ne
   const job = jobsOf(retrying).get('jobflow-example-job2-2') as KubeObject
   t.same(job.metadata.labels?.['jobhooks.io/flow'], 'job2', 'the attempt carries its flow')
   t.match(
-    (retrying.status.jobs as any[]).filter(j => j.name === 'job2').map(j => j.message),
+    listOf<JobRecord>(retrying.status, 'jobs').filter(j => j.name === 'job2').map(j => j.message),
     ['BackoffLimitExceeded: Job has reached the specified backoff limit', 'creating the Job (retry 1 of 1)']
   )
   t.equal(JSON.stringify(respond(request, context())), JSON.stringify(retrying), 'the same request, the same answer')
@@ -288,7 +291,7 @@ t.test('retry: a later attempt whose record was lost is found by its name and ke
   }
   const response = respond(request, context())
   t.match(
-    (response.status.jobs as any[]).filter(j => j.name === 'job2'),
+    listOf<JobRecord>(response.status, 'jobs').filter(j => j.name === 'job2'),
     [{ phase: 'Failed' }, { jobName: 'jobflow-example-job2-2', phase: 'Running', attempt: 2 }]
   )
   t.notOk(jobsOf(response).has('jobflow-example-job2-3'))
@@ -306,7 +309,7 @@ t.test('rerun fixture: a failed JobFlow annotated jobhooks.io/rerun=1 runs job2 
   t.notOk('completionTime' in response.status, 'running again')
   t.same(response.status.rerun, { value: '1', time: NOW, message: 'rerunning job2, job3, job5' })
   t.match(
-    (response.status.jobs as any[]).filter(j => j.name === 'job3'),
+    listOf<JobRecord>(response.status, 'jobs').filter(j => j.name === 'job3'),
     [
       { phase: 'Skipped' },
       { jobName: 'jobflow-example-job3-2', phase: 'Pending', attempt: 2, rerun: '1', message: 'waiting for job2' }
@@ -325,9 +328,10 @@ t.test('suspend fixture: spec.suspend answers the running job4 as last applied w
   const response = respond(request, context())
   const jobs = jobsOf(response)
   t.same([...jobs.keys()], ['jobflow-example-job1', 'jobflow-example-job4'], 'job2 is due but not started')
-  const applied = (name: string): any => JSON.parse((request.children['Job.batch/v1'] as any)[
-    `default/${name}`
-  ].metadata.annotations['metacontroller.k8s.io/last-applied-configuration'])
+  const applied = (name: string): any => JSON.parse(
+    request.children['Job.batch/v1']![`default/${name}`]!
+      .metadata.annotations!['metacontroller.k8s.io/last-applied-configuration']!
+  )
   t.same(
     jobs.get('jobflow-example-job1'),
     applied('jobflow-example-job1'),

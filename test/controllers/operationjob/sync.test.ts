@@ -9,11 +9,12 @@ import { requestFor } from '../../../src/effects/executor.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { defaultActions } from '../../../src/actions/index.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
-import { REGISTRY, TEST_HOOKS, T0, at, finalize, job, next, pod, progresses, sync } from '../../helpers/operationjob.js'
+import {
+  REGISTRY, TEST_HOOKS, T0, at, detailOf, finalize, job, next, pod, progresses, sync
+} from '../../helpers/operationjob.js'
 import { condition } from '../../helpers/conditions.js'
 
 const NOW = timestamp(FIXED_NOW)
-const valid = (status: Record<string, unknown>): any => condition(status, 'Valid')
 const injections = (effects: unknown[]): InjectEphemeralContainers[] => effects.filter(
   (e: any) => e.type === 'InjectEphemeralContainers'
 ) as InjectEphemeralContainers[]
@@ -29,9 +30,11 @@ t.test('customize asks for the target Pods by name in the job\'s namespace, plus
   const request = fixture<CustomizeRequest>('operationjob/customize.json')
   t.same(
     customizeOperationJob(request, REGISTRY),
-    { relatedResources: [
-      { apiVersion: 'v1', resource: 'pods', namespace: 'default', names: ['web-0', 'web-1', 'web-2'] }
-    ] }
+    {
+      relatedResources: [
+        { apiVersion: 'v1', resource: 'pods', namespace: 'default', names: ['web-0', 'web-1', 'web-2'] }
+      ]
+    }
   )
   const probe = job({ targets: [{ name: 'a' }] })
   t.same(customizeOperationJob({ parent: probe }, REGISTRY).relatedResources, [
@@ -47,9 +50,9 @@ t.test('customize asks for the target Pods by name in the job\'s namespace, plus
     { parent: job({ action: 'Reboot', targets: [{ name: 'a' }] }) },
     REGISTRY
   ).relatedResources,
-    [
-      { apiVersion: 'v1', resource: 'pods', namespace: 'default', names: ['a'] }
-    ], 'an unknown action still gets its Pods (the sync hook reports it)')
+  [
+    { apiVersion: 'v1', resource: 'pods', namespace: 'default', names: ['a'] }
+  ], 'an unknown action still gets its Pods (the sync hook reports it)')
   // Recreate asks for the workload's Pods by label: kept to the job's namespace, since under v2
   // Metacontroller would list a label rule without one in every namespace.
   t.same(customizeOperationJob(
@@ -184,7 +187,7 @@ t.test('Exec with mixed exit codes: 0 succeeds, 1 fails with the code in error.m
 t.test('a missing target Pod fails that target with PodNotFound; the others start', async t => {
   const answer = TEST_HOOKS.sync(fixture('operationjob/sync-missing-pod.v2.json'), context())
   t.same(progresses(answer), ['web-0=Processing', 'web-1=Failed', 'web-2=Processing'])
-  const detail = (answer.response.status.targetDetails as any[])[1]
+  const detail = detailOf(answer, 1)
   t.same(
     detail,
     {
@@ -203,7 +206,7 @@ t.test('a missing target Pod fails that target with PodNotFound; the others star
   const parent = job({ targets: [{ name: 'a' }] })
   const first = sync(parent, [pod('a')], T0)
   const gone = sync(next(parent, first), [], at(10))
-  t.match((gone.response.status.targetDetails as any[])[0], { progress: 'Failed', error: { reason: 'PodNotFound' } })
+  t.match(detailOf(gone, 0), { progress: 'Failed', error: { reason: 'PodNotFound' } })
   t.equal(gone.response.status.progress, 'Failed')
 })
 
@@ -343,7 +346,7 @@ t.test('terminal progress is sticky, whatever the Pods do later', async t => {
   const failedTarget = sync(next(parent, done), [pod('a', { outcome: 'Failed' })], at(5))
   const afterFail = sync(next(parent, failedTarget), [pod('a', { outcome: 'Succeeded' })], at(6))
   t.match(
-    (afterFail.response.status.targetDetails as any[])[0],
+    detailOf(afterFail, 0),
     { progress: 'Failed', error: { reason: 'ProbeFailed' } },
     'a failed target stays failed'
   )
@@ -376,7 +379,7 @@ t.test('deadline per target: raising partition step by step fails exactly the st
       partition,
       `partition ${partition}: failedPodCount equals the partition`
     )
-    const detail = (answer.response.status.targetDetails as any[])[partition - 1]
+    const detail = detailOf(answer, partition - 1)
     t.match(
       detail,
       { progress: 'Failed', error: { reason: 'DeadlineExceeded' }, extraInfo: { Released: 'true' } },
@@ -409,7 +412,7 @@ t.test('deadline per target: raising partition step by step fails exactly the st
   )
   t.notOk('resyncAfterSeconds' in due.response)
   t.equal(
-    requestFor(due.effects[0] as any).path,
+    requestFor(due.effects[0]!).path,
     '/apis/jobhooks.io/v1alpha1/namespaces/default/operationjobs/ops',
     'the executor may apply it'
   )
@@ -461,14 +464,14 @@ t.test('finalize releases every unfinished target before answering finalized: tr
   t.same(first.effects.map((e: any) => `${e.type} ${e.target.name}`), ['Delete b'])
   t.same(progresses(first), ['a=Failed', 'b=Failed', 'c=Pending'], 'unfinished targets are cancelled; c never started')
   t.match(
-    (first.response.status.targetDetails as any[])[0],
+    detailOf(first, 0),
     { error: { reason: 'Cancelled' }, extraInfo: { Released: 'true' } }
   )
-  t.notOk((first.response.status.targetDetails as any[])[1].extraInfo?.Released, 'b is not released yet')
+  t.notOk(detailOf(first, 1).extraInfo?.Released, 'b is not released yet')
   const second = finalize(next(parent, first), [pod('a'), pod('b'), pod('c')], at(15))
   t.equal(second.response.finalized, true)
   t.same(second.effects, [])
-  t.equal((second.response.status.targetDetails as any[])[1].extraInfo.Released, 'true')
+  t.equal(detailOf(second, 1).extraInfo?.Released, 'true')
 
   // A target that finished before the delete keeps its outcome.
   const ok = finalize(next(parent, started), [pod('a', { outcome: 'Succeeded' }), pod('b'), pod('c')], at(10))
@@ -502,6 +505,6 @@ t.test('a processing target without a startTime gets one, so its deadline can pa
     targetDetails: [{ name: 'a', progress: 'Processing' }]
   }
   const answer = sync(job({ targets: [{ name: 'a' }], activeDeadlineSeconds: 60 }, previous), [pod('a')], at(10))
-  t.equal((answer.response.status.targetDetails as any[])[0].startTime, timestamp(at(10)))
+  t.equal(detailOf(answer, 0).startTime, timestamp(at(10)))
   t.equal(answer.response.resyncAfterSeconds, 60)
 })
