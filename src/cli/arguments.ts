@@ -112,7 +112,14 @@ export function parseSimulateArguments (argv: string[]): SimulateArguments | 'he
     args: argv, options: SIMULATE_OPTIONS, strict: false, allowPositionals: true, tokens: true
   })
   const args: SimulateArguments = {
-    files: [], fail: [], failAttempts: {}, hang: [], edits: [], duration: 10, until: 3600, json: false,
+    files: [],
+    fail: [],
+    failAttempts: {},
+    hang: [],
+    edits: [],
+    duration: 10,
+    until: 3600,
+    json: false,
     hookVersion: 'v2'
   }
   const pending: Array<Omit<Edit, 'at'>> = []

@@ -39,7 +39,7 @@ export async function liveController (cluster: LiveCluster, resource: string): P
 export function parentSelector (controller: Controller, parent: KubeObject): LabelSelector | string {
   if (controller.generateSelector) return { matchLabels: { [CONTROLLER_UID_LABEL]: parent.metadata.uid as string } }
   const selector = isRecord(parent.spec) ? parent.spec.selector : undefined
-  if (isRecord(selector)) return selector as LabelSelector
+  if (isRecord(selector)) return selector
   return `${parent.kind} ${parent.metadata.name} has no spec.selector and generateSelector is off`
 }
 

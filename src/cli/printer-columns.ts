@@ -18,19 +18,19 @@ function loadCrds (): CrdNames[] {
   crds = readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
     parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())
       .filter(d => d?.kind === 'CustomResourceDefinition').map(doc => {
-      const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
-      const names = doc.spec.names
-      return {
-        kind: names.kind,
-        plural: names.plural,
-        singular: names.singular,
-        shortNames: names.shortNames ?? [],
-        // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
-        columns: (version.additionalPrinterColumns ?? [])
-          .filter((c: PrinterColumn) => (c.priority ?? 0) === 0)
-          .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
-      }
-    }))
+        const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
+        const names = doc.spec.names
+        return {
+          kind: names.kind,
+          plural: names.plural,
+          singular: names.singular,
+          shortNames: names.shortNames ?? [],
+          // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
+          columns: (version.additionalPrinterColumns ?? [])
+            .filter((c: PrinterColumn) => (c.priority ?? 0) === 0)
+            .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
+        }
+      }))
   return crds
 }
 

@@ -15,7 +15,7 @@ export function timeOf (sim: Simulator): (value: unknown) => string {
   return value => (typeof value === 'string' ? `t=${formatSeconds(sim.secondsAt(value))}` : '-')
 }
 
-function statusOf (object: KubeObject): Record<string, any> {
+function statusOf (object: KubeObject): Record<string, unknown> {
   return isRecord(object.status) ? object.status : {}
 }
 
@@ -24,7 +24,8 @@ function headline (sim: Simulator, object: KubeObject, phase: unknown, end: unkn
   const at = typeof end === 'string' ? ` at ${timeOf(sim)(end)}` : ''
   const phaseText = typeof phase === 'string' ? `  ${phase}` : ''
   const lines = [`${namespacedName(object.metadata)}${phaseText}${at}${summary !== '' ? ` (${summary})` : ''}`]
-  const conditions = Array.isArray(statusOf(object).conditions) ? statusOf(object).conditions : []
+  const listed = statusOf(object).conditions
+  const conditions: unknown[] = Array.isArray(listed) ? listed : []
   const valid = conditions.filter(isRecord).find((c: Record<string, unknown>) => c.type === 'Valid')
   if (valid?.status === 'False' && typeof valid.message === 'string') lines.push(`  invalid: ${valid.message}`)
   return lines
@@ -73,9 +74,11 @@ export function ephemeralJobReport (sim: Simulator, job: KubeObject): string[] {
   const pods = (Array.isArray(status.pods) ? status.pods : []).filter(isRecord)
   return [
     ...headline(sim, job, status.phase, status.completionTime, summary),
-    ...(pods.length === 0 ? [] : table([['POD', 'PHASE', 'END', 'MESSAGE'], ...pods.map(p => [
-      String(p.name), String(p.phase), time(p.completionTime), typeof p.message === 'string' ? p.message : ''
-    ])])),
+    ...(pods.length === 0
+      ? []
+      : table([['POD', 'PHASE', 'END', 'MESSAGE'], ...pods.map(p => [
+        String(p.name), String(p.phase), time(p.completionTime), typeof p.message === 'string' ? p.message : ''
+      ])])),
     ...kubectlLines(sim, job, 'ejob')
   ]
 }
@@ -87,7 +90,7 @@ export function operationJobReport (sim: Simulator, job: KubeObject): string[] {
   const succeeded = details.filter(d => d.progress === 'Succeeded').length
   const failed = details.filter(d => d.progress === 'Failed').length
   const time = timeOf(sim)
-  const detail = (d: Record<string, any>): string => {
+  const detail = (d: Record<string, unknown>): string => {
     if (isRecord(d.error)) return `${String(d.error.reason)}: ${String(d.error.message ?? '')}`
     if (isRecord(d.extraInfo) && typeof d.extraInfo.NewPod === 'string') return `new Pod ${d.extraInfo.NewPod}`
     return ''

@@ -249,7 +249,7 @@ class Run {
         : this.parents().filter(p => p.kind !== 'CollaSet').at(-1) ?? this.parents().at(-1)
       if (target === undefined) continue
       const set = (object: KubeObject): void => {
-        setPath(object as unknown as Record<string, unknown>, edit.path, edit.value)
+        setPath(object, edit.path, edit.value)
       }
       this.sim.edit(refOf(target), set, `set ${edit.text}`)
       edited = true

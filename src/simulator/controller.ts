@@ -68,7 +68,7 @@ export function parentSelector (controller: Controller, parent: KubeObject): Lab
   if (!isRecord(selector)) {
     throw new Error(`${describeRef(refOf(parent))} has no spec.selector and generateSelector is off`)
   }
-  return selector as LabelSelector
+  return selector
 }
 
 /** The controller ownerReference Metacontroller puts on the children it creates or adopts. */

@@ -173,5 +173,4 @@ export class SimulatorExecutor implements EffectExecutor {
     }
     return undefined
   }
-
 }

@@ -122,8 +122,7 @@ export function jobContainers (
         found.push({ ...seen, state: 'terminated', exitCode: state.terminated.exitCode as number })
       } else if (isRecord(state) && isRecord(state.running)) {
         found.push({ ...seen, state: 'running' })
-      }
-      else found.push({ pod: pod.metadata.name, name: container.name, state: 'waiting' })
+      } else found.push({ pod: pod.metadata.name, name: container.name, state: 'waiting' })
     }
   }
   return found

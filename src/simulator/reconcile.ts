@@ -47,8 +47,17 @@ export class Reconciler {
     const key = refKey(ref)
     this.world.scheduler.dirty.delete(key)
     const result: ReconcileResult = {
-      parent: ref, ok: false, created: [], deleted: [], adopted: [], released: [], drift: [], updated: [],
-      conflicts: [], statusChanged: false, statusDiff: []
+      parent: ref,
+      ok: false,
+      created: [],
+      deleted: [],
+      adopted: [],
+      released: [],
+      drift: [],
+      updated: [],
+      conflicts: [],
+      statusChanged: false,
+      statusDiff: []
     }
     const live = this.world.store.get(ref)
     const older = this.olderParents.get(key)

@@ -38,7 +38,7 @@ export class Scheduler {
 
   schedule (event: Unscheduled): void {
     this.seq += 1
-    const scheduled = { ...event, seq: this.seq } as Scheduled
+    const scheduled = { ...event, seq: this.seq }
     this.queue.push(scheduled)
     this.queue.sort((a, b) => a.at - b.at || a.seq - b.seq)
   }

@@ -210,7 +210,11 @@ function managedFieldsEntry (
   const owned = Object.keys(object).filter(k => k !== 'apiVersion' && k !== 'kind' && k !== 'status')
   const fields = Object.fromEntries(owned.map(k => [`f:${k}`, {}]))
   return {
-    manager, operation, apiVersion: object.apiVersion, time: kubeTime(now), fieldsType: 'FieldsV1',
+    manager,
+    operation,
+    apiVersion: object.apiVersion,
+    time: kubeTime(now),
+    fieldsType: 'FieldsV1',
     fieldsV1: isRecord(fields) ? fields : {}
   }
 }

@@ -13,25 +13,46 @@ const rulesOf = (yaml: string): string[] => specOf(yaml)['x-kubernetes-validatio
 
 const drain: ActionPlugin = {
   name: 'Drain',
-  handler: { operate: () => ({ effects: [] }), progress: () => ({ progress: 'Succeeded' }), release: () => ({ effects: [] }) },
-  specField: { name: 'drain', required: true, schema: { type: 'object', properties: { grace: { type: 'integer', minimum: 0 } } } }
+  handler: {
+    operate: () => ({ effects: [] }),
+    progress: () => ({ progress: 'Succeeded' }),
+    release: () => ({ effects: [] })
+  },
+  specField: {
+    name: 'drain',
+    required: true,
+    schema: { type: 'object', properties: { grace: { type: 'integer', minimum: 0 } } }
+  }
 }
 
-t.test('manifests/crds/operationjob.yaml is up to date with the registered actions (run `npm run crds` when this fails)', async t => {
-  t.equal(renderOperationJobCrd(text, defaultActions.list()), text)
-})
-
-t.test('the CRD holds each action: the enum, its own field with its schema, the rule for a required field', async t => {
-  const spec = specOf(text)
-  t.same(spec.properties.action.enum, defaultActions.names())
-  for (const action of defaultActions.list()) {
-    if (action.specField === undefined) continue
-    t.same(spec.properties[action.specField.name], JSON.parse(JSON.stringify(action.specField.schema)), `spec.${action.specField.name} is ${action.name}'s schema`)
-    t.ok(rulesOf(text).includes(`self.action != '${action.name}' || has(self.${action.specField.name})`), `${action.name} needs spec.${action.specField.name}`)
+t.test(
+  'manifests/crds/operationjob.yaml is up to date with the registered actions (run `npm run crds` when this fails)',
+  async (t) => {
+    t.equal(renderOperationJobCrd(text, defaultActions.list()), text)
   }
-})
+)
 
-t.test('a new action appears, and one taken out of the list disappears, with nothing else touched', async t => {
+t.test(
+  'the CRD holds each action: the enum, its own field with its schema, the rule for a required field',
+  async (t) => {
+    const spec = specOf(text)
+    t.same(spec.properties.action.enum, defaultActions.names())
+    for (const action of defaultActions.list()) {
+      if (action.specField === undefined) continue
+      t.same(
+        spec.properties[action.specField.name],
+        JSON.parse(JSON.stringify(action.specField.schema)),
+        `spec.${action.specField.name} is ${action.name}'s schema`
+      )
+      t.ok(
+        rulesOf(text).includes(`self.action != '${action.name}' || has(self.${action.specField.name})`),
+        `${action.name} needs spec.${action.specField.name}`
+      )
+    }
+  }
+)
+
+t.test('a new action appears, and one taken out of the list disappears, with nothing else touched', async (t) => {
   const added = renderOperationJobCrd(text, [...defaultActions.list(), ...new ActionRegistry([drain]).list()])
   t.same(specOf(added).properties.drain, drain.specField?.schema)
   t.same(specOf(added).properties.action.enum, ['Drain', 'Exec', 'Label', 'Recreate', 'Replace'])
@@ -40,9 +61,24 @@ t.test('a new action appears, and one taken out of the list disappears, with not
 
   const onlyExec = renderOperationJobCrd(text, new ActionRegistry([execAction]).list())
   t.notOk('label' in specOf(onlyExec).properties, 'Label gone: its field goes')
-  t.same(rulesOf(onlyExec).filter(r => r.startsWith('self.action !=')), ["self.action != 'Exec' || has(self.exec)"])
-  const own = ['action', 'targets', 'partition', 'operationDelaySeconds', 'activeDeadlineSeconds', 'TTLSecondsAfterFinished', 'scripts']
-  t.same(Object.keys(specOf(onlyExec).properties).filter(k => own.includes(k)), own, 'the OperationJob\'s own fields stay, in their order')
+  t.same(
+    rulesOf(onlyExec).filter((r) => r.startsWith('self.action !=')),
+    ["self.action != 'Exec' || has(self.exec)"]
+  )
+  const own = [
+    'action',
+    'targets',
+    'partition',
+    'operationDelaySeconds',
+    'activeDeadlineSeconds',
+    'TTLSecondsAfterFinished',
+    'scripts'
+  ]
+  t.same(
+    Object.keys(specOf(onlyExec).properties).filter((k) => own.includes(k)),
+    own,
+    "the OperationJob's own fields stay, in their order"
+  )
   t.ok(rulesOf(onlyExec).includes('self.action == oldSelf.action'), 'and its own rules')
   t.match(onlyExec, /^# OperationJob: one-shot operations/, 'and the comments')
 })

@@ -18,7 +18,6 @@ export interface CollaSetSpec {
   }
 }
 
-
 function stringMap (value: unknown): Record<string, string> | undefined {
   if (!isRecord(value)) return undefined
   return Object.values(value).every(v => typeof v === 'string') ? value as Record<string, string> : undefined
@@ -29,10 +28,12 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
   const problems: string[] = []
   const replicas = optionalWholeNumber(spec.replicas, 'spec.replicas', 0, MAX_REPLICAS, problems) ?? 1
-  const selectorIssues = spec.selector === undefined ? ['spec.selector is required'] : selectorProblems(
-    spec.selector,
-    'spec.selector'
-  )
+  const selectorIssues = spec.selector === undefined
+    ? ['spec.selector is required']
+    : selectorProblems(
+      spec.selector,
+      'spec.selector'
+    )
   problems.push(...selectorIssues)
   const template = spec.template
   let labels: Record<string, string> = {}
@@ -60,9 +61,11 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
     const empty = (selector.matchLabels === undefined || Object.keys(selector.matchLabels).length === 0) &&
       (selector.matchExpressions === undefined || selector.matchExpressions.length === 0)
     if (empty) problems.push('spec.selector must not be empty: it would select every Pod of the namespace')
-    else if (!selectorMatches(selector, labels)) problems.push(
-      'spec.selector does not match spec.template.metadata.labels'
-    )
+    else if (!selectorMatches(selector, labels)) {
+      problems.push(
+        'spec.selector does not match spec.template.metadata.labels'
+      )
+    }
   }
   if (problems.length > 0) return { ok: false, problems }
   return {

@@ -59,9 +59,11 @@ export function applyGlobalParams (template: PodTemplateSpec, params: GlobalPara
   const metadata = template.metadata ?? {}
   template.metadata = metadata
   if (Object.keys(params.labels).length > 0) metadata.labels = { ...params.labels, ...metadata.labels }
-  if (Object.keys(params.annotations).length > 0) metadata.annotations = {
-    ...params.annotations,
-    ...metadata.annotations
+  if (Object.keys(params.annotations).length > 0) {
+    metadata.annotations = {
+      ...params.annotations,
+      ...metadata.annotations
+    }
   }
   const pod = template.spec
   if (pod === undefined) return

@@ -16,9 +16,11 @@ export function jobSpecProblems (spec: JobSpec, at: string): string[] {
   if (!isRecord(pod) || !Array.isArray(pod.containers) || pod.containers.length === 0) {
     return [`${at}: the Job template has no containers (template.spec.containers)`]
   }
-  if (pod.restartPolicy === 'Always') return [
+  if (pod.restartPolicy === 'Always') {
+    return [
     `${at}: a Job's pods cannot have restartPolicy Always (use Never or OnFailure)`
-  ]
+    ]
+  }
   // What the API server would refuse the Job for, said before Metacontroller's create fails on it.
   const unnamed = pod.containers.findIndex(
     c => !isRecord(c) || typeof c.name !== 'string' || c.name === '' || typeof c.image !== 'string' || c.image === ''

@@ -51,8 +51,10 @@ export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefin
   const label = job.metadata.labels?.[JOB_TTL_LABEL]
   if (label === undefined || !/^\d{1,9}$/.test(label)) return { drop: false }
   const outcome = jobOutcome(job)
-  if (outcome === undefined || recorded?.jobName !== job.metadata.name || recorded.phase !== outcome) return {
-    drop: false
+  if (outcome === undefined || recorded?.jobName !== job.metadata.name || recorded.phase !== outcome) {
+    return {
+      drop: false
+    }
   }
   const finishedAt = jobFinishTime(job) ?? recorded.completionTime
   const finishedMs = finishedAt === undefined ? Number.NaN : Date.parse(finishedAt)

@@ -31,10 +31,12 @@ export function readRecords (status: Record<string, unknown>, daemonJob: string)
   const memory = new Map<string, NodeRecord>()
   if (Array.isArray(status.succeededNodes)) {
     for (const name of status.succeededNodes) {
-      if (typeof name === 'string') memory.set(
-        name,
-        { name, jobName: nodeJobName(daemonJob, name), phase: 'Succeeded' }
-      )
+      if (typeof name === 'string') {
+        memory.set(
+          name,
+          { name, jobName: nodeJobName(daemonJob, name), phase: 'Succeeded' }
+        )
+      }
     }
   }
   if (Array.isArray(status.failedNodes)) {

@@ -65,7 +65,7 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
 export function parseExcludeNodeList (value: unknown, problems: string[]): Set<string> {
   if (value === undefined || value === null) return new Set()
   if (typeof value !== 'string') {
-    problems.push(`spec.excludeNodeList must be one string of node names separated by commas (e.g. "node-1, ` +
+    problems.push('spec.excludeNodeList must be one string of node names separated by commas (e.g. "node-1, ' +
       `node-2"), not ${Array.isArray(value) ? 'a list' : typeof value}`)
     return new Set()
   }

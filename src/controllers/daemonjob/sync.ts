@@ -101,11 +101,13 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
   for (const configMap of scriptsConfigMapChildren(keptJobs, scripts, request.children)) children.push(configMap)
   const status = renderStatus(sync, choice, pod)
   const ttlWake = earliestWake(decisions.values())
-  const response: SyncResponse = ttlWake === undefined ? { status, children } : {
-    status,
-    children,
-    resyncAfterSeconds: ttlWake
-  }
+  const response: SyncResponse = ttlWake === undefined
+    ? { status, children }
+    : {
+        status,
+        children,
+        resyncAfterSeconds: ttlWake
+      }
   return { response, effects: [] }
 }
 
@@ -217,9 +219,11 @@ function statusMessage (
   const present = new Set<string>()
   for (const node of nodes) if (records.get(node.metadata.name)?.phase === 'Running') present.add(node.metadata.name)
   const lost: string[] = []
-  for (const record of records.values()) if (record.phase === 'Running' && !present.has(
-    record.name
-  )) lost.push(record.name)
+  for (const record of records.values()) {
+    if (record.phase === 'Running' && !present.has(
+      record.name
+    )) lost.push(record.name)
+  }
   if (lost.length === 0) return undefined
   const where = selector !== undefined
     ? `nodes that no longer exist or no longer have the labels of the nodeSelector (${selector})`

@@ -13,10 +13,12 @@ export function customizeEphemeralJob (request: CustomizeRequest): CustomizeResp
   const selector = isRecord(spec) ? spec.selector : undefined
   if (selectorProblems(selector, 'spec.selector').length > 0) return { relatedResources: [] }
   const namespace = request.parent.metadata.namespace
-  return { relatedResources: [{
-    apiVersion: 'v1',
-    resource: 'pods',
-    ...(namespace !== undefined ? { namespace } : {}),
-    labelSelector: plainSelector(selector as LabelSelector)
-  }] }
+  return {
+    relatedResources: [{
+      apiVersion: 'v1',
+      resource: 'pods',
+      ...(namespace !== undefined ? { namespace } : {}),
+      labelSelector: plainSelector(selector as LabelSelector)
+    }]
+  }
 }

@@ -38,7 +38,6 @@ function specContainers (pod: KubeObject): Record<string, unknown>[] {
   return Array.isArray(spec.ephemeralContainers) ? spec.ephemeralContainers.filter(isRecord) : []
 }
 
-
 /** Whether an ephemeral container of a Pod was injected by this job (same name, same UID). */
 export function isOurs (container: Record<string, unknown>, job: JobIdentity): boolean {
   return markedBy(container, { name: JOB_NAME_ENV, uid: JOB_UID_ENV }, job)
@@ -50,7 +49,9 @@ export function containerViews (pod: KubeObject, template: EphemeralContainer[],
   const status = isRecord(pod.status) ? pod.status : {}
   const statuses = Array.isArray(
     status.ephemeralContainerStatuses
-  ) ? status.ephemeralContainerStatuses.filter(isRecord) : []
+  )
+    ? status.ephemeralContainerStatuses.filter(isRecord)
+    : []
   return template.map(({ name }) => {
     const container = inSpec.find(c => c.name === name)
     if (container === undefined) return { name, state: 'Absent' }
@@ -93,8 +94,6 @@ export function podPhase (views: ContainerView[]): PodPhase {
   return views.some(v => v.state === 'Running') ? 'Running' : 'Waiting'
 }
 
-
-
 /** The names of the Pod's regular containers, which `targetContainerName` must name. */
 function regularContainers (pod: KubeObject): Set<string> {
   const spec = isRecord(pod.spec) ? pod.spec : {}
@@ -113,8 +112,10 @@ export function ineligibility (pod: KubeObject, template: EphemeralContainer[]):
   if (podPhaseOf(pod) !== 'Running') return `it is ${podPhaseOf(pod) ?? 'not running'}`
   const names = new Set(specContainers(pod).map(c => c.name))
   const taken = template.filter(c => names.has(c.name)).map(c => c.name)
-  if (taken.length > 0) return `it already has an ephemeral container named ${taken.join(', ')} that this job did ` +
-    `not inject`
+  if (taken.length > 0) {
+    return `it already has an ephemeral container named ${taken.join(', ')} that this job did ` +
+    'not inject'
+  }
   const regular = regularContainers(pod)
   const missing = template.filter(
     c => c.targetContainerName !== undefined && !regular.has(c.targetContainerName)
@@ -122,7 +123,6 @@ export function ineligibility (pod: KubeObject, template: EphemeralContainer[]):
   if (missing.length > 0) return `it has no container ${[...new Set(missing)].join(', ')} to target`
   return undefined
 }
-
 
 /** A template container as injected into a Pod: the template plus the env that marks it as this job's. */
 export function injectedContainer (container: EphemeralContainer, job: JobIdentity): EphemeralContainer {

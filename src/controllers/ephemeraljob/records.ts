@@ -100,10 +100,11 @@ export function rememberChosen (memory: PodRecord[], matched: KubeObject[], view
   for (const memo of memory) {
     const pod = byUid.get(memo.uid)
     if (isSettled(memo)) chosen.records.push(memo)
-    else if (pod === undefined) chosen.records.push(
-      { name: memo.name, uid: memo.uid, phase: 'Failed', completionTime: timestamp(view.now), message: GONE }
-    )
-    else add(pod, memo)
+    else if (pod === undefined) {
+      chosen.records.push(
+        { name: memo.name, uid: memo.uid, phase: 'Failed', completionTime: timestamp(view.now), message: GONE }
+      )
+    } else add(pod, memo)
   }
   const remembered = new Set(chosen.records.map(r => r.uid))
   for (const pod of matched) {
@@ -132,9 +133,11 @@ function currentRecord (
     name: pod.metadata.name,
     uid: pod.metadata.uid as string,
     phase,
-    completionTime: phase === 'Succeeded' || phase === 'Failed' ? memo?.completionTime ?? latest(views) ?? timestamp(
-      view.now
-    ) : undefined,
+    completionTime: phase === 'Succeeded' || phase === 'Failed'
+      ? memo?.completionTime ?? latest(views) ?? timestamp(
+        view.now
+      )
+      : undefined,
     message: phase === 'Failed' ? failureMessage(views, neverInjected, stopped) : undefined
   })
   if (isSettled(record)) return { record, active: 0 }

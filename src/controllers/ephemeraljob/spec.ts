@@ -44,7 +44,6 @@ export interface EphemeralJobSpec {
   paused: boolean
 }
 
-
 export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
@@ -104,7 +103,6 @@ export function parseEphemeralJobSpec (parent: KubeObject): Parsed<EphemeralJobS
   return { ok: true, value }
 }
 
-
 function parseContainers (template: unknown, problems: string[]): EphemeralContainer[] {
   const list = isRecord(template) ? template.ephemeralContainers : undefined
   if (!Array.isArray(list) || list.length === 0) {
@@ -129,18 +127,24 @@ function parseContainers (template: unknown, problems: string[]): EphemeralConta
       seen.add(name)
     }
     const label = typeof name === 'string' ? `container ${JSON.stringify(name)}` : at
-    if (typeof raw.image !== 'string' || raw.image.trim() === '' || raw.image.trim() !== raw.image) problems.push(
+    if (typeof raw.image !== 'string' || raw.image.trim() === '' || raw.image.trim() !== raw.image) {
+      problems.push(
       `${label}: image is required (no surrounding blanks)`
-    )
-    if (typeof raw.imagePullPolicy !== 'string' || !PULL_POLICIES.includes(raw.imagePullPolicy)) problems.push(
+      )
+    }
+    if (typeof raw.imagePullPolicy !== 'string' || !PULL_POLICIES.includes(raw.imagePullPolicy)) {
+      problems.push(
       `${label}: imagePullPolicy is required: one of ${PULL_POLICIES.join(', ')}`
-    )
+      )
+    }
     if (typeof raw.terminationMessagePolicy !== 'string' || !MESSAGE_POLICIES.includes(
       raw.terminationMessagePolicy
     )) problems.push(`${label}: terminationMessagePolicy is required: one of ${MESSAGE_POLICIES.join(', ')}`)
-    if (typeof raw.targetContainerName !== 'string' || raw.targetContainerName === '') problems.push(
+    if (typeof raw.targetContainerName !== 'string' || raw.targetContainerName === '') {
+      problems.push(
       `${label}: targetContainerName is required`
-    )
+      )
+    }
     const forbidden = FORBIDDEN_FIELDS.filter(f => raw[f] !== undefined && raw[f] !== null)
     if (forbidden.length > 0) problems.push(`${label}: ephemeral containers cannot have ${forbidden.join(', ')}`)
     if (raw.env !== undefined && raw.env !== null && (!Array.isArray(raw.env) || !raw.env.every(

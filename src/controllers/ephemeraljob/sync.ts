@@ -153,10 +153,12 @@ function decidePhase (
   ).length
   const moreToCome = records.length < (sync.spec.replicas ?? Infinity) && (remaining > 0 || starting > 0)
   if (records.length > 0 && records.every(isSettled) && !moreToCome) {
-    return counts.failed > 0 ? { phase: 'Failed', reason: 'PodsFailed' } : {
-      phase: 'Succeeded',
-      reason: 'AllPodsSucceeded'
-    }
+    return counts.failed > 0
+      ? { phase: 'Failed', reason: 'PodsFailed' }
+      : {
+          phase: 'Succeeded',
+          reason: 'AllPodsSucceeded'
+        }
   }
   if (sync.spec.paused) return { phase: 'Paused' }
   if (counts.running > 0 || counts.succeeded + counts.failed > 0) return { phase: 'Running' }
@@ -174,12 +176,14 @@ function renderStatus (
   const finished = phase === 'Succeeded' || phase === 'Failed'
   const completionTime = stringOrUndefined(previous.completionTime) ?? (finished ? timestamp(now) : undefined)
   let conditions: Condition[] = validityConditions(previous.conditions, [], now)
-  if (!sync.previouslyFinished && finished) conditions = outcomeCondition(
-    conditions,
-    phase,
-    succeeded => outcome(succeeded, reason, counts, records, sync.spec),
-    now
-  )
+  if (!sync.previouslyFinished && finished) {
+    conditions = outcomeCondition(
+      conditions,
+      phase,
+      succeeded => outcome(succeeded, reason, counts, records, sync.spec),
+      now
+    )
+  }
   return {
     phase,
     match: sync.matched.length,
@@ -205,12 +209,16 @@ function answer (sync: EphemeralSync, chosen: Chosen, status: Record<string, unk
   const completionTime = stringOrUndefined(status.completionTime)
   const due: number[] = []
   const created = parent.metadata.creationTimestamp !== undefined ? Date.parse(parent.metadata.creationTimestamp) : NaN
-  if (spec.ttlSecondsAfterCreated !== undefined && !Number.isNaN(created)) due.push(
-    created + spec.ttlSecondsAfterCreated * 1000
-  )
-  if (spec.ttlSecondsAfterFinished !== undefined && completionTime !== undefined) due.push(
-    Date.parse(completionTime) + spec.ttlSecondsAfterFinished * 1000
-  )
+  if (spec.ttlSecondsAfterCreated !== undefined && !Number.isNaN(created)) {
+    due.push(
+      created + spec.ttlSecondsAfterCreated * 1000
+    )
+  }
+  if (spec.ttlSecondsAfterFinished !== undefined && completionTime !== undefined) {
+    due.push(
+      Date.parse(completionTime) + spec.ttlSecondsAfterFinished * 1000
+    )
+  }
   const expired = due.some(at => at <= now.getTime())
   const self = refTo(parent)
   const effects: Effect[] = []
@@ -219,13 +227,15 @@ function answer (sync: EphemeralSync, chosen: Chosen, status: Record<string, unk
   if (!expired && !sync.deleting) {
     if (!finished && sync.deadlineAt !== undefined) due.push(sync.deadlineAt)
     const next = due.filter(at => at > now.getTime())
-    if (next.length > 0) return {
-      response: {
-        status,
-        children: [],
-        resyncAfterSeconds: Math.max(1, Math.ceil((Math.min(...next) - now.getTime()) / 1000))
-      },
-      effects
+    if (next.length > 0) {
+      return {
+        response: {
+          status,
+          children: [],
+          resyncAfterSeconds: Math.max(1, Math.ceil((Math.min(...next) - now.getTime()) / 1000))
+        },
+        effects
+      }
     }
   }
   return { response: { status, children: [] }, effects }
@@ -272,9 +282,11 @@ function outcome (
   spec: EphemeralJobSpec
 ): { reason: string, message: string } {
   const total = records.length
-  if (succeeded) return {
-    reason: reason ?? 'AllPodsSucceeded',
-    message: `${counts.succeeded} of ${total} Pods succeeded`
+  if (succeeded) {
+    return {
+      reason: reason ?? 'AllPodsSucceeded',
+      message: `${counts.succeeded} of ${total} Pods succeeded`
+    }
   }
   if (reason === DEADLINE_EXCEEDED) {
     return {
@@ -287,4 +299,3 @@ function outcome (
   const failed = records.filter(r => r.phase === 'Failed').map(r => `${r.name}: ${r.message ?? 'failed'}`)
   return { reason: reason ?? 'PodsFailed', message: `${counts.failed} of ${total} Pods failed: ${failed.join('; ')}` }
 }
-

@@ -51,9 +51,11 @@ export function parseRetry (raw: unknown, at: string, problems: string[]): Retry
     problems
   ) ??
     Math.max(DEFAULT_MAX_BACKOFF_SECONDS, backoffSeconds)
-  if (maxBackoffSeconds < backoffSeconds) problems.push(
+  if (maxBackoffSeconds < backoffSeconds) {
+    problems.push(
     `${at}: retry.maxBackoffSeconds (${maxBackoffSeconds}) is less than retry.backoffSeconds (${backoffSeconds})`
-  )
+    )
+  }
   if (problems.length > before || limit === undefined) return undefined
   return { limit, backoffSeconds, maxBackoffSeconds }
 }

@@ -16,9 +16,11 @@ export function orderByDependencies<T extends Node> (nodes: T[]): { order: T[], 
   for (const node of nodes) {
     for (const dep of node.dependencies) {
       if (dep === node.name) problems.push(`flow ${JSON.stringify(node.name)} depends on itself`)
-      else if (!byName.has(dep)) problems.push(
+      else if (!byName.has(dep)) {
+        problems.push(
         `flow ${JSON.stringify(node.name)} depends on unknown flow ${JSON.stringify(dep)}`
-      )
+        )
+      }
     }
   }
   if (problems.length > 0) return { order: [], problems }

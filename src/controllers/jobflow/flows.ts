@@ -96,18 +96,24 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   const mine = history.find(r => attemptOf(r) === attempt)
   const id = jobIdentity(parent, flow, attempt)
   const job = jobOf(id.name)
-  const current = job !== undefined ? recordFromJob(
-    flow.name,
-    job,
-    mine,
-    now,
-    attempt
-  ) : isSettled(mine) ? mine : undefined
+  const current = job !== undefined
+    ? recordFromJob(
+      flow.name,
+      job,
+      mine,
+      now,
+      attempt
+    )
+    : isSettled(mine) ? mine : undefined
   const pending = job === undefined && !isSettled(mine) ? mine : undefined
   const last = history[history.length - 1]
-  const remembered = last === undefined ? undefined : attemptOf(last) < attempt ? earlier[
-    earlier.length - 1
-  ] : current ?? mine
+  const remembered = last === undefined
+    ? undefined
+    : attemptOf(last) < attempt
+      ? earlier[
+        earlier.length - 1
+      ]
+      : current ?? mine
   const state: FlowState = { flow, earlier, attempt, id, current, pending, remembered, rerun: mine?.rerun }
   if (!sync.wasFinished && current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) {
     return nextAttempt(parent, state, { retryOf: current })

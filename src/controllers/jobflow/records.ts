@@ -43,7 +43,9 @@ export function readRecords (status: Record<string, unknown>): Map<string, JobRe
       typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) continue
     const attempt = typeof entry.attempt === 'number' && Number.isInteger(
       entry.attempt
-    ) && entry.attempt >= 2 ? entry.attempt : undefined
+    ) && entry.attempt >= 2
+      ? entry.attempt
+      : undefined
     const record = compact({
       name: entry.name,
       jobName: entry.jobName,

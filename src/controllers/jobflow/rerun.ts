@@ -33,25 +33,31 @@ export function rerunRequest (
   if (typeof value !== 'string' || value === '') return undefined
   if (isRecord(previous.rerun) && previous.rerun.value === value) return undefined
   const time = timestamp(now)
-  if (!finished) return {
-    value,
-    act: false,
-    status: { value, time, message: 'ignored: the JobFlow had not finished; annotate it again once it has' }
+  if (!finished) {
+    return {
+      value,
+      act: false,
+      status: { value, time, message: 'ignored: the JobFlow had not finished; annotate it again once it has' }
+    }
   }
   const flows = currents.filter(r => r.phase === 'Failed' || r.phase === 'Skipped').map(r => r.name)
-  if (flows.length === 0) return {
-    value,
-    act: false,
-    status: { value, time, message: 'nothing to rerun: every flow succeeded' }
+  if (flows.length === 0) {
+    return {
+      value,
+      act: false,
+      status: { value, time, message: 'nothing to rerun: every flow succeeded' }
+    }
   }
   return { value, act: true, status: { value, time, message: `rerunning ${flows.join(', ')}` } }
 }
 
 /** The outcome condition a rerun makes untrue (`kubectl wait --for=condition=Complete` waits again). */
 export function rerunConditions (conditions: unknown, rerun: RerunRequest, now: Date): Condition[] {
-  let updated = Array.isArray(conditions) ? conditions.filter(
-    (c): c is Condition => isRecord(c) && typeof c.type === 'string'
-  ) : []
+  let updated = Array.isArray(conditions)
+    ? conditions.filter(
+      (c): c is Condition => isRecord(c) && typeof c.type === 'string'
+    )
+    : []
   for (const type of ['Complete', 'Failed']) {
     if (updated.some(c => c.type === type && c.status === 'True')) {
       updated = setCondition(

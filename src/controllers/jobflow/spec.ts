@@ -84,9 +84,11 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
     problems
   )
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
-  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) problems.push(
+  if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) {
+    problems.push(
     `spec.failurePolicy must be FailFast or Continue, not ${JSON.stringify(failurePolicy)}`
-  )
+    )
+  }
   const suspend = spec.suspend ?? false
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
 

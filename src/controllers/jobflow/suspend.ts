@@ -59,8 +59,12 @@ export function suspendedCondition (
   now: Date
 ): Condition[] {
   if (suspend) {
-    const jobs = suspendedJobs === 0 ? '' : suspendedJobs === 1 ? '; 1 running Job suspended' : `; ${suspendedJobs} ` +
-      `running Jobs suspended`
+    const jobs = suspendedJobs === 0
+      ? ''
+      : suspendedJobs === 1
+        ? '; 1 running Job suspended'
+        : `; ${suspendedJobs} ` +
+      'running Jobs suspended'
     return setCondition(
       conditions,
       {

@@ -203,9 +203,11 @@ function flowTemplate (
     const ref = jobTemplates.get(flow.jobTemplateRef)
     const refSpec = isRecord(ref?.spec) ? ref.spec.jobTemplate : undefined
     const name = JSON.stringify(flow.jobTemplateRef)
-    if (ref === undefined) return {
-      problem: `${at}: JobTemplate ${name} not found in namespace ${namespace ?? ''}`,
-      missing: true
+    if (ref === undefined) {
+      return {
+        problem: `${at}: JobTemplate ${name} not found in namespace ${namespace ?? ''}`,
+        missing: true
+      }
     }
     if (!isRecord(refSpec)) return { problem: `${at}: JobTemplate ${name} has no spec.jobTemplate`, missing: false }
     template = refSpec as unknown as JobSpec

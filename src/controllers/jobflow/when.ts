@@ -33,12 +33,16 @@ export function whenProblem (expression: string, dependencies: readonly string[]
     return `${at}: when is not a CEL expression it can run: ${firstLine(error)}`
   }
   if (!checked.valid) return `${at}: when ${JSON.stringify(expression)} is not valid CEL: ${firstLine(checked.error)}`
-  if (checked.type !== 'bool' && checked.type !== 'dyn') return `${at}: when must give true or false, not a ` +
+  if (checked.type !== 'bool' && checked.type !== 'dyn') {
+    return `${at}: when must give true or false, not a ` +
     `${String(checked.type)}`
+  }
   const strangers = flowsRead(expression).filter(name => !dependencies.includes(name))
-  if (strangers.length > 0) return `${at}: when reads ${strangers.map(n => `flows.${n}`).join(', ')}, which ` +
+  if (strangers.length > 0) {
+    return `${at}: when reads ${strangers.map(n => `flows.${n}`).join(', ')}, which ` +
     `${strangers.length === 1 ? 'is not a dependency' : 'are not dependencies'} of the flow (only dependencies have ` +
-      `finished when it is evaluated)`
+      'finished when it is evaluated)'
+  }
   return undefined
 }
 
@@ -55,7 +59,9 @@ export function evaluateWhen (
   )
   try {
     const value: unknown = environment.evaluate(expression, { flows })
-    return typeof value === 'boolean' ? value : `it gave ` +
+    return typeof value === 'boolean'
+      ? value
+      : 'it gave ' +
       `${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
   } catch (error) {
     return firstLine(error)
@@ -63,8 +69,12 @@ export function evaluateWhen (
 }
 
 function firstLine (error: unknown): string {
-  const message = error instanceof Error ? error.message : typeof (error as {
-    message?: unknown
-  })?.message === 'string' ? (error as { message: string }).message : String(error)
+  const message = error instanceof Error
+    ? error.message
+    : typeof (error as {
+      message?: unknown
+    })?.message === 'string'
+      ? (error as { message: string }).message
+      : String(error)
   return message.split('\n')[0] ?? message
 }

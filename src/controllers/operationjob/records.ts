@@ -61,9 +61,11 @@ export function detail (d: TargetDetail): TargetDetail {
   if (d.endTime !== undefined) out.endTime = d.endTime
   const extraInfo = d.extraInfo !== undefined ? canonicalExtraInfo(d.extraInfo) : undefined
   if (extraInfo !== undefined) out.extraInfo = extraInfo
-  if (d.error !== undefined && d.progress !== 'Succeeded') out.error = {
-    reason: d.error.reason,
-    message: d.error.message
+  if (d.error !== undefined && d.progress !== 'Succeeded') {
+    out.error = {
+      reason: d.error.reason,
+      message: d.error.message
+    }
   }
   return out
 }

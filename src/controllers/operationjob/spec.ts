@@ -66,9 +66,11 @@ export function readTargets (spec: unknown, problems: string[] = []): OperationT
         problems.push(`spec.targets[${i}].containers must be a list of container names`)
       } else {
         containers = entry.containers as string[]
-        if (containers.length > 1 && new Set(containers).size !== containers.length) problems.push(
+        if (containers.length > 1 && new Set(containers).size !== containers.length) {
+          problems.push(
           `spec.targets[${i}].containers names a container twice`
-        )
+          )
+        }
       }
     }
     targets.push({ name: entry.name, containers })
@@ -112,9 +114,11 @@ export function parseOperationJobSpec (
     problems.push('spec.action must name an action')
   } else {
     action = registry.get(spec.action)
-    if (action === undefined) problems.push(
+    if (action === undefined) {
+      problems.push(
       `unknown action ${JSON.stringify(spec.action)}: registered actions are ${registry.names().join(', ') || 'none'}`
-    )
+      )
+    }
   }
   const targets = readTargets(spec, problems)
   const partition = optionalWholeNumber(spec.partition, 'spec.partition', 0, undefined, problems)

@@ -13,7 +13,7 @@ import { isTerminating } from '../../k8s/pods.js'
 import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { defaultActions } from '../../actions/index.js'
 import type {
-  ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError, TargetProgress
+  ActionContext, ActionHandler, ActionRegistry, ActionTarget, TargetDetail, TargetError
 } from '../../actions/registry.js'
 import { actionJob, parseOperationJobSpec, type OperationJobSpec, type OperationTarget } from './spec.js'
 import { detail, isFinished, readRecords } from './records.js'
@@ -110,7 +110,7 @@ class TargetsSync {
     }
     this.stamp = timestamp(context.now)
     this.nowMs = context.now.getTime()
-    this.details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' as TargetProgress })
+    this.details = spec.targets.map(t => memory.get(t.name) ?? { name: t.name, progress: 'Pending' })
   }
 
   private get handler (): ActionHandler {
@@ -182,10 +182,12 @@ class TargetsSync {
       this.finish(
         i,
         read.progress,
-        read.error ?? (read.progress === 'Failed' ? {
-          reason: 'Failed',
-          message: `the ${this.spec.action.name} action failed`
-        } : undefined),
+        read.error ?? (read.progress === 'Failed'
+          ? {
+              reason: 'Failed',
+              message: `the ${this.spec.action.name} action failed`
+            }
+          : undefined),
         read.extraInfo
       )
       return
@@ -209,7 +211,7 @@ class TargetsSync {
         {
           reason: DEADLINE_EXCEEDED,
           message: `the target did not finish within activeDeadlineSeconds (${this.spec.activeDeadlineSeconds}s) of ` +
-            `its start`
+            'its start'
         }
       )
       return
@@ -247,9 +249,11 @@ class TargetsSync {
     this.remember(i, result.extraInfo)
     this.effects.push(...result.effects)
     this.due.push(deadlineAt)
-    if (result.resyncAfterSeconds !== undefined) this.due.push(
-      this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000
-    )
+    if (result.resyncAfterSeconds !== undefined) {
+      this.due.push(
+        this.nowMs + Math.max(1, result.resyncAfterSeconds) * 1000
+      )
+    }
   }
 
   /** Failed targets are released until their action owes nothing more for them; returns how many still owe. */
