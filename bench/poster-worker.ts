@@ -67,7 +67,10 @@ async function post (url: URL, agent: http.Agent, body: Buffer, expected: Buffer
         response.on('error', reject)
         response.on('end', () => {
           const ms = performance.now() - start
-          if (response.statusCode !== 200) { reject(new Error(`HTTP ${response.statusCode ?? '?'}: ${Buffer.concat(chunks).toString('utf8', 0, 300)}`)) } else if (expected === undefined) resolve({ ms, bytes: Buffer.concat(chunks) })
+          if (response.statusCode !== 200) {
+            const text = Buffer.concat(chunks).toString('utf8', 0, 300)
+            reject(new Error(`HTTP ${response.statusCode ?? '?'}: ${text}`))
+          } else if (expected === undefined) resolve({ ms, bytes: Buffer.concat(chunks) })
           else resolve({ ms, same: same && at === expected.length })
         })
       }

@@ -186,7 +186,8 @@ t.test(
       await t.test(mutual ? 'mutual TLS' : 'HTTPS', async (t) => {
         const chart = await renderChart([
           '--set',
-          `tls.enabled=true,tls.secretName=jobhooks-tls,tls.mutual.enabled=${String(mutual)},tls.mutual.clientSecretName=metacontroller-client-tls`,
+          `tls.enabled=true,tls.secretName=jobhooks-tls,tls.mutual.enabled=${String(mutual)},` +
+            'tls.mutual.clientSecretName=metacontroller-client-tls',
         ])
         const expected = byKey(structuredClone(kustomize))
         // What the page says to change, on the kustomize install's objects.
@@ -230,7 +231,8 @@ t.test(
 t.test('values change what they say, and only that', async (t) => {
   const changed = await renderChart([
     '--set',
-    'replicaCount=3,metacontroller.namespace=metacontroller-system,controllers.resyncPeriodSeconds=120,logLevel=debug,nodeOptions=--max-old-space-size=768',
+    'replicaCount=3,metacontroller.namespace=metacontroller-system,controllers.resyncPeriodSeconds=120,' +
+      'logLevel=debug,nodeOptions=--max-old-space-size=768',
     '--set',
     'resources.limits.memory=2Gi,extraEnv[0].name=EFFECTS_CONCURRENCY,extraEnv[0].value=4,nodeSelector.pool=system',
   ])

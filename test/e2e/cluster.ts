@@ -269,7 +269,8 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       saKey,
       '--use-service-account-credentials=false',
       '--controllers',
-      'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,replicaset,disruption',
+      'namespace,garbagecollector,serviceaccount,serviceaccount-token,job,ttl-after-finished,deployment,' +
+        'replicaset,disruption',
     ])
     start('kube-scheduler', bin('kube-scheduler'), [
       '--kubeconfig',

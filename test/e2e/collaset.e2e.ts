@@ -52,7 +52,11 @@ async function statusWrittenByService (ns: string, name: string): Promise<boolea
 }
 
 const TABLE =
-  /^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\nfoo\s+2\s+2\s+2\s+2\s+2\s+2\s+(foo-[0-9a-f]{10})\s+(foo-[0-9a-f]{10})\s+\S+\s*$/
+  new RegExp(
+    String.raw`^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+` +
+    String.raw`CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\n` +
+    String.raw`foo\s+2\s+2\s+2\s+2\s+2\s+2\s+(foo-[0-9a-f]{10})\s+(foo-[0-9a-f]{10})\s+\S+\s*$`
+  )
 
 t.test(
   'CollaSet foo: two gated Pods become Ready, and a replace request brings a new Pod up before the old one goes',

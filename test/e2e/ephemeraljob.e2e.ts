@@ -186,14 +186,20 @@ t.test(
     const table = await cluster.kubectl(['get', 'ejob', '-n', ns])
     t.match(
       table.stdout,
-      /^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s*\nhello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+/,
+      new RegExp(
+        String.raw`^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s*\n` +
+        String.raw`hello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+`
+      ),
       "kubectl get ejob shows the proposal's columns"
     )
     const wide = await cluster.kubectl(['get', 'ejob', '-n', ns, '-o', 'wide'])
     // kubectl puts the wide-only columns last.
     t.match(
       wide.stdout,
-      /^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s+STATUS\s*\nhello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+\s+Failed\s*\n/,
+      new RegExp(
+        String.raw`^NAME\s+MATCH\s+SUCCEED\s+FAILED\s+RUNNING\s+WAITING\s+AGE\s+STATUS\s*\n` +
+        String.raw`hello-world-ephemeral-job\s+4\s+2\s+2\s+0\s+0\s+\S+\s+Failed\s*\n`
+      ),
       'and STATUS with -o wide'
     )
 

@@ -165,7 +165,9 @@ async function describe (t: Test, promise: ExamplePromise, ns: string): Promise<
   t.comment(`status of ${promise.get.resource} ${ns}/${promise.get.name}: ${JSON.stringify(object.status, null, 2)}`)
   const pods = await getJson(['get', 'pods', '-n', ns]).catch(() => ({ items: [] }))
   t.comment(
-    `Pods of ${ns}: ${pods.items.map((p: any) => `${String(p.metadata.name)} ${String(p.status?.phase)} on ${String(p.spec.nodeName)}`).join(', ') || 'none'}`
+    `Pods of ${ns}: ${pods.items
+      .map((p: any) => `${String(p.metadata.name)} ${String(p.status?.phase)} on ${String(p.spec.nodeName)}`)
+      .join(', ') || 'none'}`
   )
 }
 

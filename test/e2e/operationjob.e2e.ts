@@ -110,7 +110,11 @@ async function checkReplaced (t: Test, ns: string, name: string, replacement: st
 }
 
 const CLS_TABLE =
-  /^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\nfoo\s+2\s+2\s+2\s+2\s+2\s+2\s+foo-[0-9a-f]{10}\s+foo-[0-9a-f]{10}\s+\S+\s*$/
+  new RegExp(
+    String.raw`^NAME\s+DESIRED\s+CURRENT\s+AVAILABLE\s+UPDATED\s+UPDATED_READY\s+UPDATED_AVAILABLE\s+` +
+    String.raw`CURRENT_REVISION\s+UPDATED_REVISION\s+AGE\s*\n` +
+    String.raw`foo\s+2\s+2\s+2\s+2\s+2\s+2\s+foo-[0-9a-f]{10}\s+foo-[0-9a-f]{10}\s+\S+\s*$`
+  )
 
 t.test(
   'the Replace walkthrough: partition 1 replaces the first target new Pod first, partition 2 the other, and the job ' +
@@ -153,7 +157,10 @@ t.test(
     await checkReplaced(t, ns, first, newFirst)
     t.match(
       await kubectlOk(t, ['get', 'opj', '-n', ns]),
-      /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-replace\s+Replace\s+Processing\s+2\s+1\s+0\s+\S+/,
+      new RegExp(
+        String.raw`^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\n` +
+        String.raw`opj-replace\s+Replace\s+Processing\s+2\s+1\s+0\s+\S+`
+      ),
       'kubectl get opj shows ACTION, PROGRESS and the counts'
     )
 
@@ -197,7 +204,10 @@ t.test(
     t.not(jobCondition(done, 'EffectsApplied')?.status, 'False', 'no effect failed')
     t.match(
       await kubectlOk(t, ['get', 'opj', '-n', ns]),
-      /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-replace\s+Replace\s+Succeeded\s+2\s+2\s+0\s+\S+/,
+      new RegExp(
+        String.raw`^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\n` +
+        String.raw`opj-replace\s+Replace\s+Succeeded\s+2\s+2\s+0\s+\S+`
+      ),
       'kubectl get opj shows PROGRESS Succeeded, 2 of 2'
     )
 
@@ -441,7 +451,10 @@ t.test(
     t.equal(remaining?.metadata.labels?.[LOCK], undefined, `${other} carries no lock`)
     t.match(
       await kubectlOk(t, ['get', 'opj', '-n', ns]),
-      /^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\nopj-recreate\s+Recreate\s+Succeeded\s+\d+\s+\d+\s+0\s+\S+/,
+      new RegExp(
+        String.raw`^NAME\s+ACTION\s+PROGRESS\s+TOTAL\s+SUCCEEDED\s+FAILED\s+AGE\s*\n` +
+        String.raw`opj-recreate\s+Recreate\s+Succeeded\s+\d+\s+\d+\s+0\s+\S+`
+      ),
       'kubectl get opj shows ACTION Recreate, PROGRESS Succeeded'
     )
 

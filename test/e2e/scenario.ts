@@ -24,7 +24,9 @@ export interface Scenarios {
 export async function startScenarios (t: Tap, options: TierOptions = {}): Promise<Scenarios> {
   const cluster = await clusterFromEnv(options)
   t.comment(
-    `running against ${cluster.metacontroller}${cluster.service !== undefined ? `, service ${cluster.service}` : ''}${cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : ''}`
+    `running against ${cluster.metacontroller}` +
+      (cluster.service !== undefined ? `, service ${cluster.service}` : '') +
+      (cluster.logDir !== undefined ? `, logs in ${cluster.logDir}` : '')
   )
   const namespaces: string[] = []
   const tracked = new Map<string, string[]>()

@@ -108,7 +108,8 @@ t.test(
         t.equal(
           answer.status,
           401,
-          `refused: ${Object.keys(headers).length === 0 ? 'no header' : (String(Object.values(headers)[0]).split(' ')[0] ?? '')}`
+          'refused: ' +
+            (Object.keys(headers).length === 0 ? 'no header' : (String(Object.values(headers)[0]).split(' ')[0] ?? ''))
         )
         t.match(answer.body, { statusCode: 401, error: 'Unauthorized' })
       }

@@ -29,7 +29,8 @@ export function capacityGuard (
     if (!failed && ready.length < min) {
       failed = true
       t.fail(
-        `t=${sim.seconds()}s: only ${ready.length} Pods Ready (${ready.map(p => p.metadata.name).join(', ')}), want at least ${min}`
+        `t=${sim.seconds()}s: only ${ready.length} Pods Ready ` +
+          `(${ready.map(p => p.metadata.name).join(', ')}), want at least ${min}`
       )
     }
   }

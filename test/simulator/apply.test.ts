@@ -5,7 +5,7 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import { LAST_APPLIED_ANNOTATION } from '../../src/k8s/objects.js'
 import { applyUpdate, goJson, mergeValue } from '../../src/simulator/apply.js'
 import { deepEqual, wire } from '../../src/simulator/objects.js'
-import { specOf, valueAt } from '../helpers/objects.js'
+import { objectAs, specOf, valueAt } from '../helpers/objects.js'
 
 /** What a hook answered for a Job when it was created (namespace and controller-uid label as Metacontroller
  * adds them). */
@@ -27,9 +27,22 @@ const APPLIED: KubeObject = {
   }
 }
 
+/** The fields of the applied Job that observedJob fills in (the test's Job has each of them). */
+interface ObservedJob extends KubeObject {
+  spec: Record<string, unknown> & {
+    template: {
+      metadata: { labels: Record<string, string> }
+      spec: {
+        containers: [Record<string, unknown> & { ports: [Record<string, unknown>] }]
+        volumes: [{ configMap: Record<string, unknown> }]
+      }
+    }
+  }
+}
+
 /** The Job as the API server returns it: defaults, system fields, status, someone else's label. */
 function observedJob (applied: KubeObject = APPLIED): KubeObject {
-  const job = wire(applied) as any
+  const job = objectAs<ObservedJob>(wire(applied))
   job.metadata = {
     ...job.metadata,
     labels: { ...job.metadata.labels, team: 'x' },

@@ -7,6 +7,13 @@ import { context, fixture } from '../../helpers/fixtures.js'
 import { specOf } from '../../helpers/objects.js'
 import { listOf } from '../../helpers/records.js'
 import type { PodRecord } from '../../../src/controllers/ephemeraljob/records.js'
+import type { EphemeralContainer } from 'kubernetes-types/core/v1.js'
+
+/** The part of an EphemeralJob's spec these tests edit: its template's containers (one at least). */
+interface TemplateSpec {
+  parallelism?: number
+  template: { ephemeralContainers: [EphemeralContainer, ...EphemeralContainer[]] }
+}
 
 const FIRST = 'helloworld-865cd8865b-nl8lq'
 const SECOND = 'helloworld-865cd8865b-xmtrv'
@@ -80,7 +87,7 @@ t.test('Pods that cannot be chosen: terminating, not running, or without the tar
 
 t.test('a Pod\'s containers are injected together, and only the missing ones again', async t => {
   const request = fixture('ephemeraljob/sync-new.v2.json')
-  const spec = request.parent.spec as any
+  const spec = specOf<TemplateSpec>(request.parent)
   spec.parallelism = 3
   spec.template.ephemeralContainers.push({ ...spec.template.ephemeralContainers[0], name: 'second' })
   const answer = sync(request)
@@ -93,9 +100,8 @@ t.test('a Pod\'s containers are injected together, and only the missing ones aga
 
   const partial = fixture('ephemeraljob/sync-running.v2.json')
   specOf(partial.parent).parallelism = 2
-  ;(partial.parent.spec as any).template.ephemeralContainers.push(
-    { ...(partial.parent.spec as any).template.ephemeralContainers[0], name: 'second' }
-  )
+  const containers = specOf<TemplateSpec>(partial.parent).template.ephemeralContainers
+  containers.push({ ...containers[0], name: 'second' })
   const again = sync(partial)
   t.same(injections(again).map(e => [e.target.name, e.containers.map(c => c.name)]), [[FIRST, ['second']]])
   t.equal(record(again, FIRST)?.phase, 'Running')
@@ -103,7 +109,7 @@ t.test('a Pod\'s containers are injected together, and only the missing ones aga
 
 t.test('an env var named like ours in the template is replaced, not duplicated', async t => {
   const request = fixture('ephemeraljob/sync-new.v2.json')
-  ;(request.parent.spec as any).template.ephemeralContainers[0].env = [
+  specOf<TemplateSpec>(request.parent).template.ephemeralContainers[0].env = [
     { name: 'ephemeraljob', value: 'spoofed' },
     { name: 'MODE', value: 'x' }
   ]

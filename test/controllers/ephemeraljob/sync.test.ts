@@ -8,7 +8,7 @@ import { context, fixture } from '../../helpers/fixtures.js'
 import { FIXED_NOW, testApp } from '../../helpers/app.js'
 import { timestamp } from '../../../src/k8s/time.js'
 import { condition } from '../../helpers/conditions.js'
-import { specOf } from '../../helpers/objects.js'
+import { specOf, statusOf } from '../../helpers/objects.js'
 import { listOf } from '../../helpers/records.js'
 import type { PodRecord } from '../../../src/controllers/ephemeraljob/records.js'
 
@@ -29,6 +29,12 @@ function injections (answer: SyncAnswer): InjectEphemeralContainers[] {
 }
 function pods (request: SyncRequest): any[] {
   return Object.values(request.related['Pod.v1'] ?? {})
+}
+/** The Pods a request relates, by namespace/name, to add one to. */
+function relatedPods (request: SyncRequest): Record<string, KubeObject> {
+  const byName = request.related['Pod.v1']
+  if (byName === undefined) throw new Error('the fixture relates no Pods')
+  return byName
 }
 function podNamed (request: SyncRequest, name: string): any {
   return pods(request).find(p => p.metadata.name === name)
@@ -184,9 +190,11 @@ t.test('when the last Pod finishes with mixed outcomes the job ends Failed, neve
 t.test('every Pod succeeding ends Succeeded with Complete', async t => {
   const request = fixture('ephemeraljob/sync-mixed-done.v2.json')
   for (const pod of pods(request)) pod.status.ephemeralContainerStatuses[0].state.terminated.exitCode = 0
-  ;(request.parent.status as any).pods[2] = { ...(request.parent.status as any).pods[2], phase: 'Running' }
-  delete (request.parent.status as any).pods[2].completionTime
-  delete (request.parent.status as any).pods[2].message
+  const records = statusOf<{ pods: Array<Record<string, unknown>> }>(request.parent).pods
+  const third: Record<string, unknown> = { ...records[2], phase: 'Running' }
+  delete third.completionTime
+  delete third.message
+  records[2] = third
   const answer = sync(request)
   t.match(answer.response.status, { phase: 'Succeeded', succeeded: 4, failed: 0, completionTime: NOW })
   t.match(
@@ -211,7 +219,7 @@ t.test('a Pod still starting (Pending) keeps the job open: it may still be chose
   extra.metadata.creationTimestamp = '2026-01-02T03:04:00Z'
   delete extra.spec.ephemeralContainers
   extra.status = { phase: 'Pending' }
-  ;(request.related['Pod.v1'] as any)['default/helloworld-865cd8865b-late1'] = extra
+  relatedPods(request)['default/helloworld-865cd8865b-late1'] = extra
   specOf(request.parent).replicas = 5
   const pending = sync(request)
   t.match(pending.response.status, { phase: 'Running', match: 5, succeeded: 2, failed: 2 })
@@ -276,7 +284,7 @@ t.test('paused: no new injection, phase Paused; resuming continues', async t => 
   Object.assign(extra.metadata, { name: 'late', uid: 'late-uid', creationTimestamp: '2026-01-02T03:04:00Z' })
   delete extra.spec.ephemeralContainers
   delete extra.status.ephemeralContainerStatuses
-  ;(running.related['Pod.v1'] as any)['default/late'] = extra
+  relatedPods(running)['default/late'] = extra
   t.match(sync(running).response.status, { phase: 'Paused', succeeded: 2, failed: 2 }, 'paused with a Pod left to do')
   specOf(running.parent).paused = false
   t.same(injections(sync(running)).map(e => e.target.name), ['late'])
