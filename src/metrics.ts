@@ -159,13 +159,8 @@ function memoMetrics (registers: Registry[]): Pick<Metrics, 'watchMemo'> {
   }
 }
 
-let version: string | undefined
-
-/** The version in package.json, read once. */
+/** The version in package.json, read when an app builds its metrics (once per app, no module cache). */
 function packageVersion (): string {
-  if (version === undefined) {
-    const json = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }
-    version = String(json.version ?? 'unknown')
-  }
-  return version
+  const json = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }
+  return String(json.version ?? 'unknown')
 }
