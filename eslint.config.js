@@ -8,6 +8,21 @@ const noAsAny = {
   message: 'No `as any` in tests: use a typed helper from test/helpers/ (objects.ts, conditions.ts).'
 }
 
+// State belongs to an app, never to a module (docs/architecture.md, "Layers"): no module-level
+// `let`/`var`, and no module-level Map a module could fill as a cache. Constant lookup tables
+// (a Set or typed array filled once at load) stay allowed.
+const noModuleState = [
+  {
+    selector: 'Program > VariableDeclaration[kind!="const"], Program > ExportNamedDeclaration > VariableDeclaration[kind!="const"]',
+    message: 'No mutable state at module level: keep it on the app (createFastify) or pass it in.'
+  },
+  {
+    selector: 'Program > VariableDeclaration > VariableDeclarator > NewExpression.init[callee.name=/^(Map|WeakMap)$/], ' +
+      'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > NewExpression.init[callee.name=/^(Map|WeakMap)$/]',
+    message: 'No module-level Map: a cache at module level is shared by every app in the process.'
+  }
+]
+
 export default [
   ...neostandard({
     ts: true,
@@ -38,7 +53,8 @@ export default [
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/no-unnecessary-type-assertion': 'error'
+      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
+      'no-restricted-syntax': ['error', ...noModuleState]
     }
   },
   {

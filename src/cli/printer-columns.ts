@@ -10,12 +10,10 @@ export interface PrinterColumn { name: string, jsonPath: string, priority?: numb
 
 interface CrdNames { kind: string, plural: string, singular: string, shortNames: string[], columns: PrinterColumn[] }
 
-let crds: CrdNames[] | undefined
-
+/** Read on each call, not cached: a report asks once, and no module keeps state (docs/architecture.md). */
 function loadCrds (): CrdNames[] {
-  if (crds !== undefined) return crds
   const dir = join(packageRoot(), 'manifests', 'crds')
-  crds = readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
+  return readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
     parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())
       .filter(d => d?.kind === 'CustomResourceDefinition').map(doc => {
         const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
@@ -31,7 +29,6 @@ function loadCrds (): CrdNames[] {
             .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
         }
       }))
-  return crds
 }
 
 /** The columns `kubectl get` prints of a CRD named as kubectl accepts it (kind, plural, singular, short name). */
