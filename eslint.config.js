@@ -11,14 +11,15 @@ const noAsAny = {
 // State belongs to an app, never to a module (docs/architecture.md, "Layers"): no module-level
 // `let`/`var`, and no module-level Map a module could fill as a cache. Constant lookup tables
 // (a Set or typed array filled once at load) stay allowed.
+const atTop = ['Program > VariableDeclaration', 'Program > ExportNamedDeclaration > VariableDeclaration']
 const noModuleState = [
   {
-    selector: 'Program > VariableDeclaration[kind!="const"], Program > ExportNamedDeclaration > VariableDeclaration[kind!="const"]',
+    selector: atTop.map(path => `${path}[kind!="const"]`).join(', '),
     message: 'No mutable state at module level: keep it on the app (createFastify) or pass it in.'
   },
   {
-    selector: 'Program > VariableDeclaration > VariableDeclarator > NewExpression.init[callee.name=/^(Map|WeakMap)$/], ' +
-      'Program > ExportNamedDeclaration > VariableDeclaration > VariableDeclarator > NewExpression.init[callee.name=/^(Map|WeakMap)$/]',
+    selector: atTop.map(path => `${path} > VariableDeclarator > NewExpression.init[callee.name=/^(Map|WeakMap)$/]`)
+      .join(', '),
     message: 'No module-level Map: a cache at module level is shared by every app in the process.'
   }
 ]
