@@ -28,7 +28,7 @@ export default [
   ...neostandard({
     ts: true,
     noJsx: true,
-    ignores: ['dist/**', 'coverage/**', '.tap/**', 'test/fixtures/**']
+    ignores: ['dist/**', '.test-build/**', 'coverage/**', '.tap/**', 'test/fixtures/**']
   }),
   {
     name: 'jobhooks/everywhere',
