@@ -7,7 +7,8 @@
 // Paths stay the sources' own: each file's import.meta.url, dirname and filename are those of
 // its .ts file, so a test that reads a fixture, an example or src/ itself finds it where it is.
 // Each test file is a program (tap's API runs standalone): this script runs them two at a time
-// (one per core; `--jobs N` to change), each in a plain `node`, and reads their TAP. tap's own
+// (one per core; `--jobs N` to change), each in a plain `node`, those that took longest last time
+// first, and reads their TAP. tap's own
 // runner added a module loader of its own to every test process, for coverage and its process
 // database, which cost most of a second more per file; `npm run coverage` still uses it, on the
 // sources through tsx, for coverage by source line.
@@ -28,7 +29,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const out = join(root, '.test-build')
 const SOURCES = ['src', 'test', 'bench']
 const SKIPPED = new Set(['fixtures', 'node_modules'])
-const TIMEOUT_MS = 120_000
+/** tap's own limit for a test file (its TAP_TIMEOUT, 30 s unless set); ours kills a file 10 s later. */
+const TIMEOUT_SECONDS = 120
+const TIMEOUT_MS = (TIMEOUT_SECONDS + 10) * 1000
+/** How long each file took last time: the longest start first, so no long file is left for the end. */
+const DURATIONS = join(root, 'node_modules', '.cache', 'jobhooks-test', 'durations.json')
 
 /** The .ts files under `dir`, fixtures left out. */
 function typescriptFiles (dir) {
@@ -68,6 +73,26 @@ function testFiles (named) {
     .sort()
 }
 
+/** The files, those that took longest last time first (a file not seen before counts as longest). */
+function longestFirst (files) {
+  let last = {}
+  try {
+    last = JSON.parse(readFileSync(DURATIONS, 'utf8'))
+  } catch {}
+  const duration = file => last[file] ?? Infinity
+  return [...files].sort((a, b) => duration(b) - duration(a))
+}
+
+function saveDurations (results) {
+  let last = {}
+  try {
+    last = JSON.parse(readFileSync(DURATIONS, 'utf8'))
+  } catch {}
+  for (const { file, ms } of results) last[file] = ms
+  mkdirSync(dirname(DURATIONS), { recursive: true })
+  writeFileSync(DURATIONS, JSON.stringify(last, null, 2))
+}
+
 /** Counts a test's assertions at every depth, as tap's summary does; a subtest's closing point is not one. */
 function tally (parser, counts) {
   let closing = false
@@ -94,7 +119,11 @@ function runTest (file) {
   const started = Date.now()
   const child = spawn(process.execPath, [compiled], {
     cwd: root,
-    env: { ...process.env, NODE_COMPILE_CACHE: join(root, 'node_modules', '.cache', 'node-compile-cache') },
+    env: {
+      ...process.env,
+      TAP_TIMEOUT: String(TIMEOUT_SECONDS),
+      NODE_COMPILE_CACHE: join(root, 'node_modules', '.cache', 'node-compile-cache')
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true
   })
@@ -160,7 +189,8 @@ const started = Date.now()
 rmSync(out, { recursive: true, force: true })
 await Promise.all(SOURCES.flatMap(dir => typescriptFiles(join(root, dir))).map(transpile))
 console.log(`TAP version 14\n# ${files.length} test files, transpiled in ${Date.now() - started} ms`)
-const results = await runAll(files, jobs)
+const results = await runAll(longestFirst(files), jobs)
+saveDurations(results)
 console.log(`1..${results.length}`)
 console.log(summary(results))
 console.log(`# time=${Date.now() - started}ms`)
