@@ -87,9 +87,10 @@ export const CASES: readonly KindCase[] = [
 const P99_GOAL_MS = 1000
 /**
  * The goal: at the largest size a whole sync over HTTP (reading the body, building what the hook
- * reads, the hook, the answer) takes at most half the time of a plain JSON.parse of the body.
+ * reads, the hook, the answer) is at least 1.5 times as fast as a plain JSON.parse of the body.
+ * It was 2×; the margin above 1.5× was traded for a wire layer a maintainer can change.
  */
-const PARSE_RATIO_GOAL = 2
+const PARSE_RATIO_GOAL = 1.5
 const PARSE_RUNS = 5
 /** JSON.parse of a body is timed PARSE_RUNS times and for at least this long. */
 const PARSE_MS = 1000
