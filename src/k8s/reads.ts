@@ -59,7 +59,8 @@ export const JOB_READS: ObjectShape = {
   apiVersion: true,
   kind: true,
   metadata: METADATA,
-  spec: { template: { spec: { volumes: true, affinity: true } } },
+  // managedBy: a Job another controller manages is never written (src/k8s/kueue.ts).
+  spec: { managedBy: true, template: { spec: { volumes: true, affinity: true } } },
   status: true
 }
 

@@ -10,6 +10,7 @@ import { rememberedFor } from '../../k8s/derived.js'
 import { applyGlobalParams } from '../common/global-params.js'
 import { runScriptInPod } from '../../scripts/configmap.js'
 import { takeJobTtl } from '../common/job-ttl.js'
+import { enqueueJob } from '../common/queue.js'
 import type { DaemonJobSpec } from './spec.js'
 
 export const DAEMONJOB_LABEL = 'jobhooks.io/daemonjob'
@@ -64,13 +65,13 @@ export function nodeJobBuilder (
     shared ??= sharedJobParts(spec, scriptsConfigMap)
     if (typeof shared === 'string') return shared
     const ids = { [DAEMONJOB_LABEL]: daemonJob, [NODE_LABEL]: fitName(node) }
-    const { job, ttlLabels, template, pod, affinity } = shared
+    const { job, ttlLabels, queueLabels, template, pod, affinity } = shared
     const podSpec: PodSpec = { ...pod }
     // The key is there already (pinned for a placeholder node), so it keeps its place.
     podSpec.affinity = pinnedAffinity(affinity, node)
     const metadata: ObjectMeta = { name: nodeJobName(parent.metadata.name, node) }
     if (namespace !== undefined) metadata.namespace = namespace
-    metadata.labels = { ...spec.globalParams.labels, ...ids, ...ttlLabels }
+    metadata.labels = { ...spec.globalParams.labels, ...ids, ...ttlLabels, ...queueLabels }
     if (annotated) metadata.annotations = annotations
     return {
       apiVersion: 'batch/v1',
@@ -94,6 +95,8 @@ interface SharedJobParts {
   job: JobSpec
   /** The label that carries the JobSpec's TTL, which the service applies (common/job-ttl.ts). */
   ttlLabels: Record<string, string>
+  /** Kueue's labels, when the DaemonJob names a queue (its Jobs are then created suspended). */
+  queueLabels: Record<string, string>
   /** The pod template with the globals, before the Job's labels are added. */
   template: PodTemplateSpec
   /** The pod spec as every Job carries it, pinned to a placeholder: `affinity` is replaced. */
@@ -110,6 +113,8 @@ interface SharedJobParts {
 function sharedJobParts (spec: DaemonJobSpec, scriptsConfigMap: string | undefined): SharedJobParts | string {
   const job = structuredClone(spec.job)
   const ttlLabels = takeJobTtl(job)
+  const queueLabels: Record<string, string> = {}
+  enqueueJob(queueLabels, job, spec)
   const template = podTemplate(spec)
   const pod = template.spec as PodSpec
   // Outcomes come from the Job's conditions, so OnFailure works too; Never keeps every failed
@@ -121,7 +126,7 @@ function sharedJobParts (spec: DaemonJobSpec, scriptsConfigMap: string | undefin
     const problem = runScriptInPod(pod, scriptsConfigMap, spec.script)
     if (problem !== undefined) return problem
   }
-  return { job, ttlLabels, template, pod, affinity }
+  return { job, ttlLabels, queueLabels, template, pod, affinity }
 }
 
 /**

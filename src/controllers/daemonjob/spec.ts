@@ -8,11 +8,14 @@ import { jobSpecProblems } from '../common/job-spec.js'
 import type { Parsed } from '../common/parsed.js'
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { affinityProblems } from './eligibility.js'
+import { parseQueue, type QueueSpec } from '../common/queue.js'
 
 /** The fields under `spec` that are ours; everything else is the JobSpec of every node's Job. */
-export const DAEMONJOB_FIELDS = ['globalParams', 'excludeNodeList', 'script', 'scripts'] as const
+export const DAEMONJOB_FIELDS = [
+  'globalParams', 'excludeNodeList', 'script', 'scripts', 'queueName', 'priorityClassName'
+] as const
 
-export interface DaemonJobSpec {
+export interface DaemonJobSpec extends QueueSpec {
   /** The JobSpec every Job starts from (never changed: Jobs are built from copies). */
   job: JobSpec
   globalParams: GlobalParams
@@ -38,6 +41,7 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
 
   const globalParams = parseGlobalParams(spec.globalParams, problems)
   const excluded = parseExcludeNodeList(spec.excludeNodeList, problems)
+  const queue = parseQueue(spec, 'spec', problems)
 
   let script: ScriptRef | undefined
   if (spec.script !== undefined && spec.script !== null) {
@@ -55,6 +59,7 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
       job,
       globalParams,
       excluded,
+      ...queue,
       ...(script !== undefined ? { script } : {}),
       scripts: scripts as Record<string, string>
     }

@@ -5,6 +5,7 @@ import { applyGlobalParams, applySharedVolumes } from '../common/global-params.j
 import { runScriptInPod } from '../../scripts/configmap.js'
 import { fitName } from '../../k8s/names.js'
 import { takeJobTtl } from '../common/job-ttl.js'
+import { enqueueJob } from '../common/queue.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
 
 export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
@@ -48,6 +49,8 @@ export function buildFlowJob (
   }
   const labels = { ...spec.globalParams.labels, ...id.labels, ...ttlLabels }
   if (flow.jobTemplateRef !== undefined) labels[JOB_TEMPLATE_LABEL] = fitName(flow.jobTemplateRef)
+  const queueName = flow.queueName ?? spec.queueName
+  enqueueJob(labels, jobSpec, { queueName, priorityClassName: spec.priorityClassName })
   const annotations = spec.globalParams.annotations
   return {
     apiVersion: 'batch/v1',

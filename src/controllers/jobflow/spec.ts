@@ -12,6 +12,7 @@ import { jobSpecProblems } from '../common/job-spec.js'
 import { whenProblem } from './when.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
+import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
 
 export { jobSpecProblems }
 
@@ -30,9 +31,11 @@ export interface FlowSpec {
   when?: string
   /** A failed Job is tried again as a new Job, this often, after a growing wait. */
   retry?: RetryPolicy
+  /** The Kueue LocalQueue of this flow's Jobs, instead of the JobFlow's. */
+  queueName?: string
 }
 
-export interface JobFlowSpec {
+export interface JobFlowSpec extends QueueSpec {
   /** Flows in spec order; the dependency graph is checked to be a DAG. */
   flows: FlowSpec[]
   globalParams: GlobalParams
@@ -91,6 +94,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   }
   const suspend = spec.suspend ?? false
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
+  const queue = parseQueue(spec, 'spec', problems)
 
   problems.push(...attemptNameClashes(flows.map(f => f.name)))
   if (problems.length > 0) return { ok: false, problems }
@@ -106,6 +110,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       scripts: scripts as Record<string, string>,
       failurePolicy: failurePolicy as FailurePolicy,
       suspend: suspend === true,
+      ...queue,
       ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {})
     }
   }
@@ -167,6 +172,8 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
 
   const retry = parseRetry(raw.retry, at, problems)
   if (retry !== undefined) flow.retry = retry
+  const queueName = optionalLabelValue(raw.queueName, `${at}: queueName`, problems)
+  if (queueName !== undefined) flow.queueName = queueName
 
   if (raw.script !== undefined && raw.script !== null) {
     const script = parseScriptRef(raw.script, at)

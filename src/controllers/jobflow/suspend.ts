@@ -6,12 +6,15 @@
 // Job's last-applied annotation (what it created the Job from). So a kept Job is answered as it was
 // last applied (keepAsApplied, src/k8s/objects.ts) — which changes nothing — and to suspend or
 // resume it, as last applied with `spec.suspend` and our annotation changed: the merge changes
-// those two and nothing else. A Job that finished is never touched.
+// those two and nothing else. A Job that finished is never touched, nor is `spec.suspend` of a Job
+// someone else decides: Kueue's for a queued Job, every field for one `spec.managedBy` another
+// controller (src/k8s/kueue.ts).
 import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { keepAsObserved, lastApplied } from '../../k8s/objects.js'
 import { setCondition } from '../../k8s/conditions.js'
 import { jobOutcome } from '../../k8s/jobs.js'
+import { suspendOwnerOf } from '../../k8s/kueue.js'
 
 /**
  * On a Job the JobFlow suspended: resuming sets its `spec.suspend` back to false. A Job whose own
@@ -19,12 +22,23 @@ import { jobOutcome } from '../../k8s/jobs.js'
  */
 export const SUSPENDED_BY_JOBFLOW = 'jobhooks.io/suspended-by-jobflow'
 
+/** A kept Job as the answer gives it back. */
+export interface KeptJob {
+  job: KubeObject
+  /** Suspended by the JobFlow now. */
+  suspended: boolean
+  /** Who decides the running Job's `spec.suspend` instead of the JobFlow, e.g. `Kueue (queue q)`. */
+  leftTo?: string
+}
+
 /** A kept Job as the answer gives it back, and whether it is suspended by the JobFlow now. */
-export function keptJob (observed: KubeObject, suspend: boolean): { job: KubeObject, suspended: boolean } {
+export function keptJob (observed: KubeObject, suspend: boolean): KeptJob {
   const applied = lastApplied(observed)
   // Without the annotation there is nothing to merge against: the identity changes nothing.
   if (applied === undefined) return { job: keepAsObserved(observed), suspended: false }
   if (jobOutcome(observed) !== undefined) return { job: applied, suspended: false }
+  const owner = suspendOwnerOf(observed)
+  if (owner !== undefined) return { job: applied, suspended: false, leftTo: owner }
   const spec = isRecord(applied.spec) ? applied.spec : {}
   const annotations = applied.metadata.annotations ?? {}
   const ours = annotations[SUSPENDED_BY_JOBFLOW] === 'true'
@@ -48,30 +62,36 @@ export function keptJob (observed: KubeObject, suspend: boolean): { job: KubeObj
   return { job: applied, suspended: suspend && ours }
 }
 
+/** What suspending did to the Jobs that run: how many it suspended, which it left to whom. */
+export interface SuspendedJobs {
+  suspended: number
+  /** `<job> (<who decides>)` for each unfinished Job whose suspend is not the JobFlow's to write. */
+  leftTo: string[]
+}
+
 /**
  * Condition `Suspended`, as a Job has it: True while `spec.suspend` holds (with how many running
- * Jobs it suspended), False once resumed; absent on a JobFlow never suspended.
+ * Jobs it suspended, and which it left to Kueue or their own controller), False once resumed;
+ * absent on a JobFlow never suspended.
  */
 export function suspendedCondition (
   conditions: Condition[],
   suspend: boolean,
-  suspendedJobs: number,
+  jobs: SuspendedJobs,
   now: Date
 ): Condition[] {
   if (suspend) {
-    const jobs = suspendedJobs === 0
+    const suspended = jobs.suspended === 0
       ? ''
-      : suspendedJobs === 1
-        ? '; 1 running Job suspended'
-        : `; ${suspendedJobs} ` +
-      'running Jobs suspended'
+      : `; ${jobs.suspended} running Job${jobs.suspended === 1 ? '' : 's'} suspended`
+    const left = jobs.leftTo.length === 0 ? '' : `; left as they are: ${jobs.leftTo.join(', ')}`
     return setCondition(
       conditions,
       {
         type: 'Suspended',
         status: 'True',
         reason: 'JobFlowSuspended',
-        message: `spec.suspend is true: no new Job starts${jobs}`
+        message: `spec.suspend is true: no new Job starts${suspended}${left}`
       },
       now
     )

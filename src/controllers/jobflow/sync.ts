@@ -19,7 +19,7 @@ import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import { isSettled, jobsSucceeded, readRecords, recordFromJob, type JobRecord } from './records.js'
 import { attemptOf, observedAttempt } from './attempts.js'
 import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
-import { keptJob, suspendedCondition } from './suspend.js'
+import { keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
 import {
   historyOf, observeFlows, rerunFlows, startFlows, WHEN_FALSE,
   type FlowState, type FlowSync, type Observed, type Started
@@ -112,7 +112,7 @@ interface RunState {
   finished: boolean
   rerun: RerunRequest | undefined
   suspend: boolean
-  suspendedJobs: number
+  suspendedJobs: SuspendedJobs
 }
 
 function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<string, unknown> {
@@ -228,9 +228,9 @@ function desiredChildren (
   plan: Plan,
   started: Started,
   suspend: boolean
-): { children: KubeObject[], suspendedJobs: number, ttlWake?: number } | string {
+): { children: KubeObject[], suspendedJobs: SuspendedJobs, ttlWake?: number } | string {
   const children: KubeObject[] = []
-  let suspendedJobs = 0
+  const suspendedJobs: SuspendedJobs = { suspended: 0, leftTo: [] }
   const kept: KubeObject[] = []
   const decisions: JobTtlDecision[] = []
   for (const flow of sync.spec.flows) {
@@ -240,7 +240,8 @@ function desiredChildren (
       decisions.push(decision)
       if (decision.drop) continue
       const answer = keptJob(observed, suspend)
-      if (answer.suspended) suspendedJobs++
+      if (answer.suspended) suspendedJobs.suspended++
+      if (answer.leftTo !== undefined) suspendedJobs.leftTo.push(`${observed.metadata.name} (${answer.leftTo})`)
       children.push(answer.job)
       kept.push(observed)
     }

@@ -69,14 +69,41 @@ t.test('a Job whose template suspends it, a finished Job, and a Job without the 
   )
 })
 
+t.test('a queued Job is Kueue\'s to suspend and resume, a Job managed by another controller its own', async t => {
+  const queued: KubeObject = {
+    ...applied,
+    metadata: { ...applied.metadata, labels: { ...applied.metadata.labels, 'kueue.x-k8s.io/queue-name': 'team-a' } },
+    spec: { ...applied.spec as object, suspend: true }
+  }
+  // Kueue admitted it: the observed Job runs, unsuspended by Kueue.
+  const admitted = { ...observedJob(queued), spec: { ...queued.spec as object, suspend: false } }
+  t.same(keptJob(admitted, true), { job: queued, suspended: false, leftTo: 'Kueue (queue team-a)' },
+    'suspending the flow answers it as applied: the merge changes nothing')
+  t.same(keptJob(admitted, false), { job: queued, suspended: false, leftTo: 'Kueue (queue team-a)' },
+    'resuming the flow does not unsuspend a Job Kueue holds')
+  const remote = { ...applied, spec: { ...applied.spec as object, managedBy: 'kueue.x-k8s.io/multikueue' } }
+  t.same(keptJob(observedJob(remote), true), { job: remote, suspended: false, leftTo: 'kueue.x-k8s.io/multikueue' })
+  const builtIn = { ...applied, spec: { ...applied.spec as object, managedBy: 'kubernetes.io/job-controller' } }
+  t.equal(keptJob(observedJob(builtIn), true).suspended, true, 'the built-in Job controller: ours to suspend')
+})
+
 t.test('condition Suspended: True with the count while suspended, False once resumed, absent before', async t => {
-  const on = suspendedCondition([], true, 2, NOW)
+  const none = { suspended: 0, leftTo: [] }
+  const on = suspendedCondition([], true, { suspended: 2, leftTo: [] }, NOW)
   t.match(on, [{ type: 'Suspended', status: 'True', reason: 'JobFlowSuspended', message: /2 running Jobs suspended/ }])
-  t.match(suspendedCondition(on, false, 0, NOW), [{ type: 'Suspended', status: 'False', reason: 'JobFlowResumed' }])
-  t.same(suspendedCondition([], false, 0, NOW), [], 'never suspended: no condition')
+  t.match(suspendedCondition(on, false, none, NOW), [{ type: 'Suspended', status: 'False', reason: 'JobFlowResumed' }])
+  t.same(suspendedCondition([], false, none, NOW), [], 'never suspended: no condition')
   t.match(
-    suspendedCondition([], true, 0, NOW),
+    suspendedCondition([], true, none, NOW),
     [{ message: 'spec.suspend is true: no new Job starts' }],
     'nothing running: no count'
+  )
+  t.match(
+    suspendedCondition([], true, { suspended: 1, leftTo: ['jf-b (Kueue (queue team-a))'] }, NOW),
+    [{
+      message: 'spec.suspend is true: no new Job starts; 1 running Job suspended; left as they are: ' +
+      'jf-b (Kueue (queue team-a))'
+    }],
+    'the Jobs left to Kueue, named'
   )
 })

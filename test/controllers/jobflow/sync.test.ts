@@ -358,3 +358,19 @@ t.test('suspend fixture: spec.suspend answers the running job4 as last applied w
     { status: 'True', message: 'spec.suspend is true: no new Job starts; 1 running Job suspended' }
   )
 })
+
+t.test('suspend with a Kueue queue: the admitted Job stays as last applied, Kueue\'s to suspend; the condition ' +
+  'names it', async t => {
+  const request = fixture('jobflow/sync-suspend-queued.v2.json')
+  const response = respond(request, context())
+  const applied = JSON.parse(
+    request.children['Job.batch/v1']!['default/jobflow-example-job4']!
+      .metadata.annotations!['metacontroller.k8s.io/last-applied-configuration']!
+  )
+  t.same(jobsOf(response).get('jobflow-example-job4'), applied, 'nothing for Metacontroller to write')
+  t.equal(applied.spec.suspend, true, 'created suspended, unsuspended since by Kueue')
+  t.match(condition(response.status, 'Suspended'), {
+    status: 'True',
+    message: 'spec.suspend is true: no new Job starts; left as they are: jobflow-example-job4 (Kueue (queue team-a))'
+  })
+})
