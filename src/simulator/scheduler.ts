@@ -3,11 +3,13 @@
 import { refKey, refOf, type ObjectRef } from './objects.js'
 import type { KubeObject } from '../k8s/types.js'
 import type { Clock } from './clock.js'
+import type { FailureReason } from './jobs.js'
 
 export type Scheduled =
   | { type: 'job-start', at: number, seq: number, ref: ObjectRef, uid: string }
   | {
-    type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string, result: 'succeed' | 'fail', final: boolean
+    type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string, result: 'succeed' | 'fail',
+    reason: FailureReason, final: boolean
   }
   | { type: 'job-suspend', at: number, seq: number, ref: ObjectRef, uid: string }
   | { type: 'resync', at: number, seq: number, ref: ObjectRef, uid: string, retry: boolean }

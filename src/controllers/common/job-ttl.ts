@@ -15,7 +15,7 @@
 // record too. (The design notes in docs/architecture.md, "Outcomes that outlive their Jobs".)
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
-import { jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
+import { jobFinishTime, jobOutcome, jobTerminated } from '../../k8s/jobs.js'
 
 /** On Jobs we create from a template that set `ttlSecondsAfterFinished`: its seconds. */
 export const JOB_TTL_LABEL = 'jobhooks.io/ttl-seconds-after-finished'
@@ -50,7 +50,8 @@ export interface RecordedJob {
 export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefined, now: Date): JobTtlDecision {
   const label = job.metadata.labels?.[JOB_TTL_LABEL]
   if (label === undefined || !/^\d{1,9}$/.test(label)) return { drop: false }
-  const outcome = jobOutcome(job)
+  // As Kubernetes' TTL controller: from Complete / Failed, once the pods are gone, not from the verdict.
+  const outcome = jobTerminated(job) ? jobOutcome(job) : undefined
   if (outcome === undefined || recorded?.jobName !== job.metadata.name || recorded.phase !== outcome) {
     return {
       drop: false
