@@ -27,15 +27,6 @@ function readJobOutcome (job: KubeObject): JobOutcome | undefined {
   return undefined
 }
 
-/**
- * Whether the Job is over and its pods gone: `Complete` or `Failed` True. What Kubernetes' TTL
- * controller waits for; the outcome may be known a little earlier (jobOutcome).
- */
-export function jobTerminated (job: KubeObject): boolean {
-  const conditions = isRecord(job.status) ? job.status.conditions : undefined
-  return isTrue(conditions, 'Complete') || isTrue(conditions, 'Failed')
-}
-
 function isTrue (conditions: unknown, type: string): boolean {
   return findCondition(conditions, type)?.status === 'True'
 }

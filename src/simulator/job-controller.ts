@@ -84,13 +84,16 @@ export class JobController {
     const status = finishedStatus(current, event.result, event.final, modern, clock.nowMs, event.reason)
     store.updateStatus(event.ref, status)
     timeline.note(`${event.final ? 'finish' : 'finishing'} ${describeRef(event.ref)}`, [event.result])
+    // The outcome is Kubernetes' verdict: the first of the two writes when there are two.
+    if (!event.final || !modern) {
+      const type = event.result === 'succeed' ? 'job-succeeded' : 'job-failed'
+      timeline.record({ type, object: event.ref, ...gc.ownerOf(current) })
+    }
     if (!event.final) {
       // The terminal condition follows in a later write at the same time.
       scheduler.schedule({ ...event, at: clock.nowMs, final: true })
       return
     }
-    const type = event.result === 'succeed' ? 'job-succeeded' : 'job-failed'
-    timeline.record({ type, object: event.ref, ...gc.ownerOf(current) })
     this.scheduleTtl(current, event.ref, event.uid)
   }
 

@@ -15,7 +15,7 @@
 // record too. (The design notes in docs/architecture.md, "Outcomes that outlive their Jobs".)
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
-import { jobFinishTime, jobOutcome, jobTerminated } from '../../k8s/jobs.js'
+import { jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
 
 /** On Jobs we create from a template that set `ttlSecondsAfterFinished`: its seconds. */
 export const JOB_TTL_LABEL = 'jobhooks.io/ttl-seconds-after-finished'
@@ -44,14 +44,14 @@ export interface RecordedJob {
  * Whether a finished Job is to be deleted now. `recorded` is what the observed parent's status
  * holds for the Job: a Job whose outcome it does not hold always stays (its outcome would be lost
  * with it). The TTL counts from the Job's own finish time, as Kubernetes' TTL controller counts
- * it; from the recorded one only when the Job says none (a record may be stamped later than the
- * Job finished, and a DaemonJob records no time for a success).
+ * it, or from its verdict (SuccessCriteriaMet / FailureTarget) while its pods still terminate:
+ * the outcome is known and recorded then; from the recorded time only when the Job says none (a
+ * record may be stamped later than the Job finished, and a DaemonJob records no time for a success).
  */
 export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefined, now: Date): JobTtlDecision {
   const label = job.metadata.labels?.[JOB_TTL_LABEL]
   if (label === undefined || !/^\d{1,9}$/.test(label)) return { drop: false }
-  // As Kubernetes' TTL controller: from Complete / Failed, once the pods are gone, not from the verdict.
-  const outcome = jobTerminated(job) ? jobOutcome(job) : undefined
+  const outcome = jobOutcome(job)
   if (outcome === undefined || recorded?.jobName !== job.metadata.name || recorded.phase !== outcome) {
     return {
       drop: false
