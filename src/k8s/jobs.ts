@@ -1,5 +1,7 @@
-// Reading a batch/v1 Job the way the Job controller reports it: from its terminal conditions,
-// never from pod counters (which are wrong for parallel, indexed and retried Jobs).
+// Reading a batch/v1 Job the way the Job controller reports it: from its conditions, never from
+// pod counters (which are wrong for parallel, indexed and retried Jobs). Kubernetes ≥ 1.31 writes
+// its verdict first (SuccessCriteriaMet / FailureTarget), then Complete / Failed once the pods are
+// gone: the verdict is the outcome, and older clusters write the terminal conditions alone.
 import type { KubeObject } from './types.js'
 import { isRecord } from './types.js'
 import { findCondition } from './conditions.js'
@@ -7,14 +9,26 @@ import { rememberedFor } from './derived.js'
 
 export type JobOutcome = 'Succeeded' | 'Failed'
 
-/** `Succeeded` once `Complete` is True, `Failed` once `Failed` is True, otherwise undefined. */
+/** The reason of a failure a `FailJob` rule of the Job's own `podFailurePolicy` decided. */
+export const POD_FAILURE_POLICY_REASON = 'PodFailurePolicy'
+
+/**
+ * `Succeeded` once `SuccessCriteriaMet` or `Complete` is True, `Failed` once `FailureTarget` or
+ * `Failed` is True, otherwise undefined.
+ */
 export const jobOutcome = rememberedFor(readJobOutcome)
 
 function readJobOutcome (job: KubeObject): JobOutcome | undefined {
   const conditions = isRecord(job.status) ? job.status.conditions : undefined
-  if (findCondition(conditions, 'Complete')?.status === 'True') return 'Succeeded'
-  if (findCondition(conditions, 'Failed')?.status === 'True') return 'Failed'
+  if (isTrue(conditions, 'Complete')) return 'Succeeded'
+  if (isTrue(conditions, 'Failed')) return 'Failed'
+  if (isTrue(conditions, 'SuccessCriteriaMet')) return 'Succeeded'
+  if (isTrue(conditions, 'FailureTarget')) return 'Failed'
   return undefined
+}
+
+function isTrue (conditions: unknown, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'True'
 }
 
 /** When the Job started: its `status.startTime`, else when it was created. */
@@ -23,17 +37,39 @@ export function jobStartTime (job: KubeObject): string | undefined {
   return typeof start === 'string' ? start : job.metadata.creationTimestamp
 }
 
-/** When the Job finished: `status.completionTime`, else the terminal condition's transition time. */
+/**
+ * When the Job finished: `status.completionTime`, else the terminal condition's transition time,
+ * else the verdict's (SuccessCriteriaMet / FailureTarget) while the pods are still going.
+ */
 export function jobFinishTime (job: KubeObject): string | undefined {
   const status = isRecord(job.status) ? job.status : {}
   if (typeof status.completionTime === 'string') return status.completionTime
   const terminal = findCondition(status.conditions, 'Complete') ?? findCondition(status.conditions, 'Failed')
-  return terminal?.lastTransitionTime
+  const verdict = findCondition(status.conditions, 'SuccessCriteriaMet') ??
+    findCondition(status.conditions, 'FailureTarget')
+  return (terminal ?? verdict)?.lastTransitionTime
 }
 
-/** Why a failed Job failed, from its `Failed` condition ("BackoffLimitExceeded: …"). */
+/** The condition that says why a Job failed: `Failed` when True, else `FailureTarget` when True. */
+function failureCondition (job: KubeObject): ReturnType<typeof findCondition> {
+  const conditions = isRecord(job.status) ? job.status.conditions : undefined
+  const failed = findCondition(conditions, 'Failed')
+  if (failed?.status === 'True') return failed
+  const target = findCondition(conditions, 'FailureTarget')
+  return target?.status === 'True' ? target : undefined
+}
+
+/** Why a failed Job failed, from its `Failed` (else `FailureTarget`) condition ("BackoffLimitExceeded: …"). */
 export function jobFailureMessage (job: KubeObject): string {
-  const failed = findCondition(isRecord(job.status) ? job.status.conditions : undefined, 'Failed')
+  const failed = failureCondition(job)
   const parts = [failed?.reason, failed?.message].filter((p): p is string => typeof p === 'string' && p !== '')
   return parts.length > 0 ? parts.join(': ') : 'the Job failed'
+}
+
+/**
+ * Whether the Job failed by the user's own rule (reason `PodFailurePolicy`: a `FailJob` rule
+ * matched): the user said the failure is final, and another attempt would defeat the rule.
+ */
+export function isFinalFailure (job: KubeObject): boolean {
+  return jobOutcome(job) === 'Failed' && failureCondition(job)?.reason === POD_FAILURE_POLICY_REASON
 }

@@ -7,13 +7,13 @@ import { isRecord } from '../k8s/types.js'
 import { describeRef, refOf, type ObjectRef } from './objects.js'
 import {
   defaultJob, finishedStatus, isSuspended, jobFinished, jobScript, resumedStatus, startedStatus, suspendedStatus,
-  type JobBehaviour, type JobResult, type JobScript
+  type FailureReason, type JobBehaviour, type JobResult, type JobScript
 } from './jobs.js'
 import type { Scheduled } from './scheduler.js'
 import type { World } from './world.js'
 
 /** What is left of a Job's run: its outcome that long from now, or no outcome at all. */
-type PausedRun = { leftMs: number, result: 'succeed' | 'fail' } | 'hang'
+type PausedRun = { leftMs: number, result: 'succeed' | 'fail', reason: FailureReason } | 'hang'
 
 type JobEvent = Extract<Scheduled, { type: 'job-start' | 'job-finish' | 'job-suspend' }>
 
@@ -81,15 +81,19 @@ export class JobController {
   private finish (event: Extract<JobEvent, { type: 'job-finish' }>, current: KubeObject): void {
     const { store, clock, timeline, gc, scheduler } = this.world
     const modern = this.jobs.interimConditions ?? true
-    store.updateStatus(event.ref, finishedStatus(current, event.result, event.final, modern, clock.nowMs))
+    const status = finishedStatus(current, event.result, event.final, modern, clock.nowMs, event.reason)
+    store.updateStatus(event.ref, status)
     timeline.note(`${event.final ? 'finish' : 'finishing'} ${describeRef(event.ref)}`, [event.result])
+    // The outcome is Kubernetes' verdict: the first of the two writes when there are two.
+    if (!event.final || !modern) {
+      const type = event.result === 'succeed' ? 'job-succeeded' : 'job-failed'
+      timeline.record({ type, object: event.ref, ...gc.ownerOf(current) })
+    }
     if (!event.final) {
       // The terminal condition follows in a later write at the same time.
       scheduler.schedule({ ...event, at: clock.nowMs, final: true })
       return
     }
-    const type = event.result === 'succeed' ? 'job-succeeded' : 'job-failed'
-    timeline.record({ type, object: event.ref, ...gc.ownerOf(current) })
     this.scheduleTtl(current, event.ref, event.uid)
   }
 
@@ -98,12 +102,14 @@ export class JobController {
     if (run === 'hang') return
     const modern = this.jobs.interimConditions ?? true
     const at = this.world.clock.nowMs + run.leftMs
-    this.world.scheduler.schedule({ type: 'job-finish', at, ref, uid, result: run.result, final: !modern })
+    const { result, reason } = run
+    this.world.scheduler.schedule({ type: 'job-finish', at, ref, uid, result, reason, final: !modern })
   }
 
   private scriptedRun (job: KubeObject): PausedRun {
     const script = jobScript(job, this.jobs)
-    return script.result === 'hang' ? 'hang' : { leftMs: script.afterSeconds * 1000, result: script.result }
+    if (script.result === 'hang') return 'hang'
+    return { leftMs: script.afterSeconds * 1000, result: script.result, reason: script.reason }
   }
 
   /** The Job controller sees `spec.suspend` true: a running Job stops, its time left kept; Suspended True. */
@@ -113,7 +119,7 @@ export class JobController {
     const finish = scheduler.pending('job-finish', uid)
     if (finish !== undefined) {
       scheduler.cancel(finish)
-      this.pausedJobs.set(uid, { leftMs: finish.at - clock.nowMs, result: finish.result })
+      this.pausedJobs.set(uid, { leftMs: finish.at - clock.nowMs, result: finish.result, reason: finish.reason })
     } else if (isRecord(job.status) && job.status.startTime !== undefined && !this.pausedJobs.has(uid)) {
       // Running with no outcome to come: a script that hangs.
       this.pausedJobs.set(uid, 'hang')

@@ -1,7 +1,8 @@
 // The simulated Job controller and the API server's defaulting of batch/v1 Jobs. A Job starts on
 // the step after it is created (startTime, active 1) and then succeeds, fails, or runs forever
 // as its script says. Terminal states are written the way the Job controller of Kubernetes
-// ≥ 1.31 writes them: first SuccessCriteriaMet / FailureTarget, then Complete / Failed.
+// ≥ 1.31 writes them: first SuccessCriteriaMet / FailureTarget, then Complete / Failed; a failure's
+// reason is BackoffLimitExceeded, or PodFailurePolicy when its script says a FailJob rule matched.
 //
 // `spec.suspend` as Kubernetes 1.36 has it: a suspended Job that has not finished runs no pod
 // (active 0), its condition Suspended is True (reason JobSuspended) and its startTime is cleared;
@@ -15,11 +16,19 @@ import { kubeTime } from './objects.js'
 
 export type JobResult = 'succeed' | 'fail' | 'hang'
 
+/**
+ * Why a failing Job fails: its pods' retries ran out, or a `FailJob` rule of its podFailurePolicy
+ * matched a pod's failure (the user's final word, which no retry may defeat).
+ */
+export type FailureReason = 'BackoffLimitExceeded' | 'PodFailurePolicy'
+
 /** What happens to one Job once it started. */
 export interface JobScript {
   result: JobResult
   /** Seconds from start to the outcome; the simulator's default duration when unset. */
   afterSeconds?: number
+  /** The reason of a failure's conditions (FailureTarget, Failed). Default BackoffLimitExceeded. */
+  reason?: FailureReason
 }
 
 export interface JobBehaviour {
@@ -51,7 +60,11 @@ export function jobScript (job: KubeObject, behaviour: JobBehaviour): Required<J
     (flow !== undefined ? behaviour.outcomes?.[flow] : undefined) ??
     'succeed'
   const script = typeof raw === 'string' ? { result: raw } : raw
-  return { result: script.result, afterSeconds: script.afterSeconds ?? duration }
+  return {
+    result: script.result,
+    afterSeconds: script.afterSeconds ?? duration,
+    reason: script.reason ?? 'BackoffLimitExceeded'
+  }
 }
 
 /** What the API server adds to a Job on create. Mutates `job`, whose uid is already set. */
@@ -179,7 +192,16 @@ export function resumedStatus (job: KubeObject, nowMs: number): { status: Record
 }
 
 const SUCCESS = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }
-const FAILURE = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }
+const BACKOFF_LIMIT = 'Job has reached the specified backoff limit'
+
+/** The failure's reason and message, as the Job controller words them. */
+function failure (job: KubeObject, reason: FailureReason): { reason: string, message: string } {
+  if (reason === 'BackoffLimitExceeded') return { reason, message: BACKOFF_LIMIT }
+  const pod = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template.spec : undefined
+  const first: unknown = isRecord(pod) && Array.isArray(pod.containers) ? pod.containers[0] : undefined
+  const container = isRecord(first) && typeof first.name === 'string' ? first.name : 'main'
+  return { reason, message: `Container ${container} failed with exit code 1 matching FailJob rule at index 0` }
+}
 
 /**
  * The status once the pod finished. `final` false gives the interim status of Kubernetes ≥ 1.31
@@ -187,7 +209,8 @@ const FAILURE = { reason: 'BackoffLimitExceeded', message: 'Job has reached the 
  * interim conditions out altogether, as older Kubernetes did.
  */
 export function finishedStatus (
-  job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number
+  job: KubeObject, result: 'succeed' | 'fail', final: boolean, modern: boolean, nowMs: number,
+  reason: FailureReason = 'BackoffLimitExceeded'
 ): Record<string, unknown> {
   const next = status(job)
   delete next.active
@@ -207,8 +230,9 @@ export function finishedStatus (
     }
   } else {
     next.failed = 1
-    if (modern && !has('FailureTarget')) list.push(condition('FailureTarget', FAILURE.reason, FAILURE.message, nowMs))
-    if (final) list.push(condition('Failed', FAILURE.reason, FAILURE.message, nowMs))
+    const why = failure(job, reason)
+    if (modern && !has('FailureTarget')) list.push(condition('FailureTarget', why.reason, why.message, nowMs))
+    if (final) list.push(condition('Failed', why.reason, why.message, nowMs))
   }
   next.conditions = list
   return next

@@ -3,12 +3,14 @@
 import { refKey, refOf, type ObjectRef } from './objects.js'
 import type { KubeObject } from '../k8s/types.js'
 import type { Clock } from './clock.js'
+import type { FailureReason } from './jobs.js'
+
+/** A Job's outcome to write: the verdict first, then (`final`) the terminal condition. */
+interface JobFinish { result: 'succeed' | 'fail', reason: FailureReason, final: boolean }
 
 export type Scheduled =
   | { type: 'job-start', at: number, seq: number, ref: ObjectRef, uid: string }
-  | {
-    type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string, result: 'succeed' | 'fail', final: boolean
-  }
+  | (JobFinish & { type: 'job-finish', at: number, seq: number, ref: ObjectRef, uid: string })
   | { type: 'job-suspend', at: number, seq: number, ref: ObjectRef, uid: string }
   | { type: 'resync', at: number, seq: number, ref: ObjectRef, uid: string, retry: boolean }
   | { type: 'call', at: number, seq: number, ref: ObjectRef, uid: string, what: string, run: () => void }

@@ -275,11 +275,12 @@ function exampleWithTtl (seconds: number): KubeObject[] {
 
 const jobRef = (name: string): ObjectRef => ({ apiVersion: 'batch/v1', kind: 'Job', namespace: 'default', name })
 
-function jobFinished (name: string) {
+/** The Job's success is decided: SuccessCriteriaMet (Kubernetes ≥ 1.31 writes it before Complete) or Complete. */
+function jobFinished (name: string, types = ['SuccessCriteriaMet', 'Complete']) {
   return (sim: Simulator): boolean => {
     const job = sim.get(jobRef(name))
     const conditions = isRecord(job?.status) && Array.isArray(job.status.conditions) ? job.status.conditions : []
-    return conditions.some(c => isRecord(c) && c.type === 'Complete' && c.status === 'True')
+    return conditions.some(c => isRecord(c) && types.includes(c.type as string) && c.status === 'True')
   }
 }
 

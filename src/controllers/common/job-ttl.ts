@@ -44,8 +44,9 @@ export interface RecordedJob {
  * Whether a finished Job is to be deleted now. `recorded` is what the observed parent's status
  * holds for the Job: a Job whose outcome it does not hold always stays (its outcome would be lost
  * with it). The TTL counts from the Job's own finish time, as Kubernetes' TTL controller counts
- * it; from the recorded one only when the Job says none (a record may be stamped later than the
- * Job finished, and a DaemonJob records no time for a success).
+ * it, or from its verdict (SuccessCriteriaMet / FailureTarget) while its pods still terminate:
+ * the outcome is known and recorded then; from the recorded time only when the Job says none (a
+ * record may be stamped later than the Job finished, and a DaemonJob records no time for a success).
  */
 export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefined, now: Date): JobTtlDecision {
   const label = job.metadata.labels?.[JOB_TTL_LABEL]

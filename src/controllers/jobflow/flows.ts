@@ -7,7 +7,7 @@ import { fitName } from '../../k8s/names.js'
 import { timestamp } from '../../k8s/time.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
 import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
-import { compact, isSettled, recordFromJob, type JobRecord } from './records.js'
+import { compact, isFinalRecord, isSettled, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
 import { orderByDependencies } from './dag.js'
 import { evaluateWhen } from './when.js'
@@ -124,8 +124,13 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   return retryAllowed(flow.retry, earlier) ? { ...state, retryOf: lastEarlier } : backToFailure(state)
 }
 
-/** Whether a run whose attempts so far are `run` (its last failed) may try once more. */
+/**
+ * Whether a run whose attempts so far are `run` (its last failed) may try once more: not after a
+ * failure the Job's podFailurePolicy made final.
+ */
 function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]): boolean {
+  const last = run[run.length - 1]
+  if (last !== undefined && isFinalRecord(last)) return false
   return retry !== undefined && retriesUsed(run) < retry.limit
 }
 

@@ -5,7 +5,7 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined, withoutUndefined } from '../../k8s/types.js'
 import { hasTrueCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
-import { jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
+import { isFinalFailure, jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
 
 export type FlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped'
 
@@ -24,6 +24,17 @@ export interface JobRecord {
 }
 
 const PHASES = new Set<string>(['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
+
+/**
+ * Closes the message of a failure the Job's own podFailurePolicy made final. The record outlives
+ * its Job (law 6), so its message is where the retry decision reads it again (isFinalRecord).
+ */
+export const FINAL_FAILURE_NOTE = " (final: the Job's podFailurePolicy marked it; no retry)"
+
+/** A failure no retry follows: its Job failed by a `FailJob` rule of its podFailurePolicy. */
+export function isFinalRecord (record: JobRecord): boolean {
+  return record.phase === 'Failed' && record.message?.endsWith(FINAL_FAILURE_NOTE) === true
+}
 
 /** Succeeded, Failed and Skipped never change again: failures and finishing are final. */
 export function isSettled (record: JobRecord | undefined): record is JobRecord {
@@ -78,7 +89,7 @@ export function recordFromJob (
 ): JobRecord {
   const outcome = jobOutcome(job)
   let message: string | undefined
-  if (outcome === 'Failed') message = jobFailureMessage(job)
+  if (outcome === 'Failed') message = jobFailureMessage(job) + (isFinalFailure(job) ? FINAL_FAILURE_NOTE : '')
   else if (outcome === undefined && hasTrueCondition(job.status, 'Suspended')) message = 'the Job is suspended'
   return compact({
     name,
