@@ -1,12 +1,21 @@
 // The WebAssembly skip (src/protocol/skip.wat) against the TypeScript one (skipValue of
 // src/protocol/json-skip.ts) on random JSON and random damage to it: both answer the same end, or
-// both refuse, whatever the memory holds after the body; and its memory is laid out as the .wat
-// reads it.
+// both refuse, whatever the memory holds after the body; its memory is laid out as the .wat reads
+// it; and every build compiles the .wat.
 import t from 'tap'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { MAX_DEPTH, skipValue } from '../../src/protocol/json-skip.js'
 import { BODY_OFFSET, REFUSALS } from '../../src/protocol/skip-wasm.js'
 import { WireState } from '../../src/protocol/wire-state.js'
 import { prng as random } from '../../bench/fixtures.js'
+
+interface PackageJson {
+  scripts: Record<string, string>
+  tap: { before?: string }
+  dependencies: Record<string, string>
+  devDependencies: Record<string, string>
+}
 
 const WIRE = new WireState({ memoBytes: 0 })
 /** One memory for every case: what an earlier case left after the body's end must not count. */
@@ -96,4 +105,21 @@ t.test('nesting: MAX_DEPTH brackets pass, one more is refused', async (t) => {
   t.equal(inWasm(nested(MAX_DEPTH), 0x22), 2 * MAX_DEPTH)
   t.equal(inWasm(nested(MAX_DEPTH + 1), 0x22), 'NotProjected')
   t.equal(inTypeScript(nested(MAX_DEPTH + 1)), 'NotProjected')
+})
+
+t.test('the build compiles skip.wat beside the JavaScript, in the image too, without wabt at run time', async (t) => {
+  const root = join(import.meta.dirname, '..', '..')
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as PackageJson
+  t.match(pkg.scripts.build, /&& node scripts\/wasm\.mjs dist\/src\/protocol\/skip\.wasm$/, 'npm run build ends so')
+  for (const script of ['start', 'bench', 'image:test']) {
+    t.match(pkg.scripts[script], /^npm run build && /, `npm run ${script} builds first`)
+  }
+  t.equal(pkg.tap.before, 'scripts/wasm.mjs', 'tap compiles it for the tests first')
+  t.ok(pkg.devDependencies.wabt, 'wabt is a devDependency')
+  t.notOk(pkg.dependencies.wabt, 'and not a dependency of the image')
+  const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8')
+  t.match(dockerfile, /^COPY scripts\/wasm\.mjs \.\/scripts\/$/m, 'the build stage has the script')
+  t.match(dockerfile, /^RUN npm run build && /m, 'and runs npm run build')
+  const ignored = readFileSync(join(root, '.dockerignore'), 'utf8').split('\n')
+  t.ok(ignored.includes('!scripts/wasm.mjs'), '.dockerignore lets the script in')
 })
