@@ -23,10 +23,13 @@ RUN --mount=type=secret,id=extra-ca,required=false \
     if [ -f /run/secrets/extra-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra-ca; fi && \
     npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/wasm.mjs ./scripts/
 COPY src ./src
-# The server only: the CLI and the simulator (npm run simulate, from a clone) stay out, with
-# `yaml`, a devDependency only they use.
-RUN npx tsc -p tsconfig.build.json && rm -rf dist/src/cli dist/src/simulator dist/bench
+# npm run build: tsc, then the accelerated skip compiled from src/protocol/skip.wat by wabt (a
+# devDependency, installed in this stage only) into dist/src/protocol/skip.wasm, beside the
+# JavaScript that loads it. The server only: the CLI and the simulator (npm run simulate, from a
+# clone) stay out, with `yaml`, a devDependency only they use.
+RUN npm run build && rm -rf dist/src/cli dist/src/simulator dist/bench
 
 # 2. Production dependencies only, without what Node never loads: type declarations and source
 # maps (about half of @kubernetes/client-node), and the packages' own tests, fixtures and

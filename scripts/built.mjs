@@ -1,6 +1,7 @@
 // node scripts/built.mjs <dist entry> [args]: runs a compiled entry point (npm run simulate, npm
-// run crds), compiling the project first only when a source file or a tsconfig is newer than the
-// last build. A full `tsc` takes about 26 s here; the check takes milliseconds.
+// run crds), building the project first (as npm run build: tsc, then scripts/wasm.mjs) only when a
+// source file or a tsconfig is newer than the last build. A full `tsc` takes about 26 s here; the
+// check takes milliseconds.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
@@ -9,14 +10,14 @@ import { fileURLToPath } from 'node:url'
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const stamp = join(root, 'dist', '.built')
 
-/** The latest modification time of the TypeScript files under `dir` (0 when there are none). */
+/** The latest modification time of the sources (.ts, .wat) under `dir` (0 when there are none). */
 function newest (dir) {
   if (!existsSync(dir)) return 0
   let latest = 0
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name)
     if (entry.isDirectory()) latest = Math.max(latest, newest(path))
-    else if (entry.name.endsWith('.ts')) latest = Math.max(latest, statSync(path).mtimeMs)
+    else if (/\.(ts|wat)$/.test(entry.name)) latest = Math.max(latest, statSync(path).mtimeMs)
   }
   return latest
 }
@@ -46,6 +47,9 @@ if (sourcesChanged()) {
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
   const status = run(process.execPath, [tsc, '-p', 'tsconfig.build.json'])
   if (status !== 0) process.exit(status)
+  const wasm = join(root, 'dist', 'src', 'protocol', 'skip.wasm')
+  const compiled = run(process.execPath, [join(root, 'scripts', 'wasm.mjs'), wasm])
+  if (compiled !== 0) process.exit(compiled)
   writeFileSync(stamp, `${started.toISOString()}\n`)
   utimesSync(stamp, started, started)
 }

@@ -16,7 +16,7 @@
 // `npm test -- test/app.test.ts …` runs the tests named (by their sources' paths). A file that
 // fails, or runs longer than TIMEOUT_MS, has its whole output printed; the last line is tap's
 // summary, `# { total: N, pass: N, fail: N }`, counting every assertion as tap does.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -186,6 +186,9 @@ const files = testFiles(positionals)
 if (files.length === 0) throw new Error(`no test files among ${positionals.join(' ')}`)
 
 const started = Date.now()
+// The WebAssembly skip, compiled beside its .wat where the sources load it (scripts/wasm.mjs).
+const wasm = spawnSync(process.execPath, [join(root, 'scripts', 'wasm.mjs')], { stdio: 'inherit' })
+if (wasm.status !== 0) throw new Error('scripts/wasm.mjs could not compile src/protocol/skip.wat')
 rmSync(out, { recursive: true, force: true })
 await Promise.all(SOURCES.flatMap(dir => typescriptFiles(join(root, dir))).map(transpile))
 console.log(`TAP version 14\n# ${files.length} test files, transpiled in ${Date.now() - started} ms`)

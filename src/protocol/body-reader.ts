@@ -16,8 +16,11 @@
 // without a body. A body over SPARE_MAX_BYTES always gets a fresh buffer: V8 schedules its
 // collections by the memory it sees allocated, and a buffer read into again is not seen, so the
 // garbage of earlier syncs stays in the heap longer; at 15,000 Nodes (209 MiB) that cost 100 MiB
-// more at the peak than the page faults it saved were worth. The buffers are the app's
-// (src/protocol/wire-state.ts): two apps in one process share none.
+// more at the peak than the page faults it saved were worth. A fresh large buffer is a WebAssembly
+// memory where the accelerated skip runs (src/protocol/skip-wasm.ts), so that it skips the body
+// where it lies. The buffers are the app's (src/protocol/wire-state.ts): two apps in one process
+// share none.
+import type { WasmSkip } from './skip-wasm.js'
 
 /**
  * The largest hook request read: a DaemonJob over 15,000 Nodes as busy kubelets report them (the
@@ -47,7 +50,13 @@ export class BodyBuffers {
   private readonly inUse = new WeakSet<ArrayBufferLike>()
   private dropSpare: NodeJS.Timeout | undefined
 
-  /** A buffer of `size` bytes to read a body into: the spare when it is large enough. */
+  /** `wasm` gives large bodies memories of its own; without it they are plain buffers. */
+  constructor (private readonly wasm?: WasmSkip) {}
+
+  /**
+   * A buffer of `size` bytes to read a body into: the spare when it is large enough, else a
+   * WebAssembly memory of its own when there can be one.
+   */
   take (size: number): Buffer {
     if (size < SPARE_MIN_BYTES) return Buffer.allocUnsafe(size)
     this.largeBodies++
@@ -57,7 +66,7 @@ export class BodyBuffers {
       this.inUse.add(taken.buffer)
       return taken.subarray(0, size)
     }
-    const fresh = Buffer.allocUnsafeSlow(size)
+    const fresh = this.wasm?.bodyMemory(size) ?? Buffer.allocUnsafeSlow(size)
     this.wholeBuffers.set(fresh.buffer, fresh)
     this.inUse.add(fresh.buffer)
     return fresh

@@ -27,12 +27,15 @@ export const BACKSLASH = 0x5c
  */
 export const MAX_DEPTH = 10_000
 
-/** What a byte is between strings: 0 a byte JSON does not allow there. */
+/**
+ * What a byte is between strings: 0 a byte JSON does not allow there. The WebAssembly skip
+ * (src/protocol/skip.wat) reads the same table, copied into each of its memories.
+ */
 const BETWEEN = 1
 const STRING = 2
 const OPEN = 3
 const CLOSE = 4
-const CLASS = new Uint8Array(256)
+export const CLASS = new Uint8Array(256)
 for (const c of ' \t\r\n,:0123456789+-.eEtruefalsn') CLASS[c.charCodeAt(0)] = BETWEEN
 CLASS[QUOTE] = STRING
 CLASS[0x7b] = OPEN

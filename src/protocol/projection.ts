@@ -7,6 +7,9 @@
 //   kept.ts); then JSON.parse builds that text, once;
 // - member names are matched against the shape's names as bytes (no string is made for a name,
 //   except one written with escapes);
+// - an object or array kept whole or skipped is run through by WebAssembly with SIMD when the body
+//   lies in one of the app's memories (a large body, src/protocol/skip-wasm.ts), else by the
+//   TypeScript skipper;
 // - the walk that follows the shape calls itself at most MAX_WALK_DEPTH deep, so deeply nested
 //   garbage cannot overflow the stack: past it the reader throws, and the strict parser judges;
 // - an object the memo of the app has (src/protocol/object-memo.ts) for the same bytes is not
@@ -24,6 +27,7 @@ import {
 } from './json-skip.js'
 import { Kept } from './kept.js'
 import { worthRemembering } from './object-memo.js'
+import type { BodySkip } from './skip-wasm.js'
 import { WireState } from './wire-state.js'
 
 export { MAX_DEPTH }
@@ -96,9 +100,19 @@ class Reader {
   private rememberNothing = false
   private readonly now = Date.now()
   private readonly closers = new Uint8Array(MAX_DEPTH)
+  /** The WebAssembly skip, when the body lies in one of the app's memories. */
+  private readonly wasmSkip: BodySkip | undefined
 
   constructor (private readonly body: Buffer, private readonly wire: WireState) {
     this.out = new Kept(body, wire)
+    this.wasmSkip = wire.wasm.skipperOf(body)
+  }
+
+  /** The index just after the value at `at`, its structure checked (src/protocol/json-skip.ts). */
+  private skip (at: number): number {
+    const first = this.body[at]
+    if (this.wasmSkip !== undefined && (first === OPEN_BRACE || first === OPEN_BRACKET)) return this.wasmSkip(at)
+    return skipValue(this.body, at, this.closers, false)
   }
 
   skipBlanks (): void {
@@ -123,7 +137,7 @@ class Reader {
    */
   private whole (): void {
     const start = this.at
-    this.at = skipValue(this.body, start, this.closers, false)
+    this.at = this.skip(start)
     this.out.range(start, this.at)
   }
 
@@ -147,7 +161,7 @@ class Reader {
         this.at++
         if (BLANK[body[this.at] as number] === 1) this.skipBlanks()
         if (member === false) {
-          this.at = skipValue(body, this.at, this.closers, false)
+          this.at = this.skip(this.at)
         } else {
           if (comma >= 0) this.out.byte(comma)
           this.out.range(start, nameEnd)

@@ -59,13 +59,18 @@ else {
 
   t.test('the CLI, the simulator and what only they use stay out', async (t) => {
     const paths = (await inImage('find', ['/app/dist', '/app/node_modules', '-maxdepth', '2'])).split('\n')
-    const absent = ['/app/dist/src/cli', '/app/dist/src/simulator', '/app/dist/bench', '/app/node_modules/yaml']
+    const absent = [
+      '/app/dist/src/cli', '/app/dist/src/simulator', '/app/dist/bench',
+      '/app/node_modules/yaml', '/app/node_modules/wabt'
+    ]
     t.same(
       absent.filter((path) => paths.includes(path)),
       [],
       absent.join(', ')
     )
     t.ok(paths.includes('/app/dist/src/server.js'), 'the server is there')
+    const wasm = await inImage('find', ['/app/dist/src/protocol', '-name', 'skip.wasm'])
+    t.equal(wasm.trim(), '/app/dist/src/protocol/skip.wasm', 'the WebAssembly skip, compiled at build, is there')
   })
 
   t.test('every production dependency loads (nothing it needs was pruned)', async (t) => {

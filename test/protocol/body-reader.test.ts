@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream'
 import { BodyBuffers, readBody, SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
 import { daemonJobFixture } from '../../bench/daemonjob.js'
 import { testApp } from '../helpers/app.js'
+import { WireState } from '../../src/protocol/wire-state.js'
 
 /** The value with every `managedFields` member removed, whatever its depth. */
 function dropped (value: unknown): unknown {
@@ -127,6 +128,41 @@ t.test(
     t.equal((await read(larger)).buffer, fourth.buffer, 'buffers the reader did not allocate are not taken back')
   }
 )
+
+t.test('an app reads a large body into a WebAssembly memory of its own, which its skip runs through', async (t) => {
+  const errors = { tooLarge: () => new Error('too large'), badLength: () => new Error('bad length') }
+  const wire = new WireState({ memoBytes: 0 })
+  const other = new WireState({ memoBytes: 0 })
+  t.teardown(() => {
+    wire.close()
+    other.close()
+  })
+  const read = async (text: string): Promise<Buffer> => {
+    const stream = new PassThrough()
+    const result = new Promise<Buffer>((resolve, reject) => {
+      readBody(wire.bodies, stream, String(Buffer.byteLength(text)), 1e9, errors, (error, body) =>
+        error === null ? resolve(body) : reject(error)
+      )
+    })
+    for (let at = 0; at < text.length; at += 65536) stream.write(text.slice(at, at + 65536))
+    stream.end()
+    return await result
+  }
+  const array = (count: number): string => '[' + '"x\\"",'.repeat(count) + '{"y":[]}]'
+  const large = await read(array(SPARE_MIN_BYTES / 4))
+  const skip = wire.wasm.skipperOf(large)
+  t.ok(skip, 'in a memory of the app')
+  t.equal(skip?.(0), large.length, 'skipped whole there')
+  t.equal(other.wasm.skipperOf(large), undefined, "another app's skip never runs in it")
+  wire.bodies.release(large)
+  const smaller = await read(array(SPARE_MIN_BYTES / 5))
+  t.equal(smaller.buffer, large.buffer, 'the spare: the same memory')
+  t.equal(wire.wasm.skipperOf(smaller)?.(0), smaller.length, 'what lies after the body in it does not count')
+  t.throws(() => wire.wasm.skipperOf(smaller.subarray(0, -1))?.(0), { name: 'NotProjected' }, 'a truncated body')
+  wire.bodies.release(smaller)
+  const small = await read('[1]')
+  t.equal(wire.wasm.skipperOf(small), undefined, 'a small body is a plain buffer: the TypeScript skipper runs')
+})
 
 t.test("through HTTP, managedFields change nothing in a hook's answer", async (t) => {
   const app = await testApp(t)

@@ -1,15 +1,16 @@
 // The byte-level reader of src/protocol/projection.ts against JSON.parse on random JSON: what it
 // builds equals what JSON.parse builds of the same members, whatever the strings hold (escapes,
 // UTF-8, surrogate pairs, quotes and backslashes on any byte of a 32-bit word), however the body
-// is laid out (compact, pretty, at any byte offset of its buffer); every malformed body throws,
-// and through the routes gets the strict parser's 400; nesting deep enough to overflow a
-// recursive reader does not.
+// is laid out (compact, pretty, at any byte offset of its buffer, in a WebAssembly memory where
+// the accelerated skip runs through it); every malformed body throws, and through the routes gets
+// the strict parser's 400; nesting deep enough to overflow a recursive reader does not.
 import t from 'tap'
 import { project, MAX_DEPTH, MAX_WALK_DEPTH } from '../../src/protocol/projection.js'
 import type { Shape } from '../../src/k8s/reads.js'
 import { testApp } from '../helpers/app.js'
 import { prng as random } from '../../bench/fixtures.js'
 import { SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
+import { WireState } from '../../src/protocol/wire-state.js'
 
 const NOT_PROJECTED = { name: 'NotProjected' }
 
@@ -123,12 +124,31 @@ function holdsString (value: unknown, string: string): boolean {
   return Object.entries(value).some(([name, member]) => name === string || holdsString(member, string))
 }
 
+/** The state every layout is projected with: remembering nothing, as project's default. */
+const WIRE = new WireState({ memoBytes: 0 })
+/** The layout in a WebAssembly memory of WIRE's, skipped by src/protocol/skip.wat. */
+const IN_WASM = 5
+
+/** Projects `body` with WIRE: the WebAssembly skip runs where `body` lies in one of its memories. */
+function build (body: Buffer, shape: Shape): unknown {
+  return project(body, shape, WIRE)
+}
+
 /**
- * `text` in a buffer whose first byte is `offset` bytes into a 4-byte word, or, for offset 4, at
- * the start of a larger memory that goes on after it (as a body read into a spare buffer does).
+ * `text` in a buffer whose first byte is `offset` bytes into a 4-byte word; for offset 4, at the
+ * start of a larger memory that goes on after it (as a body read into a spare buffer does); for
+ * IN_WASM, in a WebAssembly memory, as the body reader reads a large body.
  */
 function at (text: string, offset: number): Buffer {
   const bytes = Buffer.from(text)
+  if (offset === IN_WASM) {
+    const memory = WIRE.wasm.bodyMemory(bytes.length)
+    if (memory === undefined) throw new Error('no WebAssembly skip: is src/protocol/skip.wasm built?')
+    // What the memory holds past the body must not count: quotes here, as if a string went on.
+    new Uint8Array(memory.buffer, memory.byteOffset + bytes.length).fill(0x22)
+    bytes.copy(memory)
+    return memory
+  }
   if (offset === 4) {
     const memory = Buffer.allocUnsafeSlow(bytes.length + 64)
     // What the memory holds past the body must not count: quotes here, as if a string went on.
@@ -142,7 +162,11 @@ function at (text: string, offset: number): Buffer {
 }
 
 /** Every layout `at` makes. */
-const OFFSETS = [0, 1, 2, 3, 4]
+const OFFSETS = [0, 1, 2, 3, 4, IN_WASM]
+
+t.test('the WebAssembly skip runs here', async (t) => {
+  t.ok(WIRE.wasm.available, 'src/protocol/skip.wasm is built (tap runs scripts/wasm.mjs first) and compiles')
+})
 
 t.test('random JSON: a `true` shape builds what JSON.parse builds, and any shape what it keeps of that', async (t) => {
   const next = random(11)
@@ -153,17 +177,21 @@ t.test('random JSON: a `true` shape builds what JSON.parse builds, and any shape
     // A `__proto__` string is judged by the strict parser: the reader refuses to build one.
     if (holdsString(value, '__proto__')) {
       t.throws(() => project(Buffer.from(text), true), NOT_PROJECTED, `value ${i}: refused`)
+      t.throws(() => build(at(text, IN_WASM), true), NOT_PROJECTED, `value ${i}: refused, in WebAssembly`)
       continue
     }
     const parsed = JSON.parse(text)
-    const offset = i % OFFSETS.length
-    t.strictSame(project(at(text, offset), true), parsed, `value ${i}, offset ${offset}`)
+    const offset = i % (OFFSETS.length - 1)
+    t.strictSame(build(at(text, offset), true), parsed, `value ${i}, offset ${offset}`)
     const shape = randomShape(next, 0)
     t.strictSame(
-      project(at(text, offset), shape),
+      build(at(text, offset), shape),
       reference(parsed, shape),
       `value ${i}, shape ${JSON.stringify(shape)}`
     )
+    // Every value through the WebAssembly skip too.
+    t.strictSame(build(at(text, IN_WASM), true), parsed, `value ${i}, in WebAssembly`)
+    t.strictSame(build(at(text, IN_WASM), shape), reference(parsed, shape), `value ${i}, shape, in WebAssembly`)
     checked++
   }
   t.ok(checked > 500, `${checked} values`)
@@ -176,7 +204,7 @@ t.test('quotes and backslashes on every byte of a word, in strings of every leng
         const inner = 'y'.repeat(position) + special + 'z'.repeat(length - position)
         const text = JSON.stringify({ skipped: [inner, { k: inner }], kept: inner, [inner]: 1 })
         for (const offset of OFFSETS) {
-          const built = project(at(text, offset), { kept: true, [inner]: true }) as Record<string, unknown>
+          const built = build(at(text, offset), { kept: true, [inner]: true }) as Record<string, unknown>
           if (built.kept !== inner || built[inner] !== 1) {
             t.fail(`length ${length}, ${special} at ${position}, offset ${offset}`)
           }
@@ -209,24 +237,24 @@ t.test('a kept string is refused only when it is an unsafe name, however it is w
       '"\\u005F\\u005Fproto__"',
     ]) {
       t.throws(
-        () => project(at(`{"a":{"b":[1,{"c":${unsafe}}]}}`, offset), { a: true }),
+        () => build(at(`{"a":{"b":[1,{"c":${unsafe}}]}}`, offset), { a: true }),
         NOT_PROJECTED,
         `${unsafe} (layout ${offset})`
       )
       t.throws(
-        () => project(at(`{"a":{"b":{${unsafe}:1}}}`, offset), { a: true }),
+        () => build(at(`{"a":{"b":{${unsafe}:1}}}`, offset), { a: true }),
         NOT_PROJECTED,
         `${unsafe} as a name (layout ${offset})`
       )
       t.strictSame(
-        project(at(`{"a":1,"b":{${unsafe}:1}}`, offset), { a: true }),
+        build(at(`{"a":1,"b":{${unsafe}:1}}`, offset), { a: true }),
         { a: 1 },
         `${unsafe} skipped (layout ${offset})`
       )
     }
     for (const safe of ['"x_constructor"', '"__proto__x"', '"\\u0063"', '"\\u005f"', '"constructors"']) {
       t.strictSame(
-        project(at(`{"a":[${safe},{${safe}:2}]}`, offset), { a: true }),
+        build(at(`{"a":[${safe},{${safe}:2}]}`, offset), { a: true }),
         JSON.parse(`{"a":[${safe},{${safe}:2}]}`),
         `${safe} (layout ${offset})`
       )
@@ -255,7 +283,7 @@ t.test('every prefix of a body, and every class of malformed body, throws', asyn
       for (const shape of [true, {}, { b: true }] as Shape[]) {
         layouts.forEach((bytes, offset) => {
           try {
-            project(bytes.subarray(0, end), shape)
+            build(bytes.subarray(0, end), shape)
             accepted.push(`the first ${end} bytes (${JSON.stringify(shape)}, layout ${offset})`)
           } catch {}
         })
@@ -278,12 +306,12 @@ t.test('every prefix of a body, and every class of malformed body, throws', asyn
   for (const [what, text] of Object.entries(malformed)) {
     for (const shape of [true, {}, { a: true }, { '*': {} }] as Shape[]) {
       for (const offset of OFFSETS) {
-        t.throws(() => project(at(text, offset), shape), `${what} (${JSON.stringify(shape)}, layout ${offset})`)
+        t.throws(() => build(at(text, offset), shape), `${what} (${JSON.stringify(shape)}, layout ${offset})`)
       }
     }
     for (const offset of OFFSETS) {
       t.throws(
-        () => project(at(text, offset), {}),
+        () => build(at(text, offset), {}),
         NOT_PROJECTED,
         `${what}: NotProjected when skipped (layout ${offset})`
       )
@@ -293,19 +321,19 @@ t.test('every prefix of a body, and every class of malformed body, throws', asyn
 
 t.test('deep nesting throws NotProjected, never a RangeError', async (t) => {
   const deep = (depth: number, open: string, close: string): string => open.repeat(depth) + close.repeat(depth)
-  for (const offset of [0, 4]) {
+  for (const offset of [0, 4, IN_WASM]) {
     t.strictSame(
-      project(at(`{"a":${deep(MAX_DEPTH - 1, '[', ']')},"b":1}`, offset), { b: true }),
+      build(at(`{"a":${deep(MAX_DEPTH - 1, '[', ']')},"b":1}`, offset), { b: true }),
       { b: 1 },
       `skipped, up to the limit (layout ${offset})`
     )
     t.throws(
-      () => project(at(`{"a":${deep(MAX_DEPTH + 1, '{"x":', '}')},"b":1}`, offset), { b: true }),
+      () => build(at(`{"a":${deep(MAX_DEPTH + 1, '{"x":', '}')},"b":1}`, offset), { b: true }),
       NOT_PROJECTED,
       `skipped, past the limit (layout ${offset})`
     )
     t.throws(
-      () => project(at('{"a":' + '['.repeat(1_000_000), offset), {}),
+      () => build(at('{"a":' + '['.repeat(1_000_000), offset), {}),
       NOT_PROJECTED,
       `garbage (layout ${offset})`
     )

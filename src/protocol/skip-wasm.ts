@@ -1,0 +1,110 @@
+// The accelerated skip (src/protocol/skip.wat; docs/wire.md, "The skipper"): loading it, and the
+// memories large bodies are read into, so that it runs through a body where it lies, without a
+// copy. The body reader asks for a memory for each large body (src/protocol/body-reader.ts), the
+// projection for the skip of the memory a body lies in (src/protocol/projection.ts). Each app has
+// its own WasmSkip (src/protocol/wire-state.ts); where there is no skip.wasm, no WebAssembly SIMD,
+// or no memory of a body's size, nothing changes but the speed: the TypeScript skipper runs.
+import { readFileSync } from 'node:fs'
+import { CLASS, fail, MAX_DEPTH } from './json-skip.js'
+
+// What is used of WebAssembly, which the project's types (Node's, without the DOM's) do not declare.
+declare namespace WebAssembly {
+  class Module {
+    constructor (bytes: Uint8Array)
+  }
+  class Memory {
+    constructor (descriptor: { initial: number })
+    readonly buffer: ArrayBuffer
+  }
+  class Instance {
+    constructor (module: Module, imports: Record<string, Record<string, unknown>>)
+    readonly exports: Record<string, unknown>
+  }
+}
+
+/** The layout of a memory, as skip.wat reads it: the byte classes, then the closers' stack. */
+const TABLE = 0
+const STACK = 256
+/** Where the body starts: past the table and the stack, on a 64-byte boundary (10,304). */
+export const BODY_OFFSET = (STACK + MAX_DEPTH + 63) & ~63
+/** Bytes after the body that a 16-byte load at its end may read. */
+const PADDING = 64
+const PAGE = 65536
+
+/** What skip.wat's negative answers mean, by their negation, in the words of json-skip.ts. */
+export const REFUSALS = [
+  '',
+  'a value that never closes',
+  'a byte JSON does not allow there',
+  'a bracket that does not match',
+  'nesting too deep'
+]
+
+/** skip(at, end) of skip.wat, in addresses of its memory. */
+type Skip = (at: number, end: number) => number
+
+/** Skips the object or array that opens at `at` of a body, to the index just after it; throws NotProjected. */
+export type BodySkip = (at: number) => number
+
+/** skip.wasm, compiled; undefined when it is missing or this Node cannot run it (no SIMD). */
+function compile (): WebAssembly.Module | undefined {
+  try {
+    // Beside this module: dist/src/protocol/ (npm run build), or src/protocol/ for the tests (tap's `before`).
+    return new WebAssembly.Module(readFileSync(new URL('./skip.wasm', import.meta.url)))
+  } catch {
+    return undefined
+  }
+}
+
+/** The WebAssembly skip of one app: its compiled module, and the skip of each memory it made. */
+export class WasmSkip {
+  /** Compiled on the first large body: undefined until then, false when there is none to be had. */
+  private compiled: WebAssembly.Module | false | undefined
+  private readonly skips = new WeakMap<ArrayBuffer, Skip>()
+
+  /** Whether the WebAssembly skip runs here (skip.wasm is there and compiles). */
+  get available (): boolean {
+    return this.module() !== undefined
+  }
+
+  private module (): WebAssembly.Module | undefined {
+    this.compiled ??= compile() ?? false
+    return this.compiled === false ? undefined : this.compiled
+  }
+
+  /**
+   * A buffer of `size` bytes inside a WebAssembly memory of its own, for a body to be read into
+   * and skipped where it lies; undefined when the skip is not available or no memory of that size
+   * can be had (the address space of a 32-bit process): a plain buffer will do.
+   */
+  bodyMemory (size: number): Buffer | undefined {
+    const compiled = this.module()
+    if (compiled === undefined) return undefined
+    let memory: WebAssembly.Memory
+    let instance: WebAssembly.Instance
+    try {
+      memory = new WebAssembly.Memory({ initial: Math.ceil((BODY_OFFSET + size + PADDING) / PAGE) })
+      instance = new WebAssembly.Instance(compiled, { env: { memory } })
+    } catch {
+      return undefined
+    }
+    new Uint8Array(memory.buffer, TABLE, CLASS.length).set(CLASS)
+    this.skips.set(memory.buffer, instance.exports.skip as Skip)
+    return Buffer.from(memory.buffer, BODY_OFFSET, size)
+  }
+
+  /** The skip for `body` when it lies in a memory of bodyMemory (whole or a start of it), else undefined. */
+  skipperOf (body: Buffer): BodySkip | undefined {
+    const buffer = body.buffer
+    if (!(buffer instanceof ArrayBuffer)) return undefined
+    const skip = this.skips.get(buffer)
+    const offset = body.byteOffset
+    // Whatever the memory holds after the body's end is not the body's: `end` bounds every read that counts.
+    if (skip === undefined || offset + body.length + PADDING > buffer.byteLength) return undefined
+    const end = offset + body.length
+    return at => {
+      const next = skip(at + offset, end)
+      return next >= 0 ? next - offset : fail(REFUSALS[-next] ?? 'a refusal', at)
+    }
+  }
+}
