@@ -13,7 +13,7 @@ import type { KubeObject } from '../src/k8s/types.js'
 import type { SyncResponse } from '../src/protocol/hooks.js'
 import { buildNodeJob } from '../src/controllers/daemonjob/job.js'
 import { parseDaemonJobSpec } from '../src/controllers/daemonjob/spec.js'
-import { fixtureUid, k8sTime } from './fixtures.js'
+import { fixtureUid, k8sTime } from './fixture-common.js'
 
 export const DAEMONJOB_NAME = 'node-audit'
 export const DAEMONJOB_NAMESPACE = 'ops'
