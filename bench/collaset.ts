@@ -6,7 +6,7 @@
 // effects owed) and the first one is labelled to-replace with its replacement still Pending.
 // Deterministic: the same size gives byte-identical JSON. `verify` checks the hook's answer.
 import { createHash } from 'node:crypto'
-import { k8sTime, seededUid } from './fixtures.js'
+import { k8sTime, seededUid } from './fixture-common.js'
 import type { KubeObject } from '../src/k8s/types.js'
 import { PodNamer, REVISION_LABEL, templateRevision } from '../src/controllers/collaset/pods.js'
 import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../src/k8s/labels.js'

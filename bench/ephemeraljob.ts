@@ -3,7 +3,7 @@
 // and ephemeral-container statuses), half of them done (one in seven failed), six containers
 // running, two waiting, and the rest not injected yet. Deterministic: the same size gives
 // byte-identical JSON. `verify` checks the hook's answer before it is timed.
-import { childlessStatus, k8sTime, podsRelatedRequest, seededUid } from './fixtures.js'
+import { childlessStatus, k8sTime, podsRelatedRequest, seededUid } from './fixture-common.js'
 import type { KubeObject } from '../src/k8s/types.js'
 
 export const EPHEMERALJOB_NAME = 'pidof-check'

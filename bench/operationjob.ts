@@ -3,7 +3,7 @@
 // Half the targets are done (one in seven failed), fifty are processing (their containers run),
 // the partition lets ten more start now, and the rest wait behind it. Deterministic: the same size
 // gives byte-identical JSON. `verify` checks the hook's answer before it is timed.
-import { childlessStatus, k8sTime, podsRelatedRequest, seededUid } from './fixtures.js'
+import { childlessStatus, k8sTime, podsRelatedRequest, seededUid } from './fixture-common.js'
 import type { KubeObject } from '../src/k8s/types.js'
 
 export const OPERATIONJOB_NAME = 'pidof-ops'

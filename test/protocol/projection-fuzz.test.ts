@@ -8,7 +8,7 @@ import t from 'tap'
 import { project, MAX_DEPTH, MAX_WALK_DEPTH } from '../../src/protocol/projection.js'
 import type { Shape } from '../../src/k8s/reads.js'
 import { testApp } from '../helpers/app.js'
-import { prng as random } from '../../bench/fixtures.js'
+import { prng as random } from '../../bench/fixture-common.js'
 import { SPARE_MIN_BYTES } from '../../src/protocol/body-reader.js'
 import { WireState } from '../../src/protocol/wire-state.js'
 

@@ -1,0 +1,42 @@
+// The benchmark's settings, from the environment (bench/run.ts describes each variable).
+
+export const duration = positiveNumber('BENCH_DURATION', 5)
+export const rounds = Math.round(positiveNumber('BENCH_ROUNDS', 3))
+export const connections = Math.round(positiveNumber('BENCH_CONNECTIONS', 4))
+export const sizes = (process.env.BENCH_SIZES ?? '10,100,1000')
+  .split(',')
+  .filter((s) => s.trim() !== '')
+  .map((s) => Number(s.trim()))
+/**
+ * Objects of the other kinds (Nodes, Pods, targets): unset, each kind's own two sizes (bench/kinds.ts);
+ * a list, those sizes for every kind; BENCH_KIND_SIZES= (empty) skips them. BENCH_KINDS (a
+ * comma-separated list of kinds, e.g. "DaemonJob,CollaSet") times only those; BENCH_SIZES= (empty)
+ * skips the JobFlow part.
+ */
+export const kindSizes =
+  process.env.BENCH_KIND_SIZES === undefined
+    ? undefined
+    : process.env.BENCH_KIND_SIZES.split(',')
+      .filter((s) => s.trim() !== '')
+      .map((s) => Number(s.trim()))
+export const kindNames = (process.env.BENCH_KINDS ?? '')
+  .split(',')
+  .map((s) => s.trim().toLowerCase())
+  .filter((s) => s !== '')
+export const inlineClient = process.env.BENCH_CLIENT === 'inline'
+/** BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts). */
+export const scale = process.env.BENCH_SCALE !== '0'
+export const breakdown = process.env.BENCH_BREAKDOWN !== '0'
+export const parents = process.env.BENCH_PARENTS !== '0'
+export const slice = duration / rounds
+export const warmup = Math.max(0.5, Math.min(2, duration / 4))
+
+function positiveNumber (name: string, fallback: number): number {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  const value = Number(raw)
+  if (!Number.isFinite(value) || value <= 0) {
+    throw new Error(`${name} must be a positive number, not ${JSON.stringify(raw)}`)
+  }
+  return value
+}
