@@ -26,7 +26,7 @@ export { loadCredentials, SERVICE_ACCOUNT_DIR, type CredentialSource } from './c
  * What each effect type needs from the API server, and nothing more. The ClusterRole in
  * manifests/deploy/rbac.yaml grants exactly the union of these, PARENT_PERMISSIONS and
  * EVENT_PERMISSIONS (events.ts: the Events recorded on the parents), which
- * test/manifests.test.ts checks; and `Delete` acts only on the resources listed for it here.
+ * test/manifests/deployment.test.ts checks; and `Delete` acts only on the resources listed for it here.
  */
 export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permission[]>> = {
   InjectEphemeralContainers: [{ apiGroup: '', resource: 'pods/ephemeralcontainers', verbs: ['patch'] }],

@@ -1,6 +1,6 @@
 // The DaemonJob manifests against the hook: the example is valid and runs, the status the hook
 // writes is declared by the CRD (undeclared fields would be pruned), and the CRD's CEL rule on
-// script.container agrees with the hook. (test/manifests.test.ts checks every CRD's structure,
+// script.container agrees with the hook. (test/manifests/crds.test.ts checks every CRD's structure,
 // and the e2e tier has the real API server refuse invalid DaemonJobs.)
 import t from 'tap'
 import { readFileSync } from 'node:fs'
