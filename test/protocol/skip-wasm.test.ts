@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import { MAX_DEPTH, skipValue } from '../../src/protocol/json-skip.js'
 import { BODY_OFFSET, REFUSALS } from '../../src/protocol/skip-wasm.js'
 import { WireState } from '../../src/protocol/wire-state.js'
-import { prng as random } from '../../bench/fixtures.js'
+import { prng as random } from '../../bench/fixture-common.js'
 
 interface PackageJson {
   scripts: Record<string, string>
