@@ -50,6 +50,26 @@ export function jobFinishTime (job: KubeObject): string | undefined {
   return (terminal ?? verdict)?.lastTransitionTime
 }
 
+/** Whether the Job finished for good: `Complete` or `Failed` True, not only a verdict. */
+export function jobIsTerminal (job: KubeObject): boolean {
+  const conditions = isRecord(job.status) ? job.status.conditions : undefined
+  return findCondition(conditions, 'Complete')?.status === 'True' ||
+    findCondition(conditions, 'Failed')?.status === 'True'
+}
+
+/**
+ * When the Job finished for good: `status.completionTime`, else its `Complete` / `Failed`
+ * condition's time; undefined while it has only a verdict (its pods may still terminate) or none.
+ * Kubernetes' TTL controller counts from this moment, and so do we (common/job-ttl.ts).
+ */
+export function jobTerminalTime (job: KubeObject): string | undefined {
+  if (!jobIsTerminal(job)) return undefined
+  const status = isRecord(job.status) ? job.status : {}
+  if (typeof status.completionTime === 'string') return status.completionTime
+  const terminal = findCondition(status.conditions, 'Complete') ?? findCondition(status.conditions, 'Failed')
+  return terminal?.lastTransitionTime
+}
+
 /** The condition that says why a Job failed: `Failed` when True, else `FailureTarget` when True. */
 function failureCondition (job: KubeObject): ReturnType<typeof findCondition> {
   const conditions = isRecord(job.status) ? job.status.conditions : undefined

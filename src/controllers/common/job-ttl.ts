@@ -15,7 +15,7 @@
 // record too. (The design notes in docs/architecture.md, "Outcomes that outlive their Jobs".)
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
-import { jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
+import { jobIsTerminal, jobOutcome, jobTerminalTime } from '../../k8s/jobs.js'
 
 /** On Jobs we create from a template that set `ttlSecondsAfterFinished`: its seconds. */
 export const JOB_TTL_LABEL = 'jobhooks.io/ttl-seconds-after-finished'
@@ -43,10 +43,10 @@ export interface RecordedJob {
 /**
  * Whether a finished Job is to be deleted now. `recorded` is what the observed parent's status
  * holds for the Job: a Job whose outcome it does not hold always stays (its outcome would be lost
- * with it). The TTL counts from the Job's own finish time, as Kubernetes' TTL controller counts
- * it, or from its verdict (SuccessCriteriaMet / FailureTarget) while its pods still terminate:
- * the outcome is known and recorded then; from the recorded time only when the Job says none (a
- * record may be stamped later than the Job finished, and a DaemonJob records no time for a success).
+ * with it). The TTL counts from the Job's own finish time, `Complete` / `Failed`, as Kubernetes'
+ * TTL controller counts it, never from its earlier verdict (SuccessCriteriaMet / FailureTarget):
+ * a hook of an older version, answering beside this one during a rolling update, reads only the
+ * final conditions, and a Job deleted before it saw them would be one it runs again.
  */
 export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefined, now: Date): JobTtlDecision {
   const label = job.metadata.labels?.[JOB_TTL_LABEL]
@@ -57,7 +57,9 @@ export function jobTtlDecision (job: KubeObject, recorded: RecordedJob | undefin
       drop: false
     }
   }
-  const finishedAt = jobFinishTime(job) ?? recorded.completionTime
+  if (!jobIsTerminal(job)) return { drop: false }
+  // A record may be stamped later than the Job finished: the Job's own time first.
+  const finishedAt = jobTerminalTime(job) ?? recorded.completionTime
   const finishedMs = finishedAt === undefined ? Number.NaN : Date.parse(finishedAt)
   if (Number.isNaN(finishedMs)) return { drop: false }
   const expiresMs = finishedMs + Number(label) * 1000

@@ -66,3 +66,20 @@ t.test('earliestWake: the soonest TTL still to pass', async t => {
   t.equal(earliestWake(decisions), 7)
   t.equal(earliestWake([{ drop: true }, { drop: false }]), undefined)
 })
+
+t.test('jobTtlDecision: a verdict alone (SuccessCriteriaMet, FailureTarget) starts no TTL; Complete or Failed ' +
+  'does', async t => {
+  const job = (type: string, extra: Array<Record<string, string>> = []): KubeObject => ({
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: { name: 'j', labels: { [JOB_TTL_LABEL]: '0' } },
+    status: { conditions: [{ type, status: 'True', lastTransitionTime: LONG_AGO }, ...extra] }
+  })
+  const succeeded: RecordedJob = { jobName: 'j', phase: 'Succeeded', completionTime: LONG_AGO }
+  const failed: RecordedJob = { jobName: 'j', phase: 'Failed', completionTime: LONG_AGO }
+  t.same(jobTtlDecision(job('SuccessCriteriaMet'), succeeded, now), { drop: false },
+    'recorded, TTL 0, long ago: kept until Complete, which an older version reads too')
+  t.same(jobTtlDecision(job('FailureTarget'), failed, now), { drop: false }, 'the same for FailureTarget')
+  const complete = job('SuccessCriteriaMet', [{ type: 'Complete', status: 'True', lastTransitionTime: AGO_20 }])
+  t.same(jobTtlDecision(complete, succeeded, now), { drop: true }, 'Complete: the TTL counts, and has passed')
+})
