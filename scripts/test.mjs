@@ -75,19 +75,22 @@ function testFiles (named) {
 
 /** The files, those that took longest last time first (a file not seen before counts as longest). */
 function longestFirst (files) {
-  let last = {}
-  try {
-    last = JSON.parse(readFileSync(DURATIONS, 'utf8'))
-  } catch {}
+  const last = lastDurations()
   const duration = file => last[file] ?? Infinity
   return [...files].sort((a, b) => duration(b) - duration(a))
 }
 
-function saveDurations (results) {
-  let last = {}
+/** The durations of the last run, by file; none before the first. */
+function lastDurations () {
   try {
-    last = JSON.parse(readFileSync(DURATIONS, 'utf8'))
-  } catch {}
+    return JSON.parse(readFileSync(DURATIONS, 'utf8'))
+  } catch {
+    return {}
+  }
+}
+
+function saveDurations (results) {
+  const last = lastDurations()
   for (const { file, ms } of results) last[file] = ms
   mkdirSync(dirname(DURATIONS), { recursive: true })
   writeFileSync(DURATIONS, JSON.stringify(last, null, 2))

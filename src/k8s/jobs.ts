@@ -37,19 +37,6 @@ export function jobStartTime (job: KubeObject): string | undefined {
   return typeof start === 'string' ? start : job.metadata.creationTimestamp
 }
 
-/**
- * When the Job finished: `status.completionTime`, else the terminal condition's transition time,
- * else the verdict's (SuccessCriteriaMet / FailureTarget) while the pods are still going.
- */
-export function jobFinishTime (job: KubeObject): string | undefined {
-  const status = isRecord(job.status) ? job.status : {}
-  if (typeof status.completionTime === 'string') return status.completionTime
-  const terminal = findCondition(status.conditions, 'Complete') ?? findCondition(status.conditions, 'Failed')
-  const verdict = findCondition(status.conditions, 'SuccessCriteriaMet') ??
-    findCondition(status.conditions, 'FailureTarget')
-  return (terminal ?? verdict)?.lastTransitionTime
-}
-
 /** Whether the Job finished for good: `Complete` or `Failed` True, not only a verdict. */
 export function jobIsTerminal (job: KubeObject): boolean {
   const conditions = isRecord(job.status) ? job.status.conditions : undefined
@@ -68,6 +55,16 @@ export function jobTerminalTime (job: KubeObject): string | undefined {
   if (typeof status.completionTime === 'string') return status.completionTime
   const terminal = findCondition(status.conditions, 'Complete') ?? findCondition(status.conditions, 'Failed')
   return terminal?.lastTransitionTime
+}
+
+/**
+ * When the Job's outcome was known: when it finished for good (jobTerminalTime), else when its
+ * verdict (SuccessCriteriaMet / FailureTarget) was written, while its pods are still going.
+ */
+export function jobFinishTime (job: KubeObject): string | undefined {
+  const conditions = isRecord(job.status) ? job.status.conditions : undefined
+  const verdict = findCondition(conditions, 'SuccessCriteriaMet') ?? findCondition(conditions, 'FailureTarget')
+  return jobTerminalTime(job) ?? verdict?.lastTransitionTime
 }
 
 /** The condition that says why a Job failed: `Failed` when True, else `FailureTarget` when True. */
