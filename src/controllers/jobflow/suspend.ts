@@ -11,7 +11,7 @@
 // controller (src/k8s/kueue.ts).
 import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { keepAsObserved, lastApplied } from '../../k8s/objects.js'
+import { keepAsObserved, lastApplied, withObservedSuspend } from '../../k8s/objects.js'
 import { setCondition } from '../../k8s/conditions.js'
 import { jobOutcome } from '../../k8s/jobs.js'
 import { suspendOwnerOf } from '../../k8s/kueue.js'
@@ -33,9 +33,10 @@ export interface KeptJob {
 
 /** A kept Job as the answer gives it back, and whether it is suspended by the JobFlow now. */
 export function keptJob (observed: KubeObject, suspend: boolean): KeptJob {
-  const applied = lastApplied(observed)
+  const last = lastApplied(observed)
   // Without the annotation there is nothing to merge against: the identity changes nothing.
-  if (applied === undefined) return { job: keepAsObserved(observed), suspended: false }
+  if (last === undefined) return { job: keepAsObserved(observed), suspended: false }
+  const applied = withObservedSuspend(last, observed)
   if (jobOutcome(observed) !== undefined) return { job: applied, suspended: false }
   const owner = suspendOwnerOf(observed)
   if (owner !== undefined) return { job: applied, suspended: false, leftTo: owner }

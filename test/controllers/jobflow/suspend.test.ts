@@ -75,11 +75,16 @@ t.test('a queued Job is Kueue\'s to suspend and resume, a Job managed by another
     metadata: { ...applied.metadata, labels: { ...applied.metadata.labels, 'kueue.x-k8s.io/queue-name': 'team-a' } },
     spec: { ...applied.spec as object, suspend: true }
   }
-  // Kueue admitted it: the observed Job runs, unsuspended by Kueue.
+  // Kueue admitted it: the observed Job runs, unsuspended by Kueue. Metacontroller's merge sets
+  // every field of the answer, so the answer carries Kueue's suspend, not the applied one.
   const admitted = { ...observedJob(queued), spec: { ...queued.spec as object, suspend: false } }
-  t.same(keptJob(admitted, true), { job: queued, suspended: false, leftTo: 'Kueue (queue team-a)' },
-    'suspending the flow answers it as applied: the merge changes nothing')
-  t.same(keptJob(admitted, false), { job: queued, suspended: false, leftTo: 'Kueue (queue team-a)' },
+  const asKueueLeftIt = { ...queued, spec: { ...queued.spec as object, suspend: false } }
+  t.same(keptJob(admitted, true), { job: asKueueLeftIt, suspended: false, leftTo: 'Kueue (queue team-a)' },
+    'suspending the flow answers it as observed: the merge changes nothing')
+  t.same(keptJob(admitted, false), { job: asKueueLeftIt, suspended: false, leftTo: 'Kueue (queue team-a)' },
+    'resuming the flow answers it as observed too')
+  const waiting = observedJob(queued)
+  t.same(keptJob(waiting, false), { job: queued, suspended: false, leftTo: 'Kueue (queue team-a)' },
     'resuming the flow does not unsuspend a Job Kueue holds')
   const remote = { ...applied, spec: { ...applied.spec as object, managedBy: 'kueue.x-k8s.io/multikueue' } }
   t.same(keptJob(observedJob(remote), true), { job: remote, suspended: false, leftTo: 'kueue.x-k8s.io/multikueue' })
