@@ -122,7 +122,7 @@ async function watchJobs (ns: string): Promise<{ stop: () => Promise<JobHistory>
 }
 
 async function waitForJobFlow (ns: string, name: string, what: string, check: (s: any) => boolean): Promise<any> {
-  return await waitForStatusOf(getJson, 'jobflow', ns, name, what, check, 240_000)
+  return await waitForStatusOf(getJson, 'jobflow', ns, name, what, check, 120_000)
 }
 
 const finished = (s: any): boolean => ['Succeeded', 'Failed'].includes(s.phase)
@@ -250,7 +250,12 @@ t.test('Kubernetes decides outcomes: a FailJob rule is final despite retry; a su
   ].join('---\n'), ns)
   const failed = await waitForJobFlow(ns, 'final', 'finished', finished)
   const early = await waitForJobFlow(ns, 'early', 'finished', finished)
-  await sleep(5_000)
+  // Its held pod goes 10 s after the Job controller deleted it; only then is the Job Complete.
+  await waitFor('early-indexed to be Complete', async () => {
+    const conditions = (await getJson(['get', 'job', 'early-indexed', '-n', ns])).status?.conditions ?? []
+    return conditions.some((c: any) => c.type === 'Complete' && c.status === 'True') ? true : undefined
+  }, 60_000)
+  await sleep(2_000)
   const history = await watch.stop()
 
   const job = await getJson(['get', 'job', 'final-breaks', '-n', ns])
