@@ -236,7 +236,9 @@ t.test('Kubernetes decides outcomes: a FailJob rule is final despite retry; a su
     parallelism: 2,
     successPolicy: { rules: [{ succeededIndexes: '0' }] },
   })
+  // Index 1 runs on until the Job controller deletes it (kwok: held by the annotation, then 10 s terminating).
   indexed.template.metadata = { annotations: { 'e2e.jobhooks.io/hold-index': '1' } }
+  indexed.template.spec.containers[0].command = ['sh', '-c', '[ "$JOB_COMPLETION_INDEX" = 1 ] && sleep 60; sleep 3']
   const retry = { limit: 2, backoffSeconds: 1 }
   await apply(cluster.kubectl, [
     jobFlow('final', { queueName: QUEUE, flows: [{ name: 'breaks', jobTemplate: breaks, retry }] }),
