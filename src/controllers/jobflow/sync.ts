@@ -299,7 +299,7 @@ function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): Jo
  */
 function invalid (observed: Observed, problems: string[]): SyncAnswer {
   const { previous } = observed
-  const histories = updatedHistories(observed)
+  const histories = heldBy(updatedHistories(observed), problems)
   const jobs = [...histories.values()].flat()
   const currents = [...histories.values()].map(h => h[h.length - 1] as JobRecord)
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
@@ -309,6 +309,19 @@ function invalid (observed: Observed, problems: string[]): SyncAnswer {
   // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts).
   const children = keepAllObserved(observed.request.children, ['Job.batch/v1'])
   return invalidSpecAnswer(previous, { status, children, problems }, observed.now)
+}
+
+/**
+ * Steps not started wait for nothing while the spec is invalid: their records say that the spec
+ * holds them and why, rather than the dependency or Job they waited for before it broke.
+ */
+function heldBy (histories: Map<string, JobRecord[]>, problems: string[]): Map<string, JobRecord[]> {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see condition Valid)` : ''
+  const message = `held by the invalid spec: ${problems[0] ?? 'see condition Valid'}${more}`
+  for (const history of histories.values()) {
+    history.forEach((record, i) => { if (record.phase === 'Pending') history[i] = { ...record, message } })
+  }
+  return histories
 }
 
 /** The remembered histories with what the observed Jobs now say, and a record for each Job that lost its own. */
