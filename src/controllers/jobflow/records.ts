@@ -23,6 +23,8 @@ export interface JobRecord {
   attempt?: number
   /** On the first attempt of a rerun: the `jobhooks.io/rerun` value that asked for it. */
   rerun?: string
+  /** A succeeded Job's output: its pod's termination message, cut to 1 KiB (outputs.ts). */
+  output?: string
 }
 
 const PHASES = new Set<string>(['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
@@ -70,7 +72,8 @@ export function readRecords (status: Record<string, unknown>): Map<string, JobRe
       completionTime: stringOrUndefined(entry.completionTime),
       message: stringOrUndefined(entry.message),
       attempt,
-      rerun: stringOrUndefined(entry.rerun)
+      rerun: stringOrUndefined(entry.rerun),
+      output: stringOrUndefined(entry.output)
     })
     const attempts = byAttempt.get(entry.name) ?? new Map<number, JobRecord>()
     attempts.set(attempt ?? 1, record)
@@ -112,7 +115,8 @@ export function recordFromJob (
     completionTime: outcome === undefined ? undefined : memory?.completionTime ?? jobFinishTime(job) ?? timestamp(now),
     message,
     attempt: attempt !== undefined && attempt >= 2 ? attempt : undefined,
-    rerun: memory?.rerun
+    rerun: memory?.rerun,
+    output: outcome === 'Succeeded' ? memory?.output : undefined
   })
 }
 
