@@ -124,8 +124,9 @@ function action (event: TimelineEvent): [string, string] {
     case 'job-suspended': return ['suspended %s', name]
     case 'job-resumed': return ['resumed %s', name]
     case 'updated': {
-      const fields = event.message !== undefined && event.message !== '' ? ` (${event.message})` : ''
-      return [`updated ${kind(event.object)}%n %s${fields}`, name]
+      // No field: Metacontroller rewrote only its last-applied annotation (after Kueue wrote spec.suspend).
+      const fields = event.message !== undefined && event.message !== '' ? event.message : 'last-applied annotation'
+      return [`updated ${kind(event.object)}%n %s (${fields})`, name]
     }
     case 'deleted': {
       const by = deletedBy(event.cause)
