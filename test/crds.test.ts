@@ -103,12 +103,18 @@ t.test('each kind prints the columns its reference shows', async t => {
       printerColumns(crd.spec.names.kind).map(c => `${c.name}=${c.jsonPath}`)
     ])
   )
-  t.same(columns.JobFlow, ['STATUS=.status.phase', 'JOBS=.status.jobsSucceeded', 'AGE=.metadata.creationTimestamp'])
+  t.same(columns.JobFlow, [
+    'STATUS=.status.phase',
+    'JOBS=.status.jobsSucceeded',
+    'QUEUED=.status.jobsQueued',
+    'AGE=.metadata.creationTimestamp'
+  ])
   t.same(columns.JobTemplate, ['AGE=.metadata.creationTimestamp'])
   t.same(columns.DaemonJob, [
     'STATUS=.status.phase',
     'DESIRED=.status.desired',
     'ACTIVE=.status.active',
+    'QUEUED=.status.queued',
     'SUCCEEDED=.status.succeeded',
     'FAILED=.status.failed',
     'AGE=.metadata.creationTimestamp'

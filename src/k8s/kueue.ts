@@ -4,6 +4,7 @@
 // names another controller (MultiKueue sets it) has its status written by that controller.
 import type { KubeObject } from './types.js'
 import { isRecord } from './types.js'
+import { jobOutcome } from './jobs.js'
 
 export const QUEUE_NAME_LABEL = 'kueue.x-k8s.io/queue-name'
 /** Kueue's WorkloadPriorityClass of the Job's workload. */
@@ -33,4 +34,16 @@ export function suspendOwnerOf (job: KubeObject): string | undefined {
   if (manager !== undefined) return manager
   const queue = queueNameOf(job)
   return queue !== undefined ? `Kueue (queue ${queue})` : undefined
+}
+
+/**
+ * The queue a Job waits in while Kueue holds it: queued, suspended and unfinished. Kueue suspends
+ * it at creation and again when it preempts it, and unsuspends it on admission; a suspended Job
+ * runs no pod, so such a Job waits for quota rather than running.
+ */
+export function queueHolding (job: KubeObject): string | undefined {
+  const queue = queueNameOf(job)
+  if (queue === undefined || otherManagerOf(job) !== undefined) return undefined
+  if (!isRecord(job.spec) || job.spec.suspend !== true) return undefined
+  return jobOutcome(job) === undefined ? queue : undefined
 }

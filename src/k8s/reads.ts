@@ -59,8 +59,9 @@ export const JOB_READS: ObjectShape = {
   apiVersion: true,
   kind: true,
   metadata: METADATA,
-  // managedBy: a Job another controller manages is never written (src/k8s/kueue.ts).
-  spec: { managedBy: true, template: { spec: { volumes: true, affinity: true } } },
+  // managedBy: a Job another controller manages is never written; suspend: Kueue holds a queued
+  // Job by it (src/k8s/kueue.ts).
+  spec: { managedBy: true, suspend: true, template: { spec: { volumes: true, affinity: true } } },
   status: true
 }
 

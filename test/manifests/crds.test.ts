@@ -74,7 +74,7 @@ t.test('the CRDs are structural and follow the contract', async t => {
   const version = storageVersion(jobflow)
   const status = version.schema.openAPIV3Schema.properties.status.properties
   t.same(status.phase.enum, ['Pending', 'Running', 'Succeeded', 'Failed', 'Invalid'])
-  t.same(status.jobs.items.properties.phase.enum, ['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
+  t.same(status.jobs.items.properties.phase.enum, ['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
   t.same(
     Object.keys(status.jobs.items.properties).sort(),
     ['attempt', 'completionTime', 'jobName', 'message', 'name', 'phase', 'rerun', 'startTime'],

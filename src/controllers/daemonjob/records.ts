@@ -5,9 +5,11 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { timestamp } from '../../k8s/time.js'
 import { jobFailureMessage, jobFinishTime, jobOutcome } from '../../k8s/jobs.js'
+import { queueHolding } from '../../k8s/kueue.js'
 import { nodeJobName, nodeOfJob } from './job.js'
 
-export type NodePhase = 'Running' | 'Succeeded' | 'Failed'
+/** `Queued`: the node's Job waits for Kueue to admit it. */
+export type NodePhase = 'Queued' | 'Running' | 'Succeeded' | 'Failed'
 
 export interface NodeRecord {
   /** The node's name. */
@@ -80,7 +82,9 @@ function byNodeName (a: NodeRecord, b: NodeRecord): number {
 
 function recordFromJob (node: string, job: KubeObject, now: Date): NodeRecord {
   const outcome = jobOutcome(job)
-  if (outcome === undefined) return { name: node, jobName: job.metadata.name, phase: 'Running' }
+  if (outcome === undefined) {
+    return { name: node, jobName: job.metadata.name, phase: queueHolding(job) !== undefined ? 'Queued' : 'Running' }
+  }
   if (outcome === 'Succeeded') return { name: node, jobName: job.metadata.name, phase: 'Succeeded' }
   return {
     name: node,
@@ -94,21 +98,27 @@ function recordFromJob (node: string, job: KubeObject, now: Date): NodeRecord {
 export interface Counts {
   desired: number
   active: number
+  /** Jobs waiting for Kueue to admit them: not running, not finished either. */
+  queued: number
   succeeded: number
   failed: number
 }
 
 /** The counts of the status: `creating` Jobs are asked for now and count as active. */
 export function countNodes (records: Map<string, NodeRecord>, creating: number): Counts {
-  let active = creating
-  let succeeded = 0
-  let failed = 0
+  const counts: Counts = { desired: records.size + creating, active: creating, queued: 0, succeeded: 0, failed: 0 }
   for (const record of records.values()) {
-    if (record.phase === 'Running') active++
-    else if (record.phase === 'Succeeded') succeeded++
-    else failed++
+    if (record.phase === 'Running') counts.active++
+    else if (record.phase === 'Queued') counts.queued++
+    else if (record.phase === 'Succeeded') counts.succeeded++
+    else counts.failed++
   }
-  return { desired: records.size + creating, active, succeeded, failed }
+  return counts
+}
+
+/** A node whose Job has no outcome yet: running, or waiting in Kueue's queue. */
+export function isUnfinished (record: NodeRecord | undefined): boolean {
+  return record?.phase === 'Running' || record?.phase === 'Queued'
 }
 
 /** The memory written back: succeeded node names and failed node records, sorted by node name. */

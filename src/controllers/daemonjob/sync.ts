@@ -16,7 +16,9 @@ import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job
 import { parseDaemonJobSpec, type DaemonJobSpec } from './spec.js'
 import { eligibilityCheck } from './eligibility.js'
 import { DAEMONJOB_LABEL, nodeJobBuilder, nodeOfJob, podTemplate } from './job.js'
-import { countNodes, memoryStatus, observeNodes, readRecords, type Counts, type NodeRecord } from './records.js'
+import {
+  countNodes, isUnfinished, memoryStatus, observeNodes, readRecords, type Counts, type NodeRecord
+} from './records.js'
 
 export type DaemonJobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -179,7 +181,7 @@ function daemonJobPhase (
 ): DaemonJobPhase {
   if (finished) return counts.failed > 0 ? 'Failed' : 'Succeeded'
   if (counts.desired === 0) return 'Pending'
-  if (counts.active === 0 && nodesKnown) return counts.failed > 0 ? 'Failed' : 'Succeeded'
+  if (counts.active === 0 && counts.queued === 0 && nodesKnown) return counts.failed > 0 ? 'Failed' : 'Succeeded'
   return records.size > 0 ? 'Running' : 'Pending'
 }
 
@@ -215,15 +217,11 @@ function statusMessage (
     const more = ineligible.count > NAMED_IN_MESSAGE ? `; and ${ineligible.count - NAMED_IN_MESSAGE} more` : ''
     return `no eligible node among ${nodes.length}: ${named}${more}; waiting for nodes`
   }
-  // Only the nodes of running Jobs matter here: a set of those, not of every Node.
+  // Only the nodes of unfinished Jobs matter here: a set of those, not of every Node.
   const present = new Set<string>()
-  for (const node of nodes) if (records.get(node.metadata.name)?.phase === 'Running') present.add(node.metadata.name)
+  for (const node of nodes) if (isUnfinished(records.get(node.metadata.name))) present.add(node.metadata.name)
   const lost: string[] = []
-  for (const record of records.values()) {
-    if (record.phase === 'Running' && !present.has(
-      record.name
-    )) lost.push(record.name)
-  }
+  for (const record of records.values()) if (isUnfinished(record) && !present.has(record.name)) lost.push(record.name)
   if (lost.length === 0) return undefined
   const where = selector !== undefined
     ? `nodes that no longer exist or no longer have the labels of the nodeSelector (${selector})`

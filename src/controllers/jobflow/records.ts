@@ -6,8 +6,10 @@ import { isRecord, stringOrUndefined, withoutUndefined } from '../../k8s/types.j
 import { hasTrueCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
 import { isFinalFailure, jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
+import { queueHolding } from '../../k8s/kueue.js'
 
-export type FlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped'
+/** `Queued`: the flow's Job waits for Kueue to admit it (first, or again after a preemption). */
+export type FlowPhase = 'Pending' | 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped'
 
 export interface JobRecord {
   /** The flow's name. */
@@ -23,7 +25,10 @@ export interface JobRecord {
   rerun?: string
 }
 
-const PHASES = new Set<string>(['Pending', 'Running', 'Succeeded', 'Failed', 'Skipped'])
+const PHASES = new Set<string>(['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
+
+/** How a queued record that Kueue took back from running begins: it is waiting again, not failing. */
+export const PREEMPTED = 'preempted'
 
 /**
  * Closes the message of a failure the Job's own podFailurePolicy made final. The record outlives
@@ -76,6 +81,11 @@ export function readRecords (status: Record<string, unknown>): Map<string, JobRe
   )
 }
 
+/** A Job that has not finished yet: created and running, or waiting in Kueue's queue. */
+export function isUnderway (record: JobRecord): boolean {
+  return record.phase === 'Running' || record.phase === 'Queued'
+}
+
 /**
  * The record of a flow whose Job we observe. Times already remembered are carried forward, so
  * the record only changes when the Job does.
@@ -88,19 +98,34 @@ export function recordFromJob (
   attempt?: number
 ): JobRecord {
   const outcome = jobOutcome(job)
+  const queue = queueHolding(job)
   let message: string | undefined
   if (outcome === 'Failed') message = jobFailureMessage(job) + (isFinalFailure(job) ? FINAL_FAILURE_NOTE : '')
+  else if (queue !== undefined) message = queuedMessage(queue, memory)
   else if (outcome === undefined && hasTrueCondition(job.status, 'Suspended')) message = 'the Job is suspended'
   return compact({
     name,
     jobName: job.metadata.name,
-    phase: outcome ?? 'Running',
-    startTime: memory?.startTime ?? jobStartTime(job),
+    phase: outcome ?? (queue !== undefined ? 'Queued' : 'Running'),
+    // A Job that waits for admission has not started; once it has, a preemption keeps its first start.
+    startTime: memory?.startTime ?? (queue !== undefined ? undefined : jobStartTime(job)),
     completionTime: outcome === undefined ? undefined : memory?.completionTime ?? jobFinishTime(job) ?? timestamp(now),
     message,
     attempt: attempt !== undefined && attempt >= 2 ? attempt : undefined,
     rerun: memory?.rerun
   })
+}
+
+/**
+ * Why a queued Job waits. Kueue suspends a Job it admitted when it preempts it; the Job itself
+ * does not say so, but its record does: it ran before (or was already preempted) and waits again.
+ */
+function queuedMessage (queue: string, memory: JobRecord | undefined): string {
+  const preempted = memory?.phase === 'Running' ||
+    (memory?.phase === 'Queued' && memory.message?.startsWith(PREEMPTED) === true)
+  return preempted
+    ? `${PREEMPTED} by Kueue: back in queue ${queue}, waiting to be admitted again (no retry used)`
+    : `waiting in queue ${queue} for Kueue to admit it`
 }
 
 /** Drops undefined fields so that records compare and serialise the same way every time. */
@@ -113,4 +138,9 @@ export const compact = withoutUndefined<JobRecord>
  */
 export function jobsSucceeded (jobs: readonly JobRecord[]): string {
   return `${jobs.filter(j => j.phase === 'Succeeded').length}/${jobs.length}`
+}
+
+/** `status.jobsQueued`, the QUEUED column: the flows whose Job waits for Kueue to admit it. */
+export function jobsQueued (jobs: readonly JobRecord[]): number {
+  return jobs.filter(j => j.phase === 'Queued').length
 }

@@ -16,7 +16,9 @@ import { parentTtl } from '../common/parent-ttl.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
-import { isSettled, jobsSucceeded, readRecords, recordFromJob, type JobRecord } from './records.js'
+import {
+  isSettled, isUnderway, jobsQueued, jobsSucceeded, readRecords, recordFromJob, type JobRecord
+} from './records.js'
 import { attemptOf, observedAttempt } from './attempts.js'
 import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
 import { keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
@@ -133,6 +135,7 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
   const status: Record<string, unknown> = {
     phase,
     jobsSucceeded: jobsSucceeded(jobs),
+    jobsQueued: jobsQueued(jobs),
     ...runTimes(base, running, phase === 'Succeeded' || phase === 'Failed', now),
     jobs: states.flatMap(historyOf),
     conditions: suspendedCondition(conditions, run.suspend, run.suspendedJobs, now)
@@ -280,7 +283,8 @@ function ttlDecision (sync: FlowSync, flow: FlowSpec, job: KubeObject): JobTtlDe
 function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): JobFlowPhase {
   const anyFailed = jobs.some(j => j.phase === 'Failed')
   if (finished) return anyFailed ? 'Failed' : 'Succeeded'
-  const running = creating || jobs.some(j => j.phase === 'Running')
+  // A queued Job is not running yet, but it will: the flow is not over while one waits.
+  const running = creating || jobs.some(isUnderway)
   // Every flow ran or was skipped (a `when` branch that was not needed): the outcome is the failures'.
   if (!running && jobs.every(j => isSettled(j))) return anyFailed ? 'Failed' : 'Succeeded'
   if (anyFailed && !running) return 'Failed'
@@ -295,16 +299,29 @@ function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): Jo
  */
 function invalid (observed: Observed, problems: string[]): SyncAnswer {
   const { previous } = observed
-  const histories = updatedHistories(observed)
+  const histories = heldBy(updatedHistories(observed), problems)
   const jobs = [...histories.values()].flat()
   const currents = [...histories.values()].map(h => h[h.length - 1] as JobRecord)
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
   const finished = typeof previous.completionTime === 'string'
   const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
-  const status = { ...previous, phase, jobsSucceeded: jobsSucceeded(currents), jobs }
+  const status = { ...previous, phase, jobsSucceeded: jobsSucceeded(currents), jobsQueued: jobsQueued(currents), jobs }
   // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts).
   const children = keepAllObserved(observed.request.children, ['Job.batch/v1'])
   return invalidSpecAnswer(previous, { status, children, problems }, observed.now)
+}
+
+/**
+ * Steps not started wait for nothing while the spec is invalid: their records say that the spec
+ * holds them and why, rather than the dependency or Job they waited for before it broke.
+ */
+function heldBy (histories: Map<string, JobRecord[]>, problems: string[]): Map<string, JobRecord[]> {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see condition Valid)` : ''
+  const message = `held by the invalid spec: ${problems[0] ?? 'see condition Valid'}${more}`
+  for (const history of histories.values()) {
+    history.forEach((record, i) => { if (record.phase === 'Pending') history[i] = { ...record, message } })
+  }
+  return histories
 }
 
 /** The remembered histories with what the observed Jobs now say, and a record for each Job that lost its own. */

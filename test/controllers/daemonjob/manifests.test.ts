@@ -77,6 +77,7 @@ t.test('the hook\'s status is declared by the CRD, in every phase', async t => {
       'STATUS=.status.phase',
       'DESIRED=.status.desired',
       'ACTIVE=.status.active',
+      'QUEUED=.status.queued',
       'SUCCEEDED=.status.succeeded',
       'FAILED=.status.failed',
       'AGE=.metadata.creationTimestamp'

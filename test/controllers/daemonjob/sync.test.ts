@@ -47,6 +47,7 @@ t.test('five nodes, two excluded, one cordoned, one tainted: exactly one Job', a
     phase: 'Pending',
     desired: 1,
     active: 1,
+    queued: 0,
     succeeded: 0,
     failed: 0,
     startTime: NOW,
@@ -220,7 +221,7 @@ t.test('a node that joins while the DaemonJob runs gets its Job; existing Jobs a
   )
   t.match(
     response.status,
-    { phase: 'Running', desired: 2, active: 2, succeeded: 0, failed: 0, startTime: '2026-01-02T03:00:01Z' }
+    { phase: 'Running', desired: 2, active: 2, queued: 0, succeeded: 0, failed: 0, startTime: '2026-01-02T03:00:01Z' }
   )
   t.notOk('completionTime' in response.status)
 
@@ -247,6 +248,7 @@ t.test('a failure does not stop the others; Failed once every node finished', as
     phase: 'Failed',
     desired: 2,
     active: 0,
+    queued: 0,
     succeeded: 1,
     failed: 1,
     startTime: '2026-01-02T03:00:01Z',
@@ -291,6 +293,7 @@ t.test('Succeeded when every node succeeded, with Complete', async t => {
       phase: 'Succeeded',
       desired: 2,
       active: 0,
+      queued: 0,
       succeeded: 2,
       failed: 0,
       completionTime: NOW,
@@ -389,6 +392,7 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
         'dedicated=gpu:NoSchedule is not tolerated; waiting for nodes',
     desired: 0,
     active: 0,
+    queued: 0,
     succeeded: 0,
     failed: 0,
     succeededNodes: [],
