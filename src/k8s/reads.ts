@@ -66,15 +66,13 @@ export const JOB_READS: ObjectShape = {
 }
 
 /**
- * A JobFlow's Job: JOB_READS, `spec.suspend`, and the one annotation in which Metacontroller keeps
- * the Job it last applied. JobFlow answers its Jobs as that copy (keepAsApplied, src/k8s/objects.ts), so that
+ * A JobFlow's Job: JOB_READS and the one annotation in which Metacontroller keeps the Job it last
+ * applied. JobFlow answers its Jobs as that copy (keepAsApplied, src/k8s/objects.ts), so that
  * Metacontroller may update them in place (spec.suspend) without changing anything else.
  */
 export const APPLIED_JOB_READS: Shape = {
   ...JOB_READS,
-  metadata: { ...METADATA, annotations: { [LAST_APPLIED_ANNOTATION]: true } },
-  // suspend: a queued Job is answered with Kueue's value of it, which Metacontroller then keeps.
-  spec: { managedBy: true, suspend: true, template: { spec: { volumes: true, affinity: true } } }
+  metadata: { ...METADATA, annotations: { [LAST_APPLIED_ANNOTATION]: true } }
 }
 
 /** A Node: its name and labels, taints and `unschedulable`, which decide where a DaemonJob runs. */

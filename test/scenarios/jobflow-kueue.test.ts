@@ -67,6 +67,24 @@ t.test('on the simulator: two steps at most at once, in the order created, each 
   t.equal(sim.seconds(), 40)
 })
 
+t.test('while it runs, as the header says: QUEUED counts 4, then 2, then none; a waiting step\'s record says why',
+  async t => {
+    const sim = new Simulator({
+      controllers: [jobflowController('v2')], jobs: { durationSeconds: 10 }, kueue: { quota: 2 }
+    })
+    t.teardown(async () => await sim.close())
+    for (const object of exampleObjects(FILE)) sim.apply(object)
+    const status = (): { jobsQueued?: number, jobs: Array<{ phase: string, message?: string }> } =>
+      sim.get(FLOW)?.status as { jobsQueued?: number, jobs: Array<{ phase: string, message?: string }> }
+    await sim.advance(5)
+    t.equal(status().jobsQueued, 4)
+    t.match(status().jobs[2], { phase: 'Queued', message: 'waiting in queue jobflow-kueue for Kueue to admit it' })
+    await sim.advance(10)
+    t.equal(status().jobsQueued, 2)
+    await sim.advance(10)
+    t.equal(status().jobsQueued, 0)
+  })
+
 t.test('--apply with --at previews a preemption: the step goes back to the queue and finishes, no retry', async t => {
   const dir = t.testdir({
     'hotfix.yaml': [
@@ -95,12 +113,16 @@ t.test('--apply with --at previews a preemption: the step goes back to the queue
     /kueue admitted jobflow-kueue-shard-2.*resumed jobflow-kueue-shard-2/)
   t.ok(out.some(l => l.startsWith('default/jobflow-kueue  Succeeded') && l.includes('(7/7 jobs succeeded)')))
   t.notOk(out.some(l => /created Jobs? [^;]*shard-2-2/.test(l)), 'no retry of shard-2')
+  const early = await run([MANIFEST, '--kueue-quota', '2', '--apply', hotfix, '--at', '4', '--until', '7'])
+  t.match(early.out.find(l => l.startsWith('  shard-2 ')), new RegExp('Queued .* preempted by Kueue: back in ' +
+    'queue jobflow-kueue, waiting to be admitted again \\(no retry used\\)$'), 'the record says so while it waits')
 })
 
 t.test('without --kueue-quota the steps wait, and the CLI says why', async t => {
   const { code, out, err } = await run([MANIFEST, '--until', '60'])
   t.equal(code, 0)
-  t.match(out.find(l => l.startsWith('default/jobflow-kueue')), /^default\/jobflow-kueue {2}Running/)
+  t.equal(out.find(l => l.startsWith('default/jobflow-kueue')),
+    'default/jobflow-kueue  Pending (0/7 jobs succeeded, 6 queued, 1 pending)')
   t.same(err, [
     'simulate: note: ' + [1, 2, 3, 4, 5, 6].map(i => `jobflow-kueue-shard-${i}`).join(', ') +
       ' wait for Kueue, which is not simulated: --kueue-quota N admits N queued Jobs at once'
