@@ -15,15 +15,10 @@ import { isRecord } from '../k8s/types.js'
 import { PRIORITY_CLASS_LABEL, queueNameOf } from '../k8s/kueue.js'
 import { isSuspended, jobFinished } from './jobs.js'
 import { refOf } from './objects.js'
-import type { TimelineType } from './types.js'
+import type { KueueBehaviour, TimelineType } from './types.js'
 import type { World } from './world.js'
 
 export const KUEUE_API_VERSIONS = ['kueue.x-k8s.io/v1beta1', 'kueue.x-k8s.io/v1beta2'] as const
-
-export interface KueueBehaviour {
-  /** How many queued Jobs may be admitted (unsuspended and unfinished) at once. */
-  quota: number
-}
 
 /** A queued, unfinished Job as Kueue's scheduler orders it. */
 interface Workload {

@@ -6,7 +6,6 @@ import type { ScriptLibrary } from '../scripts/library.js'
 import type { ObjectRef } from './objects.js'
 import type { ResourceType, TypeName } from './resources.js'
 import type { JobBehaviour } from './jobs.js'
-import type { KueueBehaviour } from './kueue.js'
 
 export type HookVersion = 'v1' | 'v2'
 export type Transport = 'http' | 'direct'
@@ -42,6 +41,12 @@ export interface EphemeralBehaviour {
   runSeconds?: number
   /** Per Pod name: one exit for every container, or per container name. Default exit code 0. */
   exits?: Record<string, ContainerExit | Record<string, ContainerExit>>
+}
+
+/** Kueue as the simulator plays it (./kueue.ts). */
+export interface KueueBehaviour {
+  /** How many queued Jobs may be admitted (unsuspended and unfinished) at once. */
+  quota: number
 }
 
 export interface SimulatorOptions {
