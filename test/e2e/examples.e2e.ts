@@ -241,6 +241,14 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   }
 }
 
+/** Whether an applied file holds Kueue's objects: the example needs Kueue on the cluster. */
+function needsKueue (promise: ExamplePromise): boolean {
+  return appliedFiles(promise)
+    .flatMap((file) => exampleObjects(file.replace(/^manifests\/examples\//, '')))
+    .some((o) => String(o.apiVersion).startsWith('kueue.x-k8s.io/'))
+}
+
+const kueueInstalled = (await cluster.kubectl(['get', 'crd', 'clusterqueues.kueue.x-k8s.io'])).code === 0
 const promises = examplePromises()
 // Each example in its own namespace, all at once: they share only the Nodes, which none changes.
 t.jobs = promises.length
@@ -248,6 +256,7 @@ for (const promise of promises) {
   t.test(
     `${promise.file}: ${promise.commands.filter((c) => !c.startsWith('npm ')).length} commands as printed, then ` +
       `kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
+    { skip: needsKueue(promise) && !kueueInstalled ? 'Kueue is not installed on this cluster' : false },
     async (t) => {
       await keepsItsPromise(t, promise)
     }
