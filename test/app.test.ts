@@ -52,6 +52,12 @@ t.test('a fixture through HTTP gives the pure hook\'s answer and nothing else', 
         resource: 'jobtemplates',
         namespace: 'default',
         names: ['builder', 'tester']
+      },
+      {
+        apiVersion: 'v1',
+        resource: 'pods',
+        namespace: 'default',
+        labelSelector: { matchLabels: { 'jobhooks.io/jobflow': 'release' } }
       }
     ]
   })

@@ -22,12 +22,18 @@ export const SIMULATE_USAGE = `usage: npm run simulate -- <manifest.yaml>... [op
                      edit an object at the time of the next --at, as kubectl edit would: OBJ names
                      it (default: the last jobhooks object of the manifests), VALUE is YAML; a key
                      with dots in brackets: 'metadata.annotations[jobhooks.io/rerun]=1'
-  --at SECONDS       when the --set edits before it happen (simulated seconds from the start: 60 or 60s)
+  --apply FILE       apply FILE's objects at the time of the next --at, as kubectl apply would
+                     (e.g. a Job that takes a Kueue quota, to see a preemption)
+  --at SECONDS       when the --set edits and --apply files before it happen (simulated seconds
+                     from the start: 60 or 60s)
   --duration SECONDS how long every Job runs before it finishes (default 10)
   --pods FILE        Pods and Deployments to add to the manifests' (applied first), for the
                      EphemeralJobs and OperationJobs to act on
   --nodes FILE       the Node objects DaemonJobs run over (with any in the manifest); without any:
                      node1, node2, node3, and node4 cordoned
+  --kueue-quota N    model Kueue: Jobs with a kueue.x-k8s.io/queue-name label wait suspended until
+                     admitted, at most N at once, higher priority (WorkloadPriorityClass) first,
+                     preempting a lower priority when full. Without it nothing admits them
   --until SECONDS    stop there if the simulation has not settled (default 3600)
   --output json      the timeline and the reports as JSON, for scripts
   --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1
@@ -52,7 +58,9 @@ const SIMULATE_OPTIONS = {
   fail: { type: 'string' },
   hang: { type: 'string' },
   set: { type: 'string' },
+  apply: { type: 'string' },
   at: { type: 'string' },
+  'kueue-quota': { type: 'string' },
   duration: { type: 'string' },
   until: { type: 'string' },
   output: { type: 'string' },
@@ -76,6 +84,9 @@ const SIMULATE_FLAGS = new Set(['-h', ...Object.keys(SIMULATE_OPTIONS).map(name 
 /** A `--set` edit, made at the time of the `--at` after it. */
 export interface Edit { object?: string, path: string[], value: unknown, text: string, at: number }
 
+/** An `--apply` of a file's objects, at the time of the `--at` after it. */
+export interface LaterApply { file: string, at: number }
+
 export interface SimulateArguments {
   files: string[]
   fail: string[]
@@ -83,12 +94,16 @@ export interface SimulateArguments {
   failAttempts: Record<string, number>
   hang: string[]
   edits: Edit[]
+  /** `--apply` files, by time. */
+  applies: LaterApply[]
   duration: number
   until: number
   json: boolean
   hookVersion: HookVersion
   nodes?: string
   pods?: string
+  /** `--kueue-quota`: Kueue's model admits at most this many queued Jobs at once. */
+  kueueQuota?: number
 }
 
 export interface LiveArguments {
@@ -117,12 +132,13 @@ export function parseSimulateArguments (argv: string[]): SimulateArguments | 'he
     failAttempts: {},
     hang: [],
     edits: [],
+    applies: [],
     duration: 10,
     until: 3600,
     json: false,
     hookVersion: 'v2'
   }
-  const pending: Array<Omit<Edit, 'at'>> = []
+  const pending: Pending[] = []
   for (const token of tokens) {
     if (token.kind === 'option-terminator') throw new UsageError('unknown option --')
     const raw = argv[token.index] as string
@@ -138,14 +154,21 @@ export function parseSimulateArguments (argv: string[]): SimulateArguments | 'he
     if (token.value === undefined || token.value === '') throw new UsageError(`${flag} needs a value`)
     takeOption(args, pending, token.name, token.value)
   }
-  if (pending.length > 0) throw new UsageError(`--set ${pending.map(e => e.text).join(', ')} has no --at after it`)
+  if (pending.length > 0) {
+    const what = pending.map(p => ('file' in p ? `--apply ${p.file}` : `--set ${p.text}`)).join(', ')
+    throw new UsageError(`${what} has no --at after it`)
+  }
   if (args.files.length === 0) throw new UsageError('name the manifest to simulate')
   args.edits.sort((a, b) => a.at - b.at)
+  args.applies.sort((a, b) => a.at - b.at)
   return args
 }
 
-/** One simulation option with its value; `--set` edits wait in `pending` for the next `--at`. */
-function takeOption (args: SimulateArguments, pending: Array<Omit<Edit, 'at'>>, name: string, value: string): void {
+/** A `--set` edit or an `--apply` file waiting for its `--at`. */
+type Pending = Omit<Edit, 'at'> | { file: string }
+
+/** One simulation option with its value; `--set` edits and `--apply` files wait in `pending` for the next `--at`. */
+function takeOption (args: SimulateArguments, pending: Pending[], name: string, value: string): void {
   switch (name) {
     case 'fail':
       for (const item of names(value)) {
@@ -156,11 +179,23 @@ function takeOption (args: SimulateArguments, pending: Array<Omit<Edit, 'at'>>, 
       return
     case 'hang': args.hang.push(...names(value)); return
     case 'set': pending.push(parseEdit(value)); return
+    case 'apply': pending.push({ file: value }); return
     case 'at': {
       const at = seconds('--at', value, 0)
-      if (pending.length === 0) throw new UsageError('--at needs a --set before it')
-      args.edits.push(...pending.map(edit => ({ ...edit, at })))
+      if (pending.length === 0) throw new UsageError('--at needs a --set or --apply before it')
+      for (const item of pending) {
+        if ('file' in item) args.applies.push({ file: item.file, at })
+        else args.edits.push({ ...item, at })
+      }
       pending.length = 0
+      return
+    }
+    case 'kueue-quota': {
+      const quota = Number(value)
+      if (!Number.isInteger(quota) || quota < 1) {
+        throw new UsageError(`--kueue-quota must be a whole number of Jobs, at least 1, not ${JSON.stringify(value)}`)
+      }
+      args.kueueQuota = quota
       return
     }
     case 'duration': args.duration = seconds('--duration', value, 0.001); return

@@ -46,10 +46,11 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
       continue
     }
     const event = item
-    // Nodes are the stage, not the play: the report says what became of each. Injections and
-    // deletions by effects are told from the effects' log, with their outcome.
+    // Nodes and Kueue's queues are the stage, not the play: the report says what became of each
+    // Node. Injections and deletions by effects are told from the effects' log, with their outcome.
     const told = event.type === 'injected' || (event.type === 'deleted' && event.cause === 'effect')
-    if (event.object.kind === 'Node' || told) continue
+    const kueueObject = event.object.apiVersion.startsWith('kueue.x-k8s.io/')
+    if (event.object.kind === 'Node' || kueueObject || told) continue
     const madeKind = event.object.kind === 'Pod' || event.object.kind === 'ReplicaSet'
     const made = madeKind ? podOwner(event.object.name) : undefined
     const subject = made ?? subjectOf(event)
@@ -123,8 +124,9 @@ function action (event: TimelineEvent): [string, string] {
     case 'job-suspended': return ['suspended %s', name]
     case 'job-resumed': return ['resumed %s', name]
     case 'updated': {
-      const fields = event.message !== undefined && event.message !== '' ? ` (${event.message})` : ''
-      return [`updated ${kind(event.object)}%n %s${fields}`, name]
+      // No field: Metacontroller rewrote only its last-applied annotation (after Kueue wrote spec.suspend).
+      const fields = event.message !== undefined && event.message !== '' ? event.message : 'last-applied annotation'
+      return [`updated ${kind(event.object)}%n %s (${fields})`, name]
     }
     case 'deleted': {
       const by = deletedBy(event.cause)
@@ -143,6 +145,10 @@ function action (event: TimelineEvent): [string, string] {
     case 'injected': return ['injected %s', `${event.message ?? ''} into ${name}`]
     case 'container-started': return ['started %s', `${event.message ?? ''} in ${name}`]
     case 'container-finished': return ['finished %s', `${event.message ?? ''} in ${name}`]
+    case 'kueue-admitted': return ['kueue admitted %s', name]
+    case 'kueue-preempted': return ['kueue preempted %s', `${name} ${event.message ?? ''}`.trimEnd()]
+    case 'kueue-suspended': return ['kueue suspended %s (not admitted)', name]
+    case 'kueue-unsuspended': return ['kueue unsuspended %s (admitted)', name]
   }
 }
 

@@ -14,6 +14,8 @@ import { pathToFileURL } from 'node:url'
 import type { KubeObject } from '../k8s/types.js'
 import { attemptJobName } from '../controllers/jobflow/attempts.js'
 import { isRecord } from '../k8s/types.js'
+import { queueNameOf } from '../k8s/kueue.js'
+import { isSuspended, jobFinished } from '../simulator/jobs.js'
 import { Simulator } from '../simulator/simulator.js'
 import { controllerFromManifest, JOBHOOKS_API_VERSION, parentKinds } from '../simulator/controllers.js'
 import { loadManifest, ManifestError } from '../simulator/manifest.js'
@@ -23,7 +25,7 @@ import {
 } from './arguments.js'
 import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
 import { PodWorld, REPLICASET_TYPE } from './simulate-pods.js'
-import { timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
+import { formatSeconds, timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
 import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
 
 export type { Write }
@@ -40,10 +42,12 @@ function settled (object: KubeObject): boolean {
   return phase === 'Succeeded' || phase === 'Failed'
 }
 
-/** What the manifests hold: the objects of each file (--pods first), and the Nodes of --nodes. */
+/** What the manifests hold: the objects of each file (--pods first), the Nodes of --nodes, the --apply files. */
 interface Loaded {
   files: KubeObject[][]
   extraNodes: KubeObject[]
+  /** The objects of each --apply file, and when. */
+  later: Array<{ file: string, at: number, objects: KubeObject[] }>
 }
 
 export async function main (
@@ -98,7 +102,8 @@ function load (args: SimulateArguments): Loaded {
   if (args.pods !== undefined) {
     files.unshift(loadManifest(args.pods).filter(o => o.kind === 'Pod' || o.kind === 'Deployment'))
   }
-  return { files, extraNodes: args.nodes !== undefined ? asNodes(loadManifest(args.nodes)) : [] }
+  const later = args.applies.map(({ file, at }) => ({ file, at, objects: loadManifest(file) }))
+  return { files, extraNodes: args.nodes !== undefined ? asNodes(loadManifest(args.nodes)) : [], later }
 }
 
 /** Runs the manifests, each file once the one before has settled, and prints what happened. */
@@ -118,24 +123,28 @@ async function simulate (
       durationSeconds: args.duration,
       outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])),
       outcomeFor: job => failingAttempt(job, args.failAttempts)
-    }
+    },
+    ...(args.kueueQuota !== undefined ? { kueue: { quota: args.kueueQuota } } : {})
   })
   const world = new PodWorld(sim, { fail: args.fail, hang: args.hang })
-  const run = new Run(sim, world, args, kinds.map(k => k.kind))
+  const ignored: string[] = []
+  const applyAll = (objects: KubeObject[]): void => {
+    for (const object of objects) {
+      if (world.add(object)) continue
+      if (object.apiVersion === 'v1' && object.kind === 'Node') continue
+      if (sim.resources.byKind(object.apiVersion, object.kind) !== undefined) sim.apply(object)
+      else ignored.push(`${object.kind} ${object.metadata.name}`)
+    }
+  }
+  const run = new Run(sim, world, args, loaded.later, applyAll, kinds.map(k => k.kind))
   try {
     for (const node of nodes) sim.apply(node)
     const described = describe(all, nodes.length, hasDaemonJobs && given.length === 0)
     const intro = `Simulating ${args.files.join(', ')}: ${described}` +
       `${runsText(args, ours)} (hooks ${args.hookVersion}, simulated clock)`
-    const ignored: string[] = []
     try {
       for (const [i, objects] of files.entries()) {
-        for (const object of objects) {
-          if (world.add(object)) continue
-          if (object.apiVersion === 'v1' && object.kind === 'Node') continue
-          if (sim.resources.byKind(object.apiVersion, object.kind) !== undefined) sim.apply(object)
-          else ignored.push(`${object.kind} ${object.metadata.name}`)
-        }
+        applyAll(objects)
         await run.untilSettled(i === files.length - 1)
       }
     } catch (error) {
@@ -145,7 +154,7 @@ async function simulate (
     }
     const entries = timelineEntries(sim, name => world.ownerOf(name))
     emit(args.json, write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
-    notes(sim, world, ignored, writeError)
+    notes(sim, world, ignored, args.kueueQuota !== undefined, writeError)
     return 0
   } finally {
     await sim.close()
@@ -162,15 +171,26 @@ function runsText (args: SimulateArguments, ours: KubeObject[]): string {
     ...(args.fail.length > 0 ? [`failing: ${args.fail.join(', ')}`] : []),
     ...Object.entries(args.failAttempts)
       .map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
-    ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : [])
+    ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : []),
+    ...(args.kueueQuota !== undefined ? [`Kueue admits ${plural(args.kueueQuota, 'Job')} at once`] : []),
+    ...args.applies.map(({ file, at }) => `${file} applied at t=${formatSeconds(at)}`)
   ]
   return runs.length > 0 ? `; ${runs.join(', ')}` : ''
 }
 
-/** What was left out of the simulation, and the --fail and --hang names nothing answered to. */
-function notes (sim: Simulator, world: PodWorld, ignored: string[], writeError: Write): void {
+/**
+ * What was left out of the simulation, the --fail and --hang names nothing answered to, and the
+ * queued Jobs nothing admitted for want of --kueue-quota.
+ */
+function notes (sim: Simulator, world: PodWorld, ignored: string[], kueue: boolean, writeError: Write): void {
   if (ignored.length > 0) writeError(`simulate: note: not simulated (no part in it): ${ignored.join(', ')}`)
   const jobs = sim.listJobs()
+  const waiting = jobs.filter(job => queueNameOf(job) !== undefined && isSuspended(job) && !jobFinished(job))
+  if (!kueue && waiting.length > 0) {
+    const names = waiting.map(j => j.metadata.name).join(', ')
+    writeError(`simulate: note: ${names} wait${waiting.length === 1 ? 's' : ''} for Kueue, which is not ` +
+      'simulated: --kueue-quota N admits N queued Jobs at once')
+  }
   const unmatched = world.unmatched().filter(name =>
     !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) &&
     !sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name))
@@ -200,6 +220,9 @@ class Run {
     private readonly sim: Simulator,
     private readonly world: PodWorld,
     private readonly args: SimulateArguments,
+    /** The --apply files still to apply, by time. */
+    private readonly later: Loaded['later'],
+    private readonly applyAll: (objects: KubeObject[]) => void,
     /** The parent kinds, in the order of their reports. */
     readonly kinds: string[]
   ) {}
@@ -213,8 +236,9 @@ class Run {
   async untilSettled (last: boolean): Promise<void> {
     for (;;) {
       // A parent edited just now has not been synced yet: it is not settled, whatever its status says.
-      const edited = this.makeDueEdits()
-      const pending = (last && this.args.edits.length > 0) || edited
+      const applied = this.makeDueApplies()
+      const edited = this.makeDueEdits() || applied
+      const pending = (last && this.args.edits.length + this.later.length > 0) || edited
       const parents = this.parents()
       if (!pending && parents.every(settled) && this.world.podsUp()) return
       if (this.sim.seconds() >= this.args.until) {
@@ -237,6 +261,16 @@ class Run {
 
   private parents (): KubeObject[] {
     return this.kinds.flatMap(kind => this.sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind }))
+  }
+
+  /** Applies the --apply files that are due; whether there was one. */
+  private makeDueApplies (): boolean {
+    let applied = false
+    while (this.later.length > 0 && (this.later[0] as Loaded['later'][number]).at <= this.sim.seconds()) {
+      this.applyAll((this.later.shift() as Loaded['later'][number]).objects)
+      applied = true
+    }
+    return applied
   }
 
   private makeDueEdits (): boolean {

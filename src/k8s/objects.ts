@@ -117,19 +117,7 @@ export function keepAsObserved (observed: KubeObject): KubeObject {
  */
 export function keepAsApplied (observed: KubeObject): KubeObject {
   const applied = lastApplied(observed)
-  return applied === undefined ? keepAsObserved(observed) : withObservedSuspend(applied, observed)
-}
-
-/**
- * `applied` with the observed Job's `spec.suspend` when we applied one. It is the one field of a
- * Job that others write after us (Kueue unsuspends a queued Job we created suspended, on admission,
- * and suspends it on preemption): answered as last applied, the merge would set it back.
- */
-export function withObservedSuspend (applied: KubeObject, observed: KubeObject): KubeObject {
-  const suspend = isRecord(observed.spec) ? observed.spec.suspend : undefined
-  if (observed.kind !== 'Job' || typeof suspend !== 'boolean' || !isRecord(applied.spec)) return applied
-  const ours = applied.spec.suspend
-  return ours === undefined || ours === suspend ? applied : { ...applied, spec: { ...applied.spec, suspend } }
+  return applied ?? keepAsObserved(observed)
 }
 
 /** The object of a child's last-applied annotation, if it is the JSON of this child; else undefined. */

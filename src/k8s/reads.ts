@@ -53,7 +53,8 @@ export const POD_READS: Shape = {
 
 /**
  * A Job: its status (outcome and times), and of its Pod template the volumes (the scripts
- * ConfigMap it mounts) and the affinity (the Node a DaemonJob's Job is pinned to).
+ * ConfigMap it mounts), the affinity (the Node a DaemonJob's Job is pinned to) and the
+ * containers' names.
  */
 export const JOB_READS: ObjectShape = {
   apiVersion: true,
@@ -61,7 +62,12 @@ export const JOB_READS: ObjectShape = {
   metadata: METADATA,
   // managedBy: a Job another controller manages is never written; suspend: Kueue holds a queued
   // Job by it (src/k8s/kueue.ts).
-  spec: { managedBy: true, suspend: true, template: { spec: { volumes: true, affinity: true } } },
+  // containers' names: a JobFlow step's output comes from its first container by default.
+  spec: {
+    managedBy: true,
+    suspend: true,
+    template: { spec: { volumes: true, affinity: true, containers: { name: true } } }
+  },
   status: true
 }
 
@@ -73,6 +79,20 @@ export const JOB_READS: ObjectShape = {
 export const APPLIED_JOB_READS: Shape = {
   ...JOB_READS,
   metadata: { ...METADATA, annotations: { [LAST_APPLIED_ANNOTATION]: true } }
+}
+
+/**
+ * A pod of a JobFlow's Job: its labels (its Job's name), phase, and each container's termination
+ * message, which is the step's output (src/controllers/jobflow/outputs.ts).
+ */
+export const OUTPUT_POD_READS: Shape = {
+  apiVersion: true,
+  kind: true,
+  metadata: METADATA,
+  status: {
+    phase: true,
+    containerStatuses: { name: true, state: { terminated: { message: true, finishedAt: true } } }
+  }
 }
 
 /** A Node: its name and labels, taints and `unschedulable`, which decide where a DaemonJob runs. */

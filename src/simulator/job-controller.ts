@@ -10,6 +10,7 @@ import {
   type FailureReason, type JobBehaviour, type JobResult, type JobScript
 } from './jobs.js'
 import type { Scheduled } from './scheduler.js'
+import { succeededPod } from './job-pods.js'
 import type { World } from './world.js'
 
 /** What is left of a Job's run: its outcome that long from now, or no outcome at all. */
@@ -82,10 +83,15 @@ export class JobController {
     const { store, clock, timeline, gc, scheduler } = this.world
     const modern = this.jobs.interimConditions ?? true
     const status = finishedStatus(current, event.result, event.final, modern, clock.nowMs, event.reason)
+    // The kubelet reports the pod Succeeded before the Job controller counts it.
+    const verdict = !event.final || !modern
+    if (verdict && event.result === 'succeed') {
+      store.create(succeededPod(current, jobScript(current, this.jobs).output, clock.nowMs), 'kubelet')
+    }
     store.updateStatus(event.ref, status)
     timeline.note(`${event.final ? 'finish' : 'finishing'} ${describeRef(event.ref)}`, [event.result])
     // The outcome is Kubernetes' verdict: the first of the two writes when there are two.
-    if (!event.final || !modern) {
+    if (verdict) {
       const type = event.result === 'succeed' ? 'job-succeeded' : 'job-failed'
       timeline.record({ type, object: event.ref, ...gc.ownerOf(current) })
     }

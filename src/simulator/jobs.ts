@@ -29,6 +29,8 @@ export interface JobScript {
   afterSeconds?: number
   /** The reason of a failure's conditions (FailureTarget, Failed). Default BackoffLimitExceeded. */
   reason?: FailureReason
+  /** A success's termination message, in its pod's first container (./job-pods.ts). */
+  output?: string
 }
 
 export interface JobBehaviour {
@@ -51,7 +53,10 @@ export interface JobBehaviour {
 
 export const FLOW_LABEL_FOR_OUTCOMES = 'jobhooks.io/flow'
 
-export function jobScript (job: KubeObject, behaviour: JobBehaviour): Required<JobScript> {
+export function jobScript (
+  job: KubeObject,
+  behaviour: JobBehaviour
+): Required<Omit<JobScript, 'output'>> & Pick<JobScript, 'output'> {
   const duration = behaviour.durationSeconds ?? 10
   const name = job.metadata.name
   const flow = job.metadata.labels?.[FLOW_LABEL_FOR_OUTCOMES]
@@ -63,7 +68,8 @@ export function jobScript (job: KubeObject, behaviour: JobBehaviour): Required<J
   return {
     result: script.result,
     afterSeconds: script.afterSeconds ?? duration,
-    reason: script.reason ?? 'BackoffLimitExceeded'
+    reason: script.reason ?? 'BackoffLimitExceeded',
+    ...(script.output !== undefined ? { output: script.output } : {})
   }
 }
 

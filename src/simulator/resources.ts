@@ -33,8 +33,19 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   { apiVersion: JOBHOOKS, resource: 'daemonjobs', kind: 'DaemonJob', namespaced: true, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'ephemeraljobs', kind: 'EphemeralJob', namespaced: true, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'operationjobs', kind: 'OperationJob', namespaced: true, hasStatus: true },
-  { apiVersion: JOBHOOKS, resource: 'collasets', kind: 'CollaSet', namespaced: true, hasStatus: true }
+  { apiVersion: JOBHOOKS, resource: 'collasets', kind: 'CollaSet', namespaced: true, hasStatus: true },
+  // Kueue's objects, which manifests may hold beside a queued JobFlow (read by ./kueue.ts when modelled).
+  ...['v1beta1', 'v1beta2'].flatMap(version => [
+    kueueType(version, 'resourceflavors', 'ResourceFlavor', false),
+    kueueType(version, 'clusterqueues', 'ClusterQueue', false),
+    kueueType(version, 'localqueues', 'LocalQueue', true),
+    kueueType(version, 'workloadpriorityclasses', 'WorkloadPriorityClass', false)
+  ])
 ]
+
+function kueueType (version: string, resource: string, kind: string, namespaced: boolean): ResourceType {
+  return { apiVersion: `kueue.x-k8s.io/${version}`, resource, kind, namespaced, hasStatus: kind.endsWith('Queue') }
+}
 
 export class ResourceTable {
   private readonly types: ResourceType[]

@@ -26,7 +26,8 @@
 // Time is simulated (./clock.ts, ./scheduler.ts): nothing sleeps, `Date` comes only from the
 // simulated clock, and every generated uid and resourceVersion comes from a counter, so runs are
 // deterministic. Jobs run as ./job-controller.ts scripts them; deletion and garbage collection
-// are ./garbage.ts's. This file wires the parts and is what scenarios drive.
+// are ./garbage.ts's; with a quota in the options, Kueue admits queued Jobs (./kueue.ts). This
+// file wires the parts and is what scenarios drive.
 import type { KubeObject } from '../k8s/types.js'
 import { LAST_APPLIED_ANNOTATION } from '../k8s/objects.js'
 import { defaultHooksDir, loadScriptLibrary } from '../scripts/library.js'
@@ -41,6 +42,7 @@ import { Scheduler, type Scheduled } from './scheduler.js'
 import { Timeline } from './timeline.js'
 import { GarbageCollector } from './garbage.js'
 import { JobController } from './job-controller.js'
+import { Kueue } from './kueue.js'
 import { resolveController } from './controller.js'
 import { RelatedObjects } from './related.js'
 import { HookTransport } from './transport.js'
@@ -69,6 +71,8 @@ export class Simulator {
 
   private readonly world: World
   private readonly jobs: JobController
+  /** Kueue, when the options give it a quota. */
+  private readonly kueue: Kueue | undefined
   private readonly transport: HookTransport
   private readonly reconciler: Reconciler
 
@@ -90,6 +94,9 @@ export class Simulator {
     this.world = world
     this.timeline = timeline.events
     this.jobs = new JobController(world, { ...options.jobs, outcomes: { ...options.jobs?.outcomes } })
+    const kueue = options.kueue !== undefined ? new Kueue(world, options.kueue) : undefined
+    this.kueue = kueue
+    if (kueue !== undefined) this.store.createWebhooks.push(stored => { kueue.webhook(stored) })
     const controllers = options.controllers.map((config, i) => resolveController(this.resources, config, i))
     this.kubelet = new EphemeralKubelet({
       store: this.store,
@@ -119,6 +126,7 @@ export class Simulator {
     const related = new RelatedObjects(world, this.transport, (options.customizeCacheSeconds ?? 1200) * 1000)
     this.onChange = (old, current) => {
       this.jobs.watch(old, current)
+      kueue?.watch(old, current)
       enqueueWatchers(world, controllers, related, old, current)
     }
     const admit = (stored: KubeObject): void => { this.jobs.admit(stored) }
@@ -167,7 +175,7 @@ export class Simulator {
 
   /** Whether anything is owed: a parent to reconcile or a clock event. */
   isQuiet (): boolean {
-    return this.world.scheduler.isQuiet()
+    return this.world.scheduler.isQuiet() && this.kueue?.due !== true
   }
 
   /** A plain-text timeline, one event a line, for test diagnostics. */
@@ -289,7 +297,10 @@ export class Simulator {
     for (;;) {
       if (steps >= maxSteps) throw new Error(this.world.timeline.notQuietMessage(maxSteps))
       const next = scheduler.dirty.values().next()
-      if (next.done !== true) {
+      // Kueue's pass first: a Job it admits now starts on its first step, unsuspended.
+      if (this.kueue?.due === true) {
+        this.kueue.reconcile()
+      } else if (next.done !== true) {
         await this.reconcile(next.value)
         reconciles += 1
       } else {

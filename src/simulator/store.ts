@@ -14,6 +14,8 @@ const SYSTEM_METADATA = [
 ] as const
 
 export class ObjectStore {
+  /** Mutating admission webhooks on CREATE (Kueue's, when modelled): they see every new object before it is stored. */
+  readonly createWebhooks: Array<(stored: KubeObject) => void> = []
   private readonly objects = new Map<string, KubeObject>()
   private uids = 0
   private versions = 0
@@ -59,6 +61,7 @@ export class ObjectStore {
     stored.metadata.generation = 1
     stored.metadata.resourceVersion = this.nextVersion()
     admit?.(stored)
+    for (const webhook of this.createWebhooks) webhook(stored)
     stored.metadata.managedFields = [managedFieldsEntry(stored, manager, 'Update', now)]
     this.objects.set(key, stored)
     this.listener(undefined, wire(stored))

@@ -43,6 +43,12 @@ export interface EphemeralBehaviour {
   exits?: Record<string, ContainerExit | Record<string, ContainerExit>>
 }
 
+/** Kueue as the simulator plays it (./kueue.ts). */
+export interface KueueBehaviour {
+  /** How many queued Jobs may be admitted (unsuspended and unfinished) at once. */
+  quota: number
+}
+
 export interface SimulatorOptions {
   controllers: ControllerConfig[]
   /** `http` (default): through the fastify app. `direct`: the same hook code called in-process. */
@@ -64,12 +70,18 @@ export interface SimulatorOptions {
    * a hook that reads a field its kind does not declare fails every scenario that reaches it.
    */
   checkReads?: boolean
+  /**
+   * Model Kueue (./kueue.ts) with this quota: Jobs labelled with a queue name are created
+   * suspended and admitted in order. Unset: no Kueue, a queued Job stays as it was created.
+   */
+  kueue?: KueueBehaviour
 }
 
 export type TimelineType =
   | 'applied' | 'edited' | 'deleted' | 'terminating' | 'created' | 'adopted' | 'released'
   | 'job-started' | 'job-succeeded' | 'job-failed' | 'job-suspended' | 'job-resumed' | 'updated' | 'phase'
   | 'sync-error' | 'injected' | 'container-started' | 'container-finished'
+  | 'kueue-admitted' | 'kueue-preempted' | 'kueue-suspended' | 'kueue-unsuspended'
 
 /** Who deleted an object (`ttl`: Kubernetes' TTL-after-finished controller). */
 export type DeleteCause = 'user' | 'controller' | 'garbage-collector' | 'effect' | 'finalized' | 'ttl'
@@ -89,6 +101,11 @@ export interface TimelineEvent {
   /** `phase`: the parent's new phase and the one before (its message: a `Valid` False condition's). */
   phase?: string
   previousPhase?: string
+  /**
+   * Also `kueue-preempted`: `for <the Job admitted instead>`. The `kueue-*` events are Kueue's
+   * writes of a Job's `spec.suspend`: it admitted the Job, preempted it, or undid someone else's
+   * write (suspended a Job it has not admitted, unsuspended one it has).
+   */
   message?: string
 }
 

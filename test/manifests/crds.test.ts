@@ -77,8 +77,8 @@ t.test('the CRDs are structural and follow the contract', async t => {
   t.same(status.jobs.items.properties.phase.enum, ['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
   t.same(
     Object.keys(status.jobs.items.properties).sort(),
-    ['attempt', 'completionTime', 'jobName', 'message', 'name', 'phase', 'rerun', 'startTime'],
-    'the contract record, with the attempt and the rerun that started it'
+    ['attempt', 'completionTime', 'jobName', 'message', 'name', 'output', 'phase', 'rerun', 'startTime'],
+    'the contract record, with the attempt, the rerun that started it and the output'
   )
   t.same(Object.keys(status.conditions.items.properties).sort(), [
     'lastTransitionTime',

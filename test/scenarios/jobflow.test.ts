@@ -580,7 +580,7 @@ t.test('deleting the JobFlow deletes its Jobs', async t => {
   t.same(sim.listJobs(), [])
   t.same(
     sim.timeline
-      .filter(e => e.type === 'deleted' && e.cause === 'garbage-collector')
+      .filter(e => e.type === 'deleted' && e.cause === 'garbage-collector' && e.object.kind === 'Job')
       .map(e => e.object.name)
       .sort(),
     [jobName('job1'), jobName('job2'), jobName('job4')]

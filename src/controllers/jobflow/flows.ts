@@ -11,6 +11,7 @@ import { compact, isFinalRecord, isSettled, recordFromJob, type JobRecord } from
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
 import { orderByDependencies } from './dag.js'
 import { evaluateWhen } from './when.js'
+import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 
 /** What a sync observed before it reads the spec: enough to keep everything on an invalid one. */
 export interface Observed {
@@ -21,6 +22,11 @@ export interface Observed {
   /** `status.jobs` read back: each flow's records, earlier attempts first. */
   memory: Map<string, JobRecord[]>
   observedJobs: Map<string, KubeObject>
+  /**
+   * The succeeded pods Metacontroller sent, by the name of their Job: where outputs come from.
+   * Undefined when it sent no Pods at all (customize not registered): then no output is waited for.
+   */
+  succeededPods: Map<string, KubeObject[]> | undefined
 }
 
 /**
@@ -52,6 +58,11 @@ export interface FlowState {
   readonly rerun?: string
   /** The last attempt the previous status names, as its Job now says. */
   readonly remembered?: JobRecord
+  /**
+   * Its Job succeeded but no pod of it was seen yet, so its output is unknown: dependants wait
+   * this many seconds more for it, then start without it.
+   */
+  readonly outputWait?: number
 }
 
 export type Flows = ReadonlyMap<string, FlowState>
@@ -89,22 +100,16 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   )
   let attempt = history.length > 0 ? attemptOf(history[history.length - 1] as JobRecord) : 1
   while (jobOf(attemptJobName(parent.metadata.name, flow.name, attempt + 1)) !== undefined) attempt++
+  const fromJob = (job: KubeObject, memory: JobRecord | undefined, number: number): JobRecord =>
+    withOutput(sync, flow, job, recordFromJob(flow.name, job, memory, now, number))
   const earlier = history.filter(r => attemptOf(r) < attempt).map(r => {
     const job = jobOf(r.jobName)
-    return job === undefined ? r : recordFromJob(flow.name, job, r, now, attemptOf(r))
+    return job === undefined ? r : fromJob(job, r, attemptOf(r))
   })
   const mine = history.find(r => attemptOf(r) === attempt)
   const id = jobIdentity(parent, flow, attempt)
   const job = jobOf(id.name)
-  const current = job !== undefined
-    ? recordFromJob(
-      flow.name,
-      job,
-      mine,
-      now,
-      attempt
-    )
-    : isSettled(mine) ? mine : undefined
+  const current = job !== undefined ? fromJob(job, mine, attempt) : isSettled(mine) ? mine : undefined
   const pending = job === undefined && !isSettled(mine) ? mine : undefined
   const last = history[history.length - 1]
   const remembered = last === undefined
@@ -114,7 +119,11 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
         earlier.length - 1
       ]
       : current ?? mine
-  const state: FlowState = { flow, earlier, attempt, id, current, pending, remembered, rerun: mine?.rerun }
+  const outputWait = job !== undefined && current !== undefined && sync.succeededPods !== undefined
+    ? outputWaitOf(current, now)
+    : undefined
+  const base: FlowState = { flow, earlier, attempt, id, current, pending, remembered, rerun: mine?.rerun }
+  const state: FlowState = outputWait === undefined ? base : { ...base, outputWait }
   if (!sync.wasFinished && current?.phase === 'Failed' && retryAllowed(flow.retry, historyOf(state))) {
     return nextAttempt(parent, state, { retryOf: current })
   }
@@ -122,6 +131,13 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   if (current !== undefined || state.rerun !== undefined || lastEarlier?.phase !== 'Failed') return state
   // A retry decided on an earlier sync, its Job not created yet: it goes on while the spec allows it.
   return retryAllowed(flow.retry, earlier) ? { ...state, retryOf: lastEarlier } : backToFailure(state)
+}
+
+/** A succeeded Job's record with its output, once a succeeded pod of it was seen. */
+function withOutput (sync: Observed, flow: FlowSpec, job: KubeObject, record: JobRecord): JobRecord {
+  if (record.phase !== 'Succeeded' || record.output !== undefined) return record
+  const output = observedOutput(sync.succeededPods?.get(job.metadata.name), outputContainer(job, flow.outputFrom))
+  return output === undefined ? record : { ...record, output }
 }
 
 /**
@@ -203,6 +219,8 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
   for (const [name, state] of flows) if (state.current !== undefined) records.set(name, state.current)
   const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
+  const outputWaits = new Map<string, number>()
+  for (const [name, state] of flows) if (state.outputWait !== undefined) outputWaits.set(name, state.outputWait)
   let retryWake: number | undefined
   const suspended = sync.spec.suspend && !finished
   for (const flow of orderByDependencies(sync.spec.flows).order) {
@@ -215,7 +233,7 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
       records.set(flow.name, back.current as JobRecord)
       continue
     }
-    const start = decideStart({ sync, state, records, failed, finished })
+    const start = decideStart({ sync, state, records, failed, finished, outputWaits })
     let current = start.record
     if (start.wakeSeconds !== undefined) retryWake = Math.min(retryWake ?? Infinity, start.wakeSeconds)
     if (start.create && suspended) {
@@ -238,10 +256,12 @@ interface StartQuestion {
   /** The flows whose current attempt failed before this sync started any. */
   failed: readonly string[]
   finished: boolean
+  /** Flows whose Job succeeded but whose output is not known yet: seconds their dependants still wait. */
+  outputWaits: ReadonlyMap<string, number>
 }
 
 /** One flow still to start: its record, whether its Job is created now, and when its retry is due. */
-function decideStart ({ sync, state, records, failed, finished }: StartQuestion): {
+function decideStart ({ sync, state, records, failed, finished, outputWaits }: StartQuestion): {
   record: JobRecord
   create: boolean
   wakeSeconds?: number
@@ -258,11 +278,21 @@ function decideStart ({ sync, state, records, failed, finished }: StartQuestion)
   })
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
   if (state.retryOf !== undefined) return decideRetry(sync, state, record)
+  // A dependant's Job carries its dependencies' outputs from its creation on: it waits a little for them.
+  const awaited = flow.dependencies.filter(d => outputWaits.has(d))
+  const create = (): { record: JobRecord, create: boolean, wakeSeconds?: number } => awaited.length === 0
+    ? { record: record('Pending', 'creating the Job'), create: true }
+    : {
+        record: record('Pending', `waiting for the output of ${[...new Set(awaited)].join(', ')}`),
+        create: false,
+        wakeSeconds: Math.max(...awaited.map(d => outputWaits.get(d) as number))
+      }
   if (flow.when !== undefined) {
+    if (unfinished(flow, records).length === 0 && awaited.length > 0) return create()
     const decided = decideWhen(flow, flow.when, records)
     if (typeof decided === 'string') return { record: record('Skipped', decided), create: false }
-    const message = decided ? 'creating the Job' : `waiting for ${unfinished(flow, records).join(', ')}`
-    return { record: record('Pending', message), create: decided }
+    if (decided) return create()
+    return { record: record('Pending', `waiting for ${unfinished(flow, records).join(', ')}`), create: false }
   }
   if (sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
     return { record: record('Skipped', `not started: ${failed.join(', ')} failed`), create: false }
@@ -275,7 +305,7 @@ function decideStart ({ sync, state, records, failed, finished }: StartQuestion)
     return { record: record('Skipped', `not started: depends on ${why.join(', ')}`), create: false }
   }
   const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
-  if (waiting.length === 0) return { record: record('Pending', 'creating the Job'), create: true }
+  if (waiting.length === 0) return create()
   return { record: record('Pending', `waiting for ${[...new Set(waiting)].join(', ')}`), create: false }
 }
 

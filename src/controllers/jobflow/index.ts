@@ -6,7 +6,7 @@
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncJobFlow } from './sync.js'
 import { customizeJobFlow } from './customize.js'
-import { APPLIED_JOB_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
+import { APPLIED_JOB_READS, OBJECT_IDENTITY, OUTPUT_POD_READS, WHOLE_OBJECT } from '../../k8s/reads.js'
 
 export const jobflowHooks: KindHooks = {
   kind: 'jobflow',
@@ -14,9 +14,13 @@ export const jobflowHooks: KindHooks = {
   // Metacontroller does everything but the JobFlow's deletion of itself after its TTL.
   sync: syncJobFlow,
   customize: customizeJobFlow,
-  // JobTemplates, related, are read whole. Jobs with their last-applied annotation, to answer
-  // them as Metacontroller last applied them (keepAsApplied).
-  reads: { children: { 'Job.batch/v1': APPLIED_JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY } },
+  // JobTemplates, related, are read whole, and of the pods of its Jobs their termination messages
+  // (the outputs). Jobs with their last-applied annotation, to answer them as Metacontroller last
+  // applied them (keepAsApplied).
+  reads: {
+    children: { 'Job.batch/v1': APPLIED_JOB_READS, 'ConfigMap.v1': OBJECT_IDENTITY },
+    related: { 'JobTemplate.jobhooks.io/v1alpha1': WHOLE_OBJECT, 'Pod.v1': OUTPUT_POD_READS }
+  },
   // Jobs are answered as last applied, so Metacontroller may update them in place: the answer
   // changes spec.suspend and nothing else. Scripts ConfigMaps are answered by identity.
   childUpdates: {

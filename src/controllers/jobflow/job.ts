@@ -7,6 +7,7 @@ import { fitName } from '../../k8s/names.js'
 import { takeJobTtl } from '../common/job-ttl.js'
 import { enqueueJob } from '../common/queue.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
+import { addOutputEnv } from './outputs.js'
 
 export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
 export const FLOW_LABEL = 'jobhooks.io/flow'
@@ -20,6 +21,13 @@ export interface JobIdentity {
   labels: Record<string, string>
 }
 
+/** What a flow's Job is built with besides its template: the scripts ConfigMap, its dependencies' outputs. */
+export interface JobInputs {
+  scriptsConfigMap: string | undefined
+  /** Each dependency's output ('' without one), by flow name. */
+  outputs: ReadonlyMap<string, string>
+}
+
 /**
  * The desired Job of `flow`. `template` is the flow's JobSpec (inline or from its JobTemplate);
  * it is copied, never changed. Returns the Job, or a problem that makes the spec invalid.
@@ -29,7 +37,7 @@ export function buildFlowJob (
   flow: FlowSpec,
   template: JobSpec,
   spec: JobFlowSpec,
-  scriptsConfigMap: string | undefined
+  { scriptsConfigMap, outputs }: JobInputs
 ): KubeObject | string {
   const jobSpec = structuredClone(template)
   // The service deletes the Job after its TTL, once its outcome is in the JobFlow's status.
@@ -43,6 +51,10 @@ export function buildFlowJob (
   // Outcomes come from the Job's conditions, so OnFailure works too; Never is the default
   // because then every failed attempt leaves a pod behind to read the logs of.
   pod.restartPolicy ??= 'Never'
+  if (flow.outputFrom !== undefined && !pod.containers.some(c => c.name === flow.outputFrom)) {
+    return `flow ${JSON.stringify(flow.name)}: outputFrom names no container of its pod: ${flow.outputFrom}`
+  }
+  addOutputEnv(pod, outputs)
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)
     if (problem !== undefined) return `flow ${JSON.stringify(flow.name)}: ${problem}`

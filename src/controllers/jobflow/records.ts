@@ -6,7 +6,7 @@ import { isRecord, stringOrUndefined, withoutUndefined } from '../../k8s/types.j
 import { hasTrueCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
 import { isFinalFailure, jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
-import { queueHolding } from '../../k8s/kueue.js'
+import { queueHolding, queueNameOf } from '../../k8s/kueue.js'
 
 /** `Queued`: the flow's Job waits for Kueue to admit it (first, or again after a preemption). */
 export type FlowPhase = 'Pending' | 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped'
@@ -23,6 +23,8 @@ export interface JobRecord {
   attempt?: number
   /** On the first attempt of a rerun: the `jobhooks.io/rerun` value that asked for it. */
   rerun?: string
+  /** A succeeded Job's output: its pod's termination message, cut to 1 KiB (outputs.ts). */
+  output?: string
 }
 
 const PHASES = new Set<string>(['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
@@ -70,7 +72,8 @@ export function readRecords (status: Record<string, unknown>): Map<string, JobRe
       completionTime: stringOrUndefined(entry.completionTime),
       message: stringOrUndefined(entry.message),
       attempt,
-      rerun: stringOrUndefined(entry.rerun)
+      rerun: stringOrUndefined(entry.rerun),
+      output: stringOrUndefined(entry.output)
     })
     const attempts = byAttempt.get(entry.name) ?? new Map<number, JobRecord>()
     attempts.set(attempt ?? 1, record)
@@ -107,13 +110,23 @@ export function recordFromJob (
     name,
     jobName: job.metadata.name,
     phase: outcome ?? (queue !== undefined ? 'Queued' : 'Running'),
-    // A Job that waits for admission has not started; once it has, a preemption keeps its first start.
-    startTime: memory?.startTime ?? (queue !== undefined ? undefined : jobStartTime(job)),
+    // A preemption keeps the first start.
+    startTime: memory?.startTime ?? startedAt(job),
     completionTime: outcome === undefined ? undefined : memory?.completionTime ?? jobFinishTime(job) ?? timestamp(now),
     message,
     attempt: attempt !== undefined && attempt >= 2 ? attempt : undefined,
-    rerun: memory?.rerun
+    rerun: memory?.rerun,
+    output: outcome === 'Succeeded' ? memory?.output : undefined
   })
+}
+
+/**
+ * When a Job started. A queued Job starts when Kueue admits it, not when it was created: until the
+ * Job controller writes its startTime, it has none.
+ */
+function startedAt (job: KubeObject): string | undefined {
+  if (queueNameOf(job) === undefined) return jobStartTime(job)
+  return isRecord(job.status) && typeof job.status.startTime === 'string' ? job.status.startTime : undefined
 }
 
 /**

@@ -33,6 +33,8 @@ export interface FlowSpec {
   retry?: RetryPolicy
   /** The Kueue LocalQueue of this flow's Jobs, instead of the JobFlow's. */
   queueName?: string
+  /** The container whose termination message is the flow's output (else the pod's first). */
+  outputFrom?: string
 }
 
 export interface JobFlowSpec extends QueueSpec {
@@ -174,6 +176,10 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
   if (retry !== undefined) flow.retry = retry
   const queueName = optionalLabelValue(raw.queueName, `${at}: queueName`, problems)
   if (queueName !== undefined) flow.queueName = queueName
+  if (raw.outputFrom !== undefined && raw.outputFrom !== null) {
+    if (typeof raw.outputFrom === 'string' && isDnsLabel(raw.outputFrom)) flow.outputFrom = raw.outputFrom
+    else problems.push(`${at}: outputFrom must name a container of its pod, not ${JSON.stringify(raw.outputFrom)}`)
+  }
 
   if (raw.script !== undefined && raw.script !== null) {
     const script = parseScriptRef(raw.script, at)

@@ -8,10 +8,11 @@
 // resume it, as last applied with `spec.suspend` and our annotation changed: the merge changes
 // those two and nothing else. A Job that finished is never touched, nor is `spec.suspend` of a Job
 // someone else decides: Kueue's for a queued Job, every field for one `spec.managedBy` another
-// controller (src/k8s/kueue.ts).
+// controller (src/k8s/kueue.ts). Such a Job is answered with its observed `spec.suspend`, since the
+// merge takes the answer's scalars over the observed ones whatever the last-applied copy says.
 import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { keepAsObserved, lastApplied, withObservedSuspend } from '../../k8s/objects.js'
+import { keepAsObserved, lastApplied } from '../../k8s/objects.js'
 import { setCondition } from '../../k8s/conditions.js'
 import { jobOutcome } from '../../k8s/jobs.js'
 import { suspendOwnerOf } from '../../k8s/kueue.js'
@@ -33,13 +34,16 @@ export interface KeptJob {
 
 /** A kept Job as the answer gives it back, and whether it is suspended by the JobFlow now. */
 export function keptJob (observed: KubeObject, suspend: boolean): KeptJob {
-  const last = lastApplied(observed)
+  const applied = lastApplied(observed)
   // Without the annotation there is nothing to merge against: the identity changes nothing.
-  if (last === undefined) return { job: keepAsObserved(observed), suspended: false }
-  const applied = withObservedSuspend(last, observed)
-  if (jobOutcome(observed) !== undefined) return { job: applied, suspended: false }
+  if (applied === undefined) return { job: keepAsObserved(observed), suspended: false }
   const owner = suspendOwnerOf(observed)
-  if (owner !== undefined) return { job: applied, suspended: false, leftTo: owner }
+  const finished = jobOutcome(observed) !== undefined
+  if (owner !== undefined) {
+    const job = withObservedSuspend(applied, observed)
+    return finished ? { job, suspended: false } : { job, suspended: false, leftTo: owner }
+  }
+  if (finished) return { job: applied, suspended: false }
   const spec = isRecord(applied.spec) ? applied.spec : {}
   const annotations = applied.metadata.annotations ?? {}
   const ours = annotations[SUSPENDED_BY_JOBFLOW] === 'true'
@@ -61,6 +65,16 @@ export function keptJob (observed: KubeObject, suspend: boolean): KeptJob {
     return { job: { ...applied, metadata, spec: { ...spec, suspend: false } }, suspended: false }
   }
   return { job: applied, suspended: suspend && ours }
+}
+
+/**
+ * The Job as last applied, with `spec.suspend` as observed: Metacontroller's merge takes every
+ * scalar the answer gives, so answering the last-applied `suspend: true` would undo Kueue's admission.
+ */
+function withObservedSuspend (applied: KubeObject, observed: KubeObject): KubeObject {
+  const { suspend: _, ...spec } = isRecord(applied.spec) ? applied.spec : {}
+  const suspend = isRecord(observed.spec) ? observed.spec.suspend : undefined
+  return { ...applied, spec: suspend === undefined ? spec : { ...spec, suspend } }
 }
 
 /** What suspending did to the Jobs that run: how many it suspended, which it left to whom. */

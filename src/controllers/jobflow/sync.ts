@@ -6,7 +6,7 @@ import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../p
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
-import { keepAllObserved, objectsByName } from '../../k8s/objects.js'
+import { groupKey, keepAllObserved, objectsByName, objectsOf } from '../../k8s/objects.js'
 import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
 import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
@@ -24,8 +24,9 @@ import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
 import { keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
 import {
   historyOf, observeFlows, rerunFlows, startFlows, WHEN_FALSE,
-  type FlowState, type FlowSync, type Observed, type Started
+  type Flows, type FlowState, type FlowSync, type Observed, type Started
 } from './flows.js'
+import { succeededPodsByJob } from './outputs.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -42,7 +43,9 @@ function observe (request: SyncRequest, now: Date): Observed {
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
   const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
-  return { request, parent, now, previous, memory: readRecords(previous), observedJobs }
+  const podsSent = request.related?.[groupKey('Pod', 'v1')] !== undefined
+  const succeededPods = podsSent ? succeededPodsByJob(objectsOf(request.related, 'Pod', 'v1')) : undefined
+  return { request, parent, now, previous, memory: readRecords(previous), observedJobs, succeededPods }
 }
 
 /**
@@ -250,7 +253,10 @@ function desiredChildren (
     }
     if (started.toCreate.has(flow.name) && sync.observedJobs.get(state.id.name) === undefined) {
       const template = plan.templates.get(flow.name) as JobSpec
-      const job = buildFlowJob(state.id, flow, template, sync.spec, plan.scripts?.metadata.name)
+      const job = buildFlowJob(state.id, flow, template, sync.spec, {
+        scriptsConfigMap: plan.scripts?.metadata.name,
+        outputs: dependencyOutputs(flow, started.flows)
+      })
       if (typeof job === 'string') return job
       children.push(job)
     }
@@ -258,6 +264,11 @@ function desiredChildren (
   children.push(...scriptsConfigMapChildren(kept, plan.scripts, sync.request.children))
   const ttlWake = earliestWake(decisions)
   return ttlWake === undefined ? { children, suspendedJobs } : { children, suspendedJobs, ttlWake }
+}
+
+/** The outputs of a flow's dependencies, by dependency: '' for one that succeeded without an output. */
+function dependencyOutputs (flow: FlowSpec, flows: Flows): Map<string, string> {
+  return new Map(flow.dependencies.map(d => [d, flows.get(d)?.current?.output ?? '']))
 }
 
 /** The observed Jobs of a flow's attempts, earlier ones first. */
@@ -299,7 +310,7 @@ function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): Jo
  */
 function invalid (observed: Observed, problems: string[]): SyncAnswer {
   const { previous } = observed
-  const histories = updatedHistories(observed)
+  const histories = heldBy(updatedHistories(observed), problems)
   const jobs = [...histories.values()].flat()
   const currents = [...histories.values()].map(h => h[h.length - 1] as JobRecord)
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
@@ -309,6 +320,19 @@ function invalid (observed: Observed, problems: string[]): SyncAnswer {
   // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts).
   const children = keepAllObserved(observed.request.children, ['Job.batch/v1'])
   return invalidSpecAnswer(previous, { status, children, problems }, observed.now)
+}
+
+/**
+ * Steps not started wait for nothing while the spec is invalid: their records say that the spec
+ * holds them and why, rather than the dependency or Job they waited for before it broke.
+ */
+function heldBy (histories: Map<string, JobRecord[]>, problems: string[]): Map<string, JobRecord[]> {
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see condition Valid)` : ''
+  const message = `held by the invalid spec: ${problems[0] ?? 'see condition Valid'}${more}`
+  for (const history of histories.values()) {
+    history.forEach((record, i) => { if (record.phase === 'Pending') history[i] = { ...record, message } })
+  }
+  return histories
 }
 
 /** The remembered histories with what the observed Jobs now say, and a record for each Job that lost its own. */

@@ -6,6 +6,7 @@
 // the environment's structural limits bound an expression's size, so evaluation is cheap.
 import { Environment } from '@marcbachmann/cel-js'
 import type { FlowPhase } from './records.js'
+import { outputJSON } from './outputs.js'
 
 /** Longer expressions are refused (the CRD says the same). */
 export const WHEN_MAX_LENGTH = 1024
@@ -47,16 +48,14 @@ export function whenProblem (expression: string, dependencies: readonly string[]
 }
 
 /** What a `when` sees of each dependency. */
-export interface DependencyOutcome { phase: FlowPhase, message?: string }
+export interface DependencyOutcome { phase: FlowPhase, message?: string, output?: string }
 
 /** The value of a checked `when` over its dependencies' outcomes: true, false, or why neither. */
 export function evaluateWhen (
   expression: string,
   dependencies: ReadonlyMap<string, DependencyOutcome>
 ): boolean | string {
-  const flows = Object.fromEntries(
-    [...dependencies].map(([name, outcome]) => [name, { phase: outcome.phase, message: outcome.message ?? '' }])
-  )
+  const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, celOutcome(outcome)]))
   try {
     const value: unknown = environment.evaluate(expression, { flows })
     return typeof value === 'boolean'
@@ -66,6 +65,21 @@ export function evaluateWhen (
   } catch (error) {
     return firstLine(error)
   }
+}
+
+/**
+ * A dependency as CEL reads it: `phase`, `message` and `output` ('' when absent), and `outputJSON`
+ * when the output is JSON (`has(flows.a.outputJSON)` tells whether it is).
+ */
+function celOutcome (outcome: DependencyOutcome): Record<string, unknown> {
+  const value: Record<string, unknown> = {
+    phase: outcome.phase,
+    message: outcome.message ?? '',
+    output: outcome.output ?? ''
+  }
+  const parsed = outputJSON(outcome.output)
+  if (parsed !== undefined) value.outputJSON = parsed
+  return value
 }
 
 function firstLine (error: unknown): string {

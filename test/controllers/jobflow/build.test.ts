@@ -193,13 +193,19 @@ t.test('long names are shortened with a stable hash to fit Job names and label v
 t.test('customize asks for the referenced JobTemplates by name in the namespace', async t => {
   const request = fixture<any>('jobflow/customize.json')
   request.parent.spec.flows.push({ name: 'again', jobTemplateRef: 'builder' })
+  const pods = (name: string, namespace?: string): object => ({
+    apiVersion: 'v1',
+    resource: 'pods',
+    ...(namespace !== undefined ? { namespace } : {}),
+    labelSelector: { matchLabels: { 'jobhooks.io/jobflow': name } }
+  })
   t.same(customizeJobFlow(request), {
     relatedResources: [{
       apiVersion: 'jobhooks.io/v1alpha1',
       resource: 'jobtemplates',
       namespace: 'default',
       names: ['builder', 'tester']
-    }]
+    }, pods('release', 'default')]
   })
   t.same(
     customizeJobFlow({
@@ -210,12 +216,12 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
         spec: { flows: 'nonsense' }
       }
     }),
-    { relatedResources: [] }
+    { relatedResources: [pods('x')] }
   )
   t.same(
     customizeJobFlow(fixture('jobflow/sync-new.v2.json')),
-    { relatedResources: [] },
-    'inline templates need nothing'
+    { relatedResources: [pods('jobflow-example', 'default')] },
+    'inline templates need no JobTemplate; the pods of its Jobs carry the outputs'
   )
 })
 

@@ -105,6 +105,10 @@ for (const [name, mutate, message] of cases) {
       { phase: 'Succeeded', completionTime: '2026-01-02T03:00:17Z' },
       'outcomes observed meanwhile are still recorded'
     )
+    for (const record of listOf<JobRecord>(response.status, 'jobs').filter(j => j.phase === 'Pending')) {
+      t.match(record.message, /^held by the invalid spec: /, `${record.name}: held, not waiting or starting`)
+      t.match(record.message, message, `${record.name}: the message names the problem`)
+    }
   })
 }
 

@@ -75,17 +75,21 @@ t.test('a queued Job is Kueue\'s to suspend and resume, a Job managed by another
     metadata: { ...applied.metadata, labels: { ...applied.metadata.labels, 'kueue.x-k8s.io/queue-name': 'team-a' } },
     spec: { ...applied.spec as object, suspend: true }
   }
-  // Kueue admitted it: the observed Job runs, unsuspended by Kueue. Metacontroller's merge sets
-  // every field of the answer, so the answer carries Kueue's suspend, not the applied one.
+  // Kueue admitted it: the observed Job runs, unsuspended by Kueue.
   const admitted = { ...observedJob(queued), spec: { ...queued.spec as object, suspend: false } }
-  const asKueueLeftIt = { ...queued, spec: { ...queued.spec as object, suspend: false } }
-  t.same(keptJob(admitted, true), { job: asKueueLeftIt, suspended: false, leftTo: 'Kueue (queue team-a)' },
-    'suspending the flow answers it as observed: the merge changes nothing')
-  t.same(keptJob(admitted, false), { job: asKueueLeftIt, suspended: false, leftTo: 'Kueue (queue team-a)' },
-    'resuming the flow answers it as observed too')
+  // Metacontroller's merge takes every scalar of the answer: it must be Kueue's `false`, not the last-applied `true`.
+  const asAdmitted = { ...queued, spec: { ...queued.spec as object, suspend: false } }
+  t.same(keptJob(admitted, true), { job: asAdmitted, suspended: false, leftTo: 'Kueue (queue team-a)' },
+    'suspending the flow answers it as applied with Kueue\'s suspend: the merge changes nothing')
+  t.same(keptJob(admitted, false), { job: asAdmitted, suspended: false, leftTo: 'Kueue (queue team-a)' },
+    'resuming the flow does not unsuspend a Job Kueue holds')
   const waiting = observedJob(queued)
   t.same(keptJob(waiting, false), { job: queued, suspended: false, leftTo: 'Kueue (queue team-a)' },
-    'resuming the flow does not unsuspend a Job Kueue holds')
+    'resuming the flow does not unsuspend a Job waiting for admission')
+  const done = observedJob(asAdmitted, { succeeded: 1, conditions: [{ type: 'Complete', status: 'True' }] })
+  done.metadata.annotations = { [LAST_APPLIED_ANNOTATION]: JSON.stringify(queued) }
+  t.same(keptJob(done, true), { job: asAdmitted, suspended: false },
+    'a queued Job that finished keeps the suspend Kueue left it')
   const remote = { ...applied, spec: { ...applied.spec as object, managedBy: 'kueue.x-k8s.io/multikueue' } }
   t.same(keptJob(observedJob(remote), true), { job: remote, suspended: false, leftTo: 'kueue.x-k8s.io/multikueue' })
   const builtIn = { ...applied, spec: { ...applied.spec as object, managedBy: 'kubernetes.io/job-controller' } }

@@ -1,0 +1,48 @@
+// The pod a succeeded Job leaves behind, as the kubelet and the Job controller leave it: phase
+// Succeeded, labelled with its Job's name (`batch.kubernetes.io/job-name`, which Kubernetes sets),
+// owned by the Job (it goes with it), each container terminated with its termination message.
+// A JobFlow reads a step's output from it. The message is the script's `output` for the first
+// container, else what the container's own command writes to /dev/termination-log with a plain
+// `echo` or `printf` (`echo v1.2.3 > /dev/termination-log`), else none.
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { kubeTime } from './objects.js'
+
+const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name'
+const WRITE_TO_TERMINATION_LOG =
+  /(?:echo|printf)\s+(?:-n\s+)?(?:'([^']*)'|"([^"]*)"|([^\s>'"]+))\s*>\s*\/dev\/termination-log/
+
+/** The succeeded pod of `job`, finished at `nowMs`; `output` is the first container's message. */
+export function succeededPod (job: KubeObject, output: string | undefined, nowMs: number): KubeObject {
+  const template = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template : {}
+  const meta = isRecord(template.metadata) ? template.metadata : {}
+  const pod = isRecord(template.spec) ? template.spec : {}
+  const containers = Array.isArray(pod.containers) ? pod.containers.filter(isRecord) : []
+  const finishedAt = kubeTime(nowMs)
+  const containerStatuses = containers.map((container, i) => {
+    const message = i === 0 && output !== undefined ? output : writtenMessage(container)
+    const terminated = { exitCode: 0, reason: 'Completed', finishedAt, ...(message !== undefined ? { message } : {}) }
+    return { name: String(container.name), ready: false, restartCount: 0, state: { terminated } }
+  })
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `${job.metadata.name}-${String(job.metadata.uid).slice(-5)}`,
+      ...(job.metadata.namespace !== undefined ? { namespace: job.metadata.namespace } : {}),
+      labels: { ...(isRecord(meta.labels) ? meta.labels : {}), [JOB_NAME_LABEL]: job.metadata.name },
+      ownerReferences: [{
+        apiVersion: 'batch/v1', kind: 'Job', name: job.metadata.name, uid: String(job.metadata.uid), controller: true
+      }]
+    },
+    spec: pod,
+    status: { phase: 'Succeeded', containerStatuses }
+  }
+}
+
+/** What a container's shell command writes to its termination log, when it is a plain echo or printf. */
+function writtenMessage (container: Record<string, unknown>): string | undefined {
+  const words = [container.command, container.args].flatMap(list => (Array.isArray(list) ? list : []))
+  const match = words.filter(w => typeof w === 'string').join(' ').match(WRITE_TO_TERMINATION_LOG)
+  return match === null ? undefined : (match[1] ?? match[2] ?? match[3])
+}
