@@ -5,12 +5,14 @@
 # Nothing built, downloaded or extracted here is ever committed.
 #
 #   test/e2e/build-binaries.sh      prints KEY=VALUE lines: BIN, METACONTROLLER,
-#                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS, HELM
+#                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS, HELM, KUEUE,
+#                                   KUEUE_VERSION, KUEUE_MANIFESTS
 #
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), KUBE_VERSION, ETCD_VERSION,
-# KWOK_VERSION, HELM_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
+# KWOK_VERSION, HELM_VERSION, KUEUE_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
 #
-# Helm (for the chart's tests: lint, template, install) is built from its Go module too.
+# Helm (for the chart's tests: lint, template, install) and Kueue (cmd/kueue, for the scenarios
+# of test/e2e/kueue.e2e.ts) are built from their Go modules too.
 #
 # Metacontroller v4.17.2 (tag v4.17.2, commit 76b818bdc67b) comes from, in this order:
 #   1. METACONTROLLER_SRC: a .tar.gz of its source tree (its sha256 is printed, and checked when
@@ -28,6 +30,7 @@ KUBE_VERSION=${KUBE_VERSION:-v1.36.3}
 ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
 KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
 HELM_VERSION=${HELM_VERSION:-v3.22.0}
+KUEUE_VERSION=${KUEUE_VERSION:-v0.17.0}
 METACONTROLLER_VERSION=v4.17.2
 METACONTROLLER_PSEUDO_VERSION=v1.5.21-0.20260813213314-76b818bdc67b
 METACONTROLLER_ARCHIVE_SHA256=a0e15fd8813af99127f00f30853bc05cf72fa6ae4e0ae8d57e2a79c3671ed65f
@@ -100,6 +103,33 @@ build_helm() {
   mkdir -p "$dir"
   # Built from the module, helm would call itself "v3.22" without its patch version.
   GOBIN="$dir" go install -trimpath -ldflags "-X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
+# Kueue's binary and its own manifests: config/default rendered by kubectl's kustomize, as
+# Kueue's release renders it. One change: cmd/kueue reads its metrics certificate from a fixed
+# /etc/kueue/metrics/certs (where its Deployment mounts it) unless it manages its own certificates;
+# the tier has no such mount, so its main.go is built from a copy where KUEUE_METRICS_CERT_DIR may
+# name another folder. Every other package is the module's own.
+build_kueue() {
+  local dir="$CACHE/kueue-$KUEUE_VERSION" work="$WORK/kueue-$KUEUE_VERSION" info moddir
+  [ -x "$dir/kueue" ] && [ -f "$dir/manifests.yaml" ] && return
+  log "building kueue $KUEUE_VERSION"
+  mkdir -p "$dir" "$work/cmd/kueue" && cd "$work"
+  [ -f go.mod ] || go mod init kueuebuild >/dev/null 2>&1
+  go get "sigs.k8s.io/kueue@$KUEUE_VERSION" >/dev/null || die "kueue $KUEUE_VERSION: go get failed"
+  info=$(go mod download -json "sigs.k8s.io/kueue@$KUEUE_VERSION") || die "kueue $KUEUE_VERSION: go mod download failed"
+  moddir=$(sed -n 's/.*"Dir": "\(.*\)".*/\1/p' <<<"$info")
+  local fixed='metricsCertPath := "/etc/kueue/metrics/certs"'
+  local settable='metricsCertPath := os.Getenv("KUEUE_METRICS_CERT_DIR"); if metricsCertPath == "" {'
+  settable="$settable metricsCertPath = \"/etc/kueue/metrics/certs\" }"
+  grep -qF "$fixed" "$moddir/cmd/kueue/main.go" || die "kueue $KUEUE_VERSION: cmd/kueue/main.go has no $fixed"
+  sed "s|$fixed|$settable|" "$moddir/cmd/kueue/main.go" >cmd/kueue/main.go
+  go build -trimpath -ldflags "-X sigs.k8s.io/kueue/pkg/version.GitVersion=$KUEUE_VERSION" \
+    -o "$dir/kueue.new" ./cmd/kueue || die "kueue $KUEUE_VERSION: go build failed in $work"
+  rm -rf "$dir/config" && cp -r "$moddir/config" "$dir/config" && chmod -R u+w "$dir/config"
+  "$BIN/kubectl" kustomize "$dir/config/default" >"$dir/manifests.yaml.new" ||
+    die "kueue $KUEUE_VERSION: kustomize failed"
+  mv -f "$dir/kueue.new" "$dir/kueue" && mv -f "$dir/manifests.yaml.new" "$dir/manifests.yaml"
 }
 
 # The results of the Metacontroller build: the binary and the CRDs of the source it came from.
@@ -226,9 +256,15 @@ build_etcd
 build_kwok
 build_kube
 build_helm
+kueue_start=$(date +%s)
+build_kueue
+log "kueue $KUEUE_VERSION ready in $(( $(date +%s) - kueue_start ))s"
 log "binaries ready in $(( $(date +%s) - start ))s; metacontroller $METACONTROLLER_VERSION from $mc_from"
 echo "BIN=$BIN"
 echo "METACONTROLLER=$mc"
 echo "METACONTROLLER_VERSION=$METACONTROLLER_VERSION"
 echo "METACONTROLLER_CRDS=$mc_crds"
 echo "HELM=$CACHE/helm-$HELM_VERSION/helm"
+echo "KUEUE=$CACHE/kueue-$KUEUE_VERSION/kueue"
+echo "KUEUE_VERSION=$KUEUE_VERSION"
+echo "KUEUE_MANIFESTS=$CACHE/kueue-$KUEUE_VERSION/manifests.yaml"

@@ -15,6 +15,7 @@ import { parse, parseAllDocuments, stringify } from 'yaml'
 import { freePort, Process, run, signal, waitFor, type Result } from './processes.js'
 import { imagePlan, removeContainers, startImageService, type ContainerHost } from './image-service.js'
 import { startProcessService, type Service } from './service.js'
+import { hasKueueApi, kueueFromEnv, startKueue } from './kueue.js'
 
 export { run, waitFor, type Result } from './processes.js'
 export type { Service } from './service.js'
@@ -24,6 +25,8 @@ export const ROOT = join(import.meta.dirname, '..', '..')
 export interface Cluster {
   /** Which Metacontroller runs the hooks ("existing cluster" when it is the user's). */
   metacontroller: string
+  /** Which Kueue admits queued Jobs, when the scenario file asked for it and there is one. */
+  kueue?: string
   /** A node pods can be pinned to, when the tier made its own. */
   nodeName?: string
   /** The base URL of the service under test (hooks under /hooks/...), when the tier runs it. */
@@ -99,11 +102,17 @@ export interface TierOptions {
    * it starts with startBackend) instead of starting the service there.
    */
   serviceAtHooksUrl?: boolean
+  /** Installs and runs Kueue (test/e2e/kueue.ts); on E2E_KUBECONFIG, finds whether the cluster has it. */
+  kueue?: boolean
 }
 
 export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluster> {
   const kubeconfig = process.env.E2E_KUBECONFIG
-  if (kubeconfig !== undefined && kubeconfig !== '') return existingCluster(kubeconfig)
+  if (kubeconfig !== undefined && kubeconfig !== '') {
+    const cluster = existingCluster(kubeconfig)
+    const kueue = options.kueue === true && (await hasKueueApi(cluster.kubectl))
+    return kueue ? { ...cluster, kueue: "the cluster's Kueue" } : cluster
+  }
   return await startCluster(binariesFromEnv(), options)
 }
 
@@ -377,6 +386,12 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       }
     }
 
+    const kueue = options.kueue === true ? kueueFromEnv() : undefined
+    if (options.kueue === true) {
+      if (kueue === undefined) throw new Error('E2E_KUEUE is not set: run the tier with npm run e2e')
+      await startKueue({ dir, kubeconfig, kubectl, start }, kueue)
+    }
+
     // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its
     // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default. Its
     // API rate is raised as docs/operations.md, "Large clusters", says to for thousands of children
@@ -406,6 +421,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
     return {
       metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`,
+      ...(kueue !== undefined ? { kueue: `Kueue ${kueue.version}` } : {}),
       nodeName,
       hooksUrl,
       ...(installed ? { token } : {}),

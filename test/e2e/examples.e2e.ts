@@ -6,6 +6,8 @@
 // not ephemeral containers, so on the tier's own cluster the test writes their statuses in the
 // kubelet's place, failing or hanging the ones the example's `npm run simulate` line fails or
 // hangs (`--fail`, `--hang`): the line states what the example's containers do on a real node.
+// An example that applies objects of Kueue's API runs where Kueue runs: the tier installs it when
+// one does (test/e2e/kueue.ts); on a cluster of E2E_KUBECONFIG without Kueue it is skipped.
 import t, { type Test } from 'tap'
 import { isAbsolute, join } from 'node:path'
 import { ROOT, waitFor } from './cluster.js'
@@ -18,7 +20,8 @@ import {
   type ExamplePromise,
 } from '../helpers/example-promises.js'
 
-const { cluster, namespace, getJson } = await startScenarios(t)
+const promises = examplePromises()
+const { cluster, namespace, getJson } = await startScenarios(t, { kueue: promises.some(needsKueue) })
 // A user's cluster (E2E_KUBECONFIG) has kubelets that run ephemeral containers for real.
 const ownCluster = cluster.nodeName !== undefined
 
@@ -44,6 +47,13 @@ function appliedFiles (promise: ExamplePromise): string[] {
     .map(shellWords)
     .filter((w) => w[0] === 'kubectl' && w[1] === 'apply')
     .flatMap((w) => w.filter((_, i) => w[i - 1] === '-f' || w[i - 1] === '--filename'))
+}
+
+/** Whether an applied file holds objects of Kueue's API (a LocalQueue, a ClusterQueue): it needs Kueue. */
+function needsKueue (promise: ExamplePromise): boolean {
+  return appliedFiles(promise)
+    .flatMap((file) => exampleObjects(file.replace(/^manifests\/examples\//, '')))
+    .some((o) => String(o.apiVersion).startsWith('kueue.x-k8s.io/'))
 }
 
 /** Whether an applied file makes ephemeral containers: an EphemeralJob, or an OperationJob with the Exec action. */
@@ -241,22 +251,13 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   }
 }
 
-/** Whether an applied file holds Kueue's objects: the example needs Kueue on the cluster. */
-function needsKueue (promise: ExamplePromise): boolean {
-  return appliedFiles(promise)
-    .flatMap((file) => exampleObjects(file.replace(/^manifests\/examples\//, '')))
-    .some((o) => String(o.apiVersion).startsWith('kueue.x-k8s.io/'))
-}
-
-const kueueInstalled = (await cluster.kubectl(['get', 'crd', 'clusterqueues.kueue.x-k8s.io'])).code === 0
-const promises = examplePromises()
 // Each example in its own namespace, all at once: they share only the Nodes, which none changes.
 t.jobs = promises.length
 for (const promise of promises) {
   t.test(
     `${promise.file}: ${promise.commands.filter((c) => !c.startsWith('npm ')).length} commands as printed, then ` +
       `kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
-    { skip: needsKueue(promise) && !kueueInstalled ? 'Kueue is not installed on this cluster' : false },
+    { skip: needsKueue(promise) && cluster.kueue === undefined ? 'needs Kueue, which this cluster has not' : false },
     async (t) => {
       await keepsItsPromise(t, promise)
     }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # npm run e2e: the end-to-end tier. Builds (or reuses) the control plane (test/e2e/build-binaries.sh:
-# Kubernetes, etcd, kwok and helm from Go modules, Metacontroller v4.17.2 from its source), builds the
-# service from the working tree, and runs test/e2e/*.e2e.ts with tap, or the files given:
+# Kubernetes, etcd, kwok, helm and Kueue from Go modules, Metacontroller v4.17.2 from its source),
+# builds the service from the working tree, and runs test/e2e/*.e2e.ts with tap, or the files given:
 #
 #   npm run e2e -- test/e2e/trust.e2e.ts test/e2e/jobflow.e2e.ts
 #
 # With E2E_KUBECONFIG set, runs the same scenarios against that cluster instead: it must run
 # Metacontroller and jobhooks already (kubectl apply -k manifests) and be able to run busybox pods;
-# kubectl and helm (the chart's tests) come from PATH, and the chart is not installed there.
+# kubectl and helm (the chart's tests) come from PATH, and the chart is not installed there. The
+# Kueue scenarios (test/e2e/kueue.e2e.ts) run there only when that cluster has Kueue installed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,8 +21,14 @@ if [ -z "${E2E_KUBECONFIG:-}" ]; then
   E2E_METACONTROLLER_VERSION=$(sed -n 's/^METACONTROLLER_VERSION=//p' <<<"$out")
   E2E_METACONTROLLER_CRDS=$(sed -n 's/^METACONTROLLER_CRDS=//p' <<<"$out")
   E2E_HELM=$(sed -n 's/^HELM=//p' <<<"$out")
+  E2E_KUEUE=$(sed -n 's/^KUEUE=//p' <<<"$out")
+  E2E_KUEUE_VERSION=$(sed -n 's/^KUEUE_VERSION=//p' <<<"$out")
+  E2E_KUEUE_MANIFESTS=$(sed -n 's/^KUEUE_MANIFESTS=//p' <<<"$out")
   export E2E_BIN E2E_METACONTROLLER E2E_METACONTROLLER_VERSION E2E_METACONTROLLER_CRDS E2E_HELM
-  echo "e2e: control plane binaries ready in $(( $(date +%s) - started ))s (Kubernetes from $E2E_BIN, Metacontroller $E2E_METACONTROLLER_VERSION: $E2E_METACONTROLLER)"
+  export E2E_KUEUE E2E_KUEUE_VERSION E2E_KUEUE_MANIFESTS
+  versions="Kubernetes from $E2E_BIN, Metacontroller $E2E_METACONTROLLER_VERSION: $E2E_METACONTROLLER"
+  versions="$versions, Kueue $E2E_KUEUE_VERSION: $E2E_KUEUE"
+  echo "e2e: control plane binaries ready in $(( $(date +%s) - started ))s ($versions)"
 else
   echo "e2e: running against the cluster of E2E_KUBECONFIG with the Metacontroller installed there"
 fi
