@@ -71,6 +71,16 @@ export function keptJob (observed: KubeObject, suspend: boolean): KeptJob {
  * The Job as last applied, with `spec.suspend` as observed: Metacontroller's merge takes every
  * scalar the answer gives, so answering the last-applied `suspend: true` would undo Kueue's admission.
  */
+/**
+ * A Job answered as it stands, for an invalid spec: as last applied, but with the `spec.suspend`
+ * Kueue (or the Job's manager) left it with, which the last applied copy would undo.
+ */
+export function jobAsItStands (observed: KubeObject): KubeObject {
+  const applied = lastApplied(observed)
+  if (applied === undefined) return keepAsObserved(observed)
+  return suspendOwnerOf(observed) !== undefined ? withObservedSuspend(applied, observed) : applied
+}
+
 function withObservedSuspend (applied: KubeObject, observed: KubeObject): KubeObject {
   const { suspend: _, ...spec } = isRecord(applied.spec) ? applied.spec : {}
   const suspend = isRecord(observed.spec) ? observed.spec.suspend : undefined

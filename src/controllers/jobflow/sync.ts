@@ -21,7 +21,7 @@ import {
 } from './records.js'
 import { attemptOf, observedAttempt } from './attempts.js'
 import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
-import { keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
+import { jobAsItStands, keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
 import {
   historyOf, observeFlows, rerunFlows, startFlows, WHEN_FALSE,
   type Flows, type FlowState, type FlowSync, type Observed, type Started
@@ -317,8 +317,12 @@ function invalid (observed: Observed, problems: string[]): SyncAnswer {
   const finished = typeof previous.completionTime === 'string'
   const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
   const status = { ...previous, phase, jobsSucceeded: jobsSucceeded(currents), jobsQueued: jobsQueued(currents), jobs }
-  // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts).
-  const children = keepAllObserved(observed.request.children, ['Job.batch/v1'])
+  // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts); a
+  // queued Job keeps the suspend Kueue gave it.
+  const children = keepAllObserved(observed.request.children, ['Job.batch/v1']).map(child => {
+    const job = child.kind === 'Job' ? observed.observedJobs.get(child.metadata.name) : undefined
+    return job === undefined ? child : jobAsItStands(job)
+  })
   return invalidSpecAnswer(previous, { status, children, problems }, observed.now)
 }
 

@@ -120,3 +120,16 @@ t.test('a Job whose spec.managedBy names another controller is never shown as qu
   const response = respond(request, context())
   t.equal(record(response, 'job4')[0]?.phase, 'Running', 'its status is the other cluster\'s to tell')
 })
+
+t.test('an invalid spec answers an admitted queued Job with the suspend Kueue gave it', async t => {
+  const request = fixture('jobflow/sync-suspend-queued.v2.json')
+  delete (request.parent.spec as { suspend?: boolean }).suspend
+  at(request.parent, 'spec.flows')[0].dependencies = ['job3']
+  const job4 = job4Of(request)
+  t.equal(at(job4, 'spec.suspend'), false, 'the fixture: Kueue admitted job4')
+  t.match(job4.metadata.annotations?.['metacontroller.k8s.io/last-applied-configuration'], /"suspend":true/)
+  const response = respond(request, context())
+  t.equal(response.status.phase, 'Invalid')
+  t.equal(at(childrenOf(response.children, 'Job').get('jobflow-example-job4'), 'spec.suspend'), false,
+    'Metacontroller\'s merge takes every value of the answer: true would suspend it again')
+})
