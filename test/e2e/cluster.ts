@@ -27,6 +27,8 @@ export interface Cluster {
   metacontroller: string
   /** Which Kueue admits queued Jobs, when the scenario file asked for it and there is one. */
   kueue?: string
+  /** Metacontroller's /metrics (its work queues), when the tier runs it. */
+  metacontrollerMetricsUrl?: string
   /** A node pods can be pinned to, when the tier made its own. */
   nodeName?: string
   /** The base URL of the service under test (hooks under /hooks/...), when the tier runs it. */
@@ -421,6 +423,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
     return {
       metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`,
+      metacontrollerMetricsUrl: `http://127.0.0.1:${mcPort}/metrics`,
       ...(kueue !== undefined ? { kueue: `Kueue ${kueue.version}` } : {}),
       nodeName,
       hooksUrl,

@@ -170,6 +170,8 @@ export interface WatchEvent {
   /** ADDED (also every object there when the watch starts), MODIFIED or DELETED. */
   type: string
   fields: string[]
+  /** When the event reached the watch (Date.now()): for latencies between watched changes. */
+  at: number
 }
 
 /**
@@ -199,9 +201,10 @@ export function watchObjects (
     buffered += String(chunk)
     const lines = buffered.split('\n')
     buffered = lines.pop() ?? ''
+    const at = Date.now()
     for (const line of lines) {
       const [type, ...values] = line.split('|')
-      if (type !== undefined && type !== '') events.push({ type, fields: values })
+      if (type !== undefined && type !== '') events.push({ type, fields: values, at })
     }
     if (events.length > 0) markStarted()
   })
