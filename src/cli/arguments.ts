@@ -35,7 +35,9 @@ export const SIMULATE_USAGE = `usage: npm run simulate -- <manifest.yaml>... [op
                      admitted, at most N at once, higher priority (WorkloadPriorityClass) first,
                      preempting a lower priority when full. Without it nothing admits them
   --until SECONDS    stop there if the simulation has not settled (default 3600)
-  --output json      the timeline and the reports as JSON, for scripts
+  --output FORMAT    json: the timeline and the reports as JSON, for scripts; mermaid: each
+                     JobFlow as a Mermaid flowchart; html: one self-contained page with each
+                     JobFlow's graph and a Gantt chart of its Jobs (default: text)
   --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1
   --live, --kubeconfig FILE
                      preview against a real cluster instead, read-only (see --live --help)`
@@ -87,6 +89,10 @@ export interface Edit { object?: string, path: string[], value: unknown, text: s
 /** An `--apply` of a file's objects, at the time of the `--at` after it. */
 export interface LaterApply { file: string, at: number }
 
+/** What the simulation prints: words, JSON, or pictures of the JobFlows. */
+export type SimulateOutput = 'text' | 'json' | 'mermaid' | 'html'
+const SIMULATE_OUTPUTS: readonly string[] = ['text', 'json', 'mermaid', 'html']
+
 export interface SimulateArguments {
   files: string[]
   fail: string[]
@@ -98,7 +104,7 @@ export interface SimulateArguments {
   applies: LaterApply[]
   duration: number
   until: number
-  json: boolean
+  output: SimulateOutput
   hookVersion: HookVersion
   nodes?: string
   pods?: string
@@ -135,7 +141,7 @@ export function parseSimulateArguments (argv: string[]): SimulateArguments | 'he
     applies: [],
     duration: 10,
     until: 3600,
-    json: false,
+    output: 'text',
     hookVersion: 'v2'
   }
   const pending: Pending[] = []
@@ -201,10 +207,10 @@ function takeOption (args: SimulateArguments, pending: Pending[], name: string, 
     case 'duration': args.duration = seconds('--duration', value, 0.001); return
     case 'until': args.until = seconds('--until', value, 1); return
     case 'output':
-      if (value !== 'json' && value !== 'text') {
-        throw new UsageError(`--output must be json or text, not ${JSON.stringify(value)}`)
+      if (!SIMULATE_OUTPUTS.includes(value)) {
+        throw new UsageError(`--output must be ${SIMULATE_OUTPUTS.join(', ')}, not ${JSON.stringify(value)}`)
       }
-      args.json = value === 'json'
+      args.output = value as SimulateOutput
       return
     case 'nodes': args.nodes = value; return
     case 'pods': args.pods = value; return

@@ -10,6 +10,7 @@ import { nodeJobName, podTemplate } from '../controllers/daemonjob/job.js'
 import { simNode } from '../simulator/daemonjob.js'
 import { namespacedName } from '../simulator/objects.js'
 import type { Simulator } from '../simulator/simulator.js'
+import { kubectlLines } from './simulate-reports.js'
 
 /**
  * The Nodes when the manifest and `--nodes` give none: the reference example's `node1` and
@@ -63,5 +64,5 @@ export function daemonJobReport (
   }
   const widths = rows[0]?.map((_, i) => Math.max(...rows.map(r => (r[i] ?? '').length))) ?? []
   for (const row of rows) lines.push(`  ${row.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ').trimEnd()}`)
-  return lines
+  return [...lines, ...kubectlLines(sim, daemonJob, 'dj')]
 }

@@ -114,10 +114,14 @@ export class PodWorld {
     }
   }
 
-  /** Whether every Pod that is not going away is Running (the kubelet has nothing left to do). */
+  /**
+   * Whether every Pod that is not going away is Running or done (the kubelet has nothing left to
+   * do): a finished Job's Pod stays Succeeded or Failed, and must not keep the run going.
+   */
   podsUp (): boolean {
-    return this.sim.list({ apiVersion: 'v1', kind: 'Pod' })
-      .every(p => p.metadata.deletionTimestamp !== undefined || (isRecord(p.status) && p.status.phase === 'Running'))
+    const settledPhases = ['Running', 'Succeeded', 'Failed']
+    return this.sim.list({ apiVersion: 'v1', kind: 'Pod' }).every(p => p.metadata.deletionTimestamp !== undefined ||
+      (isRecord(p.status) && settledPhases.includes(String(p.status.phase))))
   }
 
   /** Names given to `--fail` or `--hang` that no Pod answered to. */

@@ -9,6 +9,7 @@ import type { Simulator } from '../simulator/simulator.js'
 import { namespacedName } from '../simulator/objects.js'
 import { formatSeconds } from './simulate-timeline.js'
 import { alignRows, kubectlGet } from './printer-columns.js'
+import { dependenciesText, flowSteps } from './flow-shape.js'
 
 /** A status time as simulated seconds (`t=20s`), `-` when there is none. */
 export function timeOf (sim: Simulator): (value: unknown) => string {
@@ -54,14 +55,30 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
   if (earlier > 0) others.push(`${earlier} earlier attempt${earlier === 1 ? '' : 's'}`)
   const rest = others.length > 0 ? `, ${others.join(', ')}` : ''
   const summary = `${counts.get('Succeeded') ?? 0}/${flows.size} jobs succeeded${rest}`
-  const time = timeOf(sim)
   return [
     ...headline(sim, flow, status.phase, status.completionTime, summary),
-    ...table([['FLOW', 'JOB', 'PHASE', 'START', 'END', 'MESSAGE'], ...records.map(r => [
-      String(r.name), String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime),
-      typeof r.message === 'string' ? r.message : ''
-    ])])
+    ...table(flowRows(sim, flow, records)),
+    ...kubectlLines(sim, flow, 'jf')
   ]
+}
+
+/**
+ * A row per attempt, the step's dependencies (AFTER) and `when` (when any step has one) first:
+ * the table shows the flow's shape before its outcomes.
+ */
+function flowRows (sim: Simulator, flow: KubeObject, records: Array<Record<string, unknown>>): string[][] {
+  const time = timeOf(sim)
+  const steps = new Map(flowSteps(flow).map(step => [step.name, step]))
+  const anyWhen = [...steps.values()].some(step => step.when !== undefined)
+  const header = ['FLOW', 'AFTER', ...(anyWhen ? ['WHEN'] : []), 'JOB', 'PHASE', 'START', 'END', 'MESSAGE']
+  return [header, ...records.map(r => {
+    const step = steps.get(String(r.name))
+    return [
+      String(r.name), step !== undefined ? dependenciesText(step) : '-', ...(anyWhen ? [step?.when ?? '-'] : []),
+      String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime),
+      typeof r.message === 'string' ? r.message : ''
+    ]
+  })]
 }
 
 /** The final phase of an EphemeralJob and what became of each Pod it chose. */

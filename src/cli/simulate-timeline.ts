@@ -9,6 +9,7 @@ import type { ObjectRef } from '../simulator/objects.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
 import type { Simulator } from '../simulator/simulator.js'
 import type { TimelineEvent } from '../simulator/types.js'
+import { creationNotes } from './flow-shape.js'
 
 export interface TimelineEntry {
   seconds: number
@@ -27,6 +28,8 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
   interface Entry { seconds: number, subject: string, phase: string, actions: Map<string, string[]>, notes: string[] }
   const entries: Entry[] = []
   const phases = new Map<string, string>()
+  // Where a step's Job is created, the line says what it came after: the shape of the flow.
+  const notes = creationNotes(sim)
   const entry = (seconds: number, subject: string): Entry => {
     let found = entries.find(e => e.seconds === seconds && e.subject === subject)
     if (found === undefined) {
@@ -63,6 +66,10 @@ export function timelineEntries (sim: Simulator, podOwner: PodOwner = () => unde
     }
     const created: [string, string] = [`created ${event.object.kind}%n %s`, event.object.name]
     add(target, made !== undefined && event.type === 'applied' ? created : action(event))
+    const note = event.type === 'created' && event.object.kind === 'Job'
+      ? notes.get(`${event.object.namespace ?? 'default'}/${event.object.name}`)
+      : undefined
+    if (note !== undefined) add(target, [note, ''])
   }
   return entries.map(e => ({
     seconds: e.seconds,

@@ -1,4 +1,5 @@
-// `npm run simulate -- <manifest.yaml>... [--fail NAME] [--hang NAME] [--set [NAME:]PATH=VALUE --at T] [--output json]`
+// `npm run simulate -- <manifest.yaml>... [--fail NAME] [--hang NAME] [--set [NAME:]PATH=VALUE --at T]
+//   [--output json|mermaid|html]`
 //
 // Runs every jobhooks object of the manifests on the in-process Metacontroller simulator (the
 // real hooks, through the real HTTP app, on a simulated clock) and prints what happened when, in
@@ -27,6 +28,9 @@ import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
 import { PodWorld, REPLICASET_TYPE } from './simulate-pods.js'
 import { formatSeconds, timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
 import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
+import { flowShapes } from './flow-shape.js'
+import { mermaidText } from './picture-mermaid.js'
+import { htmlPage } from './picture-html.js'
 
 export type { Write }
 
@@ -148,12 +152,13 @@ async function simulate (
         await run.untilSettled(i === files.length - 1)
       }
     } catch (error) {
-      emit(args.json, write, intro, timelineEntries(sim, name => world.ownerOf(name)), [])
+      emit(args.output === 'json', write, intro, timelineEntries(sim, name => world.ownerOf(name)), [])
       writeError(`simulate: ${(error as Error).message}`)
       return 1
     }
     const entries = timelineEntries(sim, name => world.ownerOf(name))
-    emit(args.json, write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
+    if (args.output === 'mermaid' || args.output === 'html') writePicture(args.output, write, intro, sim)
+    else emit(args.output === 'json', write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
     notes(sim, world, ignored, args.kueueQuota !== undefined, writeError)
     return 0
   } finally {
@@ -357,6 +362,12 @@ function emit (
     write('')
     for (const line of report.lines) write(line)
   }
+}
+
+/** The JobFlows as pictures: a Mermaid flowchart, or one self-contained HTML page. */
+function writePicture (output: 'mermaid' | 'html', write: Write, intro: string, sim: Simulator): void {
+  const flows = flowShapes(sim)
+  write(output === 'mermaid' ? mermaidText(flows) : htmlPage(intro, flows, sim.seconds()))
 }
 
 /** "1 CollaSet, 1 OperationJob, 2 Pods, 1 DaemonJob over 4 Nodes (the default set)". */

@@ -71,7 +71,7 @@ t.test('the example runs job1 and job4, then job2, then job3 and job5, and succe
   t.equal(table.length, 5, 'one table row per flow')
   t.match(
     table.find((l) => l.includes('job3')),
-    /job3\s+jobflow-example-job3\s+Succeeded\s+t=20s\s+t=30s/
+    /job3\s+job1, job2\s+jobflow-example-job3\s+Succeeded\s+t=20s\s+t=30s/
   )
 })
 
@@ -217,13 +217,14 @@ t.test('a missing file, a manifest without JobFlow and bad arguments fail clearl
 
 const DAEMONJOB_MANIFEST = fileURLToPath(new URL('../../manifests/examples/daemonjob.yaml', import.meta.url))
 
-/** The rows of the DaemonJob report's table: `[node, job, result]`. */
+/** The rows of the DaemonJob report's table: `[node, job, result]` (up to the `kubectl get` it ends with). */
 function nodeRows (lines: string[]): string[][] {
   const start = lines.findIndex((l) => /^\s+NODE\s+JOB\s+RESULT/.test(l))
+  const end = lines.findIndex((l, i) => i > start && l.trim().startsWith('$ kubectl get '))
   return start < 0
     ? []
     : lines
-      .slice(start + 1)
+      .slice(start + 1, end < 0 ? undefined : end)
       .filter((l) => /^\s{2}\S/.test(l))
       .map((l) => l.trim().split(/\s{2,}/))
 }

@@ -1,0 +1,111 @@
+// The shape of a simulated JobFlow: its steps with their dependencies and `when`, read from the
+// spec as written (an invalid spec still has a shape to show), and each step's attempts from
+// status.jobs. The simulator's table, timeline and pictures (Mermaid, SVG) all draw from here.
+import type { KubeObject } from '../k8s/types.js'
+import { isRecord } from '../k8s/types.js'
+import { attemptJobName } from '../controllers/jobflow/attempts.js'
+import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import type { Simulator } from '../simulator/simulator.js'
+
+export interface FlowStep {
+  name: string
+  dependencies: string[]
+  /** The CEL expression the step runs under, if it has one. */
+  when?: string
+  /** The phase of the step's last attempt at the end ('Pending' when it has no record). */
+  phase: string
+}
+
+/** One attempt of a step, in simulated seconds (`end` undefined: still running at the end). */
+export interface StepAttempt {
+  step: string
+  jobName: string
+  phase: string
+  start?: number
+  end?: number
+}
+
+export interface FlowShape {
+  namespace: string
+  name: string
+  phase: string
+  steps: FlowStep[]
+  attempts: StepAttempt[]
+}
+
+function statusOf (object: KubeObject): Record<string, unknown> {
+  return isRecord(object.status) ? object.status : {}
+}
+
+/** The records of status.jobs, oldest attempt first. */
+function recordsOf (flow: KubeObject): Array<Record<string, unknown>> {
+  const jobs = statusOf(flow).jobs
+  return (Array.isArray(jobs) ? jobs : []).filter(isRecord)
+}
+
+/** The steps of a JobFlow's spec, in spec order, with the phase of each one's last attempt. */
+export function flowSteps (flow: KubeObject): FlowStep[] {
+  const raw = isRecord(flow.spec) && Array.isArray(flow.spec.flows) ? flow.spec.flows : []
+  const phases = new Map(recordsOf(flow).map(r => [String(r.name), String(r.phase)]))
+  return raw.filter(isRecord).filter(f => typeof f.name === 'string').map(f => {
+    const name = f.name as string
+    const dependencies = Array.isArray(f.dependencies) ? f.dependencies.map(String) : []
+    const when = typeof f.when === 'string' ? f.when : undefined
+    return { name, dependencies, ...(when !== undefined ? { when } : {}), phase: phases.get(name) ?? 'Pending' }
+  })
+}
+
+/** Past this many dependencies a cell names the first two and counts the rest, to stay readable. */
+const NAMED_DEPENDENCIES = 3
+
+/** A step's dependencies as a table cell: `job1, job2`, `a, b, +4 more`, or `-` for none. */
+export function dependenciesText (step: Pick<FlowStep, 'dependencies'>): string {
+  const all = step.dependencies
+  if (all.length === 0) return '-'
+  if (all.length <= NAMED_DEPENDENCIES) return all.join(', ')
+  return `${all.slice(0, 2).join(', ')}, +${all.length - 2} more`
+}
+
+/** Every JobFlow of the simulation with its steps and their attempts in simulated seconds. */
+export function flowShapes (sim: Simulator): FlowShape[] {
+  return sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow' }).map(flow => {
+    const seconds = (value: unknown): number | undefined =>
+      typeof value === 'string' ? sim.secondsAt(value) : undefined
+    const attempts = recordsOf(flow).map(r => {
+      const start = seconds(r.startTime)
+      const end = seconds(r.completionTime)
+      return {
+        step: String(r.name),
+        jobName: String(r.jobName),
+        phase: String(r.phase),
+        ...(start !== undefined ? { start } : {}),
+        ...(end !== undefined ? { end } : {})
+      }
+    })
+    const phase = statusOf(flow).phase
+    return {
+      namespace: flow.metadata.namespace ?? 'default',
+      name: flow.metadata.name,
+      phase: typeof phase === 'string' ? phase : 'Pending',
+      steps: flowSteps(flow),
+      attempts
+    }
+  })
+}
+
+/**
+ * What the timeline says when a step's first Job is created: `job3 after job1, job2` (and that its
+ * `when` held), by `namespace/Job name`. Steps without dependencies say nothing; retries neither.
+ */
+export function creationNotes (sim: Simulator): Map<string, string> {
+  const notes = new Map<string, string>()
+  for (const flow of sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow' })) {
+    for (const step of flowSteps(flow)) {
+      if (step.dependencies.length === 0) continue
+      const job = attemptJobName(flow.metadata.name, step.name, 1)
+      const when = step.when !== undefined ? ' (when held)' : ''
+      notes.set(`${flow.metadata.namespace ?? 'default'}/${job}`, `${step.name} after ${dependenciesText(step)}${when}`)
+    }
+  }
+  return notes
+}
