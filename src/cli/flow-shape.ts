@@ -43,10 +43,40 @@ function recordsOf (flow: KubeObject): Array<Record<string, unknown>> {
   return (Array.isArray(jobs) ? jobs : []).filter(isRecord)
 }
 
+/** The step a record is of: its name, or for an item of a fan-out step (`shard[3]`) that step's. */
+export function stepOfRecord (name: string): string {
+  return name.replace(/\[[0-9]+\]$/, '')
+}
+
+/**
+ * Each step's phase from its last records: a fan-out step's from its items' (Failed if one
+ * failed, Running while one runs or waits, Succeeded once none is left).
+ */
+function stepPhases (records: Array<Record<string, unknown>>): Map<string, string> {
+  const byStep = new Map<string, Map<string, string>>()
+  for (const r of records) {
+    const name = String(r.name)
+    const step = stepOfRecord(name)
+    byStep.set(step, (byStep.get(step) ?? new Map<string, string>()).set(name, String(r.phase)))
+  }
+  const phases = new Map<string, string>()
+  for (const [step, items] of byStep) {
+    phases.set(step, combinedPhase([...items.values()]))
+  }
+  return phases
+}
+
+function combinedPhase (all: string[]): string {
+  if (all.length === 1) return all[0] as string
+  if (all.includes('Failed')) return 'Failed'
+  if (all.some(p => p === 'Running' || p === 'Queued')) return 'Running'
+  return all.every(p => p === 'Succeeded' || p === 'Skipped') ? 'Succeeded' : 'Pending'
+}
+
 /** The steps of a JobFlow's spec, in spec order, with the phase of each one's last attempt. */
 export function flowSteps (flow: KubeObject): FlowStep[] {
   const raw = isRecord(flow.spec) && Array.isArray(flow.spec.flows) ? flow.spec.flows : []
-  const phases = new Map(recordsOf(flow).map(r => [String(r.name), String(r.phase)]))
+  const phases = stepPhases(recordsOf(flow))
   return raw.filter(isRecord).filter(f => typeof f.name === 'string').map(f => {
     const name = f.name as string
     const dependencies = Array.isArray(f.dependencies) ? f.dependencies.map(String) : []

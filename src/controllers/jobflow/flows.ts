@@ -7,11 +7,12 @@ import { fitName } from '../../k8s/names.js'
 import { timestamp } from '../../k8s/time.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
 import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
-import { compact, isFinalRecord, isSettled, recordFromJob, type JobRecord } from './records.js'
+import { compact, isFinalRecord, isSettled, isUnderway, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
 import { orderByDependencies } from './dag.js'
-import { evaluateWhen } from './when.js'
+import { evaluateWhen, type DependencyOutcome } from './when.js'
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
+import { ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 
 /** What a sync observed before it reads the spec: enough to keep everything on an invalid one. */
 export interface Observed {
@@ -74,9 +75,13 @@ export function historyOf (state: FlowState): JobRecord[] {
 
 export function jobIdentity (parent: KubeObject, flow: FlowSpec, attempt: number): JobIdentity {
   return {
-    name: attemptJobName(parent.metadata.name, flow.name, attempt),
+    name: attemptJobName(parent.metadata.name, jobPartOf(flow), attempt),
     namespace: parent.metadata.namespace,
-    labels: { [JOBFLOW_LABEL]: fitName(parent.metadata.name), [FLOW_LABEL]: flow.name }
+    labels: {
+      [JOBFLOW_LABEL]: fitName(parent.metadata.name),
+      [FLOW_LABEL]: stepOf(flow),
+      ...(flow.item !== undefined ? { [ITEM_INDEX_LABEL]: String(flow.item.index) } : {})
+    }
   }
 }
 
@@ -95,11 +100,11 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
   const jobOf = (jobName: string): KubeObject | undefined => observedAttempt(
     sync.observedJobs,
     jobName,
-    flow.name,
+    stepOf(flow),
     FLOW_LABEL
   )
   let attempt = history.length > 0 ? attemptOf(history[history.length - 1] as JobRecord) : 1
-  while (jobOf(attemptJobName(parent.metadata.name, flow.name, attempt + 1)) !== undefined) attempt++
+  while (jobOf(attemptJobName(parent.metadata.name, jobPartOf(flow), attempt + 1)) !== undefined) attempt++
   const fromJob = (job: KubeObject, memory: JobRecord | undefined, number: number): JobRecord =>
     withOutput(sync, flow, job, recordFromJob(flow.name, job, memory, now, number))
   const earlier = history.filter(r => attemptOf(r) < attempt).map(r => {
@@ -223,6 +228,7 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
   for (const [name, state] of flows) if (state.outputWait !== undefined) outputWaits.set(name, state.outputWait)
   let retryWake: number | undefined
   const suspended = sync.spec.suspend && !finished
+  const slots = itemSlots(observed)
   for (const flow of orderByDependencies(sync.spec.flows).order) {
     const state = flows.get(flow.name) as FlowState
     if (state.current !== undefined) continue
@@ -239,12 +245,35 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
     if (start.create && suspended) {
       // Due now, but nothing starts while the JobFlow is suspended; resumed, it starts at once.
       current = { ...current, message: `not started: the JobFlow is suspended (${current.message ?? ''})` }
+    } else if (start.create && !takeSlot(slots, flow)) {
+      const at = `at most ${String(flow.item?.parallelism)} items of ${stepOf(flow)} at once`
+      current = { ...current, message: `waiting: ${at}` }
     } else if (start.create) toCreate.add(flow.name)
     flows.set(flow.name, { ...state, current })
     records.set(flow.name, current)
   }
   if (suspended || retryWake === undefined) return { flows, toCreate }
   return { flows, toCreate, retryWake }
+}
+
+/** For each fan-out step with a `parallelism`: how many more of its items may start now. */
+function itemSlots (flows: Flows): Map<string, number> {
+  const slots = new Map<string, number>()
+  for (const { flow, current } of flows.values()) {
+    if (flow.item?.parallelism === undefined) continue
+    const left = slots.get(flow.item.step) ?? flow.item.parallelism
+    slots.set(flow.item.step, current !== undefined && isUnderway(current) ? left - 1 : left)
+  }
+  return slots
+}
+
+/** Whether `flow` may start now under its step's `parallelism`, taking a slot if so. */
+function takeSlot (slots: Map<string, number>, flow: FlowSpec): boolean {
+  if (flow.item?.parallelism === undefined) return true
+  const left = slots.get(flow.item.step) ?? 0
+  if (left <= 0) return false
+  slots.set(flow.item.step, left - 1)
+  return true
 }
 
 /** What deciding one flow's start looks at. */
@@ -280,19 +309,26 @@ function decideStart ({ sync, state, records, failed, finished, outputWaits }: S
   if (state.retryOf !== undefined) return decideRetry(sync, state, record)
   // A dependant's Job carries its dependencies' outputs from its creation on: it waits a little for them.
   const awaited = flow.dependencies.filter(d => outputWaits.has(d))
-  const create = (): { record: JobRecord, create: boolean, wakeSeconds?: number } => awaited.length === 0
-    ? { record: record('Pending', 'creating the Job'), create: true }
-    : {
-        record: record('Pending', `waiting for the output of ${[...new Set(awaited)].join(', ')}`),
-        create: false,
-        wakeSeconds: Math.max(...awaited.map(d => outputWaits.get(d) as number))
-      }
+  const create = (): { record: JobRecord, create: boolean, wakeSeconds?: number } => {
+    // A fan-out step whose items are not known runs no Job of its own.
+    if (flow.itemsProblem !== undefined) return { record: record('Failed', flow.itemsProblem), create: false }
+    if (flow.itemsPending !== undefined) {
+      return { record: record('Pending', flow.itemsPending), create: false, wakeSeconds: 2 }
+    }
+    if (awaited.length === 0) return { record: record('Pending', 'creating the Job'), create: true }
+    return {
+      record: record('Pending', `waiting for the output of ${[...new Set(awaited)].join(', ')}`),
+      create: false,
+      wakeSeconds: Math.max(...awaited.map(d => outputWaits.get(d) as number))
+    }
+  }
   if (flow.when !== undefined) {
     if (unfinished(flow, records).length === 0 && awaited.length > 0) return create()
     const decided = decideWhen(flow, flow.when, records)
     if (typeof decided === 'string') return { record: record('Skipped', decided), create: false }
     if (decided) return create()
-    return { record: record('Pending', `waiting for ${unfinished(flow, records).join(', ')}`), create: false }
+    const waitingFor = namesForPeople(unfinished(flow, records), flow.fannedIn)
+    return { record: record('Pending', `waiting for ${waitingFor}`), create: false }
   }
   if (sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
     return { record: record('Skipped', `not started: ${failed.join(', ')} failed`), create: false }
@@ -306,7 +342,8 @@ function decideStart ({ sync, state, records, failed, finished, outputWaits }: S
   }
   const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
   if (waiting.length === 0) return create()
-  return { record: record('Pending', `waiting for ${[...new Set(waiting)].join(', ')}`), create: false }
+  const waitingFor = namesForPeople([...new Set(waiting)], flow.fannedIn)
+  return { record: record('Pending', `waiting for ${waitingFor}`), create: false }
 }
 
 /** A retry of a failed attempt: created once its backoff has passed, else due then. */
@@ -336,10 +373,25 @@ function unfinished (flow: FlowSpec, records: ReadonlyMap<string, JobRecord>): s
  */
 function decideWhen (flow: FlowSpec, when: string, records: ReadonlyMap<string, JobRecord>): boolean | string {
   if (unfinished(flow, records).length > 0) return false
-  const outcomes = new Map(flow.dependencies.map(d => [d, records.get(d) as JobRecord]))
+  const items = new Set([...flow.fannedIn?.values() ?? []].flat())
+  const outcomes = new Map<string, DependencyOutcome>(
+    flow.dependencies.filter(d => !items.has(d)).map(d => [d, records.get(d) as JobRecord])
+  )
+  for (const [step, names] of flow.fannedIn ?? []) outcomes.set(step, stepOutcome(names.map(n => records.get(n))))
   const value = evaluateWhen(when, outcomes)
   if (value === true) return true
   return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
+}
+
+/** A fan-out step's outcome, from its items': Failed if one failed, Succeeded if one ran and none failed. */
+function stepOutcome (items: Array<JobRecord | undefined>): DependencyOutcome {
+  const failed = items.filter(r => r?.phase === 'Failed').length
+  const succeeded = items.filter(r => r?.phase === 'Succeeded').length
+  const phase = failed > 0 ? 'Failed' : succeeded > 0 || items.length === 0 ? 'Succeeded' : 'Skipped'
+  const message = failed > 0
+    ? `${failed} of ${items.length} items failed`
+    : `${succeeded} of ${items.length} items succeeded`
+  return { phase, message }
 }
 
 /** How a flow skipped by its own `when` is recorded: it did not run by design. */

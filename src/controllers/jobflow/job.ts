@@ -8,6 +8,7 @@ import { takeJobTtl } from '../common/job-ttl.js'
 import { enqueueJob } from '../common/queue.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
 import { addOutputEnv } from './outputs.js'
+import { addItemEnv } from './fanout.js'
 
 export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
 export const FLOW_LABEL = 'jobhooks.io/flow'
@@ -55,6 +56,7 @@ export function buildFlowJob (
     return `flow ${JSON.stringify(flow.name)}: outputFrom names no container of its pod: ${flow.outputFrom}`
   }
   addOutputEnv(pod, outputs)
+  if (flow.item !== undefined) addItemEnv(pod, flow.item)
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)
     if (problem !== undefined) return `flow ${JSON.stringify(flow.name)}: ${problem}`

@@ -17,6 +17,8 @@ import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.
 export { jobSpecProblems }
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
+/** At most this many items a fan-out step (fanout.ts): every item is a record in the JobFlow's status. */
+export const MAX_ITEMS = 1000
 
 export interface FlowSpec {
   name: string
@@ -35,6 +37,20 @@ export interface FlowSpec {
   queueName?: string
   /** The container whose termination message is the flow's output (else the pod's first). */
   outputFrom?: string
+  /** Fan-out (fanout.ts): one Job per item of this list... */
+  forEach?: string[]
+  /** ...or of this dependency's output, a JSON array of strings... */
+  forEachFrom?: string
+  /** ...at most this many running at once. */
+  parallelism?: number
+  /** Set on the flows a fan-out step becomes: which item of which step this flow runs. */
+  item?: { step: string, index: number, value: string, parallelism?: number }
+  /** A `forEachFrom` step whose items are not known yet: what it waits for. It creates no Job. */
+  itemsPending?: string
+  /** A `forEachFrom` step whose items cannot be known: why it fails. It creates no Job. */
+  itemsProblem?: string
+  /** The fan-out steps among the dependencies, with the item flows each stands for (for `when`). */
+  fannedIn?: Map<string, string[]>
 }
 
 export interface JobFlowSpec extends QueueSpec {
@@ -98,7 +114,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
   const queue = parseQueue(spec, 'spec', problems)
 
-  problems.push(...attemptNameClashes(flows.map(f => f.name)))
+  problems.push(...attemptNameClashes(flows.map(f => f.name)), ...itemNameClashes(flows))
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
@@ -116,6 +132,41 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {})
     }
   }
+}
+
+/** `forEach` or `forEachFrom` (one of its dependencies), and `parallelism` with either. */
+function parseFanOut (raw: Record<string, unknown>, flow: FlowSpec, at: string, problems: string[]): void {
+  const { forEach, forEachFrom, parallelism } = raw
+  const hasList = forEach !== undefined && forEach !== null
+  const hasFrom = forEachFrom !== undefined && forEachFrom !== null
+  if (hasList && hasFrom) problems.push(`${at}: set at most one of forEach and forEachFrom`)
+  if (hasList) {
+    if (!Array.isArray(forEach) || !forEach.every(i => typeof i === 'string') || forEach.length === 0) {
+      problems.push(`${at}: forEach must be a list of at least one string`)
+    } else if (forEach.length > MAX_ITEMS) {
+      problems.push(`${at}: forEach has ${forEach.length} items, more than ${MAX_ITEMS}`)
+    } else flow.forEach = forEach
+  }
+  if (hasFrom) {
+    if (typeof forEachFrom !== 'string' || !flow.dependencies.includes(forEachFrom)) {
+      problems.push(`${at}: forEachFrom must name one of its dependencies, not ${JSON.stringify(forEachFrom)}`)
+    } else flow.forEachFrom = forEachFrom
+  }
+  if (parallelism === undefined || parallelism === null) return
+  if (!hasList && !hasFrom) problems.push(`${at}: parallelism needs forEach or forEachFrom`)
+  const value = optionalWholeNumber(parallelism, `${at}: parallelism`, 1, MAX_ITEMS, problems)
+  if (value !== undefined) flow.parallelism = value
+}
+
+/** A flow named like the Jobs of another's items (`<step>-item-<n>`): the two would share Job names. */
+function itemNameClashes (flows: readonly FlowSpec[]): string[] {
+  const fanOut = new Set(flows.filter(f => f.forEach !== undefined || f.forEachFrom !== undefined).map(f => f.name))
+  return flows.flatMap(flow => {
+    const match = /^(.+)-item-[0-9]+(-[0-9]+)?$/.exec(flow.name)
+    if (match === null || !fanOut.has(match[1] as string)) return []
+    return [`flow ${JSON.stringify(flow.name)} has the Job name of an item of flow ${JSON.stringify(match[1])}: ` +
+      'rename one of them']
+  })
 }
 
 /** A flow's Job spec: exactly one of `jobTemplate` (inline) and `jobTemplateRef` (a JobTemplate's name). */
@@ -176,6 +227,7 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
   if (retry !== undefined) flow.retry = retry
   const queueName = optionalLabelValue(raw.queueName, `${at}: queueName`, problems)
   if (queueName !== undefined) flow.queueName = queueName
+  parseFanOut(raw, flow, at, problems)
   if (raw.outputFrom !== undefined && raw.outputFrom !== null) {
     if (typeof raw.outputFrom === 'string' && isDnsLabel(raw.outputFrom)) flow.outputFrom = raw.outputFrom
     else problems.push(`${at}: outputFrom must name a container of its pod, not ${JSON.stringify(raw.outputFrom)}`)

@@ -27,6 +27,7 @@ import {
   type Flows, type FlowState, type FlowSync, type Observed, type Started
 } from './flows.js'
 import { succeededPodsByJob } from './outputs.js'
+import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf } from './fanout.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -58,7 +59,9 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   const parsed = parseJobFlowSpec(request.parent)
   if (!parsed.ok) return invalid(observed, parsed.problems)
   const wasFinished = typeof observed.previous.completionTime === 'string'
-  const sync: FlowSync = { ...observed, spec: parsed.value, scripts: context.scripts, wasFinished }
+  // A fan-out step becomes its items, once they are known (fanout.ts).
+  const spec = expandFanOut(parsed.value, observed.memory, observed.now)
+  const sync: FlowSync = { ...observed, spec, scripts: context.scripts, wasFinished }
   let flows = observeFlows(sync)
   // A rerun asked for on a finished JobFlow gives each failed and skipped flow a new attempt.
   // Decided on what the status remembers, so that a sync handed a copy from before the rerun's own
@@ -268,7 +271,9 @@ function desiredChildren (
 
 /** The outputs of a flow's dependencies, by dependency: '' for one that succeeded without an output. */
 function dependencyOutputs (flow: FlowSpec, flows: Flows): Map<string, string> {
-  return new Map(flow.dependencies.map(d => [d, flows.get(d)?.current?.output ?? '']))
+  // The items of a fan-out step hand nothing on: a variable each would crowd the environment.
+  const items = new Set([...flow.fannedIn?.values() ?? []].flat())
+  return new Map(flow.dependencies.filter(d => !items.has(d)).map(d => [d, flows.get(d)?.current?.output ?? '']))
 }
 
 /** The observed Jobs of a flow's attempts, earlier ones first. */
@@ -276,7 +281,7 @@ function observedAttempts (sync: FlowSync, state: FlowState): KubeObject[] {
   const jobNames = new Set([...state.earlier.map(r => r.jobName), state.id.name])
   const jobs: KubeObject[] = []
   for (const jobName of jobNames) {
-    const observed = observedAttempt(sync.observedJobs, jobName, state.flow.name, FLOW_LABEL)
+    const observed = observedAttempt(sync.observedJobs, jobName, stepOf(state.flow), FLOW_LABEL)
     if (observed !== undefined) jobs.push(observed)
   }
   return jobs
@@ -353,7 +358,10 @@ function updatedHistories ({ memory, observedJobs, now }: Observed): Map<string,
   for (const job of observedJobs.values()) {
     if (seen.has(job.metadata.name)) continue
     // A Job whose record was lost: the next attempt of its flow.
-    const name = job.metadata.labels?.[FLOW_LABEL] ?? job.metadata.name
+    const labels = job.metadata.labels ?? {}
+    const step = labels[FLOW_LABEL] ?? job.metadata.name
+    const index = labels[ITEM_INDEX_LABEL]
+    const name = index !== undefined ? itemFlowName(step, Number(index)) : step
     const history = histories.get(name) ?? []
     const last = history[history.length - 1]
     histories.set(

@@ -1,0 +1,86 @@
+// Fan-out's pieces: the spec's forEach, forEachFrom and parallelism checked, a forEachFrom output
+// read as items, item flows named and counted for people.
+import t from 'tap'
+import { parseJobFlowSpec } from '../../../src/controllers/jobflow/spec.js'
+import { expandFanOut, itemsFromOutput, jobPartOf, namesForPeople } from '../../../src/controllers/jobflow/fanout.js'
+import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
+import type { KubeObject } from '../../../src/k8s/types.js'
+
+const TEMPLATE = { template: { spec: { containers: [{ name: 'main', image: 'busybox' }] } } }
+
+function flowOf (flows: Array<Record<string, unknown>>): KubeObject {
+  return {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'JobFlow',
+    metadata: { name: 'f', namespace: 'default' },
+    spec: { flows: flows.map(f => ({ jobTemplate: TEMPLATE, ...f })) }
+  }
+}
+
+function problems (flows: Array<Record<string, unknown>>): string[] {
+  const parsed = parseJobFlowSpec(flowOf(flows))
+  return parsed.ok ? [] : parsed.problems
+}
+
+t.test('the spec: forEach a list of strings, forEachFrom a dependency, parallelism with either', async t => {
+  t.same(problems([{ name: 'a', forEach: ['x'], parallelism: 3 }]), [])
+  t.same(problems([{ name: 'a' }, { name: 'b', dependencies: ['a'], forEachFrom: 'a' }]), [])
+  t.match(problems([{ name: 'a', forEach: [] }]), [/forEach must be a list of at least one string/])
+  t.match(problems([{ name: 'a', forEach: ['x', 1] }]), [/forEach must be a list of at least one string/])
+  t.match(problems([{ name: 'a', forEach: Array.from({ length: 1001 }, (_, i) => `${i}`) }]),
+    [/forEach has 1001 items, more than 1000/])
+  t.match(problems([{ name: 'a' }, { name: 'b', forEachFrom: 'a' }]), [/forEachFrom must name one of its dependencies/])
+  t.match(problems([{ name: 'a' }, { name: 'b', dependencies: ['a'], forEachFrom: 'a', forEach: ['x'] }]),
+    [/set at most one of forEach and forEachFrom/])
+  t.match(problems([{ name: 'a', parallelism: 2 }]), [/parallelism needs forEach or forEachFrom/])
+  t.match(problems([{ name: 'a', forEach: ['x'], parallelism: 0 }]), [/parallelism/])
+  t.match(problems([{ name: 'a', forEach: ['x'] }, { name: 'a-item-0' }]), [/has the Job name of an item of flow "a"/])
+})
+
+t.test('a forEachFrom output: a JSON array of strings, or the reason it is not', async t => {
+  t.same(itemsFromOutput('list', '["a", "b"]'), ['a', 'b'])
+  t.same(itemsFromOutput('list', '[]'), [])
+  t.equal(itemsFromOutput('list', '{"a": 1}'),
+    'forEachFrom list: its output is not a JSON array of strings: "{\\"a\\": 1}"')
+  t.match(itemsFromOutput('list', '[1, 2]'), /not a JSON array of strings/)
+  const many = JSON.stringify(Array.from({ length: 1001 }, () => 'x'))
+  t.match(itemsFromOutput('list', many), /1001 items, more than 1000/)
+})
+
+t.test('expansion: items as flows, dependants on every item; an unknown output waits, a bad one fails', async t => {
+  const parsed = parseJobFlowSpec(flowOf([
+    { name: 'list' },
+    { name: 'load', dependencies: ['list'], forEachFrom: 'list', retry: { limit: 2 } },
+    { name: 'report', dependencies: ['load'] }
+  ]))
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '))
+  const now = new Date('2026-01-02T03:00:00Z')
+  const done = (output?: string): Map<string, JobRecord[]> => new Map([['list', [{
+    name: 'list',
+    jobName: 'f-list',
+    phase: 'Succeeded',
+    completionTime: '2026-01-02T02:59:59Z',
+    ...(output !== undefined ? { output } : {})
+  }]]])
+  const waiting = expandFanOut(parsed.value, new Map(), now).flows
+  t.same(waiting.map(f => [f.name, f.itemsPending, f.retry]), [
+    ['list', undefined, undefined], ['load', 'waiting for list', undefined], ['report', undefined, undefined]
+  ], 'a placeholder that never retries into a Job')
+  t.equal(expandFanOut(parsed.value, done(), now).flows[1]?.itemsPending, 'waiting for the output of list')
+  const expanded = expandFanOut(parsed.value, done('["a", "b"]'), now).flows
+  t.same(expanded.map(f => f.name), ['list', 'load[0]', 'load[1]', 'report'])
+  t.same(expanded.map(jobPartOf), ['list', 'load-item-0', 'load-item-1', 'report'])
+  t.same(expanded[3]?.dependencies, ['load[0]', 'load[1]'])
+  t.same(expanded[1]?.item, { step: 'load', index: 0, value: 'a', parallelism: undefined })
+  t.same(expanded[1]?.retry, { limit: 2, backoffSeconds: 10, maxBackoffSeconds: 300 }, 'retries per item')
+  const late = new Date('2026-01-02T03:01:00Z')
+  const problem = expandFanOut(parsed.value, done(), late).flows[1]?.itemsProblem
+  t.match(problem, /its output is not a JSON array of strings: ""/,
+    'no output 30 s after the dependency succeeded: the step fails, saying why')
+})
+
+t.test('the items of a step are counted for people', async t => {
+  const fannedIn = new Map([['shard', ['shard[0]', 'shard[1]', 'shard[2]']]])
+  t.equal(namesForPeople(['a', 'shard[0]', 'shard[2]'], fannedIn), 'a, shard (2 of 3 items)')
+  t.equal(namesForPeople(['a', 'b'], undefined), 'a, b')
+})
