@@ -173,12 +173,13 @@ function resolvePlan (sync: FlowSync, unstarted: FlowSpec[]): Resolved {
     if (found === undefined) continue
     if ('problem' in found) {
       missingTemplate ||= found.missing
-      problems.push(found.problem)
+      if (!problems.includes(found.problem)) problems.push(found.problem)
       continue
     }
-    const at = `flow ${JSON.stringify(flow.name)}`
+    // The items of a fan-out step share its template: its problems are the step's, said once.
+    const at = `flow ${JSON.stringify(stepOf(flow))}`
     const templateProblems = jobSpecProblems(found, flow.patch !== undefined ? `${at} (its Job spec patched)` : at)
-    problems.push(...templateProblems)
+    problems.push(...templateProblems.filter(p => !problems.includes(p)))
     if (templateProblems.length === 0) templates.set(flow.name, found)
   }
   const needed = new Set(unstarted.flatMap(f => (f.script !== undefined ? [f.script.name] : [])))
@@ -206,7 +207,7 @@ function flowTemplate (
   jobTemplates: Map<string, KubeObject>,
   namespace: string | undefined
 ): JobSpec | { problem: string, missing: boolean } | undefined {
-  const at = `flow ${JSON.stringify(flow.name)}`
+  const at = `flow ${JSON.stringify(stepOf(flow))}`
   let template = flow.jobTemplate
   if (flow.jobTemplateRef !== undefined) {
     const ref = jobTemplates.get(flow.jobTemplateRef)

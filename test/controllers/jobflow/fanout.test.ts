@@ -5,6 +5,8 @@ import { parseJobFlowSpec } from '../../../src/controllers/jobflow/spec.js'
 import { expandFanOut, itemsFromOutput, jobPartOf, namesForPeople } from '../../../src/controllers/jobflow/fanout.js'
 import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
+import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import { context, fixture } from '../../helpers/fixtures.js'
 
 const TEMPLATE = { template: { spec: { containers: [{ name: 'main', image: 'busybox' }] } } }
 
@@ -83,4 +85,15 @@ t.test('the items of a step are counted for people', async t => {
   const fannedIn = new Map([['shard', ['shard[0]', 'shard[1]', 'shard[2]']]])
   t.equal(namesForPeople(['a', 'shard[0]', 'shard[2]'], fannedIn), 'a, shard (2 of 3 items)')
   t.equal(namesForPeople(['a', 'b'], undefined), 'a, b')
+})
+
+t.test('a bad template of a fan-out step is one problem, said of the step, not one per item', async t => {
+  const request = fixture('jobflow/sync-new.v2.json')
+  request.parent.spec = flowOf([{ name: 'shard', forEach: Array.from({ length: 50 }, (_, i) => `${i}`) }]).spec
+  const spec = request.parent.spec as { flows: Array<Record<string, unknown>> }
+  spec.flows[0] = { ...spec.flows[0], jobTemplate: { template: { spec: { containers: [] } } } }
+  const { status } = syncJobFlow(request, context()).response
+  t.equal(status.phase, 'Invalid')
+  const valid = (status.conditions as Array<{ type: string, message: string }>).find(c => c.type === 'Valid')
+  t.equal(valid?.message, 'flow "shard": the Job template has no containers (template.spec.containers)')
 })
