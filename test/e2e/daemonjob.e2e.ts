@@ -221,12 +221,12 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
   const table = await cluster.kubectl(['get', 'daemonjobs', '-n', ns])
   t.match(
     table.stdout,
-    /^NAME\s+STATUS\s+DESIRED\s+ACTIVE\s+SUCCEEDED\s+FAILED\s+AGE\s*\n/,
+    /^NAME\s+STATUS\s+DESIRED\s+ACTIVE\s+QUEUED\s+SUCCEEDED\s+FAILED\s+AGE\s*\n/,
     'kubectl get daemonjobs shows the columns'
   )
   t.match(
     table.stdout,
-    new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+0\\s+${expected.length}\\s+0\\s`),
+    new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+0\\s+0\\s+${expected.length}\\s+0\\s`),
     "and the DaemonJob's values"
   )
 
