@@ -4,6 +4,7 @@
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { attemptJobName } from '../controllers/jobflow/attempts.js'
+import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
 import type { Simulator } from '../simulator/simulator.js'
 
@@ -43,11 +44,6 @@ function recordsOf (flow: KubeObject): Array<Record<string, unknown>> {
   return (Array.isArray(jobs) ? jobs : []).filter(isRecord)
 }
 
-/** The step a record is of: its name, or for an item of a fan-out step (`shard[3]`) that step's. */
-export function stepOfRecord (name: string): string {
-  return name.replace(/\[[0-9]+\]$/, '')
-}
-
 /**
  * Each step's phase from its last records: a fan-out step's from its items' (Failed if one
  * failed, Running while one runs or waits, Succeeded once none is left).
@@ -56,7 +52,7 @@ function stepPhases (records: Array<Record<string, unknown>>): Map<string, strin
   const byStep = new Map<string, Map<string, string>>()
   for (const r of records) {
     const name = String(r.name)
-    const step = stepOfRecord(name)
+    const step = stepOfFlowName(name)
     byStep.set(step, (byStep.get(step) ?? new Map<string, string>()).set(name, String(r.phase)))
   }
   const phases = new Map<string, string>()

@@ -9,7 +9,8 @@ import type { Simulator } from '../simulator/simulator.js'
 import { namespacedName } from '../simulator/objects.js'
 import { formatSeconds } from './simulate-timeline.js'
 import { alignRows, kubectlGet } from './printer-columns.js'
-import { dependenciesText, flowSteps, stepOfRecord } from './flow-shape.js'
+import { dependenciesText, flowSteps } from './flow-shape.js'
+import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
 
 /** A status time as simulated seconds (`t=20s`), `-` when there is none. */
 export function timeOf (sim: Simulator): (value: unknown) => string {
@@ -72,7 +73,7 @@ function flowRows (sim: Simulator, flow: KubeObject, records: Array<Record<strin
   const anyWhen = [...steps.values()].some(step => step.when !== undefined)
   const header = ['FLOW', 'AFTER', ...(anyWhen ? ['WHEN'] : []), 'JOB', 'PHASE', 'START', 'END', 'MESSAGE']
   return [header, ...records.map(r => {
-    const step = steps.get(stepOfRecord(String(r.name)))
+    const step = steps.get(stepOfFlowName(String(r.name)))
     return [
       String(r.name), step !== undefined ? dependenciesText(step) : '-', ...(anyWhen ? [step?.when ?? '-'] : []),
       String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime),

@@ -7,6 +7,10 @@ import { isRecord } from './types.js'
 import { findCondition } from './conditions.js'
 import { rememberedFor } from './derived.js'
 
+/** The label Kubernetes puts on a Job's pods (and, before 1.27, `job-name`). */
+export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name'
+export const LEGACY_JOB_NAME_LABEL = 'job-name'
+
 export type JobOutcome = 'Succeeded' | 'Failed'
 
 /** The reason of a failure a `FailJob` rule of the Job's own `podFailurePolicy` decided. */

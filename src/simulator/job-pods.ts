@@ -6,9 +6,9 @@
 // `echo` or `printf` (`echo v1.2.3 > /dev/termination-log`), else none.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
+import { JOB_NAME_LABEL } from '../k8s/jobs.js'
 import { kubeTime } from './objects.js'
 
-const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name'
 const WRITE_TO_TERMINATION_LOG =
   /(?:echo|printf)\s+(?:-n\s+)?(?:'([^']*)'|"([^"]*)"|([^\s>'"]+))\s*>\s*\/dev\/termination-log/
 

@@ -13,6 +13,7 @@
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { kubeTime } from './objects.js'
+import { JOB_NAME_LABEL, LEGACY_JOB_NAME_LABEL } from '../k8s/jobs.js'
 
 export type JobResult = 'succeed' | 'fail' | 'hang'
 
@@ -94,9 +95,9 @@ export function defaultJob (job: KubeObject): void {
   metadata.labels = {
     ...(isRecord(metadata.labels) ? metadata.labels : {}),
     'batch.kubernetes.io/controller-uid': uid,
-    'batch.kubernetes.io/job-name': name,
+    [JOB_NAME_LABEL]: name,
     'controller-uid': uid,
-    'job-name': name
+    [LEGACY_JOB_NAME_LABEL]: name
   }
   const pod = isRecord(template.spec) ? template.spec : undefined
   if (pod === undefined) return

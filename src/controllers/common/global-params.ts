@@ -1,6 +1,6 @@
 // `globalParams`: values a JobFlow or DaemonJob merges into every Job it creates. The Job's own
 // template wins wherever both set something, and nothing the template says is dropped.
-import type { EnvVar, PodTemplateSpec, Volume, VolumeMount } from 'kubernetes-types/core/v1.js'
+import type { EnvVar, PodSpec, PodTemplateSpec, Volume, VolumeMount } from 'kubernetes-types/core/v1.js'
 import { isRecord } from '../../k8s/types.js'
 import { allContainers } from '../../scripts/configmap.js'
 
@@ -74,6 +74,19 @@ export function applyGlobalParams (template: PodTemplateSpec, params: GlobalPara
     const own = container.env ?? []
     const ownNames = new Set(own.map(e => e.name))
     container.env = [...params.env.filter(e => !ownNames.has(e.name)), ...own]
+  }
+}
+
+/**
+ * Appends `vars` to the environment of every container (init containers too), each unless the
+ * container already sets that name: the template's own value wins.
+ */
+export function appendEnv (pod: PodSpec, vars: readonly EnvVar[]): void {
+  if (vars.length === 0) return
+  for (const container of allContainers(pod)) {
+    const own = container.env ?? []
+    const ownNames = new Set(own.map(e => e.name))
+    container.env = [...own, ...vars.filter(v => !ownNames.has(v.name))]
   }
 }
 

@@ -4,7 +4,7 @@
 // record — and the step's dependants wait for every item. Its Jobs are `<jobflow>-<step>-item-<i>`
 // (a retry `…-item-<i>-<n>`), labelled with the step and the index, and carry JOBHOOKS_ITEM and
 // JOBHOOKS_INDEX.
-import type { EnvVar, PodSpec } from 'kubernetes-types/core/v1.js'
+import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import { MAX_ITEMS, type FlowSpec, type JobFlowSpec } from './spec.js'
 import type { JobRecord } from './records.js'
 import { outputWaitOf } from './outputs.js'
@@ -16,6 +16,11 @@ export const INDEX_ENV = 'JOBHOOKS_INDEX'
 /** The flow name of item `index` of `step`: `step[3]`. Brackets never occur in a step's name. */
 export function itemFlowName (step: string, index: number): string {
   return `${step}[${index}]`
+}
+
+/** The step of an item's flow name (`step[3]` → `step`); any other name is its own step. */
+export function stepOfFlowName (name: string): string {
+  return name.replace(/\[[0-9]+\]$/, '')
 }
 
 /** The part of a flow's Job names after `<jobflow>-`: the flow's name, or `<step>-item-<i>` for an item. */
@@ -94,14 +99,9 @@ function itemsOf (
   return typeof items === 'string' ? { itemsProblem: items } : items
 }
 
-/** Gives every container of an item's Job its item and index, as Kubernetes' `$(NAME)` expands them. */
-export function addItemEnv (pod: PodSpec, item: NonNullable<FlowSpec['item']>): void {
-  const vars: EnvVar[] = [{ name: ITEM_ENV, value: item.value }, { name: INDEX_ENV, value: String(item.index) }]
-  for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
-    const env = container.env ?? []
-    const set = new Set(env.map(e => e.name))
-    container.env = [...env, ...vars.filter(v => !set.has(v.name))]
-  }
+/** An item's Job's environment variables: its item and index, for Kubernetes' `$(NAME)` expansion. */
+export function itemEnv (item: NonNullable<FlowSpec['item']>): EnvVar[] {
+  return [{ name: ITEM_ENV, value: item.value }, { name: INDEX_ENV, value: String(item.index) }]
 }
 
 /**

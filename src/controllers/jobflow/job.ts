@@ -1,14 +1,14 @@
 // Building the Job of one flow from its template, the flow's globals, shared volumes and script.
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
-import { applyGlobalParams, applySharedVolumes } from '../common/global-params.js'
+import { appendEnv, applyGlobalParams, applySharedVolumes } from '../common/global-params.js'
 import { runScriptInPod } from '../../scripts/configmap.js'
 import { fitName } from '../../k8s/names.js'
 import { takeJobTtl } from '../common/job-ttl.js'
 import { enqueueJob } from '../common/queue.js'
 import type { FlowSpec, JobFlowSpec } from './spec.js'
-import { addOutputEnv } from './outputs.js'
-import { addItemEnv } from './fanout.js'
+import { outputEnv } from './outputs.js'
+import { itemEnv } from './fanout.js'
 
 export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
 export const FLOW_LABEL = 'jobhooks.io/flow'
@@ -55,8 +55,7 @@ export function buildFlowJob (
   if (flow.outputFrom !== undefined && !pod.containers.some(c => c.name === flow.outputFrom)) {
     return `flow ${JSON.stringify(flow.name)}: outputFrom names no container of its pod: ${flow.outputFrom}`
   }
-  addOutputEnv(pod, outputs)
-  if (flow.item !== undefined) addItemEnv(pod, flow.item)
+  appendEnv(pod, [...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : [])])
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)
     if (problem !== undefined) return `flow ${JSON.stringify(flow.name)}: ${problem}`

@@ -3,15 +3,13 @@
 // `terminationMessagePolicy: FallbackToLogsOnError`). It is remembered in the step's record
 // (law 6: it outlives the Job and its pods), handed to dependants as an environment variable for
 // Kubernetes' own `$(NAME)` expansion, and read by `when` expressions.
-import type { Container, EnvVar, PodSpec } from 'kubernetes-types/core/v1.js'
+import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { podPhaseOf } from '../../k8s/pods.js'
+import { JOB_NAME_LABEL, LEGACY_JOB_NAME_LABEL } from '../../k8s/jobs.js'
 import type { JobRecord } from './records.js'
 
-/** The label Kubernetes puts on a Job's pods (and, before 1.27, `job-name`). */
-export const JOB_NAME_LABEL = 'batch.kubernetes.io/job-name'
-const LEGACY_JOB_NAME_LABEL = 'job-name'
 /** The most of an output a record keeps, in bytes of UTF-8. */
 export const OUTPUT_MAX_BYTES = 1024
 /** How long dependants wait for a succeeded Job's pod to be seen before they start without its output. */
@@ -103,23 +101,11 @@ export function outputEnvName (flow: string): string {
 }
 
 /**
- * Gives every container of a dependant's pod its dependencies' outputs, as environment variables
- * Kubernetes expands in `command` and `args` (`$(JOBHOOKS_OUTPUT_BUILD)`). A variable the template
- * already sets is the template's.
+ * A dependant's environment variables for its dependencies' outputs, which Kubernetes expands in
+ * `command` and `args` (`$(JOBHOOKS_OUTPUT_BUILD)`).
  */
-export function addOutputEnv (pod: PodSpec, outputs: ReadonlyMap<string, string>): void {
-  if (outputs.size === 0) return
-  const add = (container: Container): void => {
-    const env: EnvVar[] = container.env ?? []
-    const set = new Set(env.map(e => e.name))
-    for (const [flow, value] of outputs) {
-      const name = outputEnvName(flow)
-      if (!set.has(name)) env.push({ name, value })
-    }
-    container.env = env
-  }
-  pod.containers.forEach(add)
-  pod.initContainers?.forEach(add)
+export function outputEnv (outputs: ReadonlyMap<string, string>): EnvVar[] {
+  return [...outputs].map(([flow, value]) => ({ name: outputEnvName(flow), value }))
 }
 
 /** `outputJSON` for `when`: the output parsed, when it is JSON. */

@@ -168,19 +168,23 @@ function resolvePlan (sync: FlowSync, unstarted: FlowSpec[]): Resolved {
   let missingTemplate = false
   const jobTemplates = objectsByName(sync.request.related, 'JobTemplate', JOBTEMPLATE_API_VERSION)
   const templates = new Map<string, JobSpec>()
+  // The items of a fan-out step share its template: it is looked up and checked once a step, and
+  // its problems are the step's, said once.
+  const byStep = new Map<string, JobSpec | undefined>()
   for (const flow of unstarted) {
-    const found = flowTemplate(flow, jobTemplates, parent.metadata.namespace)
-    if (found === undefined) continue
-    if ('problem' in found) {
-      missingTemplate ||= found.missing
-      if (!problems.includes(found.problem)) problems.push(found.problem)
-      continue
+    const step = stepOf(flow)
+    if (!byStep.has(step)) {
+      const found = flowTemplate(flow, jobTemplates, parent.metadata.namespace)
+      if (found !== undefined && 'problem' in found) {
+        missingTemplate ||= found.missing
+        problems.push(found.problem)
+      }
+      const checked = found === undefined || 'problem' in found ? [] : templateProblems(flow, found)
+      problems.push(...checked)
+      byStep.set(step, found === undefined || 'problem' in found || checked.length > 0 ? undefined : found)
     }
-    // The items of a fan-out step share its template: its problems are the step's, said once.
-    const at = `flow ${JSON.stringify(stepOf(flow))}`
-    const templateProblems = jobSpecProblems(found, flow.patch !== undefined ? `${at} (its Job spec patched)` : at)
-    problems.push(...templateProblems.filter(p => !problems.includes(p)))
-    if (templateProblems.length === 0) templates.set(flow.name, found)
+    const template = byStep.get(step)
+    if (template !== undefined) templates.set(flow.name, template)
   }
   const needed = new Set(unstarted.flatMap(f => (f.script !== undefined ? [f.script.name] : [])))
   const available = (name: string): boolean => Object.hasOwn(spec.scripts, name) || sync.scripts.has(name)
@@ -195,6 +199,12 @@ function resolvePlan (sync: FlowSync, unstarted: FlowSpec[]): Resolved {
     plan.scripts = scriptsConfigMap(parent.metadata.name, parent.metadata.namespace, labels, scripts)
   }
   return { ok: true, value: plan }
+}
+
+/** What is wrong with a flow's JobSpec, named by its step. */
+function templateProblems (flow: FlowSpec, template: JobSpec): string[] {
+  const at = `flow ${JSON.stringify(stepOf(flow))}`
+  return jobSpecProblems(template, flow.patch !== undefined ? `${at} (its Job spec patched)` : at)
 }
 
 /**
