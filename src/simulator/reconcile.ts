@@ -116,7 +116,8 @@ export class Reconciler {
       return
     }
     const request: SyncRequest = { controller: controller.object, parent, children, related, finalizing }
-    result.request = wire(request)
+    // Kept as built: the transport hands each hook a copy of its own.
+    result.request = request
     const answer = await this.parts.transport.callSync(controller, request, finalizing ? 'finalize' : 'sync')
     if (!answer.ok) {
       result.error = answer.error
@@ -164,18 +165,23 @@ export class Reconciler {
     for (const type of controller.childTypes) {
       const group: Record<string, KubeObject> = {}
       children[`${type.kind}.${type.apiVersion}`] = group
-      for (let object of store.list(type.apiVersion, type.kind, namespace)) {
+      // The stored objects themselves (the store replaces, never changes, what it holds): a copy of
+      // thousands of Jobs every sync is what made a large JobFlow slow to simulate.
+      for (const stored of store.view(type.apiVersion, type.kind, namespace)) {
+        let object = stored
         const owner = controllerOf(object)
         const matches = matchesSelector(selector, object.metadata.labels)
         if (owner !== undefined && owner.uid !== parent.metadata.uid) continue
         if (owner === undefined) {
           if (!matches || parent.metadata.deletionTimestamp !== undefined) continue
+          object = wire(stored)
           object.metadata.ownerReferences = [...(object.metadata.ownerReferences ?? []), ownerReference(parent)]
           object = store.update(object)
           result.adopted.push(refOf(object))
           timeline.record({ type: 'adopted', object: refOf(object), owner: refOf(parent) })
         } else if (!matches) {
           const others = (object.metadata.ownerReferences ?? []).filter(r => r.uid !== parent.metadata.uid)
+          object = wire(stored)
           object.metadata.ownerReferences = others
           store.update(object)
           result.released.push(refOf(object))

@@ -36,7 +36,7 @@ export class RelatedObjects {
       const group = (related[`${type.kind}.${type.apiVersion}`] ??= {})
       const problem = ruleProblem(controller, parent, rule)
       if (problem !== undefined) return `customize: ${problem}`
-      for (const object of this.world.store.list(type.apiVersion, type.kind)) {
+      for (const object of this.world.store.view(type.apiVersion, type.kind)) {
         if (!this.matches(controller, parent, rule, type, object)) continue
         // v1 requests of a namespaced parent drop what lies outside its namespace.
         const outside = object.metadata.namespace !== parent.metadata.namespace

@@ -41,8 +41,16 @@ export class Scheduler {
   schedule (event: Unscheduled): void {
     this.seq += 1
     const scheduled = { ...event, seq: this.seq }
-    this.queue.push(scheduled)
-    this.queue.sort((a, b) => a.at - b.at || a.seq - b.seq)
+    // In time order, after every event due at the same time (their seq is lower): a binary search,
+    // for thousands of Jobs are scheduled at once.
+    let low = 0
+    let high = this.queue.length
+    while (low < high) {
+      const middle = (low + high) >>> 1
+      if ((this.queue[middle] as Scheduled).at <= scheduled.at) low = middle + 1
+      else high = middle
+    }
+    this.queue.splice(low, 0, scheduled)
   }
 
   /** Like a workqueue's AddAfter: one pending resync per parent, the earliest wins. */

@@ -73,6 +73,7 @@ export class Simulator {
   private readonly jobs: JobController
   /** Kueue, when the options give it a quota. */
   private readonly kueue: Kueue | undefined
+  private readonly coalesce: boolean
   private readonly transport: HookTransport
   private readonly reconciler: Reconciler
 
@@ -96,6 +97,7 @@ export class Simulator {
     this.jobs = new JobController(world, { ...options.jobs, outcomes: { ...options.jobs?.outcomes } })
     const kueue = options.kueue !== undefined ? new Kueue(world, options.kueue) : undefined
     this.kueue = kueue
+    this.coalesce = options.coalesce ?? false
     if (kueue !== undefined) this.store.createWebhooks.push(stored => { kueue.webhook(stored) })
     const controllers = options.controllers.map((config, i) => resolveController(this.resources, config, i))
     this.kubelet = new EphemeralKubelet({
@@ -308,6 +310,12 @@ export class Simulator {
         if (event === undefined) break
         if (event.at > clock.nowMs) clock.nowMs = event.at
         this.handle(event)
+        // Metacontroller's queue folds a burst of events into one sync of each parent.
+        for (let more = this.coalesce ? scheduler.takeDue(clock.nowMs) : undefined; more !== undefined;
+          more = scheduler.takeDue(clock.nowMs)) {
+          this.handle(more)
+          steps += 1
+        }
       }
       steps += 1
       if (stop()) break

@@ -17,6 +17,8 @@ export class ObjectStore {
   /** Mutating admission webhooks on CREATE (Kueue's, when modelled): they see every new object before it is stored. */
   readonly createWebhooks: Array<(stored: KubeObject) => void> = []
   private readonly objects = new Map<string, KubeObject>()
+  /** The same objects by type (`apiVersion kind`): a list reads its type only, of thousands of Jobs and Pods. */
+  private readonly byType = new Map<string, Map<string, KubeObject>>()
   private uids = 0
   private versions = 0
 
@@ -35,11 +37,18 @@ export class ObjectStore {
 
   /** Copies of the objects of one type, optionally in one namespace, sorted by namespace and name. */
   list (apiVersion: string, kind: string, namespace?: string): KubeObject[] {
-    return [...this.objects.values()]
-      .filter(o => o.apiVersion === apiVersion && o.kind === kind &&
-        (namespace === undefined || o.metadata.namespace === namespace))
-      .sort((a, b) => compareText(refKey(refOf(a)), refKey(refOf(b))))
-      .map(o => wire(o))
+    return this.view(apiVersion, kind, namespace).map(o => wire(o))
+  }
+
+  /**
+   * The stored objects of one type themselves, in the order of `list`: for who only reads them at
+   * once (the informers deciding whom a change wakes), as a copy of each would cost every event.
+   */
+  view (apiVersion: string, kind: string, namespace?: string): readonly KubeObject[] {
+    return [...this.byType.get(`${apiVersion} ${kind}`)?.entries() ?? []]
+      .filter(([, o]) => namespace === undefined || o.metadata.namespace === namespace)
+      .sort(([a], [b]) => compareText(a, b))
+      .map(([, o]) => o)
   }
 
   all (): KubeObject[] {
@@ -63,7 +72,7 @@ export class ObjectStore {
     admit?.(stored)
     for (const webhook of this.createWebhooks) webhook(stored)
     stored.metadata.managedFields = [managedFieldsEntry(stored, manager, 'Update', now)]
-    this.objects.set(key, stored)
+    this.put(key, stored)
     this.listener(undefined, wire(stored))
     return wire(stored)
   }
@@ -103,7 +112,7 @@ export class ObjectStore {
       next.metadata.generation = (old.metadata.generation ?? 0) + 1
     }
     next.metadata.resourceVersion = this.nextVersion()
-    this.objects.set(key, next)
+    this.put(key, next)
     this.listener(wire(old), wire(next))
     return wire(next)
   }
@@ -116,7 +125,7 @@ export class ObjectStore {
     if (deepEqual(old.status, status)) return wire(old)
     const next: KubeObject = { ...wire(old), status: wire(status) }
     next.metadata.resourceVersion = this.nextVersion()
-    this.objects.set(key, next)
+    this.put(key, next)
     this.listener(wire(old), wire(next))
     return wire(next)
   }
@@ -133,9 +142,17 @@ export class ObjectStore {
     const next: KubeObject = wire(old)
     next.metadata.deletionTimestamp = kubeTime(this.nowMs())
     next.metadata.resourceVersion = this.nextVersion()
-    this.objects.set(key, next)
+    this.put(key, next)
     this.listener(wire(old), wire(next))
     return wire(next)
+  }
+
+  private put (key: string, object: KubeObject): void {
+    this.objects.set(key, object)
+    const type = `${object.apiVersion} ${object.kind}`
+    const ofType = this.byType.get(type) ?? new Map<string, KubeObject>()
+    ofType.set(key, object)
+    this.byType.set(type, ofType)
   }
 
   /** DELETE: returns the deleted object, or undefined if there was none. */
@@ -144,6 +161,7 @@ export class ObjectStore {
     const old = this.objects.get(key)
     if (old === undefined) return undefined
     this.objects.delete(key)
+    this.byType.get(`${old.apiVersion} ${old.kind}`)?.delete(key)
     this.listener(wire(old), undefined)
     return wire(old)
   }

@@ -75,6 +75,12 @@ export interface SimulatorOptions {
    * suspended and admitted in order. Unset: no Kueue, a queued Job stays as it was created.
    */
   kueue?: KueueBehaviour
+  /**
+   * Handle every clock event due at one instant before any parent reconciles, as Metacontroller's
+   * queue folds a burst into one sync (default false: a sync after each event, which the examples'
+   * timelines show). With thousands of Jobs finishing together, syncs then follow the waves.
+   */
+  coalesce?: boolean
 }
 
 export type TimelineType =

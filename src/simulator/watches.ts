@@ -25,7 +25,7 @@ export function enqueueWatchers (
       }
       continue
     }
-    const parents = world.store.list(parentType.apiVersion, parentType.kind)
+    const parents = world.store.view(parentType.apiVersion, parentType.kind)
     if (controller.childTypes.some(t => t.apiVersion === object.apiVersion && t.kind === object.kind)) {
       enqueueOwners(world, controller, parents, old, current)
     }
@@ -44,7 +44,7 @@ export function enqueueWatchers (
 
 /** A child changed: its owner reconciles, or, for an orphan, every parent that could adopt it. */
 function enqueueOwners (
-  world: World, controller: Controller, parents: KubeObject[],
+  world: World, controller: Controller, parents: readonly KubeObject[],
   old: KubeObject | undefined, current: KubeObject | undefined
 ): void {
   const object = (current ?? old) as KubeObject

@@ -113,7 +113,7 @@ t.test('the CRDs refuse what the contract forbids', async t => {
     [
       'more flows than maxItems',
       o => {
-        o.spec.flows = Array.from({ length: 1001 }, (_, i) => ({ name: `f${i}`, jobTemplate: { template: {} } }))
+        o.spec.flows = Array.from({ length: 2001 }, (_, i) => ({ name: `f${i}`, jobTemplate: { template: {} } }))
       }
     ]
   ]

@@ -49,14 +49,13 @@ export function isSettled (record: JobRecord | undefined): record is JobRecord {
 }
 
 /**
- * The records of the previous status (`status.jobs`): each flow's attempts, in order; malformed entries are
- * ignored, and of two records of one attempt the later wins.
+ * The records of the previous status (`status.jobs`, and its groups as record-groups.ts reads them):
+ * each flow's attempts, in order; malformed entries are ignored, and of two records of one attempt
+ * the later wins.
  */
-export function readRecords (status: Record<string, unknown>): Map<string, JobRecord[]> {
+export function readRecords (entries: readonly unknown[]): Map<string, JobRecord[]> {
   const byAttempt = new Map<string, Map<number, JobRecord>>()
-  const jobs = status.jobs
-  if (!Array.isArray(jobs)) return new Map()
-  for (const entry of jobs) {
+  for (const entry of entries) {
     if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||
       typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) continue
     const attempt = typeof entry.attempt === 'number' && Number.isInteger(

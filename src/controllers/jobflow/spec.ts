@@ -18,7 +18,7 @@ export { jobSpecProblems }
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
 /** At most this many items a fan-out step (fanout.ts): every item is a record in the JobFlow's status. */
-export const MAX_ITEMS = 1000
+export const MAX_ITEMS = 10_000
 
 export interface FlowSpec {
   name: string

@@ -27,6 +27,7 @@ import {
   type Flows, type FlowState, type FlowSync, type Observed, type Started
 } from './flows.js'
 import { succeededPodsByJob } from './outputs.js'
+import { groupRecords, ungroupRecords } from './record-groups.js'
 import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf } from './fanout.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
@@ -46,7 +47,8 @@ function observe (request: SyncRequest, now: Date): Observed {
   const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
   const podsSent = request.related?.[groupKey('Pod', 'v1')] !== undefined
   const succeededPods = podsSent ? succeededPodsByJob(objectsOf(request.related, 'Pod', 'v1')) : undefined
-  return { request, parent, now, previous, memory: readRecords(previous), observedJobs, succeededPods }
+  const memory = readRecords(ungroupRecords(previous, parent.metadata.name))
+  return { request, parent, now, previous, memory, observedJobs, succeededPods }
 }
 
 /**
@@ -143,7 +145,7 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
     jobsSucceeded: jobsSucceeded(jobs),
     jobsQueued: jobsQueued(jobs),
     ...runTimes(base, running, phase === 'Succeeded' || phase === 'Failed', now),
-    jobs: states.flatMap(historyOf),
+    ...groupRecords(states.flatMap(historyOf), sync.parent.metadata.name, now),
     conditions: suspendedCondition(conditions, run.suspend, run.suspendedJobs, now)
   }
   if (rerun !== undefined) status.rerun = rerun.status
@@ -332,7 +334,14 @@ function invalid (observed: Observed, problems: string[]): SyncAnswer {
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
   const finished = typeof previous.completionTime === 'string'
   const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
-  const status = { ...previous, phase, jobsSucceeded: jobsSucceeded(currents), jobsQueued: jobsQueued(currents), jobs }
+  const { jobGroups: _, ...kept } = previous
+  const status = {
+    ...kept,
+    phase,
+    jobsSucceeded: jobsSucceeded(currents),
+    jobsQueued: jobsQueued(currents),
+    ...groupRecords(jobs, observed.parent.metadata.name, observed.now)
+  }
   // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts); a
   // queued Job keeps the suspend Kueue gave it.
   const children = keepAllObserved(observed.request.children, ['Job.batch/v1']).map(child => {
