@@ -178,7 +178,7 @@ function runsText (args: SimulateArguments, ours: KubeObject[]): string {
     ...Object.entries(args.failAttempts)
       .map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
     ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : []),
-    ...Object.entries(args.outputs).map(([step, value]) => `${step} outputs ${JSON.stringify(value)}`),
+    ...Object.entries(args.outputs).map(([step, value]) => `${step} outputs '${value}'`),
     ...(args.kueueQuota !== undefined ? [`Kueue admits ${plural(args.kueueQuota, 'Job')} at once`] : []),
     ...args.applies.map(({ file, at }) => `${file} applied at t=${formatSeconds(at)}`)
   ]

@@ -45,7 +45,7 @@ t.test('--output-of gives the step that output instead: the other branch runs', 
   t.match(jobs.get('triage'), { phase: 'Succeeded' })
   const { code, out, err } = await run(argv)
   t.equal(code, 0)
-  t.match(out[0], /every Job runs 10s, test outputs "\{\\"passed\\": 40, \\"failed\\": 2\}"/, 'the intro says so')
+  t.ok(out[0]?.includes('every Job runs 10s, test outputs \'{"passed": 40, "failed": 2}\''), 'the intro says so')
   t.same(err, [])
 })
 
