@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { buildApp } from '../src/app.js'
 import { defaultHooksDir, loadScriptLibrary } from '../src/scripts/library.js'
 import { lineAt, pages, ROOT } from './helpers/docs.js'
-import { EXAMPLES_DIR } from './helpers/example-promises.js'
+import { EXAMPLES_DIR, shellWords } from './helpers/example-promises.js'
 
 const run = promisify(execFile)
 
@@ -117,7 +117,7 @@ t.test('every simulate example of the README and docs/ prints what the page show
   for (const example of examples) {
     const out: string[] = []
     const code = await main(
-      example.command.split(/\s+/).slice(4),
+      shellWords(example.command).slice(4),
       line => out.push(...line.split('\n')),
       () => {}
     )

@@ -27,6 +27,11 @@ export const SIMULATE_USAGE = `usage: npm run simulate -- <manifest.yaml>... [op
   --at SECONDS       when the --set edits and --apply files before it happen (simulated seconds
                      from the start: 60 or 60s)
   --duration SECONDS how long every Job runs before it finishes (default 10)
+  --output-of STEP=VALUE
+                     the termination message of step STEP's succeeded pod (or of the Job named
+                     STEP), its output: --output-of build=v1.2.3. Repeat for more steps. Without
+                     it, a step's message is what its command writes with a plain
+                     \`echo … > /dev/termination-log\`, if anything
   --pods FILE        Pods and Deployments to add to the manifests' (applied first), for the
                      EphemeralJobs and OperationJobs to act on
   --nodes FILE       the Node objects DaemonJobs run over (with any in the manifest); without any:
@@ -64,6 +69,7 @@ const SIMULATE_OPTIONS = {
   at: { type: 'string' },
   'kueue-quota': { type: 'string' },
   duration: { type: 'string' },
+  'output-of': { type: 'string' },
   until: { type: 'string' },
   output: { type: 'string' },
   nodes: { type: 'string' },
@@ -110,6 +116,8 @@ export interface SimulateArguments {
   pods?: string
   /** `--kueue-quota`: Kueue's model admits at most this many queued Jobs at once. */
   kueueQuota?: number
+  /** `--output-of step=value`: the termination message of the step's (or Job's) succeeded pod. */
+  outputs: Record<string, string>
 }
 
 export interface LiveArguments {
@@ -142,7 +150,8 @@ export function parseSimulateArguments (argv: string[]): SimulateArguments | 'he
     duration: 10,
     until: 3600,
     output: 'text',
-    hookVersion: 'v2'
+    hookVersion: 'v2',
+    outputs: {}
   }
   const pending: Pending[] = []
   for (const token of tokens) {
@@ -202,6 +211,13 @@ function takeOption (args: SimulateArguments, pending: Pending[], name: string, 
         throw new UsageError(`--kueue-quota must be a whole number of Jobs, at least 1, not ${JSON.stringify(value)}`)
       }
       args.kueueQuota = quota
+      return
+    }
+    case 'output-of': {
+      // Not split at commas: an output is often a JSON array.
+      const equals = value.indexOf('=')
+      if (equals < 1) throw new UsageError(`--output-of takes STEP=VALUE, not ${JSON.stringify(value)}`)
+      args.outputs[value.slice(0, equals)] = value.slice(equals + 1)
       return
     }
     case 'duration': args.duration = seconds('--duration', value, 0.001); return

@@ -65,19 +65,22 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
 
 /**
  * A row per attempt, the step's dependencies (AFTER) and `when` (when any step has one) first:
- * the table shows the flow's shape before its outcomes.
+ * the table shows the flow's shape before its outcomes; OUTPUT when any step left one.
  */
 function flowRows (sim: Simulator, flow: KubeObject, records: Array<Record<string, unknown>>): string[][] {
   const time = timeOf(sim)
   const steps = new Map(flowSteps(flow).map(step => [step.name, step]))
   const anyWhen = [...steps.values()].some(step => step.when !== undefined)
-  const header = ['FLOW', 'AFTER', ...(anyWhen ? ['WHEN'] : []), 'JOB', 'PHASE', 'START', 'END', 'MESSAGE']
+  const anyOutput = records.some(r => typeof r.output === 'string' && r.output !== '')
+  const header = ['FLOW', 'AFTER', ...(anyWhen ? ['WHEN'] : []), 'JOB', 'PHASE', 'START', 'END',
+    ...(anyOutput ? ['OUTPUT'] : []), 'MESSAGE']
   return [header, ...records.map(r => {
     const step = steps.get(stepOfFlowName(String(r.name)))
+    const output = typeof r.output === 'string' && r.output !== '' ? r.output : '-'
     return [
       String(r.name), step !== undefined ? dependenciesText(step) : '-', ...(anyWhen ? [step?.when ?? '-'] : []),
       String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime),
-      typeof r.message === 'string' ? r.message : ''
+      ...(anyOutput ? [output] : []), typeof r.message === 'string' ? r.message : ''
     ]
   })]
 }

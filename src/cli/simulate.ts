@@ -126,7 +126,8 @@ async function simulate (
     jobs: {
       durationSeconds: args.duration,
       outcomes: Object.fromEntries(args.fail.map(name => [name, 'fail' as const])),
-      outcomeFor: job => failingAttempt(job, args.failAttempts)
+      outcomeFor: job => failingAttempt(job, args.failAttempts),
+      outputs: args.outputs
     },
     ...(args.kueueQuota !== undefined ? { kueue: { quota: args.kueueQuota } } : {})
   })
@@ -159,7 +160,7 @@ async function simulate (
     const entries = timelineEntries(sim, name => world.ownerOf(name))
     if (args.output === 'mermaid' || args.output === 'html') writePicture(args.output, write, intro, sim)
     else emit(args.output === 'json', write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
-    notes(sim, world, ignored, args.kueueQuota !== undefined, writeError)
+    notes(sim, world, ignored, args, writeError)
     return 0
   } finally {
     await sim.close()
@@ -177,6 +178,7 @@ function runsText (args: SimulateArguments, ours: KubeObject[]): string {
     ...Object.entries(args.failAttempts)
       .map(([flow, n]) => `failing the first ${n} attempt${n === 1 ? '' : 's'} of ${flow}`),
     ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : []),
+    ...Object.entries(args.outputs).map(([step, value]) => `${step} outputs '${value}'`),
     ...(args.kueueQuota !== undefined ? [`Kueue admits ${plural(args.kueueQuota, 'Job')} at once`] : []),
     ...args.applies.map(({ file, at }) => `${file} applied at t=${formatSeconds(at)}`)
   ]
@@ -184,14 +186,14 @@ function runsText (args: SimulateArguments, ours: KubeObject[]): string {
 }
 
 /**
- * What was left out of the simulation, the --fail and --hang names nothing answered to, and the
- * queued Jobs nothing admitted for want of --kueue-quota.
+ * What was left out of the simulation, the --fail, --hang and --output-of names nothing answered
+ * to, and the queued Jobs nothing admitted for want of --kueue-quota.
  */
-function notes (sim: Simulator, world: PodWorld, ignored: string[], kueue: boolean, writeError: Write): void {
+function notes (sim: Simulator, world: PodWorld, ignored: string[], args: SimulateArguments, writeError: Write): void {
   if (ignored.length > 0) writeError(`simulate: note: not simulated (no part in it): ${ignored.join(', ')}`)
   const jobs = sim.listJobs()
   const waiting = jobs.filter(job => queueNameOf(job) !== undefined && isSuspended(job) && !jobFinished(job))
-  if (!kueue && waiting.length > 0) {
+  if (args.kueueQuota === undefined && waiting.length > 0) {
     const names = waiting.map(j => j.metadata.name).join(', ')
     writeError(`simulate: note: ${names} wait${waiting.length === 1 ? 's' : ''} for Kueue, which is not ` +
       'simulated: --kueue-quota N admits N queued Jobs at once')
@@ -202,6 +204,12 @@ function notes (sim: Simulator, world: PodWorld, ignored: string[], kueue: boole
   if (unmatched.length > 0) {
     writeError(`simulate: note: no Job, Pod or workload answered to ${unmatched.join(', ')} ` +
       '(--fail and --hang take flow, Job, Pod, Deployment or CollaSet names)')
+  }
+  const ran = (name: string): boolean => sim.timeline.some(e => e.object.kind === 'Job' && e.object.name === name)
+  const noJob = Object.keys(args.outputs).filter(name =>
+    !jobs.some(j => j.metadata.name === name || j.metadata.labels?.['jobhooks.io/flow'] === name) && !ran(name))
+  if (noJob.length > 0) {
+    writeError(`simulate: note: no Job answered to --output-of ${noJob.join(', ')} (it takes step or Job names)`)
   }
 }
 

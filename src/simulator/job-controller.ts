@@ -6,8 +6,8 @@ import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { describeRef, refOf, type ObjectRef } from './objects.js'
 import {
-  defaultJob, finishedStatus, isSuspended, jobFinished, jobScript, resumedStatus, startedStatus, suspendedStatus,
-  type FailureReason, type JobBehaviour, type JobResult, type JobScript
+  defaultJob, finishedStatus, givenOutput, isSuspended, jobFinished, jobScript, resumedStatus, startedStatus,
+  suspendedStatus, type FailureReason, type JobBehaviour, type JobResult, type JobScript
 } from './jobs.js'
 import type { Scheduled } from './scheduler.js'
 import { succeededPod } from './job-pods.js'
@@ -86,7 +86,8 @@ export class JobController {
     // The kubelet reports the pod Succeeded before the Job controller counts it.
     const verdict = !event.final || !modern
     if (verdict && event.result === 'succeed') {
-      store.create(succeededPod(current, jobScript(current, this.jobs).output, clock.nowMs), 'kubelet')
+      const messages = { first: jobScript(current, this.jobs).output, every: givenOutput(current, this.jobs) }
+      store.create(succeededPod(current, messages, clock.nowMs), 'kubelet')
     }
     store.updateStatus(event.ref, status)
     timeline.note(`${event.final ? 'finish' : 'finishing'} ${describeRef(event.ref)}`, [event.result])

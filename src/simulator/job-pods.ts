@@ -1,9 +1,10 @@
 // The pod a succeeded Job leaves behind, as the kubelet and the Job controller leave it: phase
 // Succeeded, labelled with its Job's name (`batch.kubernetes.io/job-name`, which Kubernetes sets),
 // owned by the Job (it goes with it), each container terminated with its termination message.
-// A JobFlow reads a step's output from it. The message is the script's `output` for the first
-// container, else what the container's own command writes to /dev/termination-log with a plain
-// `echo` or `printf` (`echo v1.2.3 > /dev/termination-log`), else none.
+// A JobFlow reads a step's output from it. The message is the one given for every container
+// (`--output-of`), else the script's `output` for the first container, else what the container's
+// own command writes to /dev/termination-log with a plain `echo` or `printf`
+// (`echo v1.2.3 > /dev/termination-log`), else none.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { JOB_NAME_LABEL } from '../k8s/jobs.js'
@@ -12,15 +13,18 @@ import { kubeTime } from './objects.js'
 const WRITE_TO_TERMINATION_LOG =
   /(?:echo|printf)\s+(?:-n\s+)?(?:'([^']*)'|"([^"]*)"|([^\s>'"]+))\s*>\s*\/dev\/termination-log/
 
-/** The succeeded pod of `job`, finished at `nowMs`; `output` is the first container's message. */
-export function succeededPod (job: KubeObject, output: string | undefined, nowMs: number): KubeObject {
+/** Termination messages given for a pod: the first container's, and every container's (which wins). */
+export interface PodMessages { first?: string | undefined, every?: string | undefined }
+
+/** The succeeded pod of `job`, finished at `nowMs`, its containers' messages as `messages` says. */
+export function succeededPod (job: KubeObject, messages: PodMessages, nowMs: number): KubeObject {
   const template = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template : {}
   const meta = isRecord(template.metadata) ? template.metadata : {}
   const pod = isRecord(template.spec) ? template.spec : {}
   const containers = Array.isArray(pod.containers) ? pod.containers.filter(isRecord) : []
   const finishedAt = kubeTime(nowMs)
   const containerStatuses = containers.map((container, i) => {
-    const message = i === 0 && output !== undefined ? output : writtenMessage(container)
+    const message = messages.every ?? (i === 0 ? messages.first : undefined) ?? writtenMessage(container)
     const terminated = { exitCode: 0, reason: 'Completed', finishedAt, ...(message !== undefined ? { message } : {}) }
     return { name: String(container.name), ready: false, restartCount: 0, state: { terminated } }
   })

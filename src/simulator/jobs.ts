@@ -44,6 +44,11 @@ export interface JobBehaviour {
    * the Job name wins. Unlisted Jobs succeed after `durationSeconds`.
    */
   outcomes?: Record<string, JobScript | JobResult>
+  /**
+   * Termination messages by Job name or flow name (the Job name wins), in every container of the
+   * Job's succeeded pod, over a script's `output` and what the command writes: `--output-of`.
+   */
+  outputs?: Record<string, string>
   /** Asked before `outcomes`; undefined falls through to them. */
   outcomeFor?: (job: KubeObject) => JobScript | JobResult | undefined
   /** Write SuccessCriteriaMet / FailureTarget before Complete / Failed, as Kubernetes ≥ 1.31. Default true. */
@@ -72,6 +77,12 @@ export function jobScript (
     reason: script.reason ?? 'BackoffLimitExceeded',
     ...(script.output !== undefined ? { output: script.output } : {})
   }
+}
+
+/** The termination message `behaviour.outputs` gives every container of the Job's succeeded pod, if any. */
+export function givenOutput (job: KubeObject, behaviour: JobBehaviour): string | undefined {
+  const flow = job.metadata.labels?.[FLOW_LABEL_FOR_OUTCOMES]
+  return behaviour.outputs?.[job.metadata.name] ?? (flow !== undefined ? behaviour.outputs?.[flow] : undefined)
 }
 
 /** What the API server adds to a Job on create. Mutates `job`, whose uid is already set. */

@@ -6,6 +6,8 @@
 // not ephemeral containers, so on the tier's own cluster the test writes their statuses in the
 // kubelet's place, failing or hanging the ones the example's `npm run simulate` line fails or
 // hangs (`--fail`, `--hang`): the line states what the example's containers do on a real node.
+// kwok runs no command either: a termination message the example's command writes with a plain
+// echo, kwok writes in its place, as the simulator's kubelet does (test/e2e/kwok-stages.yaml).
 // An example that applies objects of Kueue's API runs where Kueue runs: the tier installs it when
 // one does (test/e2e/kueue.ts); on a cluster of E2E_KUBECONFIG without Kueue it is skipped.
 import t, { type Test } from 'tap'
