@@ -29,7 +29,9 @@ export interface FakeKube {
 const TYPES: Type[] = [
   ...loadCrds().map(c => ({ apiVersion: `${c.group}/${c.version}`, kind: c.kind, plural: c.plural, group: c.group })),
   { apiVersion: 'v1', kind: 'Pod', plural: 'pods', group: '' },
-  { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs', group: 'batch' }
+  { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs', group: 'batch' },
+  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', group: '' },
+  { apiVersion: 'v1', kind: 'Node', plural: 'nodes', group: '' }
 ]
 
 function status (res: ServerResponse, code: number, reason: string, message: string): void {

@@ -2,6 +2,9 @@
 // fake-kubectl-server.ts, with a kubeconfig for it, a fixed clock and the objects below: a JobFlow
 // half way (a step done with an output, a retry running, a fan-out step, steps waiting).
 import type { Test } from 'tap'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { pluginMain } from '../../src/cli/kubectl/main.js'
 import { kubeconfigFor } from './fake-apiserver.js'
@@ -24,7 +27,10 @@ export interface Plugin {
 
 export async function plugin (t: Test, objects: KubeObject[]): Promise<Plugin> {
   const fake = await fakeKube(t, objects)
-  const kubeconfig = kubeconfigFor(t.testdir({}), fake.url, 'team-a')
+  // A directory of its own: a test's t.testdir() stays free for its manifests.
+  const dir = mkdtempSync(join(tmpdir(), 'kubectl-jobhooks-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const kubeconfig = kubeconfigFor(dir, fake.url, 'team-a')
   const run: Plugin['run'] = async (argv, options = {}) => {
     let out = ''
     let err = ''
