@@ -18,11 +18,15 @@ const plugin = async (ns: string, ...args: string[]): Promise<Ran> =>
 
 const condition = (status: any, type: string): any => (status.conditions ?? []).find((c: any) => c.type === type)
 
-/** The example flow, job1 slow (15 s on kwok) so that it is seen running, job2 failing at its first pod. */
+/**
+ * The example flow, job1 and job2 slow (15 s each on kwok) so that it still runs when suspended,
+ * job2 failing at its first pod.
+ */
 function flowUnderTest (): any {
   return jobFlowExample(cluster, spec => {
-    spec.flows[0].jobTemplate.template.metadata = { annotations: { 'e2e.jobhooks.io/slow': 'true' } }
-    spec.flows[1].jobTemplate.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
+    const slow = { 'e2e.jobhooks.io/slow': 'true' }
+    spec.flows[0].jobTemplate.template.metadata = { annotations: slow }
+    spec.flows[1].jobTemplate.template.metadata = { annotations: slow, labels: { 'e2e-outcome': 'fail' } }
     spec.flows[1].jobTemplate.backoffLimit = 0
   })
 }
@@ -37,27 +41,23 @@ t.test('get, watch, suspend, resume, rerun and logs of a running JobFlow', async
   await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'job1 running',
     s => (s.jobs ?? []).some((r: any) => r.name === 'job1' && r.phase === 'Running'), 60_000)
 
+  // A watch drawn once, then again when suspend changes the status; `get` beside it.
+  const watch = spawn(process.execPath, [PLUGIN, 'get', 'jf', 'jobflow-example', '-w', '-n', ns,
+    '--kubeconfig', cluster.kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let watched = ''
+  watch.stdout.on('data', (chunk: Buffer) => { watched += chunk.toString('utf8') })
+  const exited = new Promise<number | null>(resolve => watch.on('exit', code => resolve(code)))
   const tree = await plugin(ns, 'get', 'jf', 'jobflow-example')
+  await waitFor('the first drawing', async () => watched.includes('STEP') ? true : undefined, 30_000, 100)
+  t.same(await plugin(ns, 'suspend', 'jf', 'jobflow-example'),
+    { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example suspended\n', stderr: '' })
+
   t.equal(tree.code, 0, tree.stderr)
   t.match(tree.stdout, /^Name: +jobflow-example\nNamespace: +e2e-plugin-/)
   t.match(tree.stdout, /\njob1 +- +Running +1 +jobflow-example-job1 /, 'job1 running, at the root')
   t.match(tree.stdout, /\n {4}job3 +job1, job2 +Pending /, 'job3 two levels in, waiting')
   t.comment(`kubectl jobhooks get jf jobflow-example\n${tree.stdout.replaceAll(ns, '<ns>')}`)
 
-  const refused = await plugin(ns, 'rerun', 'jf', 'jobflow-example')
-  t.same([refused.code, refused.stdout], [1, ''], 'no rerun while it runs')
-  t.match(refused.stderr, /is Running: a rerun acts on a finished JobFlow only/)
-
-  // A watch drawn once, then again when suspend changes the status.
-  const watch = spawn(process.execPath, [PLUGIN, 'get', 'jf', 'jobflow-example', '-w', '-n', ns,
-    '--kubeconfig', cluster.kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] })
-  let watched = ''
-  watch.stdout.on('data', (chunk: Buffer) => { watched += chunk.toString('utf8') })
-  const exited = new Promise<number | null>(resolve => watch.on('exit', code => resolve(code)))
-  await waitFor('the first drawing', async () => watched.includes('STEP') ? true : undefined, 30_000, 100)
-
-  t.same(await plugin(ns, 'suspend', 'jf', 'jobflow-example'),
-    { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example suspended\n', stderr: '' })
   await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'Suspended',
     s => condition(s, 'Suspended')?.status === 'True', 60_000)
   await waitFor('a drawing after the change', async () =>
@@ -65,6 +65,11 @@ t.test('get, watch, suspend, resume, rerun and logs of a running JobFlow', async
   watch.kill('SIGINT')
   t.equal(await exited, 0, 'the watch ends quietly on Ctrl-C')
   t.ok(watched.split('Name:').length > 2, 'piped: drawings appended one after the other')
+
+  // Suspended, the flow has not finished: a rerun would be used up for nothing.
+  const refused = await plugin(ns, 'rerun', 'jf', 'jobflow-example')
+  t.same([refused.code, refused.stdout], [1, ''], 'no rerun while it runs')
+  t.match(refused.stderr, /is (Running|Pending): a rerun acts on a finished JobFlow only/)
 
   t.same(await plugin(ns, 'resume', 'jf', 'jobflow-example'),
     { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example resumed\n', stderr: '' })
