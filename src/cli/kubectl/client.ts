@@ -47,7 +47,7 @@ export class KubeClient {
     try {
       loaded = await loadKubeconfig(options.kubeconfig, options.env ?? process.env, options.context)
     } catch (error) {
-      throw new KubeError(error instanceof Error ? error.message : String(error))
+      throw new KubeError(`error: ${error instanceof Error ? error.message : String(error)}`)
     }
     return new KubeClient(loaded.kubeConfig, loaded.server, loaded.contextNamespace, options.timeoutMs)
   }

@@ -186,8 +186,10 @@ t.test('errors as kubectl says them, exit 1', async t => {
     'error: unable to match a printer suitable for the output format ' +
     '"wide", allowed formats are: json,yaml,html\nSee \'kubectl jobhooks --help\' for usage.\n')
   t.same(await run(['get', 'jf', '--context', 'elsewhere']),
-    { code: 1, out: '', err: 'context was not found for specified context: elsewhere\n' })
+    { code: 1, out: '', err: 'error: context was not found for specified context: elsewhere\n' })
   t.equal((await run(['get', 'jf', '--context', 'fake'])).code, 0, 'the context the kubeconfig has')
+  t.same(await run(['get', 'jf', '--kubeconfig', '/nonexistent/kubeconfig']),
+    { code: 1, out: '', err: 'error: --kubeconfig /nonexistent/kubeconfig: no such file\n' })
 })
 
 t.test('an API server that does not answer: refused, or silent past --request-timeout', async t => {
