@@ -158,6 +158,36 @@ t.test('get --watch: a watch request, each change drawn again, appended when pip
     }
   })
 
+t.test('get <kind> --watch without a name: the list drawn again as objects come and go', async t => {
+  const { run, fake } = await plugin(t, [runningFlow()])
+  const stop = new AbortController()
+  let added = false
+  const { code, out } = await run(['get', 'jf', '--watch'], {
+    signal: stop.signal,
+    onOut: all => {
+      if (!added) {
+        added = true
+        const wait = setInterval(() => {
+          if (!fake.requests.some(r => r.url.includes('watch=1'))) return
+          clearInterval(wait)
+          const other = runningFlow()
+          other.metadata.name = 'release'
+          fake.change(other, 'ADDED')
+        }, 5)
+      }
+      if (all.includes('release ')) stop.abort()
+    }
+  })
+  t.equal(code, 0)
+  t.same(out.split('\n\n').map(block => squeezed(block).map(row => row.split(' | ')[0])), [
+    ['NAME', 'jobflow-example'],
+    ['NAME', 'jobflow-example', 'release']
+  ], 'the list, then the list with the new JobFlow')
+  t.equal(fake.requests.find(r => r.url.includes('watch=1'))?.url,
+    '/apis/jobhooks.io/v1alpha1/namespaces/team-a/jobflows?watch=1&allowWatchBookmarks=false&resourceVersion=999',
+    'watched from the list\'s resourceVersion')
+})
+
 t.test('errors as kubectl says them, exit 1', async t => {
   const { run, fake } = await plugin(t, [runningFlow()])
   t.same(await run(['get', 'jf', 'nope']),
