@@ -1,5 +1,6 @@
 // node scripts/built.mjs <dist entry> [args]: runs a compiled entry point (npm run simulate, npm
-// run crds), building the project first (as npm run build: tsc, then scripts/wasm.mjs) only when a
+// run crds; `--build` as the entry only builds, for bin/kubectl-jobhooks.mjs), building the
+// project first (as npm run build: tsc, then scripts/wasm.mjs) only when a
 // source file or a tsconfig is newer than the last build. A full `tsc` takes about 26 s here; the
 // check takes milliseconds.
 import { spawnSync } from 'node:child_process'
@@ -53,4 +54,4 @@ if (sourcesChanged()) {
   writeFileSync(stamp, `${started.toISOString()}\n`)
   utimesSync(stamp, started, started)
 }
-process.exitCode = run(process.execPath, [join(root, entry), ...args])
+if (entry !== '--build') process.exitCode = run(process.execPath, [join(root, entry), ...args])

@@ -1,11 +1,13 @@
 // The shape of a simulated JobFlow: its steps with their dependencies and `when`, read from the
-// spec as written (an invalid spec still has a shape to show), and each step's attempts from
-// status.jobs. The simulator's table, timeline and pictures (Mermaid, SVG) all draw from here.
+// spec as written (an invalid spec still has a shape to show), and each step's attempts from its
+// records (flow-records.ts). The simulator's table, timeline and pictures (Mermaid, SVG) and the
+// plugin's live picture all draw from here.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { attemptJobName } from '../controllers/jobflow/attempts.js'
 import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
+import { flowRecords, type FlowRecord } from './flow-records.js'
 import type { Simulator } from '../simulator/simulator.js'
 
 export interface FlowStep {
@@ -38,22 +40,15 @@ function statusOf (object: KubeObject): Record<string, unknown> {
   return isRecord(object.status) ? object.status : {}
 }
 
-/** The records of status.jobs, oldest attempt first. */
-function recordsOf (flow: KubeObject): Array<Record<string, unknown>> {
-  const jobs = statusOf(flow).jobs
-  return (Array.isArray(jobs) ? jobs : []).filter(isRecord)
-}
-
 /**
  * Each step's phase from its last records: a fan-out step's from its items' (Failed if one
  * failed, Running while one runs or waits, Succeeded once none is left).
  */
-function stepPhases (records: Array<Record<string, unknown>>): Map<string, string> {
+function stepPhases (records: FlowRecord[]): Map<string, string> {
   const byStep = new Map<string, Map<string, string>>()
   for (const r of records) {
-    const name = String(r.name)
-    const step = stepOfFlowName(name)
-    byStep.set(step, (byStep.get(step) ?? new Map<string, string>()).set(name, String(r.phase)))
+    const step = stepOfFlowName(r.name)
+    byStep.set(step, (byStep.get(step) ?? new Map<string, string>()).set(r.name, r.phase))
   }
   const phases = new Map<string, string>()
   for (const [step, items] of byStep) {
@@ -72,7 +67,7 @@ function combinedPhase (all: string[]): string {
 /** The steps of a JobFlow's spec, in spec order, with the phase of each one's last attempt. */
 export function flowSteps (flow: KubeObject): FlowStep[] {
   const raw = isRecord(flow.spec) && Array.isArray(flow.spec.flows) ? flow.spec.flows : []
-  const phases = stepPhases(recordsOf(flow))
+  const phases = stepPhases(flowRecords(flow))
   return raw.filter(isRecord).filter(f => typeof f.name === 'string').map(f => {
     const name = f.name as string
     const dependencies = Array.isArray(f.dependencies) ? f.dependencies.map(String) : []
@@ -94,29 +89,40 @@ export function dependenciesText (step: Pick<FlowStep, 'dependencies'>): string 
 
 /** Every JobFlow of the simulation with its steps and their attempts in simulated seconds. */
 export function flowShapes (sim: Simulator): FlowShape[] {
-  return sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow' }).map(flow => {
-    const seconds = (value: unknown): number | undefined =>
-      typeof value === 'string' ? sim.secondsAt(value) : undefined
-    const attempts = recordsOf(flow).map(r => {
-      const start = seconds(r.startTime)
-      const end = seconds(r.completionTime)
-      return {
-        step: String(r.name),
-        jobName: String(r.jobName),
-        phase: String(r.phase),
-        ...(start !== undefined ? { start } : {}),
-        ...(end !== undefined ? { end } : {})
-      }
-    })
-    const phase = statusOf(flow).phase
+  return sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow' })
+    .map(flow => shapeOf(flow, value => sim.secondsAt(value)))
+}
+
+/** A live JobFlow's shape, its attempts in whole seconds since the flow started (else since its first attempt). */
+export function liveFlowShape (flow: KubeObject): FlowShape {
+  const status = statusOf(flow)
+  const starts = flowRecords(flow).flatMap(r => r.startTime === undefined ? [] : [Date.parse(r.startTime)])
+  const origin = typeof status.startTime === 'string' ? Date.parse(status.startTime) : Math.min(...starts)
+  return shapeOf(flow, value => Math.round((Date.parse(value) - origin) / 1000))
+}
+
+function shapeOf (flow: KubeObject, secondsAt: (time: string) => number): FlowShape {
+  const seconds = (value: string | undefined): number | undefined =>
+    value === undefined ? undefined : secondsAt(value)
+  const attempts = flowRecords(flow).map(r => {
+    const start = seconds(r.startTime)
+    const end = seconds(r.completionTime)
     return {
-      namespace: flow.metadata.namespace ?? 'default',
-      name: flow.metadata.name,
-      phase: typeof phase === 'string' ? phase : 'Pending',
-      steps: flowSteps(flow),
-      attempts
+      step: r.name,
+      jobName: r.jobName ?? '',
+      phase: r.phase,
+      ...(start !== undefined ? { start } : {}),
+      ...(end !== undefined ? { end } : {})
     }
   })
+  const phase = statusOf(flow).phase
+  return {
+    namespace: flow.metadata.namespace ?? 'default',
+    name: flow.metadata.name,
+    phase: typeof phase === 'string' ? phase : 'Pending',
+    steps: flowSteps(flow),
+    attempts
+  }
 }
 
 /**

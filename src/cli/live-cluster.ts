@@ -34,36 +34,13 @@ export class LiveCluster {
 
   /**
    * The cluster of `kubeconfig`, or, without one, of the files $KUBECONFIG names, else of
-   * ~/.kube/config: where kubectl looks. The in-cluster service account is never used, so a
-   * preview run in a Pod by mistake does not read with the service's own rights.
+   * ~/.kube/config: where kubectl looks (loadKubeconfig); `context` instead of its current one.
    */
-  static async connect (kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env): Promise<LiveCluster> {
-    const fromEnv = env.KUBECONFIG !== undefined && env.KUBECONFIG !== '' ? env.KUBECONFIG : undefined
-    const files = kubeconfig ?? fromEnv ?? join(homedir(), '.kube', 'config')
-    if (kubeconfig !== undefined && !existsSync(kubeconfig)) {
-      throw new ClusterError(`--kubeconfig ${kubeconfig}: no such file`)
-    }
-    if (kubeconfig === undefined && (env.KUBECONFIG ?? '') === '' && !existsSync(files)) {
-      throw new ClusterError(`no cluster credentials: KUBECONFIG is not set and ${files} does not exist ` +
-        '(name a file with --kubeconfig)')
-    }
-    let credentials: Awaited<ReturnType<typeof loadCredentials>>
-    try {
-      credentials = await loadCredentials({ KUBECONFIG: files })
-    } catch (error) {
-      throw new ClusterError(error instanceof Error ? error.message : String(error))
-    }
-    if (credentials.source === 'none') throw new ClusterError(`no cluster credentials: ${credentials.reason}`)
-    const { kubeConfig } = credentials
-    const server = kubeConfig.getCurrentCluster()?.server ?? ''
-    let url: URL
-    try {
-      url = new URL(server)
-    } catch {
-      throw new ClusterError(`the kubeconfig ${files} names no usable server (${JSON.stringify(server)})`)
-    }
-    const namespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace
-    return new LiveCluster(kubeConfig, url, namespace !== undefined && namespace !== '' ? namespace : undefined, files)
+  static async connect (
+    kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string
+  ): Promise<LiveCluster> {
+    const { kubeConfig, server, contextNamespace, source } = await loadKubeconfig(kubeconfig, env, context)
+    return new LiveCluster(kubeConfig, server, contextNamespace, source)
   }
 
   /** A type the table knows, named either way. */
@@ -151,6 +128,59 @@ export class LiveCluster {
     if (body === undefined) throw new ClusterError(`GET ${path}: the answer is not JSON`)
     return body
   }
+}
+
+/** A kubeconfig as kubectl reads it: its credentials, its server, its context's namespace. */
+export interface LoadedKubeconfig {
+  kubeConfig: KubeConfig
+  server: URL
+  contextNamespace: string | undefined
+  /** Which files, for messages. */
+  source: string
+}
+
+/**
+ * The cluster of `kubeconfig`, or, without one, of the files $KUBECONFIG names, else of
+ * ~/.kube/config: where kubectl looks; `context` instead of the current one (kubectl --context).
+ * The in-cluster service account is never used, so a tool run in a Pod by mistake does not act
+ * with the service's own rights.
+ */
+export async function loadKubeconfig (
+  kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string
+): Promise<LoadedKubeconfig> {
+  const fromEnv = env.KUBECONFIG !== undefined && env.KUBECONFIG !== '' ? env.KUBECONFIG : undefined
+  const files = kubeconfig ?? fromEnv ?? join(homedir(), '.kube', 'config')
+  if (kubeconfig !== undefined && !existsSync(kubeconfig)) {
+    throw new ClusterError(`--kubeconfig ${kubeconfig}: no such file`)
+  }
+  if (kubeconfig === undefined && (env.KUBECONFIG ?? '') === '' && !existsSync(files)) {
+    throw new ClusterError(`no cluster credentials: KUBECONFIG is not set and ${files} does not exist ` +
+      '(name a file with --kubeconfig)')
+  }
+  let credentials: Awaited<ReturnType<typeof loadCredentials>>
+  try {
+    credentials = await loadCredentials({ KUBECONFIG: files })
+  } catch (error) {
+    throw new ClusterError(error instanceof Error ? error.message : String(error))
+  }
+  if (credentials.source === 'none') throw new ClusterError(`no cluster credentials: ${credentials.reason}`)
+  const { kubeConfig } = credentials
+  if (context !== undefined) {
+    if (kubeConfig.getContextObject(context) === null) {
+      throw new ClusterError(`context was not found for specified context: ${context}`)
+    }
+    kubeConfig.setCurrentContext(context)
+  }
+  const server = kubeConfig.getCurrentCluster()?.server ?? ''
+  let url: URL
+  try {
+    url = new URL(server)
+  } catch {
+    throw new ClusterError(`the kubeconfig ${files} names no usable server (${JSON.stringify(server)})`)
+  }
+  const namespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace
+  const contextNamespace = namespace !== undefined && namespace !== '' ? namespace : undefined
+  return { kubeConfig, server: url, contextNamespace, source: files }
 }
 
 /**

@@ -1,5 +1,6 @@
-// `npm run simulate -- <manifest> --output html`: one self-contained page (inline CSS and SVG, no
-// script, nothing fetched) with each simulated JobFlow's graph and the Gantt chart of its Jobs.
+// `npm run simulate -- <manifest> --output html` and `kubectl jobhooks get jf <name> -o html`: one
+// self-contained page (inline CSS and SVG, no script, nothing fetched) with each JobFlow's graph
+// and the Gantt chart of its Jobs.
 import type { FlowShape } from './flow-shape.js'
 import { PHASE_COLOURS } from './picture-mermaid.js'
 import { dagSvg, escapeXml, ganttSvg } from './picture-svg.js'
@@ -16,18 +17,23 @@ function legend (): string {
     '<span style="border-style:dashed">- - - when</span></p>'
 }
 
-function flowSection (flow: FlowShape, endSeconds: number): string {
+function flowSection (flow: FlowShape, endSeconds: number, clock: string): string {
   const title = escapeXml(`${flow.namespace}/${flow.name}: ${flow.phase}`)
   return `<section class="jobflow" data-jobflow="${escapeXml(flow.name)}"><h2>${title}</h2>\n` +
-    `<h3>Steps and dependencies</h3>\n${dagSvg(flow)}\n<h3>Jobs over time (simulated seconds)</h3>\n` +
+    `<h3>Steps and dependencies</h3>\n${dagSvg(flow)}\n<h3>Jobs over time (${clock})</h3>\n` +
     `${ganttSvg(flow, endSeconds)}</section>`
 }
 
-/** The page: the run's summary line, a legend, and a section per JobFlow. */
-export function htmlPage (summary: string, flows: FlowShape[], endSeconds: number): string {
+/**
+ * The page: the run's summary line, a legend, and a section per JobFlow; `clock` says what the
+ * Gantt chart's seconds count (simulated ones, or since a live flow started).
+ */
+export function htmlPage (
+  summary: string, flows: FlowShape[], endSeconds: number, clock = 'simulated seconds'
+): string {
   const body = flows.length === 0
     ? '<p>No JobFlow was simulated: nothing to draw.</p>'
-    : flows.map(flow => flowSection(flow, endSeconds)).join('\n')
+    : flows.map(flow => flowSection(flow, endSeconds, clock)).join('\n')
   return [
     '<!DOCTYPE html>',
     '<html lang="en"><head><meta charset="utf-8">',

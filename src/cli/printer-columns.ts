@@ -8,10 +8,19 @@ import { packageRoot } from '../scripts/library.js'
 
 export interface PrinterColumn { name: string, jsonPath: string, priority?: number }
 
-interface CrdNames { kind: string, plural: string, singular: string, shortNames: string[], columns: PrinterColumn[] }
+export interface CrdNames {
+  group: string
+  /** The storage version, which the API serves. */
+  version: string
+  kind: string
+  plural: string
+  singular: string
+  shortNames: string[]
+  columns: PrinterColumn[]
+}
 
 /** Read on each call, not cached: a report asks once, and no module keeps state (docs/architecture.md). */
-function loadCrds (): CrdNames[] {
+export function loadCrds (): CrdNames[] {
   const dir = join(packageRoot(), 'manifests', 'crds')
   return readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
     parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())
@@ -19,6 +28,8 @@ function loadCrds (): CrdNames[] {
         const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
         const names = doc.spec.names
         return {
+          group: doc.spec.group,
+          version: version.name,
           kind: names.kind,
           plural: names.plural,
           singular: names.singular,

@@ -15,7 +15,10 @@ import { Previewer, type ObjectPreview } from './live-preview.js'
 import { objectLines } from './live-report.js'
 import { LIVE_USAGE, parseLiveArguments, UsageError, type LiveArguments, type Write } from './arguments.js'
 
-export async function liveMain (argv: string[], write: Write, writeError: Write): Promise<number> {
+/** `kubeContext`: a kubeconfig context instead of the current one (`kubectl jobhooks preview --context`). */
+export async function liveMain (
+  argv: string[], write: Write, writeError: Write, kubeContext?: string
+): Promise<number> {
   let args: LiveArguments | 'help'
   try {
     args = parseLiveArguments(argv)
@@ -51,7 +54,7 @@ export async function liveMain (argv: string[], write: Write, writeError: Write)
   // One instant for the whole preview: every hook sees the same clock.
   const now = new Date()
   try {
-    cluster = await LiveCluster.connect(args.kubeconfig)
+    cluster = await LiveCluster.connect(args.kubeconfig, process.env, kubeContext)
     const namespace = args.namespace ?? cluster.contextNamespace ?? 'default'
     const context = objects
       .filter(o => o.apiVersion === JOBHOOKS_API_VERSION && o.kind === 'JobTemplate')

@@ -1,0 +1,73 @@
+// `kubectl jobhooks get jf <name>`: a JobFlow as a tree in dependency order. Each step sits one
+// level deeper than its deepest dependency and after all of them; a row per attempt says its
+// phase, Job, when it started, how long it ran, its output (cut) and why it waits or was skipped.
+// A fan-out step has a row of its own and its items as rows under it.
+import type { KubeObject } from '../../k8s/types.js'
+import { stepOfFlowName } from '../../controllers/jobflow/fanout.js'
+import { dependenciesText, flowSteps, type FlowStep } from '../flow-shape.js'
+import { flowRecords, type FlowRecord } from '../flow-records.js'
+import { depths } from '../picture-svg.js'
+import { alignRows } from '../printer-columns.js'
+import { age, conditionLines, field, header, span } from './view-parts.js'
+
+/** Outputs are cut to this many characters in the tree; `-o json` has them whole. */
+const OUTPUT_WIDTH = 30
+
+/** The steps in dependency order: by depth, then as the spec lists them. */
+export function dependencyOrder (steps: FlowStep[]): Array<{ step: FlowStep, depth: number }> {
+  const depth = depths(steps)
+  return steps.map((step, index) => ({ step, depth: Math.max(0, depth.get(step.name) ?? 0), index }))
+    .sort((a, b) => a.depth - b.depth || a.index - b.index)
+    .map(({ step, depth }) => ({ step, depth }))
+}
+
+/** An output on one line, cut: newlines as ⏎, `…` where it was cut. */
+export function cutOutput (output: string | undefined): string {
+  if (output === undefined) return '-'
+  if (output === '') return "''"
+  const line = output.replace(/\r?\n/g, '⏎')
+  return line.length > OUTPUT_WIDTH ? `${line.slice(0, OUTPUT_WIDTH - 1)}…` : line
+}
+
+function recordRow (record: FlowRecord, label: string, now: Date): string[] {
+  const started = record.startTime === undefined ? '-' : age(record.startTime, now)
+  const duration = span(record.startTime, record.completionTime, record.phase === 'Running' ? now : undefined)
+  return [label, record.phase, String(record.attempt), record.jobName ?? '-', started, duration,
+    cutOutput(record.output), record.message ?? '']
+}
+
+/** The rows of one step: its attempts, or for a fan-out step a summary row and its items' attempts. */
+function stepRows (step: FlowStep, depth: number, records: FlowRecord[], now: Date): string[][] {
+  const indent = '  '.repeat(depth)
+  const after = dependenciesText(step)
+  const own = records.filter(r => r.name === step.name)
+  const items = records.filter(r => r.name !== step.name && stepOfFlowName(r.name) === step.name)
+  const when = step.when === undefined ? '' : ` when ${step.when}`
+  if (items.length === 0 && own.length === 0) {
+    return [[`${indent}${step.name}`, after, 'Pending', '-', '-', '-', '-', '-', `no record yet${when}`]]
+  }
+  const rows = own.map(r => {
+    const [label = '', ...rest] = recordRow(r, `${indent}${step.name}`, now)
+    return [label, after, ...rest]
+  })
+  if (items.length > 0) {
+    const count = new Set(items.map(r => r.name)).size
+    rows.push([`${indent}${step.name}`, after, step.phase, '-', `${count} items`, '-', '-', '-', when.trim()])
+    for (const r of items) {
+      const [label = '', ...rest] = recordRow(r, `${indent}  ${r.name}`, now)
+      rows.push([label, '', ...rest])
+    }
+  }
+  return rows
+}
+
+/** The tree's lines: the flow's header, its conditions worth reading, then the table. */
+export function flowTree (jobflow: KubeObject, now: Date): string[] {
+  const records = flowRecords(jobflow)
+  const rows = [['STEP', 'AFTER', 'PHASE', 'ATTEMPT', 'JOB', 'STARTED', 'DURATION', 'OUTPUT', 'MESSAGE']]
+  for (const { step, depth } of dependencyOrder(flowSteps(jobflow))) {
+    rows.push(...stepRows(step, depth, records, now))
+  }
+  const extra = [`Jobs:       ${field(jobflow, 'jobsSucceeded') ?? '-'} succeeded`]
+  return [...header(jobflow, 'phase', now), ...extra, ...conditionLines(jobflow), '', ...alignRows(rows)]
+}

@@ -1,0 +1,87 @@
+// `kubectl jobhooks …` (bin/kubectl-jobhooks.mjs): see and steer jobhooks workloads from kubectl.
+// Exit codes as kubectl's: 0 done, 1 for anything that went wrong (a usage error, an API error,
+// a server that does not answer), its message on standard error.
+import { pathToFileURL } from 'node:url'
+import { liveMain } from '../simulate-live.js'
+import { KubeClient, KubeError } from './client.js'
+import { getCommand } from './get.js'
+import { logsCommand } from './logs.js'
+import { parseOptions, USAGE, UsageError, type Options } from './options.js'
+import type { Io, Session } from './session.js'
+import { rerunCommand, suspendCommand } from './steer.js'
+import { watchCommand } from './watch.js'
+
+/** `preview -f <manifest>`: the live preview of `npm run simulate -- --live`, with this command's flags. */
+async function preview (options: Options, io: Io): Promise<number> {
+  if (options.filename === undefined) throw new UsageError('preview needs a manifest: preview -f <manifest.yaml>')
+  if (options.output === 'yaml' || options.output === 'html') throw new UsageError('preview prints text or -o json')
+  const argv = [
+    '--live', '-f', options.filename,
+    ...(options.kubeconfig !== undefined ? ['--kubeconfig', options.kubeconfig] : []),
+    ...(options.namespace !== undefined ? ['-n', options.namespace] : []),
+    ...(options.output === 'json' ? ['--output', 'json'] : [])
+  ]
+  const code = await liveMain(argv, line => io.out(`${line}\n`), line => io.err(`${line}\n`), options.context)
+  return code === 0 ? 0 : 1
+}
+
+async function run (options: Options, io: Io): Promise<void> {
+  const client = await KubeClient.connect({
+    timeoutMs: options.timeoutMs,
+    ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+    ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(io.env !== undefined ? { env: io.env } : {})
+  })
+  const namespace = options.namespace ?? client.contextNamespace ?? 'default'
+  const session: Session = { io, options, client, namespace }
+  switch (options.command) {
+    case 'get': return options.watch ? await watchCommand(session) : await getCommand(session)
+    case 'rerun': return await rerunCommand(session)
+    case 'suspend': return await suspendCommand(session, true)
+    case 'resume': return await suspendCommand(session, false)
+    case 'logs': return await logsCommand(session)
+  }
+}
+
+export async function pluginMain (argv: string[], io: Io): Promise<number> {
+  try {
+    const options = parseOptions(argv)
+    if (options.command === 'help') {
+      io.out(`${USAGE}\n`)
+      return 0
+    }
+    if (options.command === 'preview') return await preview(options, io)
+    await run(options, io)
+    return 0
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`error: ${error.message}\nSee 'kubectl jobhooks --help' for usage.\n`)
+      return 1
+    }
+    if (error instanceof KubeError) {
+      io.err(`${error.message}\n`)
+      return 1
+    }
+    throw error
+  }
+}
+
+/** The plugin as a process: real output, Ctrl-C ending a watch or a followed log quietly (exit 0). */
+export async function runFromCommandLine (): Promise<never> {
+  const interrupted = new AbortController()
+  process.once('SIGINT', () => interrupted.abort())
+  const code = await pluginMain(process.argv.slice(2), {
+    out: text => process.stdout.write(text),
+    err: text => process.stderr.write(text),
+    tty: process.stdout.isTTY,
+    now: () => new Date(),
+    signal: interrupted.signal
+  })
+  // Exit once the output is written: an open keep-alive socket must not hold the process.
+  process.stdout.write('', () => process.exit(code))
+  return await new Promise<never>(() => {})
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  await runFromCommandLine()
+}

@@ -1,0 +1,128 @@
+// The command line of `kubectl jobhooks`, read with kubectl's flags: --kubeconfig, --context,
+// -n/--namespace, -A/--all-namespaces, -o/--output, -w/--watch, --request-timeout; `-f` is
+// --follow for logs and --filename for preview, as in kubectl.
+import { parseArgs } from 'node:util'
+
+export class UsageError extends Error {}
+
+export const COMMANDS = ['get', 'rerun', 'suspend', 'resume', 'logs', 'preview'] as const
+export type Command = typeof COMMANDS[number]
+export type Output = 'tree' | 'json' | 'yaml' | 'html'
+
+export interface Options {
+  command: Command | 'help'
+  /** The command's positional arguments: kind, name, step. */
+  args: string[]
+  kubeconfig?: string
+  context?: string
+  namespace?: string
+  allNamespaces: boolean
+  output: Output
+  watch: boolean
+  filename?: string
+  attempt?: number
+  item?: number
+  follow: boolean
+  /** How long a request may wait for an answer (--request-timeout; a watch or a followed log only for its start). */
+  timeoutMs: number
+}
+
+export const USAGE = `kubectl jobhooks: see and steer jobhooks workloads.
+
+Usage:
+  kubectl jobhooks get <kind> [<name>] [-o json|yaml|html] [-w]   a kind: jf, dj, ejob, opj, cls
+  kubectl jobhooks rerun jf <name>                 rerun the failed and skipped steps of a finished JobFlow
+  kubectl jobhooks suspend jf|dj <name>            start no new Job (spec.suspend: true)
+  kubectl jobhooks resume jf|dj <name>             go on (spec.suspend: false)
+  kubectl jobhooks logs jf <name> <step> [--attempt N | --item I] [-f]   the logs of a step's pods
+  kubectl jobhooks preview -f <manifest.yaml>      what the next sync would do (reads only)
+
+Flags:
+  --kubeconfig FILE       the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
+  --context NAME          a context of the kubeconfig instead of its current one
+  -n, --namespace NS      the namespace (default: the context's, else default)
+  -A, --all-namespaces    get <kind> without a name: list every namespace's
+  -o, --output FORMAT     json, yaml, or html (a JobFlow's graph and Gantt chart)
+  -w, --watch             draw again on every change (a watch, not polling)
+  --request-timeout D     give up on a request after D (30s, 500ms; default 30s)
+  -h, --help              this text`
+
+const FLAGS = {
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  namespace: { type: 'string', short: 'n' },
+  'all-namespaces': { type: 'boolean', short: 'A' },
+  output: { type: 'string', short: 'o' },
+  watch: { type: 'boolean', short: 'w' },
+  filename: { type: 'string' },
+  follow: { type: 'boolean' },
+  attempt: { type: 'string' },
+  item: { type: 'string' },
+  'request-timeout': { type: 'string' },
+  help: { type: 'boolean', short: 'h' }
+} as const
+
+/** `30s`, `500ms`, `1m`, or a bare number of seconds, as kubectl reads --request-timeout. */
+export function duration (value: string): number {
+  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(value)
+  if (match === null) throw new UsageError(`invalid --request-timeout ${JSON.stringify(value)}: give 30s, 500ms, 1m`)
+  const factor = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[match[2] as 'ms' | 's' | 'm' | 'h' ?? 's']
+  // 0 is kubectl's "no timeout": the longest a timer takes.
+  return Number(match[1]) === 0 ? 2_147_483_647 : Number(match[1]) * factor
+}
+
+function wholeNumber (value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined
+  if (!/^\d+$/.test(value)) throw new UsageError(`${flag} must be a whole number, not ${JSON.stringify(value)}`)
+  return Number(value)
+}
+
+function outputOf (value: string | undefined): Output {
+  if (value === undefined) return 'tree'
+  if (value === 'json' || value === 'yaml' || value === 'html') return value
+  throw new UsageError(`unable to match a printer suitable for the output format "${value}", ` +
+    'allowed formats are: json,yaml,html')
+}
+
+/** `-f` as kubectl means it for the command at hand. */
+function withLongF (argv: string[]): string[] {
+  const command = argv.find(a => (COMMANDS as readonly string[]).includes(a))
+  return argv.map(a => a === '-f' ? (command === 'logs' ? '--follow' : '--filename') : a)
+}
+
+export function parseOptions (argv: string[]): Options {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS, allowPositionals: true }>>
+  try {
+    parsed = parseArgs({ args: withLongF(argv), options: FLAGS, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message.split('\n')[0] : String(error))
+  }
+  const { values, positionals } = parsed
+  const [first, ...args] = positionals
+  if (values.help === true || first === undefined || first === 'help') return defaults('help', args)
+  if (!(COMMANDS as readonly string[]).includes(first)) throw new UsageError(`unknown command "${first}"`)
+  if (values.attempt !== undefined && values.item !== undefined) {
+    throw new UsageError('give --attempt or --item, not both')
+  }
+  const options = defaults(first as Command, args)
+  const attempt = wholeNumber(values.attempt, '--attempt')
+  const item = wholeNumber(values.item, '--item')
+  return {
+    ...options,
+    ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
+    ...(values.context !== undefined ? { context: values.context } : {}),
+    ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
+    ...(values.filename !== undefined ? { filename: values.filename } : {}),
+    ...(attempt !== undefined ? { attempt } : {}),
+    ...(item !== undefined ? { item } : {}),
+    allNamespaces: values['all-namespaces'] === true,
+    output: outputOf(values.output),
+    watch: values.watch === true,
+    follow: values.follow === true,
+    timeoutMs: values['request-timeout'] === undefined ? options.timeoutMs : duration(values['request-timeout'])
+  }
+}
+
+function defaults (command: Command | 'help', args: string[]): Options {
+  return { command, args, allNamespaces: false, output: 'tree', watch: false, follow: false, timeoutMs: 30_000 }
+}

@@ -1,0 +1,95 @@
+// `kubectl jobhooks` against the real thing (bin/kubectl-jobhooks.mjs, as kubectl runs it from the
+// PATH): get draws a running JobFlow, --watch redraws it on change, suspend and resume reach the
+// hooks (the Suspended condition), rerun is refused while it runs and reruns it once it failed.
+// kwok pods run no container and have no log: `logs` finds the step's pod by its Job's label,
+// and the API server's answer for its log is an error, which the plugin passes on (exit 1).
+import t from 'tap'
+import { spawn } from 'node:child_process'
+import { join } from 'node:path'
+import { apply, ROOT, run, waitFor } from './cluster.js'
+import { jobFlowExample, startScenarios, waitForStatusOf } from './scenario.js'
+
+const { cluster, namespace, getJson } = await startScenarios(t)
+const PLUGIN = join(ROOT, 'bin', 'kubectl-jobhooks.mjs')
+
+type Ran = Awaited<ReturnType<typeof run>>
+const plugin = async (ns: string, ...args: string[]): Promise<Ran> =>
+  await run(process.execPath, [PLUGIN, ...args, '-n', ns, '--kubeconfig', cluster.kubeconfig])
+
+const condition = (status: any, type: string): any => (status.conditions ?? []).find((c: any) => c.type === type)
+
+/**
+ * The example flow, job1 and job2 slow (15 s each on kwok) so that it still runs when suspended,
+ * job2 failing at its first pod.
+ */
+function flowUnderTest (): any {
+  return jobFlowExample(cluster, spec => {
+    const slow = { 'e2e.jobhooks.io/slow': 'true' }
+    spec.flows[0].jobTemplate.template.metadata = { annotations: slow }
+    spec.flows[1].jobTemplate.template.metadata = { annotations: slow, labels: { 'e2e-outcome': 'fail' } }
+    spec.flows[1].jobTemplate.backoffLimit = 0
+  })
+}
+
+t.test('get, watch, suspend, resume, rerun and logs of a running JobFlow', async t => {
+  const ns = await namespace('plugin')
+  // The first run of the bin builds what changed since `npm run build` (its own stamp): not while job1 runs.
+  const help = await plugin(ns, '--help')
+  t.equal(help.code, 0, help.stderr)
+  const flow = flowUnderTest()
+  await apply(cluster.kubectl, JSON.stringify(flow), ns)
+  await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'job1 running',
+    s => (s.jobs ?? []).some((r: any) => r.name === 'job1' && r.phase === 'Running'), 60_000)
+
+  // A watch drawn once, then again when suspend changes the status; `get` beside it.
+  const watch = spawn(process.execPath, [PLUGIN, 'get', 'jf', 'jobflow-example', '-w', '-n', ns,
+    '--kubeconfig', cluster.kubeconfig], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let watched = ''
+  watch.stdout.on('data', (chunk: Buffer) => { watched += chunk.toString('utf8') })
+  const exited = new Promise<number | null>(resolve => watch.on('exit', code => resolve(code)))
+  const tree = await plugin(ns, 'get', 'jf', 'jobflow-example')
+  await waitFor('the first drawing', async () => watched.includes('STEP') ? true : undefined, 30_000, 100)
+  t.same(await plugin(ns, 'suspend', 'jf', 'jobflow-example'),
+    { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example suspended\n', stderr: '' })
+
+  t.equal(tree.code, 0, tree.stderr)
+  t.match(tree.stdout, /^Name: +jobflow-example\nNamespace: +e2e-plugin-/)
+  t.match(tree.stdout, /\njob1 +- +Running +1 +jobflow-example-job1 /, 'job1 running, at the root')
+  t.match(tree.stdout, /\n {4}job3 +job1, job2 +Pending /, 'job3 two levels in, waiting')
+  t.comment(`kubectl jobhooks get jf jobflow-example\n${tree.stdout.replaceAll(ns, '<ns>')}`)
+
+  await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'Suspended',
+    s => condition(s, 'Suspended')?.status === 'True', 60_000)
+  await waitFor('a drawing after the change', async () =>
+    /Suspended: +spec\.suspend is true/.test(watched) ? true : undefined, 30_000, 100)
+  watch.kill('SIGINT')
+  t.equal(await exited, 0, 'the watch ends quietly on Ctrl-C')
+  t.ok(watched.split('Name:').length > 2, 'piped: drawings appended one after the other')
+
+  // Suspended, the flow has not finished: a rerun would be used up for nothing.
+  const refused = await plugin(ns, 'rerun', 'jf', 'jobflow-example')
+  t.same([refused.code, refused.stdout], [1, ''], 'no rerun while it runs')
+  t.match(refused.stderr, /is (Running|Pending): a rerun acts on a finished JobFlow only/)
+
+  t.same(await plugin(ns, 'resume', 'jf', 'jobflow-example'),
+    { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example resumed\n', stderr: '' })
+  await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'resumed',
+    s => condition(s, 'Suspended')?.reason === 'JobFlowResumed', 60_000)
+
+  await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'Failed', s => s.phase === 'Failed', 180_000)
+  const rerun = await plugin(ns, 'rerun', 'jf', 'jobflow-example')
+  t.equal(rerun.code, 0, rerun.stderr)
+  const value = /jobhooks\.io\/rerun=(\S+)\)/.exec(rerun.stdout)?.[1]
+  const again = await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'job2 rerun',
+    s => (s.jobs ?? []).some((r: any) => r.name === 'job2' && r.attempt === 2), 60_000)
+  t.equal(again.metadata.annotations['jobhooks.io/rerun'], value, 'the annotation the plugin set')
+  t.match(again.status.rerun, { value }, 'the hook saw it')
+
+  const logs = await plugin(ns, 'logs', 'jf', 'jobflow-example', 'job1')
+  t.comment(`kubectl jobhooks logs jf jobflow-example job1 (a kwok pod): exit ${logs.code}\n${logs.stderr}`)
+  // The API server asks the pod's node for the log, and a kwok node has no kubelet to answer.
+  t.ok(logs.code === 1 ? /^(Error from server|Unable to connect)/.test(logs.stderr) : logs.stdout === '',
+    'kwok pods have no log: the API server\'s error passed on (exit 1), or nothing')
+  const pods = await getJson(['get', 'pods', '-n', ns, '-l', 'batch.kubernetes.io/job-name=jobflow-example-job1'])
+  t.ok(pods.items.length > 0, 'the step has a pod, found by the same label')
+})

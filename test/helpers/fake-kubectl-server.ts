@@ -1,0 +1,184 @@
+// A fake Kubernetes API server for the kubectl plugin: GETs of objects and lists (label and
+// field selectors), JSON merge patches, watches that stay open and carry each change, and pod
+// logs (followed or not), on 127.0.0.1 until the test ends. Every request is recorded with its
+// body; answers say what a real API server says (Status with reason, `jobflows.jobhooks.io "x"
+// not found`).
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { loadCrds } from '../../src/cli/printer-columns.js'
+import { listenUntilTeardown } from './fake-apiserver.js'
+
+export interface SeenRequest { method: string, url: string, body?: unknown, contentType?: string }
+
+interface Type { apiVersion: string, kind: string, plural: string, group: string }
+
+export interface FakeKube {
+  url: string
+  requests: SeenRequest[]
+  objects: KubeObject[]
+  /** Logs by `pod/container`. */
+  logs: Map<string, string>
+  /** Requests answered 403, as RBAC would. */
+  deny?: (method: string, url: string) => boolean
+  /** Replaces an object (or adds it) and tells every watch. */
+  change: (object: KubeObject, type?: 'ADDED' | 'MODIFIED' | 'DELETED') => void
+  /** Requests whose answer never comes (for the timeout). */
+  hang?: (url: string) => boolean
+}
+
+const TYPES: Type[] = [
+  ...loadCrds().map(c => ({ apiVersion: `${c.group}/${c.version}`, kind: c.kind, plural: c.plural, group: c.group })),
+  { apiVersion: 'v1', kind: 'Pod', plural: 'pods', group: '' },
+  { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs', group: 'batch' },
+  { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps', group: '' },
+  { apiVersion: 'v1', kind: 'Node', plural: 'nodes', group: '' }
+]
+
+function status (res: ServerResponse, code: number, reason: string, message: string): void {
+  res.writeHead(code, { 'content-type': 'application/json' })
+  res.end(JSON.stringify({ kind: 'Status', apiVersion: 'v1', status: 'Failure', message, reason, code }))
+}
+
+function selects (selector: string, labels: Record<string, string>): boolean {
+  return selector.split(',').filter(s => s !== '').every(term => {
+    const [key = '', value] = term.split('=')
+    return labels[key] === value
+  })
+}
+
+interface Route { type: Type, namespace?: string, name?: string, sub?: string }
+
+function route (path: string): Route | undefined {
+  const parts = path.split('/').filter(p => p !== '').map(decodeURIComponent)
+  const apiVersion = parts[0] === 'api' ? parts[1] : `${parts[1] ?? ''}/${parts[2] ?? ''}`
+  let rest = parts.slice(parts[0] === 'api' ? 2 : 3)
+  let namespace: string | undefined
+  if (rest[0] === 'namespaces' && rest.length >= 3) {
+    namespace = rest[1]
+    rest = rest.slice(2)
+  }
+  const type = TYPES.find(t => t.apiVersion === apiVersion && t.plural === rest[0])
+  if (type === undefined || rest.length > 3) return undefined
+  return {
+    type,
+    ...(namespace !== undefined ? { namespace } : {}),
+    ...(rest[1] !== undefined ? { name: rest[1] } : {}),
+    ...(rest[2] !== undefined ? { sub: rest[2] } : {})
+  }
+}
+
+/** RFC 7386: null removes, objects merge, anything else replaces. */
+function mergePatch (target: unknown, patch: unknown): unknown {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) return patch
+  const out: Record<string, unknown> = typeof target === 'object' && target !== null && !Array.isArray(target)
+    ? { ...(target as Record<string, unknown>) }
+    : {}
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key]
+    else out[key] = mergePatch(out[key], value)
+  }
+  return out
+}
+
+const qualified = (type: Type): string => type.group === '' ? type.plural : `${type.plural}.${type.group}`
+
+export async function fakeKube (t: { teardown: (fn: () => unknown) => void },
+  objects: KubeObject[]): Promise<FakeKube> {
+  let version = 100
+  const watches = new Set<{ res: ServerResponse, matches: (o: KubeObject) => boolean }>()
+  const fake: FakeKube = {
+    url: '',
+    requests: [],
+    objects: structuredClone(objects).map(o => ({
+      ...o,
+      metadata: {
+        ...o.metadata,
+        resourceVersion: String(++version)
+      }
+    })),
+    logs: new Map(),
+    change: (object, type = 'MODIFIED') => {
+      const stored = { ...object, metadata: { ...object.metadata, resourceVersion: String(++version) } }
+      const key = (o: KubeObject): string => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`
+      fake.objects = fake.objects.filter(o => key(o) !== key(stored))
+      if (type !== 'DELETED') fake.objects.push(stored)
+      for (const watch of watches) {
+        if (watch.matches(stored)) watch.res.write(`${JSON.stringify({ type, object: stored })}\n`)
+      }
+    }
+  }
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = []
+    req.on('data', (c: Buffer) => chunks.push(c))
+    req.on('end', () => {
+      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '' }
+      if (chunks.length > 0) seen.body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
+      if (req.headers['content-type'] !== undefined) seen.contentType = req.headers['content-type']
+      fake.requests.push(seen)
+      if (fake.hang?.(seen.url) === true) return
+      answer(fake, seen, res, watches)
+    })
+  })
+  fake.url = await listenUntilTeardown(t, server)
+  return fake
+}
+
+function answer (
+  fake: FakeKube, seen: SeenRequest, res: ServerResponse,
+  watches: Set<{ res: ServerResponse, matches: (o: KubeObject) => boolean }>
+): void {
+  const url = new URL(seen.url, 'http://fake')
+  const found = route(url.pathname)
+  if (found === undefined) return status(res, 404, 'NotFound', 'the server could not find the requested resource')
+  const { type, namespace, name, sub } = found
+  if (fake.deny?.(seen.method, seen.url) === true) {
+    const verb = seen.method === 'PATCH' ? 'patch' : name === undefined ? 'list' : 'get'
+    return status(res, 403, 'Forbidden', `${qualified(type)}${name !== undefined ? ` "${name}"` : ''} is forbidden: ` +
+      `User "tester" cannot ${verb} resource "${type.plural}" in API group "${type.group}" in the namespace ` +
+      `"${namespace ?? ''}"`)
+  }
+  const ofType = fake.objects.filter(o =>
+    o.kind === type.kind && (namespace === undefined || o.metadata.namespace === namespace))
+  if (name === undefined) {
+    const labels = url.searchParams.get('labelSelector') ?? ''
+    const field = (url.searchParams.get('fieldSelector') ?? '').replace(/^metadata\.name=/, '')
+    const matches = (o: KubeObject): boolean => o.kind === type.kind &&
+      (namespace === undefined || o.metadata.namespace === namespace) &&
+      selects(labels, o.metadata.labels ?? {}) && (field === '' || o.metadata.name === field)
+    if (url.searchParams.get('watch') === '1') {
+      res.writeHead(200, { 'content-type': 'application/json' })
+      res.flushHeaders()
+      const watch = { res, matches }
+      watches.add(watch)
+      res.on('close', () => watches.delete(watch))
+      return
+    }
+    const items = ofType.filter(matches).map(({ apiVersion: _a, kind: _k, ...item }) => item)
+    res.writeHead(200, { 'content-type': 'application/json' })
+    res.end(JSON.stringify({
+      apiVersion: type.apiVersion,
+      kind: `${type.kind}List`,
+      metadata: { resourceVersion: '999' },
+      items
+    }))
+    return
+  }
+  const object = ofType.find(o => o.metadata.name === name)
+  if (object === undefined) return status(res, 404, 'NotFound', `${qualified(type)} "${name}" not found`)
+  if (sub === 'log') return log(fake, res, name, url)
+  if (seen.method === 'PATCH') fake.change(mergePatch(object, seen.body) as KubeObject)
+  res.writeHead(200, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(fake.objects.find(o => o.kind === type.kind && o.metadata.name === name)))
+}
+
+function log (fake: FakeKube, res: ServerResponse, pod: string, url: URL): void {
+  const text = fake.logs.get(`${pod}/${url.searchParams.get('container') ?? ''}`)
+  if (text === undefined) {
+    status(res, 400, 'BadRequest', `container "${url.searchParams.get('container') ?? ''}" in pod "${pod}" has no log`)
+    return
+  }
+  res.writeHead(200, { 'content-type': 'text/plain' })
+  res.write(text)
+  // A followed log stays open, as the kubelet's does while the container runs.
+  if (url.searchParams.get('follow') !== 'true') res.end()
+}
