@@ -21,6 +21,7 @@
 // BENCH_KIND_SIZES and BENCH_KINDS choose what bench/kinds.ts times of the other kinds;
 // BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts). BENCH_PARENTS=0 skips
 // the memo's hit rate over 50 parents of each kind synced in turn (bench/parents.ts).
+// BENCH_FLOW_SIZE=0 skips the JobFlows of 10,000 items and of 2,000 steps (bench/jobflow-size.ts).
 //
 // This module is the driver: bench/jobflow-echo.ts times the JobFlow part, bench/load.ts drives the
 // load, bench/settings.ts reads the environment.
@@ -28,7 +29,8 @@ import { benchJobFlow } from './jobflow-echo.js'
 import { benchKinds, CASES, deploymentMemoLimit, kindGoals, kindTable, type KindCase } from './kinds.js'
 import { benchScale, BURST_CALLS, BURST_NODES, LARGEST_NODES, scaleReport } from './scale.js'
 import { hitRateGoals, hitRateTable, memoHitRates, PARENTS } from './parents.js'
-import { duration, kindNames, kindSizes, parents, scale, sizes } from './settings.js'
+import { benchSizes, sizeGoals, sizeTable } from './jobflow-size.js'
+import { duration, flowSize, kindNames, kindSizes, parents, scale, sizes } from './settings.js'
 
 async function main (): Promise<void> {
   if (sizes.length > 0) await benchJobFlow()
@@ -45,6 +47,14 @@ async function main (): Promise<void> {
     console.log(kindGoals(rows).join('\n'))
   }
   if (parents) await benchParents()
+  if (flowSize) {
+    console.log('\n# JobFlows as large as the API server admits, played to the end in the simulator; their ' +
+      'heaviest sync (every Job and its Pod observed) posted one at a time\n')
+    const rows = await benchSizes()
+    console.log(sizeTable(rows))
+    console.log('\nGoals:')
+    console.log(sizeGoals(rows).join('\n'))
+  }
   if (scale) {
     console.log(
       `\n# The largest cluster and a burst: DaemonJob at ${LARGEST_NODES.toLocaleString('en')} Nodes, and ` +

@@ -1,8 +1,9 @@
-// The one place that reads a JobFlow's records of its steps' attempts. Today they are the
-// entries of status.jobs; a compact form of finished records would be read here too, so that
-// every reader (the simulator's pictures, the kubectl plugin) sees the same list.
+// The one place that reads a JobFlow's records of its steps' attempts: the entries of status.jobs
+// and, on a large JobFlow, those its status.jobGroups stand for, read as the hook reads them, so
+// that every reader (the simulator's report and pictures, the kubectl plugin) sees the same list.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
+import { ungroupRecords } from '../controllers/jobflow/record-groups.js'
 
 /** One attempt of a step (or of a fan-out item, named `step[i]`), as status records it. */
 export interface FlowRecord {
@@ -19,11 +20,18 @@ export interface FlowRecord {
 
 const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
 
-/** The records of a JobFlow, oldest attempt first; malformed entries are left out. */
+/**
+ * The records of a JobFlow in the order of its spec's steps (items by index), each step's oldest
+ * attempt first; malformed entries are left out.
+ */
 export function flowRecords (jobflow: KubeObject): FlowRecord[] {
   const status = isRecord(jobflow.status) ? jobflow.status : {}
-  const jobs = Array.isArray(status.jobs) ? status.jobs.filter(isRecord) : []
-  return jobs.filter(r => typeof r.name === 'string').map(r => {
+  const jobs = ungroupRecords(status, jobflow.metadata.name).filter(r => typeof r.name === 'string')
+  // Whole records come before grouped ones in the status: put them back in the order of the steps.
+  const order = stepOrder(jobflow)
+  const placed = jobs.map((r, i) => ({ r, at: [...placeOf(r, order), i] }))
+  placed.sort((a, b) => compareTuples(a.at, b.at))
+  return placed.map(({ r }) => {
     const record: FlowRecord = {
       name: r.name as string,
       phase: text(r.phase) ?? 'Pending',
@@ -35,4 +43,25 @@ export function flowRecords (jobflow: KubeObject): FlowRecord[] {
     }
     return record
   })
+}
+
+/** Each step's place in the spec. */
+function stepOrder (jobflow: KubeObject): Map<string, number> {
+  const flows = isRecord(jobflow.spec) && Array.isArray(jobflow.spec.flows) ? jobflow.spec.flows : []
+  const names = flows.map(f => (isRecord(f) && typeof f.name === 'string' ? f.name : ''))
+  return new Map(names.map((name, i) => [name, i]))
+}
+
+/** Where a record goes: its step's place, its item index (-1 for none), its attempt. */
+function placeOf (record: Record<string, unknown>, order: ReadonlyMap<string, number>): number[] {
+  const name = record.name as string
+  const match = /^(.*)\[([0-9]+)\]$/.exec(name)
+  const step = match === null ? name : match[1] as string
+  const attempt = typeof record.attempt === 'number' ? record.attempt : 1
+  return [order.get(step) ?? order.size, match === null ? -1 : Number(match[2]), attempt]
+}
+
+function compareTuples (a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number)
+  return 0
 }

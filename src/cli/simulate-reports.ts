@@ -10,6 +10,7 @@ import { namespacedName } from '../simulator/objects.js'
 import { formatSeconds } from './simulate-timeline.js'
 import { alignRows, kubectlGet } from './printer-columns.js'
 import { dependenciesText, flowSteps } from './flow-shape.js'
+import { flowRecords, type FlowRecord } from './flow-records.js'
 import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
 
 /** A status time as simulated seconds (`t=20s`), `-` when there is none. */
@@ -46,7 +47,7 @@ export function kubectlLines (sim: Simulator, object: KubeObject, resource: stri
 /** The final phase of a JobFlow and a table of its jobs. */
 export function flowReport (sim: Simulator, flow: KubeObject): string[] {
   const status = statusOf(flow)
-  const records = (Array.isArray(status.jobs) ? status.jobs : []).filter(isRecord)
+  const records = flowRecords(flow)
   // A flow stands where its last attempt does; the earlier ones are counted apart.
   const flows = new Map(records.map(r => [String(r.name), r]))
   const counts = new Map<string, number>()
@@ -67,7 +68,7 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
  * A row per attempt, the step's dependencies (AFTER) and `when` (when any step has one) first:
  * the table shows the flow's shape before its outcomes; OUTPUT when any step left one.
  */
-function flowRows (sim: Simulator, flow: KubeObject, records: Array<Record<string, unknown>>): string[][] {
+function flowRows (sim: Simulator, flow: KubeObject, records: readonly FlowRecord[]): string[][] {
   const time = timeOf(sim)
   const steps = new Map(flowSteps(flow).map(step => [step.name, step]))
   const anyWhen = [...steps.values()].some(step => step.when !== undefined)
