@@ -57,7 +57,10 @@ t.test('a fixture through HTTP gives the pure hook\'s answer and nothing else', 
         apiVersion: 'v1',
         resource: 'pods',
         namespace: 'default',
-        labelSelector: { matchLabels: { 'jobhooks.io/jobflow': 'release' } }
+        labelSelector: {
+          matchLabels: { 'jobhooks.io/jobflow': 'release' },
+          matchExpressions: [{ key: 'jobhooks.io/item-index', operator: 'DoesNotExist' }]
+        }
       }
     ]
   })

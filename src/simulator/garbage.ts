@@ -35,11 +35,7 @@ export class GarbageCollector {
   /** Deletes, until none is left, every object whose owners are all gone. */
   collect (): void {
     for (;;) {
-      const uids = new Set(this.store.all().map(o => o.metadata.uid))
-      const orphaned = this.store.all().find(o => {
-        const owners = o.metadata.ownerReferences ?? []
-        return owners.length > 0 && owners.every(r => !uids.has(r.uid))
-      })
+      const orphaned = this.store.firstOrphan()
       if (orphaned === undefined) return
       this.store.delete(refOf(orphaned))
       const owner = this.ownerOf(orphaned)

@@ -51,6 +51,22 @@ export class ObjectStore {
       .map(([, o]) => o)
   }
 
+  /**
+   * A copy of the first object, in the order of `all`, that has owners and none of them exists: what
+   * the garbage collector deletes next. One pass without copies, for thousands of Jobs go at once.
+   */
+  firstOrphan (): KubeObject | undefined {
+    const uids = new Set<unknown>()
+    for (const object of this.objects.values()) uids.add(object.metadata.uid)
+    let first: [string, KubeObject] | undefined
+    for (const [key, object] of this.objects) {
+      const owners = object.metadata.ownerReferences ?? []
+      if (owners.length === 0 || owners.some(r => uids.has(r.uid))) continue
+      if (first === undefined || compareText(key, first[0]) < 0) first = [key, object]
+    }
+    return first === undefined ? undefined : wire(first[1])
+  }
+
   all (): KubeObject[] {
     return [...this.objects.values()].sort((a, b) => compareText(refKey(refOf(a)), refKey(refOf(b)))).map(o => wire(o))
   }

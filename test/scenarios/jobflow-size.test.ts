@@ -7,6 +7,7 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
 import { Simulator } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import { crds, openApiErrors } from '../helpers/manifests.js'
 
 const MIB = 1024 * 1024
 const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'work'] }]
@@ -67,6 +68,10 @@ t.test('one step over 10,000 items, then a merge: Succeeded, under 1 MiB through
   t.same(status.jobGroups, [{ names: ['process[0-9999]', 'merge'], phase: 'Succeeded' }],
     'every outcome in a few bytes: the simulated pods leave an empty output, which reads as none')
   t.same(status.jobs, [])
+  // The API server prunes what the CRD does not declare: the groups would be lost with it.
+  const crd = crds.find(c => c.spec.names.kind === 'JobFlow')
+  const object = sim.get({ apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'wide' })
+  t.same(openApiErrors(crd, object), [], 'the CRD declares every field of the grouped status')
 })
 
 t.test('2,000 inline steps in 10 waves: Succeeded, under 1 MiB throughout', async t => {

@@ -3,11 +3,12 @@ import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
 import { JOBTEMPLATE_API_VERSION } from './spec.js'
 import { JOBFLOW_LABEL } from './job.js'
+import { ITEM_INDEX_LABEL } from './fanout.js'
 
 /**
  * Asks Metacontroller for the JobTemplates the flows reference, by name, and for the pods of this
- * JobFlow's Jobs, by the label each Job's pod template carries (their termination messages are
- * the flows' outputs), in the JobFlow's namespace. A JobTemplate or pod that changes later
+ * JobFlow's Jobs but its fan-out items, by the labels each Job's pod template carries (their
+ * termination messages are the flows' outputs), in the JobFlow's namespace. A JobTemplate or pod that changes later
  * triggers a sync through its informer.
  */
 export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse {
@@ -22,7 +23,11 @@ export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse 
     apiVersion: 'v1',
     resource: 'pods',
     ...inNamespace,
-    labelSelector: { matchLabels: { [JOBFLOW_LABEL]: fitName(request.parent.metadata.name) } }
+    labelSelector: {
+      matchLabels: { [JOBFLOW_LABEL]: fitName(request.parent.metadata.name) },
+      // A fan-out item's output is read by no step, and 10,000 pods would weigh on every sync.
+      matchExpressions: [{ key: ITEM_INDEX_LABEL, operator: 'DoesNotExist' }]
+    }
   }
   if (names.length === 0) return { relatedResources: [pods] }
   return {

@@ -124,7 +124,9 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
         earlier.length - 1
       ]
       : current ?? mine
-  const outputWait = job !== undefined && current !== undefined && sync.succeededPods !== undefined
+  // An item's output is read by no one (customize does not even ask for its pods): nothing waits for it.
+  const outputWait = job !== undefined && current !== undefined && sync.succeededPods !== undefined &&
+    flow.item === undefined
     ? outputWaitOf(current, now)
     : undefined
   const base: FlowState = { flow, earlier, attempt, id, current, pending, remembered, rerun: mine?.rerun }

@@ -84,9 +84,11 @@ function groupableForm (record: JobRecord, jobflow: string, now: Date): Shared |
   if (record.jobName !== attemptJobName(jobflow, jobPartOfName(record.name), attemptOf(record))) return undefined
   const { name, jobName: _, ...shared } = record
   if (record.phase !== 'Succeeded') return shared
-  if (outputWaitOf(record, now) !== undefined) return undefined
-  // An empty output reads as none (dependants get '' either way); a step's own output is read.
-  if (record.output !== undefined && record.output !== '' && !ITEMS.test(name)) return undefined
+  // A step's own output is read by its dependants, and waited for a while; an item's by no one.
+  // An empty output reads as none: dependants get '' either way.
+  const item = ITEMS.test(name)
+  if (!item && outputWaitOf(record, now) !== undefined) return undefined
+  if (!item && record.output !== undefined && record.output !== '') return undefined
   const { startTime: _s, completionTime: _c, output: _o, ...finished } = shared
   return finished
 }

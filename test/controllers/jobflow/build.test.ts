@@ -197,7 +197,10 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
     apiVersion: 'v1',
     resource: 'pods',
     ...(namespace !== undefined ? { namespace } : {}),
-    labelSelector: { matchLabels: { 'jobhooks.io/jobflow': name } }
+    labelSelector: {
+      matchLabels: { 'jobhooks.io/jobflow': name },
+      matchExpressions: [{ key: 'jobhooks.io/item-index', operator: 'DoesNotExist' }]
+    }
   })
   t.same(customizeJobFlow(request), {
     relatedResources: [{
@@ -221,7 +224,7 @@ t.test('customize asks for the referenced JobTemplates by name in the namespace'
   t.same(
     customizeJobFlow(fixture('jobflow/sync-new.v2.json')),
     { relatedResources: [pods('jobflow-example', 'default')] },
-    'inline templates need no JobTemplate; the pods of its Jobs carry the outputs'
+    'inline templates need no JobTemplate; the pods of its Jobs carry the outputs, but a fan-out item\'s'
   )
 })
 
