@@ -8,6 +8,7 @@ import { join } from 'node:path'
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { DEFAULT_RESOURCES } from '../../src/simulator/resources.js'
+import { parseApiPath } from './api-path.js'
 
 export interface SeenRequest {
   method: string
@@ -83,14 +84,7 @@ export function kubeconfigFor (dir: string, server: string, namespace?: string):
 
 /** `/api/v1/namespaces/ns/pods/name`, `/apis/batch/v1/namespaces/ns/jobs?labelSelector=…`, `/api/v1/nodes`. */
 function answer (objects: KubeObject[], url: URL): [number, unknown] {
-  const parts = url.pathname.split('/').filter(p => p !== '').map(decodeURIComponent)
-  const apiVersion = parts[0] === 'api' ? parts[1] : `${parts[1] ?? ''}/${parts[2] ?? ''}`
-  let rest = parts.slice(parts[0] === 'api' ? 2 : 3)
-  let namespace: string | undefined
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
-    namespace = rest[1]
-    rest = rest.slice(2)
-  }
+  const { apiVersion, namespace, rest } = parseApiPath(url.pathname)
   const type = DEFAULT_RESOURCES.find(r => r.apiVersion === apiVersion && r.resource === rest[0])
   if (type === undefined || rest.length > 2) {
     return [404, failure(404, `the server could not find the requested resource (${url.pathname})`)]

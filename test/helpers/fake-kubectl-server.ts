@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { KubeObject } from '../../src/k8s/types.js'
 import { loadCrds } from '../../src/cli/printer-columns.js'
 import { listenUntilTeardown } from './fake-apiserver.js'
+import { parseApiPath } from './api-path.js'
 
 export interface SeenRequest { method: string, url: string, body?: unknown, contentType?: string }
 
@@ -49,14 +50,7 @@ function selects (selector: string, labels: Record<string, string>): boolean {
 interface Route { type: Type, namespace?: string, name?: string, sub?: string }
 
 function route (path: string): Route | undefined {
-  const parts = path.split('/').filter(p => p !== '').map(decodeURIComponent)
-  const apiVersion = parts[0] === 'api' ? parts[1] : `${parts[1] ?? ''}/${parts[2] ?? ''}`
-  let rest = parts.slice(parts[0] === 'api' ? 2 : 3)
-  let namespace: string | undefined
-  if (rest[0] === 'namespaces' && rest.length >= 3) {
-    namespace = rest[1]
-    rest = rest.slice(2)
-  }
+  const { apiVersion, namespace, rest } = parseApiPath(path)
   const type = TYPES.find(t => t.apiVersion === apiVersion && t.plural === rest[0])
   if (type === undefined || rest.length > 3) return undefined
   return {
