@@ -4,6 +4,7 @@
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { ungroupRecords } from '../controllers/jobflow/record-groups.js'
+import { itemOfFlowName } from '../controllers/jobflow/fanout.js'
 
 /** One attempt of a step (or of a fan-out item, named `step[i]`), as status records it. */
 export interface FlowRecord {
@@ -55,10 +56,9 @@ function stepOrder (jobflow: KubeObject): Map<string, number> {
 /** Where a record goes: its step's place, its item index (-1 for none), its attempt. */
 function placeOf (record: Record<string, unknown>, order: ReadonlyMap<string, number>): number[] {
   const name = record.name as string
-  const match = /^(.*)\[([0-9]+)\]$/.exec(name)
-  const step = match === null ? name : match[1] as string
+  const item = itemOfFlowName(name)
   const attempt = typeof record.attempt === 'number' ? record.attempt : 1
-  return [order.get(step) ?? order.size, match === null ? -1 : Number(match[2]), attempt]
+  return [order.get(item?.step ?? name) ?? order.size, item?.index ?? -1, attempt]
 }
 
 function compareTuples (a: readonly number[], b: readonly number[]): number {

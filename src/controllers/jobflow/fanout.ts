@@ -18,14 +18,29 @@ export function itemFlowName (step: string, index: number): string {
   return `${step}[${index}]`
 }
 
-/** The step of an item's flow name (`step[3]` → `step`); any other name is its own step. */
-export function stepOfFlowName (name: string): string {
-  return name.replace(/\[[0-9]+\]$/, '')
+/** The step and index of an item's flow name (`step[3]`), or undefined for any other name. */
+export function itemOfFlowName (name: string): { step: string, index: number } | undefined {
+  const match = /^(.*)\[([0-9]+)\]$/.exec(name)
+  return match === null ? undefined : { step: match[1] as string, index: Number(match[2]) }
 }
 
-/** The part of a flow's Job names after `<jobflow>-`: the flow's name, or `<step>-item-<i>` for an item. */
+/** The step of an item's flow name (`step[3]` → `step`); any other name is its own step. */
+export function stepOfFlowName (name: string): string {
+  return itemOfFlowName(name)?.step ?? name
+}
+
+/**
+ * The part of a flow's Job names after `<jobflow>-`: the flow's name, or `<step>-item-<i>` for an
+ * item. From the name alone, so that a grouped record (record-groups.ts) finds its Job's name too.
+ */
+export function jobPartOfFlowName (name: string): string {
+  const item = itemOfFlowName(name)
+  return item === undefined ? name : `${item.step}-item-${item.index}`
+}
+
+/** The part of a flow's Job names after `<jobflow>-` (jobPartOfFlowName). */
 export function jobPartOf (flow: FlowSpec): string {
-  return flow.item === undefined ? flow.name : `${flow.item.step}-item-${flow.item.index}`
+  return jobPartOfFlowName(flow.name)
 }
 
 /** The step a flow belongs to (its `jobhooks.io/flow` label): an item's step, else its own name. */

@@ -17,6 +17,7 @@ import { attemptJobName, attemptOf } from './attempts.js'
 import type { JobRecord } from './records.js'
 import { outputWaitOf } from './outputs.js'
 import { MAX_ITEMS } from './spec.js'
+import { itemOfFlowName, jobPartOfFlowName } from './fanout.js'
 
 /** Up to this many records, status.jobs holds every one whole. */
 export const GROUP_ABOVE = 500
@@ -40,7 +41,7 @@ export function ungroupRecords (status: Record<string, unknown>, jobflow: string
     const { names, ...shared } = group
     const attempt = typeof shared.attempt === 'number' ? shared.attempt : 1
     for (const name of names.flatMap(n => (typeof n === 'string' ? flowNamesOf(n) : []))) {
-      records.push({ ...shared, name, jobName: attemptJobName(jobflow, jobPartOfName(name), attempt) })
+      records.push({ ...shared, name, jobName: attemptJobName(jobflow, jobPartOfFlowName(name), attempt) })
     }
   }
   return records
@@ -81,7 +82,7 @@ type Shared = Omit<JobRecord, 'name' | 'jobName'>
  * otherwise, or it is a step's output (dependants read it) or one still awaited.
  */
 function groupableForm (record: JobRecord, jobflow: string, now: Date): Shared | undefined {
-  if (record.jobName !== attemptJobName(jobflow, jobPartOfName(record.name), attemptOf(record))) return undefined
+  if (record.jobName !== attemptJobName(jobflow, jobPartOfFlowName(record.name), attemptOf(record))) return undefined
   const { name, jobName: _, ...shared } = record
   if (record.phase !== 'Succeeded') return shared
   // A step's own output is read by its dependants, and waited for a while; an item's by no one.
@@ -91,12 +92,6 @@ function groupableForm (record: JobRecord, jobflow: string, now: Date): Shared |
   if (!item && record.output !== undefined && record.output !== '') return undefined
   const { startTime: _s, completionTime: _c, output: _o, ...finished } = shared
   return finished
-}
-
-/** An item's flow name `step[3]` as its Jobs' names have it (`step-item-3`); any other name as it is. */
-function jobPartOfName (name: string): string {
-  const match = /^(.*)\[([0-9]+)\]$/.exec(name)
-  return match === null ? name : `${match[1] as string}-item-${match[2] as string}`
 }
 
 /** Names in order, each run of one step's items written once: `a`, `s[0-4,6]`, `b`. */
@@ -110,16 +105,15 @@ function namesWithRanges (names: readonly string[]): string[] {
     ranges = []
   }
   for (const name of names) {
-    const match = /^(.*)\[([0-9]+)\]$/.exec(name)
-    if (match === null) {
+    const item = itemOfFlowName(name)
+    if (item === undefined) {
       flush()
       out.push(name)
       continue
     }
-    const [, itemStep, digits] = match as unknown as [string, string, string]
-    const index = Number(digits)
-    if (itemStep !== step) flush()
-    step = itemStep
+    const { index } = item
+    if (item.step !== step) flush()
+    step = item.step
     const last = ranges[ranges.length - 1]
     if (last !== undefined && last[1] + 1 === index) last[1] = index
     else ranges.push([index, index])
