@@ -56,5 +56,11 @@ export function stringOrUndefined (value: unknown): string | undefined {
 
 /** `record` without its undefined fields, so that answers compare and serialise alike every time. */
 export function withoutUndefined<T extends object> (record: T): T {
-  return Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as T
+  // A loop rather than Object.fromEntries, whose objects are slow to read: records come by the 10,000.
+  const out: Record<string, unknown> = {}
+  for (const key of Object.keys(record)) {
+    const value = (record as Record<string, unknown>)[key]
+    if (value !== undefined) out[key] = value
+  }
+  return out as T
 }

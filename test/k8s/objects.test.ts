@@ -7,8 +7,10 @@ import {
   keepAsApplied,
   keepAsObserved,
   LAST_APPLIED_ANNOTATION,
+  lastApplied,
   objectsOf
 } from '../../src/k8s/objects.js'
+import { freezeForGood } from '../../src/k8s/derived.js'
 import type { KubeObject, ObjectMap } from '../../src/k8s/types.js'
 
 /** The order objectsOf gave before: by the `<namespace>/<name>` strings. */
@@ -139,6 +141,18 @@ t.test('keepAsApplied: the object of the last-applied annotation, exactly', asyn
     kind: 'Job',
     metadata: { annotations: { note: '<x>' }, name: 'flow-a', namespace: 'ns' }
   })
+})
+
+t.test('lastApplied: parsed once, and frozen, for an object the memo keeps', async t => {
+  const open = createdJob(APPLIED)
+  const first = lastApplied(open)
+  t.not(lastApplied(open), first, 'an object that may change is read again')
+  const kept = freezeForGood(createdJob(APPLIED))
+  const once = lastApplied(kept)
+  t.ok(Object.isFrozen(once) && Object.isFrozen(once?.metadata), 'shared between syncs, so frozen all the way')
+  t.equal(lastApplied(kept), once, 'an object frozen for good: the same copy every time')
+  t.same(once, APPLIED)
+  t.throws(() => { (once?.metadata as Record<string, unknown>).name = 'x' }, TypeError, 'nobody may change it')
 })
 
 t.test('keepAsApplied: the identity when there is no annotation to trust', async t => {

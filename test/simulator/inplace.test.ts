@@ -59,10 +59,11 @@ function testHooks (plan: () => Plan): KindHooks {
         if (observed === undefined || now.keep === 'rebuild') return fresh
         return now.keep === 'applied' ? keepAsApplied(observed) : keepAsObserved(observed)
       }
-      const job = keep(jobs.get(JOB.name), desiredJob(now))
-      if (now.keep === 'applied' && now.suspend !== undefined) {
-        ;(job.spec as Record<string, unknown>).suspend = now.suspend
-      }
+      const kept = keep(jobs.get(JOB.name), desiredJob(now))
+      // What keepAsApplied gives is frozen: a changed field goes on a copy.
+      const job = now.keep === 'applied' && now.suspend !== undefined
+        ? { ...kept, spec: { ...kept.spec as Record<string, unknown>, suspend: now.suspend } }
+        : kept
       return {
         response: {
           status: { phase: 'Running' },

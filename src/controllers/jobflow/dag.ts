@@ -25,19 +25,30 @@ export function orderByDependencies<T extends Node> (nodes: T[]): { order: T[], 
   }
   if (problems.length > 0) return { order: [], problems }
 
-  const waitingOn = new Map(nodes.map(n => [n.name, new Set(n.dependencies).size]))
-  const dependants = new Map<string, T[]>(nodes.map(n => [n.name, []]))
-  for (const node of nodes) {
-    for (const dep of new Set(node.dependencies)) dependants.get(dep)?.push(node)
-  }
+  // By index rather than by name: a fan-out makes 10,000 nodes, ordered at every sync.
+  const indexOf = new Map<string, number>()
+  nodes.forEach((node, i) => indexOf.set(node.name, i))
+  const waitingOn = new Int32Array(nodes.length)
+  const dependants: Array<number[] | undefined> = new Array(nodes.length)
+  nodes.forEach((node, i) => {
+    const deps = node.dependencies.length > 1 ? [...new Set(node.dependencies)] : node.dependencies
+    waitingOn[i] = deps.length
+    for (const dep of deps) {
+      const at = indexOf.get(dep) as number
+      const list = dependants[at]
+      if (list === undefined) dependants[at] = [i]
+      else list.push(i)
+    }
+  })
+  const ready: number[] = []
+  nodes.forEach((_, i) => { if (waitingOn[i] === 0) ready.push(i) })
   const order: T[] = []
-  const ready = nodes.filter(n => waitingOn.get(n.name) === 0)
-  for (let i = 0; i < ready.length; i++) {
-    const node = ready[i] as T
-    order.push(node)
-    for (const next of dependants.get(node.name) ?? []) {
-      const left = (waitingOn.get(next.name) ?? 0) - 1
-      waitingOn.set(next.name, left)
+  for (let r = 0; r < ready.length; r++) {
+    const at = ready[r] as number
+    order.push(nodes[at] as T)
+    for (const next of dependants[at] ?? []) {
+      const left = (waitingOn[next] as number) - 1
+      waitingOn[next] = left
       if (left === 0) ready.push(next)
     }
   }

@@ -35,12 +35,20 @@ export function stepOfFlowName (name: string): string {
  */
 export function jobPartOfFlowName (name: string): string {
   const item = itemOfFlowName(name)
-  return item === undefined ? name : `${item.step}-item-${item.index}`
+  return item === undefined ? name : itemJobPart(item.step, item.index)
 }
 
-/** The part of a flow's Job names after `<jobflow>-` (jobPartOfFlowName). */
+/** The part of the Job names of item `index` of `step` after `<jobflow>-`: `<step>-item-<index>`. */
+export function itemJobPart (step: string, index: number): string {
+  return `${step}-item-${index}`
+}
+
+/**
+ * The part of a flow's Job names after `<jobflow>-` (jobPartOfFlowName), from what its spec says
+ * of its item rather than by parsing its name: it is asked for every item at every sync.
+ */
 export function jobPartOf (flow: FlowSpec): string {
-  return jobPartOfFlowName(flow.name)
+  return flow.item === undefined ? flow.name : itemJobPart(flow.item.step, flow.item.index)
 }
 
 /** The step a flow belongs to (its `jobhooks.io/flow` label): an item's step, else its own name. */

@@ -17,7 +17,7 @@ import { attemptJobName, attemptOf } from './attempts.js'
 import type { JobRecord } from './records.js'
 import { outputWaitOf } from './outputs.js'
 import { MAX_ITEMS } from './spec.js'
-import { itemOfFlowName, jobPartOfFlowName } from './fanout.js'
+import { itemFlowName, itemJobPart, itemOfFlowName, jobPartOfFlowName } from './fanout.js'
 
 /** Up to this many records, status.jobs holds every one whole. */
 export const GROUP_ABOVE = 500
@@ -40,8 +40,11 @@ export function ungroupRecords (status: Record<string, unknown>, jobflow: string
     if (!isRecord(group) || !Array.isArray(group.names)) continue
     const { names, ...shared } = group
     const attempt = typeof shared.attempt === 'number' ? shared.attempt : 1
-    for (const name of names.flatMap(n => (typeof n === 'string' ? flowNamesOf(n) : []))) {
-      records.push({ ...shared, name, jobName: attemptJobName(jobflow, jobPartOfFlowName(name), attempt) })
+    for (const name of names) {
+      if (typeof name !== 'string') continue
+      for (const [flow, jobPart] of flowNamesOf(name)) {
+        records.push({ ...shared, name: flow, jobName: attemptJobName(jobflow, jobPart, attempt) })
+      }
     }
   }
   return records
@@ -122,18 +125,18 @@ function namesWithRanges (names: readonly string[]): string[] {
   return out
 }
 
-/** The flow names a group's name stands for: itself, or each item of its ranges. */
-function flowNamesOf (name: string): string[] {
+/** The flow names a group's name stands for, each with its Job part: itself, or each item of its ranges. */
+function flowNamesOf (name: string): Array<[string, string]> {
   const match = ITEMS.exec(name)
-  if (match === null) return name.includes('[') ? [] : [name]
+  if (match === null) return name.includes('[') ? [] : [[name, jobPartOfFlowName(name)]]
   const step = match[1] as string
-  const names: string[] = []
+  const names: Array<[string, string]> = []
   for (const range of (match[3] as string).split(',')) {
     const bounds = /^([0-9]+)(?:-([0-9]+))?$/.exec(range)
     if (bounds === null) continue
     const from = Number(bounds[1])
     const to = Math.min(Number(bounds[2] ?? bounds[1]), MAX_ITEMS - 1)
-    for (let i = from; i <= to; i++) names.push(`${step}[${i}]`)
+    for (let i = from; i <= to; i++) names.push([itemFlowName(step, i), itemJobPart(step, i)])
   }
   return names
 }

@@ -54,33 +54,44 @@ export function isSettled (record: JobRecord | undefined): record is JobRecord {
  * the later wins.
  */
 export function readRecords (entries: readonly unknown[]): Map<string, JobRecord[]> {
-  const byAttempt = new Map<string, Map<number, JobRecord>>()
+  const byName = new Map<string, JobRecord[]>()
   for (const entry of entries) {
-    if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||
-      typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) continue
-    const attempt = typeof entry.attempt === 'number' && Number.isInteger(
-      entry.attempt
-    ) && entry.attempt >= 2
-      ? entry.attempt
-      : undefined
-    const record = compact({
-      name: entry.name,
-      jobName: entry.jobName,
-      phase: entry.phase as FlowPhase,
-      startTime: stringOrUndefined(entry.startTime),
-      completionTime: stringOrUndefined(entry.completionTime),
-      message: stringOrUndefined(entry.message),
-      attempt,
-      rerun: stringOrUndefined(entry.rerun),
-      output: stringOrUndefined(entry.output)
-    })
-    const attempts = byAttempt.get(entry.name) ?? new Map<number, JobRecord>()
-    attempts.set(attempt ?? 1, record)
-    byAttempt.set(entry.name, attempts)
+    const record = recordOf(entry)
+    if (record === undefined) continue
+    const attempts = byName.get(record.name)
+    if (attempts === undefined) byName.set(record.name, [record])
+    else attempts.push(record)
   }
-  return new Map(
-    [...byAttempt].map(([name, attempts]) => [name, [...attempts].sort(([a], [b]) => a - b).map(([, r]) => r)])
-  )
+  // Most flows have one attempt: only those with more are put in order.
+  for (const [name, attempts] of byName) if (attempts.length > 1) byName.set(name, inAttemptOrder(attempts))
+  return byName
+}
+
+/** One entry of a status as a record, or undefined when it is not one. */
+function recordOf (entry: unknown): JobRecord | undefined {
+  if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||
+    typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) return undefined
+  const attempt = typeof entry.attempt === 'number' && Number.isInteger(entry.attempt) && entry.attempt >= 2
+    ? entry.attempt
+    : undefined
+  return compact({
+    name: entry.name,
+    jobName: entry.jobName,
+    phase: entry.phase as FlowPhase,
+    startTime: stringOrUndefined(entry.startTime),
+    completionTime: stringOrUndefined(entry.completionTime),
+    message: stringOrUndefined(entry.message),
+    attempt,
+    rerun: stringOrUndefined(entry.rerun),
+    output: stringOrUndefined(entry.output)
+  })
+}
+
+/** A flow's records by attempt, the later of two records of one attempt kept. */
+function inAttemptOrder (records: readonly JobRecord[]): JobRecord[] {
+  const byAttempt = new Map<number, JobRecord>()
+  for (const record of records) byAttempt.set(record.attempt ?? 1, record)
+  return [...byAttempt].sort(([a], [b]) => a - b).map(([, record]) => record)
 }
 
 /** A Job that has not finished yet: created and running, or waiting in Kueue's queue. */
