@@ -2,16 +2,18 @@
 // deleted by its TTL once its outcome is recorded), and 2,000 inline steps.
 // Each is played on the in-process Metacontroller (src/simulator) to the end, and the request of its
 // heaviest sync is kept: every Job observed, with its succeeded Pod, and the status to group. That
-// request is then posted to the app over HTTP, one sync at a time, as Metacontroller sends it. The
-// report gives the sync's p50 and p99 (goal: p99 under 1 s, well inside Metacontroller's 10 s
-// timeout), the request's size, and the bytes of the status and of the whole object (spec and
-// status; goal: under 1 MiB, as etcd refuses 1.5 MiB) at the largest the run ever wrote.
+// request is then posted over HTTP, one sync at a time, as bench/kinds.ts posts (a client in a
+// worker thread, an app with the Deployment's memo). The report gives the sync's p50 and p99 (goal:
+// p99 under 1 s, well inside Metacontroller's 10 s timeout), the request's size, and the bytes of
+// the status and of the whole object (spec and status; goal: under 1 MiB, as etcd refuses 1.5 MiB)
+// at the largest the run ever wrote.
 import type { AddressInfo } from 'node:net'
 import { buildApp } from '../src/app.js'
 import type { KubeObject } from '../src/k8s/types.js'
 import { Simulator } from '../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../src/simulator/controllers.js'
-import { percentile } from './kinds.js'
+import { deploymentMemoLimit, percentile } from './kinds.js'
+import { Poster } from './poster.js'
 
 const MIB = 1024 * 1024
 const SYNCS = 20
@@ -99,35 +101,47 @@ function countObjects (groups: Record<string, Record<string, unknown>> | undefin
   return Object.values(groups ?? {}).reduce((n, group) => n + Object.keys(group).length, 0)
 }
 
-/** Each case: played, then its heaviest sync posted SYNCS times. */
+/**
+ * Each case: played, then its heaviest sync posted SYNCS times, as bench/kinds.ts posts: by a
+ * client in a worker thread (Metacontroller is another process), to an app whose memo is as large
+ * as the Deployment's process would have it (deploymentMemoLimit). Every answer must be the first
+ * one byte for byte.
+ */
 export async function benchSizes (): Promise<SizeRow[]> {
   const rows: SizeRow[] = []
   for (const c of SIZE_CASES) {
     const { request, now, phase, largest } = await play(c)
-    const body = JSON.stringify(request)
-    const app = await buildApp({ clock: () => now })
-    try {
-      await app.listen({ host: '127.0.0.1', port: 0 })
-      const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/hooks/jobflow/sync`
-      const syncs: number[] = []
-      let statusBytes = 0
-      for (let i = 0; i < SYNCS + 2; i++) {
-        const started = performance.now()
-        const reply = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-        const answer = await reply.text()
-        const ms = performance.now() - started
-        if (!reply.ok) throw new Error(`${c.what}: the sync answered ${reply.status}: ${answer.slice(0, 200)}`)
-        statusBytes = Buffer.byteLength(JSON.stringify((JSON.parse(answer) as { status: unknown }).status))
-        // The first two warm the app up.
-        if (i >= 2) syncs.push(ms)
-      }
-      const requestMiB = Buffer.byteLength(body) / MIB
-      rows.push({ what: c.what, phase, requestMiB, syncs, statusBytes, largestObjectBytes: largest })
-    } finally {
-      await app.close()
-    }
+    const body = Buffer.from(JSON.stringify(request))
+    const timed = await timeSyncs(body, now, deploymentMemoLimit())
+    rows.push({ what: c.what, phase, requestMiB: body.length / MIB, ...timed, largestObjectBytes: largest })
   }
   return rows
+}
+
+/** SYNCS syncs of `body` at `now`, after two to warm up, and the bytes of the answer's status. */
+async function timeSyncs (body: Buffer, now: Date, memoBytes: number): Promise<Pick<SizeRow, 'syncs' | 'statusBytes'>> {
+  const app = await buildApp({ clock: () => now, memoBytes })
+  let poster: Poster | undefined
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 })
+    const url = new URL(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/hooks/jobflow/sync`)
+    poster = new Poster(url, body, body)
+    const answer = await poster.fetch()
+    const { status } = JSON.parse(answer.toString('utf8')) as { status: unknown }
+    const statusBytes = Buffer.byteLength(JSON.stringify(status))
+    poster.expect(answer)
+    const syncs: number[] = []
+    // The first two warm the app up.
+    for (let i = 0; i < SYNCS + 2; i++) {
+      const { ms, same } = await poster.sync()
+      if (!same) throw new Error('the same request got another answer')
+      if (i >= 2) syncs.push(ms)
+    }
+    return { syncs, statusBytes }
+  } finally {
+    await poster?.close()
+    await app.close()
+  }
 }
 
 export function sizeTable (rows: readonly SizeRow[]): string {
