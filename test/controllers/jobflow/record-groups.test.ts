@@ -1,6 +1,10 @@
 import t from 'tap'
 import { GROUP_ABOVE, groupRecords, ungroupRecords } from '../../../src/controllers/jobflow/record-groups.js'
 import { readRecords, type JobRecord } from '../../../src/controllers/jobflow/records.js'
+import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { responseOf } from '../../helpers/hooks.js'
+import { context, fixture } from '../../helpers/fixtures.js'
 
 const NOW = new Date('2026-01-02T04:00:00Z')
 const DONE = { startTime: '2026-01-02T03:00:00Z', completionTime: '2026-01-02T03:00:10Z' }
@@ -96,4 +100,26 @@ t.test('malformed groups and names are left out; ranges stop at the most items a
   t.same(records.map(r => [r.name, r.jobName]), [
     ['a', 'jf-a'], ['b', 'jf-b-2'], ['f[9998]', 'jf-f-item-9998-2'], ['f[9999]', 'jf-f-item-9999-2']
   ])
+})
+
+t.test('fixture sync-grouped: the last of 600 items ends, its Job goes once a status grouped it', async t => {
+  const respond = responseOf(syncJobFlow)
+  const request = fixture('jobflow/sync-grouped.v2.json')
+  const previous = request.parent.status as Record<string, unknown>
+  t.same(previous.jobGroups, [{ names: ['process[0-598]'], phase: 'Succeeded' }], 'the fixture: 599 items as one group')
+  const names = (children: KubeObject[]): string[] => children.map(c => c.metadata.name)
+  const first = respond(request, context())
+  t.same(first.status.jobGroups, [{ names: ['process[0-599]'], phase: 'Succeeded' }], 'item 599 joins its group')
+  t.same(first.status.jobs, [
+    { name: 'merge', jobName: 'jobflow-fanout-merge', phase: 'Pending', message: 'creating the Job' }
+  ])
+  t.equal(first.status.jobsSucceeded, '600/601')
+  t.same(names(first.children), ['jobflow-fanout-process-item-599', 'jobflow-fanout-merge'],
+    'no item Job made again (law 6); item 599\'s Job stays (TTL 0) until a status has its outcome')
+  t.ok(JSON.stringify(first.status).length < 600, 'the status of 601 records in a few hundred bytes')
+  // The next sync, handed the status just written: the Job goes by its TTL, its outcome kept in the group.
+  request.parent.status = JSON.parse(JSON.stringify(first.status)) as Record<string, unknown>
+  const second = respond(request, context())
+  t.same(names(second.children), ['jobflow-fanout-merge'])
+  t.same(second.status.jobGroups, first.status.jobGroups)
 })
