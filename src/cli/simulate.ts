@@ -97,6 +97,10 @@ export async function main (
     writeError(`simulate: ${problem}`)
     return 2
   }
+  const items = fannedOutItems(ours)
+  if (items >= COALESCE_HINT_ITEMS && !args.coalesce) {
+    writeError(`simulate: note: ${items} fan-out items; --coalesce plays them in seconds rather than minutes`)
+  }
   return await simulate(args, loaded, ours, write, writeError)
 }
 
@@ -129,7 +133,8 @@ async function simulate (
       outcomeFor: job => failingAttempt(job, args.failAttempts),
       outputs: args.outputs
     },
-    ...(args.kueueQuota !== undefined ? { kueue: { quota: args.kueueQuota } } : {})
+    ...(args.kueueQuota !== undefined ? { kueue: { quota: args.kueueQuota } } : {}),
+    coalesce: args.coalesce
   })
   const world = new PodWorld(sim, { fail: args.fail, hang: args.hang })
   const ignored: string[] = []
@@ -167,6 +172,20 @@ async function simulate (
   }
 }
 
+/** From this many fan-out items on, a sync after each event takes minutes: the CLI says so. */
+const COALESCE_HINT_ITEMS = 100
+
+/** The items of every JobFlow's `forEach` lists (a `forEachFrom`'s are known only as it runs). */
+function fannedOutItems (ours: KubeObject[]): number {
+  let items = 0
+  for (const object of ours) {
+    const spec = object.kind === 'JobFlow' && isRecord(object.spec) ? object.spec : {}
+    const flows: unknown[] = Array.isArray(spec.flows) ? spec.flows : []
+    for (const flow of flows) if (isRecord(flow) && Array.isArray(flow.forEach)) items += flow.forEach.length
+  }
+  return items
+}
+
 /** What the run does to the Jobs and containers, for the intro: `; every Job runs 10s, failing: x`. */
 function runsText (args: SimulateArguments, ours: KubeObject[]): string {
   const execs = ours.some(o =>
@@ -180,7 +199,8 @@ function runsText (args: SimulateArguments, ours: KubeObject[]): string {
     ...(args.hang.length > 0 ? [`hanging: ${args.hang.join(', ')}`] : []),
     ...Object.entries(args.outputs).map(([step, value]) => `${step} outputs '${value}'`),
     ...(args.kueueQuota !== undefined ? [`Kueue admits ${plural(args.kueueQuota, 'Job')} at once`] : []),
-    ...args.applies.map(({ file, at }) => `${file} applied at t=${formatSeconds(at)}`)
+    ...args.applies.map(({ file, at }) => `${file} applied at t=${formatSeconds(at)}`),
+    ...(args.coalesce ? ['the events of one instant handled in one sync'] : [])
   ]
   return runs.length > 0 ? `; ${runs.join(', ')}` : ''
 }
