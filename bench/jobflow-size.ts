@@ -112,15 +112,15 @@ export async function benchSizes (): Promise<SizeRow[]> {
   for (const c of SIZE_CASES) {
     const { request, now, phase, largest } = await play(c)
     const body = Buffer.from(JSON.stringify(request))
-    const timed = await timeSyncs(body, now, deploymentMemoLimit())
+    const timed = await timeSyncs(body, now)
     rows.push({ what: c.what, phase, requestMiB: body.length / MIB, ...timed, largestObjectBytes: largest })
   }
   return rows
 }
 
 /** SYNCS syncs of `body` at `now`, after two to warm up, and the bytes of the answer's status. */
-async function timeSyncs (body: Buffer, now: Date, memoBytes: number): Promise<Pick<SizeRow, 'syncs' | 'statusBytes'>> {
-  const app = await buildApp({ clock: () => now, memoBytes })
+async function timeSyncs (body: Buffer, now: Date): Promise<Pick<SizeRow, 'syncs' | 'statusBytes'>> {
+  const app = await buildApp({ clock: () => now, memoBytes: deploymentMemoLimit() })
   let poster: Poster | undefined
   try {
     await app.listen({ host: '127.0.0.1', port: 0 })

@@ -51,7 +51,7 @@ function readBefore (object: object): Map<unknown, unknown> | undefined {
 
 /**
  * `read`, remembered on each object frozen for good it is given: `read` must be a pure function
- * of the object.
+ * of the object. What is remembered is shared from sync to sync, so it is frozen for good too.
  */
 export function rememberedFor<T> (read: (object: KubeObject) => T): (object: KubeObject) => T {
   return object => {
@@ -59,7 +59,7 @@ export function rememberedFor<T> (read: (object: KubeObject) => T): (object: Kub
     if (remembered === undefined) return read(object)
     const known = remembered.get(read)
     if (known !== undefined || remembered.has(read)) return known as T
-    const value = read(object)
+    const value = freezeForGood(read(object))
     remembered.set(read, value)
     return value
   }

@@ -1,6 +1,6 @@
 import type { KubeObject, ObjectMap, OwnerReference } from './types.js'
 import { isRecord } from './types.js'
-import { freezeForGood, isFrozenForGood, rememberedFor } from './derived.js'
+import { rememberedFor } from './derived.js'
 
 /** The ownerReference with `controller: true`: the workload that manages the object, if any. */
 export function controllerOf (object: KubeObject): OwnerReference | undefined {
@@ -126,11 +126,7 @@ export function keepAsApplied (observed: KubeObject): KubeObject {
  * Of an observed object the memo keeps (src/k8s/derived.ts), parsed once and given frozen, as the
  * object is: a JobFlow of 10,000 Jobs would otherwise parse 10,000 annotations at every sync.
  */
-export function lastApplied (observed: KubeObject): KubeObject | undefined {
-  return isFrozenForGood(observed) ? rememberedLastApplied(observed) : readLastApplied(observed)
-}
-
-const rememberedLastApplied = rememberedFor(observed => freezeForGood(readLastApplied(observed)))
+export const lastApplied: (observed: KubeObject) => KubeObject | undefined = rememberedFor(readLastApplied)
 
 function readLastApplied (observed: KubeObject): KubeObject | undefined {
   const annotations = observed.metadata.annotations

@@ -44,3 +44,11 @@ t.test('an object frozen by someone else is read every time: provenance is said,
   t.equal(JSON.stringify(kept), JSON.stringify(job('b', 'n2')), 'nor serialised')
   t.notOk(isFrozenForGood({ ...kept }), 'a copy is an object of its own')
 })
+
+t.test('what is remembered is frozen for good: shared from sync to sync, nobody may change it', async t => {
+  const labelsOf = rememberedFor(o => ({ ...o.metadata.labels }))
+  const kept = labelsOf(freezeForGood(job('a', 'n1')))
+  t.ok(isFrozenForGood(kept))
+  t.throws(() => { (kept as Record<string, string>).node = 'n2' }, TypeError)
+  t.notOk(Object.isFrozen(labelsOf(job('b', 'n1'))), 'what is read of an open object is the caller\'s')
+})

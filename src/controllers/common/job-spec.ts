@@ -29,10 +29,10 @@ export function jobSpecProblems (spec: JobSpec, at: string): string[] {
   return []
 }
 
-/** The scripts ConfigMaps a Job's pods mount (frozen: a frozen Job's are shared from sync to sync). */
+/** The scripts ConfigMaps a Job's pods mount (remembered, frozen, for a Job the memo keeps). */
 const scriptsOfJob = rememberedFor(job => {
   const pod = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template.spec : undefined
-  return Object.freeze(mountedScriptsConfigMaps(pod))
+  return mountedScriptsConfigMaps(pod)
 })
 
 /**

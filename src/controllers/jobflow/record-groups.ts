@@ -128,7 +128,8 @@ function namesWithRanges (names: readonly string[]): string[] {
 /** The flow names a group's name stands for, each with its Job part: itself, or each item of its ranges. */
 function flowNamesOf (name: string): Array<[string, string]> {
   const match = ITEMS.exec(name)
-  if (match === null) return name.includes('[') ? [] : [[name, jobPartOfFlowName(name)]]
+  // A flow that is no item: its Job part is its name, as jobPartOf gives it.
+  if (match === null) return name.includes('[') ? [] : [[name, name]]
   const step = match[1] as string
   const names: Array<[string, string]> = []
   for (const range of (match[3] as string).split(',')) {

@@ -292,12 +292,10 @@ function dependencyOutputs (flow: FlowSpec, flows: Flows): Map<string, string> {
 /** The observed Jobs of a flow's attempts, earlier ones first. */
 function observedAttempts (sync: FlowSync, state: FlowState): KubeObject[] {
   const step = stepOf(state.flow)
-  if (state.earlier.length === 0) {
-    // A flow's first attempt: what nearly every item of a large fan-out is.
-    const observed = observedAttempt(sync.observedJobs, state.id.name, step, FLOW_LABEL)
-    return observed === undefined ? [] : [observed]
-  }
-  const jobNames = new Set([...state.earlier.map(r => r.jobName), state.id.name])
+  // A flow's first attempt (nearly every item of a large fan-out) needs no set of names.
+  const jobNames = state.earlier.length === 0
+    ? [state.id.name]
+    : new Set([...state.earlier.map(r => r.jobName), state.id.name])
   const jobs: KubeObject[] = []
   for (const jobName of jobNames) {
     const observed = observedAttempt(sync.observedJobs, jobName, step, FLOW_LABEL)
