@@ -4,9 +4,13 @@
 // A JobFlow reads a step's output from it. The message is the one given for every container
 // (`--output-of`), else the script's `output` for the first container, else what the container's
 // own command writes to /dev/termination-log with a plain `echo` or `printf`
-// (`echo v1.2.3 > /dev/termination-log`), else none.
+// (`echo v1.2.3 > /dev/termination-log`), else none. The command is read as the container runs it:
+// after Kubernetes' `$(NAME)` expansion against its environment, so `$(JOBHOOKS_OUTPUT_BUILD)`
+// writes the build's output.
+import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
+import { expandedCommandLine } from '../k8s/expansion.js'
 import { JOB_NAME_LABEL } from '../k8s/jobs.js'
 import { kubeTime } from './objects.js'
 
@@ -46,7 +50,15 @@ export function succeededPod (job: KubeObject, messages: PodMessages, nowMs: num
 
 /** What a container's shell command writes to its termination log, when it is a plain echo or printf. */
 function writtenMessage (container: Record<string, unknown>): string | undefined {
-  const words = [container.command, container.args].flatMap(list => (Array.isArray(list) ? list : []))
-  const match = words.filter(w => typeof w === 'string').join(' ').match(WRITE_TO_TERMINATION_LOG)
+  const { command, args } = expandedCommandLine({
+    env: listOf(container.env).filter((e): e is EnvVar => isRecord(e) && typeof e.name === 'string'),
+    command: listOf(container.command).filter(w => typeof w === 'string'),
+    args: listOf(container.args).filter(w => typeof w === 'string')
+  })
+  const match = [...command, ...args].join(' ').match(WRITE_TO_TERMINATION_LOG)
   return match === null ? undefined : (match[1] ?? match[2] ?? match[3])
+}
+
+function listOf (value: unknown): unknown[] {
+  return Array.isArray(value) ? value : []
 }

@@ -7,6 +7,7 @@ import { isRecord } from '../../src/k8s/types.js'
 import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import { containerEnvironment } from '../../src/k8s/expansion.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'batch' }
 
@@ -88,6 +89,18 @@ t.test('forEachFrom: the items are the dependency\'s output; a bad output fails 
     message: 'forEachFrom list: its output is not a JSON array of strings: "a.csv b.csv"'
   })
   t.same(jobsNamed(bad), ['batch-list'], 'no Job for a step whose items cannot be known')
+})
+
+t.test('an item with $( reaches its Job escaped; the container sees it as written', async t => {
+  const sim = simulator(t)
+  sim.apply(batch([step('shard', { forEach: ['$(HOME)', '$$(X) $5'] })]))
+  await sim.runUntilQuiet()
+  const envs = sim.listJobs().map(envOf)
+  t.same(envs.map(env => env[0]), [
+    { name: 'JOBHOOKS_ITEM', value: '$$(HOME)' },
+    { name: 'JOBHOOKS_ITEM', value: '$$$$(X) $5' }
+  ])
+  t.same(envs.map(env => containerEnvironment({ env }).get('JOBHOOKS_ITEM')), ['$(HOME)', '$$(X) $5'])
 })
 
 t.test('retries count per item', async t => {

@@ -67,3 +67,21 @@ t.test('a script\'s output, and when over it: the other branch is skipped', asyn
   t.match(record(sim, 'promote'), { phase: 'Skipped', message: /^skipped: its when is false/ })
   t.match(record(sim, 'rollback'), { phase: 'Succeeded' })
 })
+
+t.test('an output with $( and $$: the next step\'s container sees and writes exactly those bytes', async t => {
+  const written = '$(HOME) and $$(X)'
+  const sim = simulator(t, { jobs: { outcomes: { build: { result: 'succeed', output: written } } } })
+  const relay = step('relay', 'echo "$(JOBHOOKS_OUTPUT_BUILD)" > /dev/termination-log', { dependencies: ['build'] })
+  const containers = (relay.jobTemplate as { template: { spec: { containers: Array<Record<string, unknown>> } } })
+    .template.spec.containers
+  // Defined before the output's variable: unescaped, the kubelet would put /root in its place.
+  containers[0] = { ...containers[0], env: [{ name: 'HOME', value: '/root' }] }
+  sim.apply(release([step('build', 'build'), relay]))
+  await sim.runUntilQuiet()
+  t.equal(record(sim, 'build')?.output, written)
+  t.same(envOf(sim, 'release-relay'), [
+    { name: 'HOME', value: '/root' },
+    { name: 'JOBHOOKS_OUTPUT_BUILD', value: '$$(HOME) and $$$$(X)' }
+  ], 'the Job carries the output escaped')
+  t.equal(record(sim, 'relay')?.output, written, 'what the container wrote after the kubelet\'s expansion')
+})

@@ -8,6 +8,7 @@ import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import { MAX_ITEMS, type FlowSpec, type JobFlowSpec } from './spec.js'
 import type { JobRecord } from './records.js'
 import { outputWaitOf } from './outputs.js'
+import { literalEnvVar } from '../../k8s/expansion.js'
 
 export const ITEM_INDEX_LABEL = 'jobhooks.io/item-index'
 export const ITEM_ENV = 'JOBHOOKS_ITEM'
@@ -122,9 +123,12 @@ function itemsOf (
   return typeof items === 'string' ? { itemsProblem: items } : items
 }
 
-/** An item's Job's environment variables: its item and index, for Kubernetes' `$(NAME)` expansion. */
+/**
+ * An item's Job's environment variables: its item and index, for Kubernetes' `$(NAME)` expansion.
+ * The item is data, escaped so that the container sees it as written, `$(` and `$$` too.
+ */
 export function itemEnv (item: NonNullable<FlowSpec['item']>): EnvVar[] {
-  return [{ name: ITEM_ENV, value: item.value }, { name: INDEX_ENV, value: String(item.index) }]
+  return [literalEnvVar(ITEM_ENV, item.value), { name: INDEX_ENV, value: String(item.index) }]
 }
 
 /**

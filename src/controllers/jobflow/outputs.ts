@@ -2,12 +2,14 @@
 // carries out of every container (`/dev/termination-log`, up to 4 KiB, or the log's tail with
 // `terminationMessagePolicy: FallbackToLogsOnError`). It is remembered in the step's record
 // (law 6: it outlives the Job and its pods), handed to dependants as an environment variable for
-// Kubernetes' own `$(NAME)` expansion, and read by `when` expressions.
+// Kubernetes' own `$(NAME)` expansion (escaped, so the container sees the bytes the step wrote),
+// and read by `when` expressions.
 import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { podPhaseOf } from '../../k8s/pods.js'
 import { JOB_NAME_LABEL, LEGACY_JOB_NAME_LABEL } from '../../k8s/jobs.js'
+import { literalEnvVar } from '../../k8s/expansion.js'
 import type { JobRecord } from './records.js'
 
 /** The most of an output a record keeps, in bytes of UTF-8. */
@@ -102,10 +104,11 @@ export function outputEnvName (flow: string): string {
 
 /**
  * A dependant's environment variables for its dependencies' outputs, which Kubernetes expands in
- * `command` and `args` (`$(JOBHOOKS_OUTPUT_BUILD)`).
+ * `command` and `args` (`$(JOBHOOKS_OUTPUT_BUILD)`). An output is data: a `$(HOME)` in it is
+ * escaped, so that the kubelet does not expand it and the container sees what the step wrote.
  */
 export function outputEnv (outputs: ReadonlyMap<string, string>): EnvVar[] {
-  return [...outputs].map(([flow, value]) => ({ name: outputEnvName(flow), value }))
+  return [...outputs].map(([flow, value]) => literalEnvVar(outputEnvName(flow), value))
 }
 
 /** `outputJSON` for `when`: the output parsed, when it is JSON. */

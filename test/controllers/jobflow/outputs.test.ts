@@ -9,6 +9,7 @@ import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { at, childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import { listOf } from '../../helpers/records.js'
+import { containerEnvironment } from '../../../src/k8s/expansion.js'
 
 const respond = responseOf(syncJobFlow)
 const POD1 = 'default/jobflow-example-job1-11111'
@@ -57,6 +58,21 @@ t.test('no termination message: an empty output, never a failure', async t => {
   t.equal(record(response, 'job1')?.output, '')
   t.equal(record(response, 'job1')?.phase, 'Succeeded')
   t.same(envOf(response, 'jobflow-example-job2')?.slice(-1), [{ name: 'JOBHOOKS_OUTPUT_JOB1', value: '' }])
+})
+
+t.test('an output with $( and $$ reaches the dependant escaped, so its container sees it as written', async t => {
+  const written = '$(HOME) and $$(X) cost $5'
+  const request = withMessage(fixture('jobflow/sync-outputs.v2.json'), written)
+  const containers = at(request.parent, 'spec.flows')[1].jobTemplate.template.spec.containers
+  containers[0].env = [{ name: 'HOME', value: '/root' }, { name: 'X', value: 'x' }]
+  const response = respond(request, context())
+  t.equal(record(response, 'job1')?.output, written, 'the record keeps what was written')
+  const env = envOf(response, 'jobflow-example-job2') ?? []
+  t.same(env.slice(-1), [{ name: 'JOBHOOKS_OUTPUT_JOB1', value: '$$(HOME) and $$$$(X) cost $5' }])
+  t.equal(containerEnvironment({ env }).get('JOBHOOKS_OUTPUT_JOB1'), written,
+    'after the kubelet\'s expansion, though HOME and X are defined before it')
+  t.same(env.filter(e => e.name === 'HOME' || e.name === 'X'), containers[0].env,
+    'the template\'s own values are left as the user wrote them')
 })
 
 t.test('a long output is cut to 1 KiB with a note of its size', async t => {
