@@ -10,6 +10,7 @@ import { at, childrenOf, context, fixture, SHIPPED_SCRIPTS } from '../../helpers
 import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
 import { objectAs, specOf } from '../../helpers/objects.js'
 import { condition } from '../../helpers/conditions.js'
+import { containerEnvironment } from '../../../src/k8s/expansion.js'
 import { type JobFlowManifestSpec, type JobTemplateObject, jobOf, listOf } from '../../helpers/records.js'
 
 const respond = responseOf(syncJobFlow)
@@ -48,6 +49,16 @@ t.test('the flow template wins over globalParams, and nothing of it is dropped',
   ],
   'globals first so that the container can refer to them; its own value wins')
   t.same(pod.spec.initContainers[0].env, [{ name: 'FOO', value: 'bar' }, { name: 'QUE', value: 'pasa' }])
+})
+
+t.test('globalParams env is env as the user wrote it: its $(NAME) references are Kubernetes\' to expand', async t => {
+  const request = newFlow(spec => {
+    spec.globalParams.env = [{ name: 'HOST', value: 'db' }, { name: 'URL', value: 'http://$(HOST):$$(PORT)' }]
+  })
+  const env = at(job(request), 'spec.template.spec.containers.0.env')
+  t.same(env.slice(0, 2), [{ name: 'HOST', value: 'db' }, { name: 'URL', value: 'http://$(HOST):$$(PORT)' }],
+    'not escaped: unlike an output or an item, it is written as env')
+  t.equal(containerEnvironment({ env }).get('URL'), 'http://db:$(PORT)')
 })
 
 t.test('OnFailure and backoffLimit are kept as the user wrote them', async t => {
