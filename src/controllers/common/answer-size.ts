@@ -5,6 +5,7 @@
 // limit is invalid (law 2: every observed child kept, nothing new created).
 import type { PodSpec } from 'kubernetes-types/core/v1.js'
 import { allContainers } from '../../scripts/configmap.js'
+import { isRecord } from '../../k8s/types.js'
 
 const KIB = 1024
 const MIB = 1024 * KIB
@@ -120,4 +121,28 @@ export function podParts (templateBytes: number, globalEnvBytes: number, contain
       `globalParams.env ${formatBytes(globalEnvBytes)} × ${plural(containers, 'container')}`])
   }
   return parts.sort((a, b) => b[0] - a[0]).map(([, words]) => words)
+}
+
+/** The JSON length of what a spec copies into children (0 for nothing): a template, an env list. */
+export function specBytes (value: unknown): number {
+  if (value === undefined || value === null) return 0
+  if (Array.isArray(value) && value.length === 0) return 0
+  return JSON.stringify(value).length
+}
+
+/** How many containers (init containers too) a pod template written in a spec has, as read from JSON. */
+export function templateContainers (template: unknown): number {
+  const spec = isRecord(template) && isRecord(template.spec) ? template.spec : undefined
+  const count = (list: unknown): number => (Array.isArray(list) ? list.length : 0)
+  return spec === undefined ? 0 : count(spec.containers) + count(spec.initContainers)
+}
+
+/**
+ * About how much `count` children of a pod template weigh, each a copy of the template with the
+ * global env in each container: the figure a caller can have from a spec without reading it.
+ */
+export function copiesBytes (template: unknown, globalEnv: unknown, count: number): number {
+  if (count <= 0) return 0
+  const each = specBytes(template) + specBytes(globalEnv) * templateContainers(template) + CHILD_OVERHEAD_BYTES
+  return each * count
 }

@@ -2,11 +2,14 @@
 // each step's Job weighs its template, plus the globals and outputs copied into each container,
 // plus its item; a fan-out step multiplies that by its items, and the DAG by its steps.
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
-import type { KubeObject } from '../../k8s/types.js'
+import type { SyncRequest } from '../../protocol/hooks.js'
+import { isRecord, type KubeObject } from '../../k8s/types.js'
+import { objectsOf } from '../../k8s/objects.js'
 import {
-  CHILD_OVERHEAD_BYTES, containerCount, formatBytes, podParts, type AnswerFigures, type ChildFigure, type KeptChildren
+  CHILD_OVERHEAD_BYTES, containerCount, copiesBytes, formatBytes, podParts,
+  type AnswerFigures, type ChildFigure, type KeptChildren
 } from '../common/answer-size.js'
-import type { FlowSpec, JobFlowSpec } from './spec.js'
+import { JOBTEMPLATE_API_VERSION, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { FLOW_LABEL } from './job.js'
 import { stepOf } from './fanout.js'
 
@@ -130,4 +133,33 @@ function keptJobs (observedJobs: ReadonlyMap<string, KubeObject>, steps: Readonl
 function jsonBytes (value: readonly unknown[] | Record<string, unknown>): number {
   const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0
   return empty ? 0 : JSON.stringify(value).length
+}
+
+/**
+ * What the new Jobs of a sync of `request` may weigh at most, from the request alone and without
+ * running the hook (for the wire, which budgets calls by their answers): every step's template
+ * copies, times its `forEach` items (a `forEachFrom` counted once: its items come from outputs),
+ * less the Jobs of the step already observed. The Jobs kept are the request's own bytes.
+ */
+export function jobFlowNewBytes (request: SyncRequest): number {
+  const spec = isRecord(request.parent.spec) ? request.parent.spec : {}
+  const flows = Array.isArray(spec.flows) ? spec.flows.filter(isRecord) : []
+  const globalEnv = isRecord(spec.globalParams) ? spec.globalParams.env : undefined
+  const templates = new Map(objectsOf(request.related, 'JobTemplate', JOBTEMPLATE_API_VERSION)
+    .map(t => [t.metadata.name, isRecord(t.spec) ? t.spec.jobTemplate : undefined]))
+  const observed = new Map<string, number>()
+  for (const job of objectsOf(request.children, 'Job', 'batch/v1')) {
+    const step = job.metadata.labels?.[FLOW_LABEL]
+    if (step !== undefined) observed.set(step, (observed.get(step) ?? 0) + 1)
+  }
+  let bytes = 0
+  for (const flow of flows) {
+    const ref = typeof flow.jobTemplateRef === 'string' ? templates.get(flow.jobTemplateRef) : undefined
+    const jobSpec = flow.jobTemplate ?? ref
+    const podTemplate = isRecord(jobSpec) ? jobSpec.template : undefined
+    const items = Array.isArray(flow.forEach) ? flow.forEach.length : 1
+    const name = typeof flow.name === 'string' ? flow.name : ''
+    bytes += copiesBytes(podTemplate, globalEnv, items - (observed.get(name) ?? 0))
+  }
+  return bytes
 }
