@@ -5,6 +5,7 @@ import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
 import { keepAllObserved } from '../../../src/k8s/objects.js'
 import { MAX_ANSWER_BYTES } from '../../../src/controllers/common/answer-size.js'
 import { responseOf } from '../../helpers/hooks.js'
+import { testApp } from '../../helpers/app.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { condition } from '../../helpers/conditions.js'
 import { listOf, type FlowManifest, type JobFlowManifestSpec } from '../../helpers/records.js'
@@ -89,4 +90,16 @@ t.test('the same env in one Job fits', async t => {
   delete flowAt(specOf<JobFlowManifestSpec>(request.parent), 1).forEach
   const response = respond(request, context())
   t.not(response.status.phase, 'Invalid', 'job2 alone fits')
+})
+
+t.test('the fixture to curl: 100 KB of env × 1,000 items answers Invalid over HTTP, small', async t => {
+  const app = await testApp(t)
+  const request = fixture('jobflow/sync-answer-too-large.v2.json')
+  const response = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })
+  t.equal(response.statusCode, 200)
+  t.ok(response.body.length < 64 * 1024, `${response.body.length} bytes answered`)
+  const answer = response.json<{ status: Record<string, unknown>, children: Array<{ metadata: { name: string } }> }>()
+  t.equal(answer.status.phase, 'Invalid')
+  t.match(condition(answer.status, 'Valid'), { message: /^the answer would be about 9\d MiB .* × 1,000 items/ })
+  t.same(answer.children.map(c => c.metadata.name), ['jobflow-example-job1', 'jobflow-example-job4'])
 })
