@@ -21,6 +21,9 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
+import {
+  answerSizeProblems, CHILD_OVERHEAD_BYTES, podParts, type AnswerFigures, type ChildFigure
+} from '../common/answer-size.js'
 import { timestamp } from '../../k8s/time.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
@@ -120,6 +123,11 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   settleReadyPairs(plan)
   scaleDown(plan, spec.replicas)
   const created = createPods(parent, spec, updated, pods, plan)
+  if ('problems' in created) {
+    // Over the size budget: no Pod was built, and every one observed stays (law 2).
+    const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
+    return invalidSpecAnswer(previous, kept, context.now)
+  }
   const kept = pods.filter(p => !plan.drop.has(p))
   const children = [...kept.map(keepAsObserved), ...created].sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
@@ -223,6 +231,18 @@ function scaleDown (plan: PodPlan, replicas: number): void {
 }
 
 /**
+ * The Pods of a sync, sized before they are built (common/answer-size.ts): each is the template
+ * with a name, labels and a readiness gate; the Pods kept weigh about as much.
+ */
+function newPodFigures (spec: CollaSetSpec, count: number, kept: number): AnswerFigures {
+  const templateBytes = JSON.stringify(spec.template).length
+  const bytes = templateBytes + CHILD_OVERHEAD_BYTES
+  const parts = podParts(templateBytes, 0, 0)
+  const figure: ChildFigure = { what: 'the new Pods', per: 'Pod', count, bytes, total: bytes * count, parts }
+  return { figures: [figure], kept: { count: kept, bytes: bytes * kept } }
+}
+
+/**
  * New Pods: up to `replicas`, a replacement per replace request, and one rollout Pod at a time.
  * What to create is decided first, each new Pod as the Pod it replaces (undefined: it adds
  * capacity); names only then, as the names taken cost a pass over every Pod and most syncs create
@@ -234,7 +254,7 @@ function createPods (
   updated: string,
   pods: KubeObject[],
   plan: PodPlan
-): KubeObject[] {
+): KubeObject[] | { problems: string[] } {
   const origins: Array<KubeObject | undefined> = []
   for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
   const requests = replaceRequests(plan)
@@ -249,6 +269,8 @@ function createPods (
     if (stale !== undefined) origins.push(stale.pod)
   }
   if (origins.length === 0) return []
+  const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length))
+  if (oversize.length > 0) return { problems: oversize }
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.

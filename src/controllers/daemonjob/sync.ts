@@ -15,6 +15,8 @@ import { outcomeCondition, runTimes } from '../common/completion.js'
 import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job-ttl.js'
 import { parseDaemonJobSpec, type DaemonJobSpec } from './spec.js'
 import { eligibilityCheck } from './eligibility.js'
+import { nodeJobFigures } from './answer-size.js'
+import { answerSizeProblems } from '../common/answer-size.js'
 import { DAEMONJOB_LABEL, nodeJobBuilder, nodeOfJob, podTemplate } from './job.js'
 import {
   countNodes, isUnfinished, memoryStatus, observeNodes, readRecords, type Counts, type NodeRecord
@@ -97,6 +99,11 @@ export function syncDaemonJob (request: SyncRequest, context: HookContext): Sync
   for (const node of choice.toCreate) {
     const job = build(node)
     if (typeof job === 'string') return invalid(sync, [`spec.script: ${job}`])
+    // The first Job measures them all: over the size budget, no other is built.
+    if (node === choice.toCreate[0]) {
+      const oversize = answerSizeProblems(nodeJobFigures(spec, job, choice.toCreate.length, keptJobs.length))
+      if (oversize.length > 0) return invalid(sync, oversize)
+    }
     children.push(job)
   }
   children.sort(byName)

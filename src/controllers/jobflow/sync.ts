@@ -28,6 +28,8 @@ import {
 } from './flows.js'
 import { succeededPodsByJob } from './outputs.js'
 import { groupRecords, ungroupRecords } from './record-groups.js'
+import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
+import { jobFlowAnswerFigures } from './answer-size.js'
 import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf } from './fanout.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
@@ -84,6 +86,9 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
     return answer
   }
   const started = startFlows(sync, flows, finished)
+  // Over the size budget nothing is built: the estimate comes from the spec alone.
+  const oversize = answerSizeProblems(answerFigures(sync, plan.value, started))
+  if (oversize.length > 0) return invalid(sync, oversize)
   const suspend = sync.spec.suspend && !finished
   const desired = desiredChildren(sync, plan.value, started, suspend)
   if (typeof desired === 'string') return invalid(sync, [desired])
@@ -280,6 +285,20 @@ function desiredChildren (
   children.push(...scriptsConfigMapChildren(kept, plan.scripts, sync.request.children))
   const ttlWake = earliestWake(decisions)
   return ttlWake === undefined ? { children, suspendedJobs } : { children, suspendedJobs, ttlWake }
+}
+
+/** The Jobs this sync would create, by step, and the observed ones kept beside them. */
+function answerFigures (sync: FlowSync, plan: Plan, started: Started): AnswerFigures {
+  const isNew = (flow: FlowSpec): boolean =>
+    sync.observedJobs.get((started.flows.get(flow.name) as FlowState).id.name) === undefined
+  const creating = sync.spec.flows.filter(f => started.toCreate.has(f.name) && isNew(f))
+  return jobFlowAnswerFigures({
+    spec: sync.spec,
+    observedJobs: sync.observedJobs,
+    creating,
+    templates: plan.templates,
+    outputsOf: flow => dependencyOutputs(flow, started.flows)
+  })
 }
 
 /** The outputs of a flow's dependencies, by dependency: '' for one that succeeded without an output. */
