@@ -70,7 +70,8 @@ export async function startServer (
   if (trust.warning !== undefined) app.log.warn(trust.warning)
   else app.log.info(guard?.description ?? unguarded)
   const tlsWatch = tls?.watch(app.server as unknown as HttpsServer, config.credentialsReloadMs, log)
-  app.addHook('onClose', async () => { guard?.close(); tlsWatch?.stop() })
+  // The app is ready, its hooks fixed: the server's own close stops the watchers.
+  app.server.once('close', () => { guard?.close(); tlsWatch?.stop() })
   await app.listen({ port: config.port, host: config.host })
   const tlsMode = tls === undefined ? 'off' : config.tlsClientCaFile !== undefined ? 'mutual' : 'on'
   app.log.info({ tls: tlsMode }, `serving ${tls === undefined ? 'HTTP' : 'HTTPS'}`)
