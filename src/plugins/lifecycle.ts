@@ -1,5 +1,5 @@
-// Lifecycle: health and readiness, the Events still queued written when the app closes, and the
-// connections of calls answered while it closes closed with them.
+// Lifecycle: health and readiness, the Events still queued written when the app closes, every
+// call accepted before it closes answered whole, and their connections closed with them.
 import fp from 'fastify-plugin'
 import type { FastifyInstance } from 'fastify'
 import { HealthResponseSchema } from '../protocol/schemas.js'
@@ -17,6 +17,7 @@ const EVENTS_FLUSH_MS = 2000
 
 export const lifecyclePlugin = fp(async app => {
   recordEvents(app)
+  finishAnswersOnClose(app)
   closeConnectionsOnClose(app)
   app.get('/healthz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ok' }))
   // While the server closes, fastify answers 503 here (and everywhere), so endpoints drain first.
@@ -55,4 +56,33 @@ function closeConnectionsOnClose (app: FastifyInstance): void {
   let closing = false
   app.addHook('preClose', async () => { closing = true })
   app.addHook('onSend', async (_request, reply) => { if (closing) reply.header('connection', 'close') })
+}
+
+/**
+ * Closing waits for every call accepted before it to have its answer written whole. Node's
+ * server.close() destroys a connection once its answer is ended, not once it is written: an 8 MiB
+ * answer to a slow reader was cut, and the process exited before it was flushed. So preClose,
+ * which runs before fastify closes the server, waits for each accepted answer's 'finish' (its last
+ * byte handed to the socket) or 'close' (its caller went away). Calls that arrive meanwhile get
+ * fastify's 503 before any byte of theirs is read, and never count here (no onRequest for them).
+ */
+function finishAnswersOnClose (app: FastifyInstance): void {
+  let open = 0
+  let drained: (() => void) | undefined
+  app.addHook('onRequest', async (_request, reply) => {
+    open++
+    let done = false
+    const answered = (): void => {
+      if (done) return
+      done = true
+      open--
+      if (open === 0) drained?.()
+    }
+    reply.raw.once('finish', answered)
+    reply.raw.once('close', answered)
+  })
+  app.addHook('preClose', async () => {
+    if (open === 0) return
+    await new Promise<void>(resolve => { drained = resolve })
+  })
 }
