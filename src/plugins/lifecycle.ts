@@ -17,8 +17,9 @@ const EVENTS_FLUSH_MS = 2000
 
 export const lifecyclePlugin = fp(async app => {
   recordEvents(app)
-  finishAnswersOnClose(app)
+  // In this order: preClose marks answers to close their connections before it waits for them.
   closeConnectionsOnClose(app)
+  finishAnswersOnClose(app)
   app.get('/healthz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ok' }))
   // While the server closes, fastify answers 503 here (and everywhere), so endpoints drain first.
   app.get('/readyz', { schema: { response: { 200: HealthResponseSchema } } }, async () => ({ status: 'ready' }))
