@@ -1,5 +1,6 @@
 // The process: read settings, load the shipped scripts, decide who may call the hooks, listen
-// (HTTP or HTTPS), and on SIGTERM stop taking new requests while the hooks in flight finish.
+// (HTTP or HTTPS), and on SIGTERM answer 503 to new calls while those accepted get their whole
+// answers (src/plugins/lifecycle.ts).
 import type { Server as HttpsServer } from 'node:https'
 import type { FastifyInstance } from 'fastify'
 import { buildApp } from './app.js'
@@ -12,7 +13,7 @@ import { loadTls } from './trust/tls.js'
 
 export interface Running {
   app: FastifyInstance
-  /** Resolves once the server has closed after a signal. */
+  /** Resolves once the server has closed after a signal, every accepted answer written: then the process may exit. */
   closed: Promise<void>
 }
 
@@ -70,7 +71,8 @@ export async function startServer (
   if (trust.warning !== undefined) app.log.warn(trust.warning)
   else app.log.info(guard?.description ?? unguarded)
   const tlsWatch = tls?.watch(app.server as unknown as HttpsServer, config.credentialsReloadMs, log)
-  app.addHook('onClose', async () => { guard?.close(); tlsWatch?.stop() })
+  // The app is ready, its hooks fixed: the server's own close stops the watchers.
+  app.server.once('close', () => { guard?.close(); tlsWatch?.stop() })
   await app.listen({ port: config.port, host: config.host })
   const tlsMode = tls === undefined ? 'off' : config.tlsClientCaFile !== undefined ? 'mutual' : 'on'
   app.log.info({ tls: tlsMode }, `serving ${tls === undefined ? 'HTTP' : 'HTTPS'}`)

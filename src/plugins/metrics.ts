@@ -2,15 +2,17 @@
 // (`shed`: answered 429 to keep the bytes in flight under budget); effects by type and result;
 // the Events recorded on the parents by reason and result;
 // the bytes of requests in flight and their budget; the memo of built objects (its bytes, objects
-// and lookups); and which build answers (jobhooks_build_info).
+// and lookups); and which build answers (jobhooks_build_info). The plugin at the end puts them on
+// the app and serves them.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
-import type { EffectOutcome } from './effects/types.js'
-import type { Outcome } from './protocol/hooks.js'
-import { packageRoot } from './scripts/library.js'
+import type { EffectOutcome } from '../effects/types.js'
+import type { Outcome } from '../protocol/hooks.js'
+import { packageRoot } from '../scripts/library.js'
 
-export type { Outcome } from './protocol/hooks.js'
+export type { Outcome } from '../protocol/hooks.js'
 
 export interface Metrics {
   registry: Registry
@@ -164,3 +166,24 @@ function packageVersion (): string {
   const json = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }
   return String(json.version ?? 'unknown')
 }
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    metrics: Metrics
+  }
+}
+
+/**
+ * The metrics plugin: a registry of the app's own, on the app as `metrics`, and `/metrics` (open
+ * to Prometheus: counts, no object names; docs/security.md). What a call counts is written by
+ * src/plugins/calls.ts once the call is answered.
+ */
+export const metricsPlugin = fp(async app => {
+  const metrics = createMetrics()
+  app.decorate('metrics', metrics)
+  metrics.watchMemo(app.wire.memo)
+  app.get('/metrics', async (_request, reply) => {
+    reply.type(metrics.registry.contentType)
+    return await metrics.registry.metrics()
+  })
+}, { name: 'metrics', decorators: { fastify: ['wire'] } })

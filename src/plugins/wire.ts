@@ -1,0 +1,75 @@
+// The wire: any hook body read as JSON and built only as far as its route's `reads` shape says
+// (src/protocol/projection.ts), with what the wire keeps between requests decorated on the app.
+import { errorCodes, type FastifyInstance } from 'fastify'
+import { readBody } from '../protocol/body-reader.js'
+import { project } from '../protocol/projection.js'
+import { WireState } from '../protocol/wire-state.js'
+import { WHOLE_REQUEST } from '../protocol/hooks.js'
+import type { Shape } from '../k8s/reads.js'
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** What the wire keeps between requests: the memo, the body buffers (src/protocol/wire-state.ts). */
+    wire: WireState
+  }
+}
+
+/** The shape a hook route builds its request body to (src/k8s/reads.ts). */
+export interface RouteReads {
+  reads?: Shape
+}
+
+export interface WireOptions {
+  bodyLimit: number
+  /** Build request bodies whole instead of only what the hooks read: tests compare the two. */
+  keepWhole?: boolean
+  /** Bytes the memo of built objects may hold; 0 turns it off. */
+  memoBytes?: number
+}
+
+/**
+ * Set up on the root instance as it is created, before any route: every route of the app reads
+ * its body this way, the benchmark's echo route too.
+ */
+export function setUpWire (app: FastifyInstance, options: WireOptions): void {
+  const { bodyLimit } = options
+  const wire = new WireState(options.memoBytes !== undefined ? { memoBytes: options.memoBytes } : {})
+  app.decorate('wire', wire)
+  app.addHook('onClose', async () => { wire.close() })
+  // `curl -d @fixture.json` sends form encoding unless told otherwise: read any body as JSON,
+  // with fastify's own JSON parser, which refuses __proto__ and constructor keys as it does for
+  // application/json, wherever the projection does not build it.
+  const json = app.getDefaultJsonParser('error', 'error')
+  if (options.keepWhole === true) {
+    app.addContentTypeParser('*', { parseAs: 'string', bodyLimit }, json)
+    return
+  }
+  app.removeContentTypeParser('application/json')
+  const errors = {
+    tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(),
+    badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
+  }
+  app.addContentTypeParser(['application/json', '*'], (request, payload, done) => {
+    readBody(wire.bodies, payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
+      if (error !== null) {
+        done(error, undefined)
+        return
+      }
+      const reads = (request.routeOptions.config as RouteReads).reads ?? WHOLE_REQUEST
+      let built: unknown
+      try {
+        built = project(body, reads, wire)
+      } catch {
+        // Not a body the projection accepts: the strict parser says why, or builds it whole.
+        const text = body.toString('utf8')
+        wire.bodies.release(body)
+        // Called with `done`, the parser answers through it; its type only admits a promise.
+        void json(request, text, done)
+        return
+      }
+      // What was built holds nothing of the body's bytes: the next body may be read into them.
+      wire.bodies.release(body)
+      done(null, built)
+    })
+  })
+}
