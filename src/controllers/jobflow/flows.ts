@@ -153,7 +153,7 @@ function withOutput (sync: Observed, flow: FlowSpec, job: KubeObject, record: Jo
  */
 function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]): boolean {
   const last = run[run.length - 1]
-  if (last !== undefined && isFinalRecord(last)) return false
+  if (last !== undefined && (isFinalRecord(last) || isWhenOverLimit(last))) return false
   return retry !== undefined && retriesUsed(run) < retry.limit
 }
 
@@ -328,6 +328,7 @@ function decideStart ({ sync, state, records, failed, finished, outputWaits }: S
     if (unfinished(flow, records).length === 0 && awaited.length > 0) return create()
     const decided = decideWhen(flow, flow.when, records)
     if (typeof decided === 'string') return { record: record('Skipped', decided), create: false }
+    if (typeof decided === 'object') return { record: record('Failed', decided.failed), create: false }
     if (decided) return create()
     const waitingFor = namesForPeople(unfinished(flow, records), flow.fannedIn)
     return { record: record('Pending', `waiting for ${waitingFor}`), create: false }
@@ -370,10 +371,16 @@ function unfinished (flow: FlowSpec, records: ReadonlyMap<string, JobRecord>): s
 }
 
 /**
- * A flow's `when`, once its dependencies have finished: true to start it, false to wait, or the
- * message it is skipped with (the expression was false, or gave no answer).
+ * A flow's `when`, once its dependencies have finished: true to start it, false to wait, the
+ * message it is skipped with (the expression was false, or gave no answer), or the message it
+ * fails with (it passed its cost limit: a tenant's expression that costly is an error, as Argo
+ * fails a node whose expression errs, not a branch not taken).
  */
-function decideWhen (flow: FlowSpec, when: string, records: ReadonlyMap<string, JobRecord>): boolean | string {
+function decideWhen (
+  flow: FlowSpec,
+  when: string,
+  records: ReadonlyMap<string, JobRecord>
+): boolean | string | { failed: string } {
   if (unfinished(flow, records).length > 0) return false
   const items = new Set([...flow.fannedIn?.values() ?? []].flat())
   const outcomes = new Map<string, DependencyOutcome>(
@@ -382,6 +389,7 @@ function decideWhen (flow: FlowSpec, when: string, records: ReadonlyMap<string, 
   for (const [step, names] of flow.fannedIn ?? []) outcomes.set(step, stepOutcome(names.map(n => records.get(n))))
   const value = evaluateWhen(when, outcomes)
   if (value === true) return true
+  if (typeof value === 'object') return { failed: `${WHEN_OVER_LIMIT} (${value.overLimit}): ${when}` }
   return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
 }
 
@@ -398,3 +406,10 @@ function stepOutcome (items: Array<JobRecord | undefined>): DependencyOutcome {
 
 /** How a flow skipped by its own `when` is recorded: it did not run by design. */
 export const WHEN_FALSE = 'skipped: its when is false'
+/** How a flow whose `when` passed its cost limit is recorded: failed, and never retried. */
+export const WHEN_OVER_LIMIT = 'failed: its when gave no answer within its budget'
+
+/** A record of a flow failed by its own `when`: a retry would start its Job without the when holding. */
+function isWhenOverLimit (record: JobRecord): boolean {
+  return record.phase === 'Failed' && record.message?.startsWith(WHEN_OVER_LIMIT) === true
+}
