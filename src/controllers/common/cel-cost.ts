@@ -155,12 +155,11 @@ function valueBound (value: unknown): Bound {
   return typeof value === 'string' ? stringBound(value.length) : SCALAR
 }
 
+/** `x[k]`: the field a literal key names, else whatever any key of `x` holds. */
 function indexBound (node: CelNode, children: Bound[]): Bound {
-  const [container, key] = children as [Bound, Bound]
   const keyNode = evaluated((node.args as [CelNode, CelNode])[1])
   const literal = keyNode.op === 'value' && typeof keyNode.args === 'string' ? keyNode.args : undefined
-  if (literal !== undefined || key.items === 0) return inside(container, literal)
-  return inside(container)
+  return inside(children[0] as Bound, literal)
 }
 
 function listBound (elements: Bound[]): Bound {
