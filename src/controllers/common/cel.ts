@@ -4,7 +4,9 @@
 // is the library's own evaluator with its `run`, through which every node is evaluated, shadowed
 // on our instance: a unit per node, plus the weight of what an operation reads whole or builds.
 import { Environment } from '@marcbachmann/cel-js'
-import { chargedNodes, childrenOf, countedUnits, isCall, weigh, type CelNode, type Charged } from './cel-ast.js'
+import {
+  chargedNodes, childrenOf, countedUnits, evaluated, isCall, weigh, type CelNode, type Charged
+} from './cel-ast.js'
 import { estimateCost, type Bound } from './cel-cost.js'
 import { expandedSize, patternProblem, PatternCache, regexUnits, REGEX_MAX_SIZE } from './cel-regex.js'
 
@@ -14,9 +16,10 @@ export { jsonBound, mapBound, recordBound, stringBound, SCALAR, type Bound } fro
  * The most an expression may cost, estimated or run, in units of one node evaluated (a string's
  * ten characters, a list's element). Kubernetes' per-expression runtime limit is 1,000,000 of its
  * units; ours is a fifth of that: at the slowest rate measured (about 200 ns a unit, loops over
- * JSON) the costliest expression stops within 40 ms of CPU (docs/security.md).
+ * JSON) the costliest expressions stop after 42 ms at the median, 73 ms at worst (docs/security.md).
  */
 export const CEL_COST_LIMIT = 200_000
+
 /** The library's evaluator, as far as the meter uses it. */
 interface Evaluator {
   run: (node: CelNode, context: unknown) => unknown
@@ -186,7 +189,7 @@ function isRegexSearch (node: CelNode): boolean {
 /** A `matches` whose pattern is a literal that RE2 refuses (backreferences, lookaround, ...). */
 function literalPatternProblem (root: CelNode): string | undefined {
   const visit = (node: CelNode): string | undefined => {
-    const own = node.meta.alternate ?? node
+    const own = evaluated(node)
     if (isRegexSearch(own)) {
       const pattern = (own.args as [string, CelNode, CelNode[]])[2][0]
       if (pattern !== undefined && pattern.op === 'value' && typeof pattern.args === 'string') {
