@@ -110,9 +110,18 @@ export class BudgetedCel {
     return { type, cost }
   }
 
-  /** The expression's value over `variables`, stopped once it has cost `costLimit`. */
-  evaluate (expression: string, variables: Record<string, unknown>): CelResult & { cost: number } {
-    const meter: Meter = { spent: 0, limit: this.costLimit, charged: emptyCharged(), weights: new WeakMap() }
+  /** The expression's value over `variables`, stopped once it has cost `limit` (at most `costLimit`). */
+  evaluate (
+    expression: string,
+    variables: Record<string, unknown>,
+    limit = this.costLimit
+  ): CelResult & { cost: number } {
+    const meter: Meter = {
+      spent: 0,
+      limit: Math.min(limit, this.costLimit),
+      charged: emptyCharged(),
+      weights: new WeakMap()
+    }
     this.#meter = meter
     try {
       const parsed = this.#environment.parse(expression) as unknown as Parsed

@@ -72,19 +72,41 @@ export function whenProblem (expression: string, dependencies: readonly string[]
 /** What a `when` sees of each dependency. */
 export interface DependencyOutcome { phase: FlowPhase, message?: string, output?: string }
 
-/** What evaluating a `when` gave: its answer, why it gave none, or that it ran out of budget. */
-export type WhenValue = boolean | string | { overLimit: string }
+/**
+ * Cost units the `when`s of one sync may spend together: two expressions at their limit. A sync
+ * decides every flow whose dependencies just finished, and keeps the event loop 200 ms at most.
+ */
+export const WHEN_SYNC_BUDGET = 2 * cel.costLimit
+
+/** What the `when`s of one sync have left to spend. */
+export interface WhenBudget { left: number }
+
+/** A fresh budget for the `when`s of one sync. */
+export function whenBudget (): WhenBudget {
+  return { left: WHEN_SYNC_BUDGET }
+}
 
 /**
- * The value of a checked `when` over its dependencies' outcomes: true, false, why neither, or
- * (`overLimit`) that it passed its cost limit, which fails the flow rather than skip it.
+ * What evaluating a `when` gave: its answer, why it gave none, that it passed its own cost limit,
+ * or that the sync's budget ran out first (it is evaluated again at the next sync).
+ */
+export type WhenValue = boolean | string | { overLimit: string } | { deferred: true }
+
+/**
+ * The value of a checked `when` over its dependencies' outcomes: true, false, why neither,
+ * (`overLimit`) that it passed its cost limit, which fails the flow rather than skip it, or
+ * (`deferred`) that what this sync had left of `budget` ran out before it finished.
  */
 export function evaluateWhen (
   expression: string,
-  dependencies: ReadonlyMap<string, DependencyOutcome>
+  dependencies: ReadonlyMap<string, DependencyOutcome>,
+  budget: WhenBudget = whenBudget()
 ): WhenValue {
   const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, celOutcome(outcome)]))
-  const result = cel.evaluate(expression, { flows })
+  const limit = Math.min(cel.costLimit, budget.left)
+  const result = cel.evaluate(expression, { flows }, limit)
+  budget.left = Math.max(0, budget.left - result.cost)
+  if (!result.ok && result.overLimit && limit < cel.costLimit) return { deferred: true }
   if (!result.ok) return result.overLimit ? { overLimit: firstLine(result.error) } : firstLine(result.error)
   const value = result.value
   return typeof value === 'boolean'

@@ -3,7 +3,7 @@
 // observed, so only a record from elsewhere (a status edited by hand) can weigh this much.
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
-import { WHEN_OVER_LIMIT } from '../../../src/controllers/jobflow/flows.js'
+import { WHEN_DEFERRED, WHEN_OVER_LIMIT } from '../../../src/controllers/jobflow/flows.js'
 import { responseOf } from '../../helpers/hooks.js'
 import { childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
@@ -40,4 +40,28 @@ t.test('over its cost limit at run time: the flow is Failed with the reason, and
     'not retried: its retry policy is for its Job failing'
   )
   t.same([...childrenOf(again.children, 'Job').keys()], [])
+})
+
+t.test('the whens of one sync share a budget: those it has no room for wait for the next sync', async t => {
+  const request = fixture('jobflow/sync-job1-criteria-met.v2.json')
+  const template = { template: { spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } } }
+  const hundred = `[${Array(100).fill('1').join(',')}]`
+  // Estimated 171,106, so each is read; each costs 151,106 when run: two fit in a sync's 400,000.
+  const costly = `${hundred}.exists(x, ${hundred}.exists(y, x + y == 5))`
+  const branches = ['b', 'c', 'd', 'e'].map(name => ({
+    name, dependencies: ['a'], when: costly, jobTemplate: template
+  }))
+  request.parent.spec = { flows: [{ name: 'a', jobTemplate: template }, ...branches] }
+  const name = request.parent.metadata.name
+  request.parent.status = { jobs: [{ name: 'a', jobName: `${name}-a`, phase: 'Succeeded', output: '' }] }
+  request.children = {}
+  const phases = (response: ReturnType<typeof respond>): Array<[string, string | undefined]> =>
+    listOf<JobRecord>(response.status, 'jobs').filter(r => r.name !== 'a').map(r => [r.phase, r.message])
+  const first = respond(request, context())
+  t.same(phases(first).map(([phase]) => phase), ['Skipped', 'Skipped', 'Pending', 'Pending'])
+  t.same(phases(first)[2], ['Pending', WHEN_DEFERRED])
+  t.equal(first.resyncAfterSeconds, 1, 'the next sync comes at once')
+  request.parent.status = first.status
+  const second = respond(request, context())
+  t.same(phases(second).map(([phase]) => phase), ['Skipped', 'Skipped', 'Skipped', 'Skipped'])
 })
