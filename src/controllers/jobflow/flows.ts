@@ -10,7 +10,7 @@ import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isFinalRecord, isSettled, isUnderway, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
 import { orderByDependencies } from './dag.js'
-import { evaluateWhen, type DependencyOutcome } from './when.js'
+import { evaluateWhen, whenBudget, type DependencyOutcome, type WhenBudget } from './when.js'
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 
@@ -153,7 +153,7 @@ function withOutput (sync: Observed, flow: FlowSpec, job: KubeObject, record: Jo
  */
 function retryAllowed (retry: RetryPolicy | undefined, run: readonly JobRecord[]): boolean {
   const last = run[run.length - 1]
-  if (last !== undefined && isFinalRecord(last)) return false
+  if (last !== undefined && (isFinalRecord(last) || isWhenOverLimit(last))) return false
   return retry !== undefined && retriesUsed(run) < retry.limit
 }
 
@@ -231,6 +231,7 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
   let retryWake: number | undefined
   const suspended = sync.spec.suspend && !finished
   const slots = itemSlots(observed)
+  const whens = whenBudget()
   for (const flow of orderByDependencies(sync.spec.flows).order) {
     const state = flows.get(flow.name) as FlowState
     if (state.current !== undefined) continue
@@ -241,7 +242,7 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
       records.set(flow.name, back.current as JobRecord)
       continue
     }
-    const start = decideStart({ sync, state, records, failed, finished, outputWaits })
+    const start = decideStart({ sync, state, records, failed, finished, outputWaits, whens })
     let current = start.record
     if (start.wakeSeconds !== undefined) retryWake = Math.min(retryWake ?? Infinity, start.wakeSeconds)
     if (start.create && suspended) {
@@ -289,10 +290,12 @@ interface StartQuestion {
   finished: boolean
   /** Flows whose Job succeeded but whose output is not known yet: seconds their dependants still wait. */
   outputWaits: ReadonlyMap<string, number>
+  /** What this sync's `when`s have left to spend. */
+  whens: WhenBudget
 }
 
 /** One flow still to start: its record, whether its Job is created now, and when its retry is due. */
-function decideStart ({ sync, state, records, failed, finished, outputWaits }: StartQuestion): {
+function decideStart ({ sync, state, records, failed, finished, outputWaits, whens }: StartQuestion): {
   record: JobRecord
   create: boolean
   wakeSeconds?: number
@@ -326,8 +329,12 @@ function decideStart ({ sync, state, records, failed, finished, outputWaits }: S
   }
   if (flow.when !== undefined) {
     if (unfinished(flow, records).length === 0 && awaited.length > 0) return create()
-    const decided = decideWhen(flow, flow.when, records)
+    const decided = decideWhen(flow, flow.when, records, whens)
     if (typeof decided === 'string') return { record: record('Skipped', decided), create: false }
+    if (typeof decided === 'object' && 'failed' in decided) {
+      return { record: record('Failed', decided.failed), create: false }
+    }
+    if (typeof decided === 'object') return { record: record('Pending', WHEN_DEFERRED), create: false, wakeSeconds: 1 }
     if (decided) return create()
     const waitingFor = namesForPeople(unfinished(flow, records), flow.fannedIn)
     return { record: record('Pending', `waiting for ${waitingFor}`), create: false }
@@ -370,18 +377,27 @@ function unfinished (flow: FlowSpec, records: ReadonlyMap<string, JobRecord>): s
 }
 
 /**
- * A flow's `when`, once its dependencies have finished: true to start it, false to wait, or the
- * message it is skipped with (the expression was false, or gave no answer).
+ * A flow's `when`, once its dependencies have finished: true to start it, false to wait, the
+ * message it is skipped with (the expression was false, or gave no answer), or the message it
+ * fails with (it passed its cost limit: a tenant's expression that costly is an error, as Argo
+ * fails a node whose expression errs, not a branch not taken).
  */
-function decideWhen (flow: FlowSpec, when: string, records: ReadonlyMap<string, JobRecord>): boolean | string {
+function decideWhen (
+  flow: FlowSpec,
+  when: string,
+  records: ReadonlyMap<string, JobRecord>,
+  budget: WhenBudget
+): boolean | string | { failed: string } | { deferred: true } {
   if (unfinished(flow, records).length > 0) return false
   const items = new Set([...flow.fannedIn?.values() ?? []].flat())
   const outcomes = new Map<string, DependencyOutcome>(
     flow.dependencies.filter(d => !items.has(d)).map(d => [d, records.get(d) as JobRecord])
   )
   for (const [step, names] of flow.fannedIn ?? []) outcomes.set(step, stepOutcome(names.map(n => records.get(n))))
-  const value = evaluateWhen(when, outcomes)
+  const value = evaluateWhen(when, outcomes, budget)
   if (value === true) return true
+  if (typeof value === 'object' && 'deferred' in value) return value
+  if (typeof value === 'object') return { failed: `${WHEN_OVER_LIMIT} (${value.overLimit}): ${when}` }
   return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
 }
 
@@ -398,3 +414,13 @@ function stepOutcome (items: Array<JobRecord | undefined>): DependencyOutcome {
 
 /** How a flow skipped by its own `when` is recorded: it did not run by design. */
 export const WHEN_FALSE = 'skipped: its when is false'
+/** How a flow whose `when` this sync had no budget left for waits: the next sync evaluates it. */
+export const WHEN_DEFERRED = 'waiting: the when expressions decided in this sync used its budget; ' +
+  'this one is evaluated at the next'
+/** How a flow whose `when` passed its cost limit is recorded: failed, and never retried. */
+export const WHEN_OVER_LIMIT = 'failed: its when gave no answer within its budget'
+
+/** A record of a flow failed by its own `when`: a retry would start its Job without the when holding. */
+function isWhenOverLimit (record: JobRecord): boolean {
+  return record.phase === 'Failed' && record.message?.startsWith(WHEN_OVER_LIMIT) === true
+}

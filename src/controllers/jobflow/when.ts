@@ -1,19 +1,41 @@
 // `flows[].when`: a CEL expression over the outcomes of a flow's dependencies, e.g.
 // `flows.build.phase == 'Failed'` (a notify or cleanup branch) or
 // `flows.a.phase == 'Succeeded' || flows.b.phase == 'Succeeded'`. It is checked when the spec is
-// read (syntax, type, and that it reads only the flow's dependencies: nothing else has finished
-// when it is evaluated) and evaluated once every dependency has finished. CEL has no loops and
-// the environment's structural limits bound an expression's size, so evaluation is cheap.
-import { Environment } from '@marcbachmann/cel-js'
+// read (syntax, type, cost, and that it reads only the flow's dependencies: nothing else has
+// finished when it is evaluated) and evaluated once every dependency has finished, within a cost
+// limit (common/cel.ts): any tenant writes one, and one service answers them all.
 import type { FlowPhase } from './records.js'
-import { outputJSON } from './outputs.js'
+import { OUTPUT_MAX_BYTES, outputJSON } from './outputs.js'
+import {
+  BudgetedCel, firstLine, jsonBound, mapBound, recordBound, stringBound, type Bound
+} from '../common/cel.js'
 
 /** Longer expressions are refused (the CRD says the same). */
 export const WHEN_MAX_LENGTH = 1024
+/**
+ * The most of a dependency's message a `when` reads, in characters: the estimate needs a bound,
+ * and messages (the Job's failure condition, the hook's own notes) are far shorter.
+ */
+export const WHEN_MESSAGE_MAX_CHARS = 4096
+const PHASE_MAX_CHARS = 'Succeeded'.length
 
-const environment = new Environment({
-  limits: { maxAstNodes: 500, maxDepth: 32, maxListElements: 100, maxMapEntries: 100, maxCallArguments: 8 }
-}).registerVariable('flows', 'map')
+/** What a `when` can see of one dependency, at its largest. */
+const OUTCOME_BOUND: Bound = recordBound({
+  phase: stringBound(PHASE_MAX_CHARS),
+  message: stringBound(WHEN_MESSAGE_MAX_CHARS),
+  output: stringBound(OUTPUT_MAX_BYTES),
+  outputJSON: jsonBound(OUTPUT_MAX_BYTES)
+})
+
+/** `flows` at its largest for a flow with this many dependencies (an identifier weighs up to 63 characters). */
+function flowsBound (dependencies: number): Bound {
+  return mapBound(dependencies, stringBound(63), OUTCOME_BOUND)
+}
+
+const cel = new BudgetedCel({
+  limits: { maxAstNodes: 500, maxDepth: 32, maxListElements: 100, maxMapEntries: 100, maxCallArguments: 8 },
+  variables: { flows: { type: 'map', bound: flowsBound(0) } }
+})
 
 /** The flow names an expression reads: `flows.name` and `flows['name-with-dashes']`. */
 export function flowsRead (expression: string): string[] {
@@ -27,16 +49,16 @@ export function flowsRead (expression: string): string[] {
 export function whenProblem (expression: string, dependencies: readonly string[], at: string): string | undefined {
   if (expression.trim() === '') return `${at}: when is empty`
   if (expression.length > WHEN_MAX_LENGTH) return `${at}: when is longer than ${WHEN_MAX_LENGTH} characters`
-  let checked: { valid: boolean, type?: string, error?: { message?: string } }
+  let checked: ReturnType<typeof cel.check>
   try {
-    checked = environment.check(expression)
+    checked = cel.check(expression, new Map([['flows', flowsBound(new Set(dependencies).size)]]))
   } catch (error) {
     return `${at}: when is not a CEL expression it can run: ${firstLine(error)}`
   }
-  if (!checked.valid) return `${at}: when ${JSON.stringify(expression)} is not valid CEL: ${firstLine(checked.error)}`
+  if (checked.type === undefined) return `${at}: when ${JSON.stringify(expression)} is ${String(checked.problem)}`
   if (checked.type !== 'bool' && checked.type !== 'dyn') {
     return `${at}: when must give true or false, not a ` +
-    `${String(checked.type)}`
+    `${checked.type}`
   }
   const strangers = flowsRead(expression).filter(name => !dependencies.includes(name))
   if (strangers.length > 0) {
@@ -44,27 +66,53 @@ export function whenProblem (expression: string, dependencies: readonly string[]
     `${strangers.length === 1 ? 'is not a dependency' : 'are not dependencies'} of the flow (only dependencies have ` +
       'finished when it is evaluated)'
   }
-  return undefined
+  return checked.problem === undefined ? undefined : `${at}: when ${checked.problem}`
 }
 
 /** What a `when` sees of each dependency. */
 export interface DependencyOutcome { phase: FlowPhase, message?: string, output?: string }
 
-/** The value of a checked `when` over its dependencies' outcomes: true, false, or why neither. */
+/**
+ * Cost units the `when`s of one sync may spend together: two expressions at their limit. A sync
+ * decides every flow whose dependencies just finished, and keeps the event loop 200 ms at most.
+ */
+export const WHEN_SYNC_BUDGET = 2 * cel.costLimit
+
+/** What the `when`s of one sync have left to spend. */
+export interface WhenBudget { left: number }
+
+/** A fresh budget for the `when`s of one sync. */
+export function whenBudget (): WhenBudget {
+  return { left: WHEN_SYNC_BUDGET }
+}
+
+/**
+ * What evaluating a `when` gave: its answer, why it gave none, that it passed its own cost limit,
+ * or that the sync's budget ran out first (it is evaluated again at the next sync).
+ */
+export type WhenValue = boolean | string | { overLimit: string } | { deferred: true }
+
+/**
+ * The value of a checked `when` over its dependencies' outcomes: true, false, why neither,
+ * (`overLimit`) that it passed its cost limit, which fails the flow rather than skip it, or
+ * (`deferred`) that what this sync had left of `budget` ran out before it finished.
+ */
 export function evaluateWhen (
   expression: string,
-  dependencies: ReadonlyMap<string, DependencyOutcome>
-): boolean | string {
+  dependencies: ReadonlyMap<string, DependencyOutcome>,
+  budget: WhenBudget = whenBudget()
+): WhenValue {
   const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, celOutcome(outcome)]))
-  try {
-    const value: unknown = environment.evaluate(expression, { flows })
-    return typeof value === 'boolean'
-      ? value
-      : 'it gave ' +
+  const limit = Math.min(cel.costLimit, budget.left)
+  const result = cel.evaluate(expression, { flows }, limit)
+  budget.left = Math.max(0, budget.left - result.cost)
+  if (!result.ok && result.overLimit && limit < cel.costLimit) return { deferred: true }
+  if (!result.ok) return result.overLimit ? { overLimit: firstLine(result.error) } : firstLine(result.error)
+  const value = result.value
+  return typeof value === 'boolean'
+    ? value
+    : 'it gave ' +
       `${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
-  } catch (error) {
-    return firstLine(error)
-  }
 }
 
 /**
@@ -74,21 +122,10 @@ export function evaluateWhen (
 function celOutcome (outcome: DependencyOutcome): Record<string, unknown> {
   const value: Record<string, unknown> = {
     phase: outcome.phase,
-    message: outcome.message ?? '',
+    message: (outcome.message ?? '').slice(0, WHEN_MESSAGE_MAX_CHARS),
     output: outcome.output ?? ''
   }
   const parsed = outputJSON(outcome.output)
   if (parsed !== undefined) value.outputJSON = parsed
   return value
-}
-
-function firstLine (error: unknown): string {
-  const message = error instanceof Error
-    ? error.message
-    : typeof (error as {
-      message?: unknown
-    })?.message === 'string'
-      ? (error as { message: string }).message
-      : String(error)
-  return message.split('\n')[0] ?? message
 }

@@ -48,3 +48,25 @@ t.test('evaluated over the dependencies\' outcomes', async t => {
     'a value that is not a boolean is no answer'
   )
 })
+
+const HUNDRED = `[${Array(100).fill('1').join(',')}]`
+const FOUR_EXISTS = `${HUNDRED}.exists(a, ${HUNDRED}.exists(b, ${HUNDRED}.exists(c, ` +
+  `${HUNDRED}.exists(d, a + b + c + d == 5))))`
+
+t.test('a when too costly is refused when read, naming its estimate and the limit', async t => {
+  t.match(
+    whenProblem(FOUR_EXISTS, [], 'flow "notify"'),
+    /^flow "notify": when costs an estimated [0-9,]+, over the limit of 200,000$/
+  )
+  t.equal(whenProblem("flows.a.output.matches('^(a+)+$')", ['a'], 'flow "x"'), undefined, 'RE2 runs it in linear time')
+  t.match(
+    whenProblem("flows.a.output.matches('(a)\\\\1')", ['a'], 'flow "x"'),
+    /^flow "x": when has a pattern RE2 cannot run/
+  )
+})
+
+t.test('at run time a when stops at its cost limit, and says so', async t => {
+  const outcomes = new Map([['a', { phase: 'Succeeded' as const, output: `${'a'.repeat(1000)}!` }]])
+  t.same(evaluateWhen(FOUR_EXISTS, outcomes), { overLimit: 'it passed its cost limit of 200,000 units' })
+  t.equal(evaluateWhen("flows.a.output.matches('^(a+)+$')", outcomes), false, 'the 1,000-character output returns')
+})
