@@ -10,6 +10,7 @@ import { fixture } from './helpers/fixtures.js'
 import { fuzzSettings, hostileWhens, multiplying, mutated, specMutations, whenExpression } from './helpers/fuzz.js'
 import type { SyncRequest } from '../src/protocol/hooks.js'
 import type { KubeObject } from '../src/k8s/types.js'
+import { MAX_ANSWER_BYTES } from '../src/controllers/common/answer-size.js'
 
 /** The fixtures the properties start from: each kind with observed children where it has any. */
 const STARTS: ReadonlyArray<{ kind: string, fixture: string }> = [
@@ -107,8 +108,13 @@ t.test('bytes that multiply: an answer within the budget, or Invalid naming the 
     ;(spec.flows[3] as Record<string, unknown>).forEach = Array.from({ length: items }, (_, i) => `item-${i}`)
     const request = { ...base, parent: { ...base.parent, spec } }
     const answer = await sync(app, 'jobflow', request)
-    const broken = contractBroken(request, answer)
+    const broken = contractBroken(request, answer) ??
+      (answer.body.length > MAX_ANSWER_BYTES ? `an answer of ${answer.body.length} bytes, over the budget` : undefined)
     if (broken !== undefined) throw new Error(`${broken} (${valueBytes} B × ${items} items)`)
+    const valid = answer.json?.status?.conditions?.find(c => c.type === 'Valid')
+    if (valueBytes * items > MAX_ANSWER_BYTES && !/items.*over the limit/.test(valid?.message ?? '')) {
+      throw new Error(`${valueBytes} B × ${items} items answered without naming the product: ${String(valid?.message)}`)
+    }
   })
   await t.resolves(fc.assert(property, fuzzSettings(12)))
 })
