@@ -22,7 +22,7 @@ import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
 import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import {
-  answerSizeProblems, CHILD_OVERHEAD_BYTES, podParts, type AnswerFigures, type ChildFigure
+  answerSizeProblems, CHILD_OVERHEAD_BYTES, podParts, specBytes, type AnswerFigures, type ChildFigure
 } from '../common/answer-size.js'
 import { timestamp } from '../../k8s/time.js'
 import { selectorString } from '../../k8s/selectors.js'
@@ -235,7 +235,7 @@ function scaleDown (plan: PodPlan, replicas: number): void {
  * with a name, labels and a readiness gate; the Pods kept weigh about as much.
  */
 function newPodFigures (spec: CollaSetSpec, count: number, kept: number): AnswerFigures {
-  const templateBytes = JSON.stringify(spec.template).length
+  const templateBytes = specBytes(spec.template)
   const bytes = templateBytes + CHILD_OVERHEAD_BYTES
   const parts = podParts(templateBytes, 0, 0)
   const figure: ChildFigure = { what: 'the new Pods', per: 'Pod', count, bytes, total: bytes * count, parts }

@@ -123,10 +123,10 @@ export function podParts (templateBytes: number, globalEnvBytes: number, contain
   return parts.sort((a, b) => b[0] - a[0]).map(([, words]) => words)
 }
 
-/** The JSON length of what a spec copies into children (0 for nothing): a template, an env list. */
+/** The JSON length of what a spec copies into children, 0 for nothing (an empty list or map too): a template, env. */
 export function specBytes (value: unknown): number {
   if (value === undefined || value === null) return 0
-  if (Array.isArray(value) && value.length === 0) return 0
+  if (Array.isArray(value) ? value.length === 0 : isRecord(value) && Object.keys(value).length === 0) return 0
   return JSON.stringify(value).length
 }
 

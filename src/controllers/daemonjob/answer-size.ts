@@ -5,7 +5,7 @@ import type { SyncRequest } from '../../protocol/hooks.js'
 import { isRecord, type KubeObject } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import {
-  containerCount, copiesBytes, podParts, type AnswerFigures, type ChildFigure
+  containerCount, copiesBytes, podParts, specBytes, type AnswerFigures, type ChildFigure
 } from '../common/answer-size.js'
 import type { DaemonJobSpec } from './spec.js'
 
@@ -17,8 +17,8 @@ export function nodeJobFigures (
   keptJobs: number
 ): AnswerFigures {
   const bytes = JSON.stringify(sample).length
-  const envBytes = spec.globalParams.env.length === 0 ? 0 : JSON.stringify(spec.globalParams.env).length
-  const parts = podParts(JSON.stringify(spec.job.template).length, envBytes, containerCount(spec.job.template.spec))
+  const parts = podParts(specBytes(spec.job.template), specBytes(spec.globalParams.env),
+    containerCount(spec.job.template.spec))
   const what = 'the Jobs of the nodes'
   const figure: ChildFigure = { what, per: 'node', count: nodes, bytes, total: bytes * nodes, parts }
   return { figures: [figure], kept: { count: keptJobs, bytes: bytes * keptJobs } }

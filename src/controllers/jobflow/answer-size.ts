@@ -6,7 +6,7 @@ import type { SyncRequest } from '../../protocol/hooks.js'
 import { isRecord, type KubeObject } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import {
-  CHILD_OVERHEAD_BYTES, containerCount, copiesBytes, formatBytes, podParts,
+  CHILD_OVERHEAD_BYTES, containerCount, copiesBytes, formatBytes, podParts, specBytes,
   type AnswerFigures, type ChildFigure, type KeptChildren
 } from '../common/answer-size.js'
 import { JOBTEMPLATE_API_VERSION, type FlowSpec, type JobFlowSpec } from './spec.js'
@@ -44,7 +44,7 @@ interface StepSize {
 /** The new Jobs, grouped by step, and the observed Jobs of the steps whose weight is known. */
 export function jobFlowAnswerFigures (sizing: JobFlowSizing): AnswerFigures {
   const steps = new Map<string, StepSize>()
-  const globalEnvBytes = jsonBytes(sizing.spec.globalParams.env)
+  const globalEnvBytes = specBytes(sizing.spec.globalParams.env)
   const templateBytes = new Map<JobSpec, number>()
   for (const flow of sizing.creating) {
     const template = sizing.templates.get(flow.name)
@@ -82,10 +82,10 @@ function stepSize (
   const { spec } = sizing
   const containers = containerCount(template.template?.spec)
   const outputBytes = [...sizing.outputsOf(flow).values()].reduce((sum, output) => sum + output.length * 2, 0)
-  const mounts = jsonBytes(spec.shareVolumeMounts) + jsonBytes(flow.shareVolumeMounts)
+  const mounts = specBytes(spec.shareVolumeMounts) + specBytes(flow.shareVolumeMounts)
   const perContainer = globalEnvBytes + outputBytes + mounts
-  const metadata = jsonBytes(spec.globalParams.labels) * 2 + jsonBytes(spec.globalParams.annotations) * 2
-  const baseBytes = bytes + containers * perContainer + jsonBytes(spec.shareVolumes) + metadata + CHILD_OVERHEAD_BYTES
+  const metadata = specBytes(spec.globalParams.labels) * 2 + specBytes(spec.globalParams.annotations) * 2
+  const baseBytes = bytes + containers * perContainer + specBytes(spec.shareVolumes) + metadata + CHILD_OVERHEAD_BYTES
   const fanOut = flow.item !== undefined
   return { count: 0, baseBytes, largestItem: 0, fanOut, containers, templateBytes: bytes, outputBytes }
 }
@@ -127,12 +127,6 @@ function keptJobs (observedJobs: ReadonlyMap<string, KubeObject>, steps: Readonl
     if (size !== undefined) bytes += size.baseBytes + size.largestItem
   }
   return { count: observedJobs.size, bytes }
-}
-
-/** The JSON length of a list or map, 0 when empty: what copying it into a child adds. */
-function jsonBytes (value: readonly unknown[] | Record<string, unknown>): number {
-  const empty = Array.isArray(value) ? value.length === 0 : Object.keys(value).length === 0
-  return empty ? 0 : JSON.stringify(value).length
 }
 
 /**
