@@ -22,6 +22,7 @@
 // BENCH_SCALE=0 skips the largest cluster and the burst (bench/scale.ts). BENCH_PARENTS=0 skips
 // the memo's hit rate over 50 parents of each kind synced in turn (bench/parents.ts).
 // BENCH_FLOW_SIZE=0 skips the JobFlows of 10,000 items and of 2,000 steps (bench/jobflow-size.ts).
+// BENCH_SHED=0 skips the burst of 20 first syncs of a 10,000-item JobFlow (bench/shed.ts).
 //
 // This module is the driver: bench/jobflow-echo.ts times the JobFlow part, bench/load.ts drives the
 // load, bench/settings.ts reads the environment.
@@ -30,7 +31,8 @@ import { benchKinds, CASES, deploymentMemoLimit, kindGoals, kindTable, type Kind
 import { benchScale, BURST_CALLS, BURST_NODES, LARGEST_NODES, scaleReport } from './scale.js'
 import { hitRateGoals, hitRateTable, memoHitRates, PARENTS } from './parents.js'
 import { benchSizes, sizeGoals, sizeTable } from './jobflow-size.js'
-import { duration, flowSize, kindNames, kindSizes, parents, scale, sizes } from './settings.js'
+import { benchShed, SHED_CALLS, SHED_ITEMS, shedReport } from './shed.js'
+import { duration, flowSize, kindNames, kindSizes, parents, scale, shed, sizes } from './settings.js'
 
 async function main (): Promise<void> {
   if (sizes.length > 0) await benchJobFlow()
@@ -62,6 +64,13 @@ async function main (): Promise<void> {
         'Deployment runs it\n'
     )
     console.log(scaleReport(await benchScale()))
+  }
+  if (shed) {
+    console.log(
+      `\n# Shedding by cost: ${SHED_CALLS} first syncs of a JobFlow over ${SHED_ITEMS.toLocaleString('en')} items at ` +
+        'once, small requests and large answers, against the service as the Deployment runs it\n'
+    )
+    console.log(shedReport(await benchShed()))
   }
 }
 

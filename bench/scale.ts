@@ -3,7 +3,7 @@
 // image's command, whose peak resident memory is read from the kernel (VmHWM) afterwards.
 //
 // - One DaemonJob sync at 15,000 Nodes as busy kubelets report them (about 210 MiB with the
-//   DaemonJob's Jobs), several times in a row: goal p99 under 2 s, peak memory under 512 MiB.
+//   DaemonJob's Jobs), several times in a row: goal p99 under 2 s, peak memory under 576 MiB.
 // - A burst: 25 syncs of 5,000 Nodes at once, as five Metacontroller workers of five
 //   controllers could send them: goal every call answered 200 within Metacontroller's 10 s or
 //   shed with 429, at least a fifth of them served, peak memory under the Deployment's limit.
@@ -26,9 +26,14 @@ export const BURST_NODES = 5_000
 export const BURST_CALLS = 25
 const LARGEST_SYNCS = 6
 const LARGEST_P99_GOAL_MS = 2000
-const LARGEST_MEMORY_GOAL = 512 * MIB
+/**
+ * Half the Deployment's 1 GiB until the hook thread (src/thread/hook-thread.ts), whose second V8
+ * heap costs 40 MiB at rest and 60–100 MiB at this size (docs/performance.md): 576 MiB keeps the
+ * largest sync well inside the limit, beside a burst's 600.
+ */
+const LARGEST_MEMORY_GOAL = 576 * MIB
 /** Metacontroller's default hook timeout. */
-const HOOK_TIMEOUT_MS = 10_000
+export const HOOK_TIMEOUT_MS = 10_000
 const BURST_SERVED_GOAL = 1 / 5
 
 /** What the Deployment gives the process: its Node options and its memory limit. */
@@ -57,12 +62,12 @@ export function deploymentSettings (root = ROOT): Deployment {
   }
 }
 
-interface Served {
+export interface Served {
   child: ChildProcess
   port: number
 }
 
-async function serve (deployment: Deployment, now: Date): Promise<Served> {
+export async function serve (deployment: Deployment, now: Date): Promise<Served> {
   const child = fork(join(ROOT, 'dist', 'bench', 'serve.js'), [], {
     execArgv: deployment.nodeOptions,
     env: { ...process.env, BENCH_NOW: now.toISOString() },
@@ -81,13 +86,13 @@ function peakResident (pid: number): number {
   return Number(kib) * 1024
 }
 
-async function stop (served: Served): Promise<void> {
+export async function stop (served: Served): Promise<void> {
   const exited = new Promise((resolve) => served.child.once('exit', resolve))
   served.child.disconnect()
   await exited
 }
 
-interface Call {
+export interface Call {
   status: number
   ms: number
   body: Buffer
@@ -96,7 +101,7 @@ interface Call {
 /**
  * One POST on a connection of its own; resolves with the answer, even when the server answers before the body is sent.
  */
-async function post (port: number, body: Buffer): Promise<Call> {
+export async function post (port: number, body: Buffer, path = PATH): Promise<Call> {
   const start = performance.now()
   return await new Promise<Call>((resolve, reject) => {
     let answered = false
@@ -104,7 +109,7 @@ async function post (port: number, body: Buffer): Promise<Call> {
       {
         host: '127.0.0.1',
         port,
-        path: PATH,
+        path,
         method: 'POST',
         agent: false,
         headers: { 'content-type': 'application/json', 'content-length': body.length },

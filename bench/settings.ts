@@ -30,6 +30,8 @@ export const breakdown = process.env.BENCH_BREAKDOWN !== '0'
 export const parents = process.env.BENCH_PARENTS !== '0'
 /** BENCH_FLOW_SIZE=0 skips the JobFlows of 10,000 items and 2,000 steps (bench/jobflow-size.ts). */
 export const flowSize = process.env.BENCH_FLOW_SIZE !== '0'
+/** BENCH_SHED=0 skips the burst of JobFlow first syncs shed by cost (bench/shed.ts). */
+export const shed = process.env.BENCH_SHED !== '0'
 export const slice = duration / rounds
 export const warmup = Math.max(0.5, Math.min(2, duration / 4))
 

@@ -1,6 +1,8 @@
 // Settings come from the environment, read once at start-up. docs/operations.md, "Settings", lists every one.
 import { defaultHooksDir } from './scripts/library.js'
 import { DEFAULT_BODY_LIMIT } from './protocol/body-reader.js'
+import { DEFAULT_WAIT_BUDGET_MS } from './protocol/work-queue.js'
+import { DEFAULT_DEADLINE_MS } from './thread/hook-thread.js'
 
 export interface Config {
   port: number
@@ -13,6 +15,15 @@ export interface Config {
    * Undefined: three quarters of the heap limit.
    */
   inflightBudget?: number
+  /**
+   * Expected milliseconds of hook work queued ahead of a call, plus its own, at most; beyond, it is
+   * shed with 429 (src/protocol/work-queue.ts).
+   */
+  waitBudgetMs: number
+  /** Whether sync and finalize hooks run on a thread of their own (src/thread/hook-thread.ts). */
+  hookThread: boolean
+  /** How long that thread's event loop may go unanswered while calls are in it before it is replaced. */
+  hookDeadlineMs: number
   /**
    * Bytes the memo of built objects may hold (src/protocol/object-memo.ts); 0 turns it off.
    * Undefined: a sixteenth of the heap limit, at most 64 MiB.
@@ -45,6 +56,9 @@ export function readConfig (env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     bodyLimit: integer(env, 'BODY_LIMIT_BYTES', DEFAULT_BODY_LIMIT),
     ...(present(env, 'INFLIGHT_BUDGET_BYTES') ? { inflightBudget: integer(env, 'INFLIGHT_BUDGET_BYTES', 0, 1) } : {}),
+    waitBudgetMs: integer(env, 'WAIT_BUDGET_MS', DEFAULT_WAIT_BUDGET_MS, 1),
+    hookThread: env.HOOK_THREAD !== '0',
+    hookDeadlineMs: integer(env, 'HOOK_DEADLINE_MS', DEFAULT_DEADLINE_MS, 1),
     ...(present(env, 'OBJECT_MEMO_BYTES') ? { objectMemoBytes: integer(env, 'OBJECT_MEMO_BYTES', 0) } : {}),
     hooksDir: env.HOOKS_DIR ?? defaultHooksDir(),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 15_000),

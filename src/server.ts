@@ -59,6 +59,8 @@ export async function startServer (
     logger: { level: config.logLevel, ...(logStream !== undefined ? { stream: logStream } : {}) },
     bodyLimit: config.bodyLimit,
     ...(config.inflightBudget !== undefined ? { inflightBudget: config.inflightBudget } : {}),
+    queue: { waitBudgetMs: config.waitBudgetMs },
+    ...(config.hookThread ? { thread: { deadlineMs: config.hookDeadlineMs } } : {}),
     ...(config.objectMemoBytes !== undefined ? { memoBytes: config.objectMemoBytes } : {}),
     scripts,
     effects: executor,

@@ -36,8 +36,9 @@ const kindOf = (file: string): string | undefined => /^controllers\/([^/]+)\//.e
 
 /**
  * How high each part of the house stands: a file may import only files of its own rank or below.
- * the CLI → the server and the simulator (which plays Metacontroller around the app) → app and its plugins →
- * config → the kinds' registry and runner → the kinds → the actions and what the kinds
+ * the CLI → the server, the hook thread's entry and the simulator (which plays Metacontroller around
+ * the app) → app and its plugins → config and the hook thread as the app drives it →
+ * the kinds' registry and runner → the kinds → the actions and what the kinds
  * share → the wire → effects, scripts, trust → k8s.
  */
 function rank (file: string): number {
@@ -47,9 +48,9 @@ function rank (file: string): number {
   if (file.startsWith('actions/') || file.startsWith('controllers/common/')) return 3
   if (kindOf(file) !== undefined) return 4
   if (file.startsWith('controllers/')) return 5
-  if (file === 'config.ts') return 6
+  if (file === 'config.ts' || file.startsWith('thread/')) return 6
   if (file === 'app.ts' || file.startsWith('plugins/')) return 7
-  if (file === 'server.ts' || file.startsWith('simulator/')) return 8
+  if (file === 'server.ts' || file === 'thread-main.ts' || file.startsWith('simulator/')) return 8
   if (file.startsWith('cli/')) return 9
   return -1
 }

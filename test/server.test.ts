@@ -77,13 +77,19 @@ t.test('settings come from the environment', async t => {
     LOG_LEVEL: 'debug',
     HOST: '127.0.0.1',
     EFFECTS_CONCURRENCY: '3',
-    EFFECTS_BUDGET_MS: '2500'
+    EFFECTS_BUDGET_MS: '2500',
+    WAIT_BUDGET_MS: '4000',
+    HOOK_THREAD: '0',
+    HOOK_DEADLINE_MS: '7000'
   })
   t.same(config, {
     port: 9090,
     host: '127.0.0.1',
     logLevel: 'debug',
     bodyLimit: 1000,
+    waitBudgetMs: 4000,
+    hookThread: false,
+    hookDeadlineMs: 7000,
     hooksDir: '/x',
     shutdownGraceMs: 5,
     effectsConcurrency: 3,
@@ -107,6 +113,8 @@ t.test('settings come from the environment', async t => {
   t.throws(() => readConfig({ TLS_CLIENT_CA_FILE: '/ca' }), /TLS_CLIENT_CA_FILE \(mutual TLS\) needs HTTPS/)
   t.equal(readConfig({}).effectsConcurrency, 8)
   t.equal(readConfig({}).effectsBudgetMs, 5000)
+  t.equal(readConfig({}).waitBudgetMs, 5000, 'half of Metacontroller\'s 10 s timeout')
+  t.throws(() => readConfig({ WAIT_BUDGET_MS: '0' }), /WAIT_BUDGET_MS must be at least 1/)
   t.throws(() => readConfig({ EFFECTS_CONCURRENCY: '0' }), /EFFECTS_CONCURRENCY must be at least 1/)
   t.throws(() => readConfig({ PORT: 'eighty' }), /PORT must be a whole number/)
   t.equal(readConfig({}).port, 8080)
@@ -128,7 +136,10 @@ t.test('OBJECT_MEMO_BYTES sizes the memo of built objects the server keeps', asy
   t.teardown(async () => {
     await running.app.close()
   })
-  t.equal(running.app.wire.memo.limit, 12345)
+  // The memo is the hook thread's (src/thread/hook-thread.ts); the metrics report it.
+  const metrics = await running.app.inject('/metrics')
+  t.match(metrics.body, /^jobhooks_object_memo_limit_bytes 12345$/m)
+  t.equal(readConfig({}).hookThread, true, 'hooks run on a thread of their own by default')
 })
 
 /** A folder of its own (t.testdir is one per test, and reset by each call). */

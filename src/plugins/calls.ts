@@ -5,6 +5,7 @@ import fp from 'fastify-plugin'
 import type { FastifyError, FastifyInstance } from 'fastify'
 import type { HookName, KindHooks } from '../protocol/hooks.js'
 import type { Outcome } from './metrics.js'
+import type { Ticket } from '../protocol/work-queue.js'
 
 /** What a hook call leaves on its request for the one log line and the metrics written at the end. */
 export interface HookCall {
@@ -14,6 +15,16 @@ export interface HookCall {
   outcome: Outcome
   /** The bytes the call took from the in-flight budget, until it is answered. */
   charged?: number
+  /** Its place in the work queue (src/protocol/work-queue.ts), until it is answered. */
+  queued?: Queued
+}
+
+/** A call's place in the work queue, and the milliseconds it has kept the event loop busy so far. */
+export interface Queued {
+  ticket: Ticket
+  busyMs: number
+  /** When the current stretch of busy time began. */
+  since?: number
 }
 
 declare module 'fastify' {
@@ -24,13 +35,15 @@ declare module 'fastify' {
 
 export interface CallsOptions {
   kinds: readonly KindHooks[]
+  /** Whether it writes the log line and metrics (not on the hook thread: the app forwarding its calls does). */
+  log?: boolean
 }
 
 /** The calls plugin: the request's `hookCall`, the error and not-found answers, the log line. */
-export const callsPlugin = fp<CallsOptions>(async (app, { kinds }) => {
+export const callsPlugin = fp<CallsOptions>(async (app, { kinds, log }) => {
   app.decorateRequest('hookCall', undefined)
   answerErrors(app, kinds)
-  logHookCalls(app)
+  if (log !== false) logHookCalls(app)
 }, { name: 'calls', dependencies: ['metrics'] })
 
 /** 4xx answers say what was wrong; anything else is a 500 that says nothing more (law 2: never a 500 for garbage). */

@@ -38,8 +38,14 @@ export const SPARE_MAX_BYTES = 128 * 1024 * 1024
 /** How long the spare buffer is kept without a body to read into it. */
 const SPARE_IDLE_MS = 60_000
 
+/** Where bodies are read into, and given back once nothing refers to their bytes. */
+export interface BodyStore {
+  take: (size: number) => Buffer
+  release: (body: Buffer) => void
+}
+
 /** The buffers of the large bodies one app reads (src/protocol/wire-state.ts): its spare, and those in use. */
-export class BodyBuffers {
+export class BodyBuffers implements BodyStore {
   /** The buffer given back by the last large body, whole, to read the next one into. */
   private spare: Buffer | undefined
   /** The large bodies being read or built, each in a buffer of its own. */
@@ -111,7 +117,7 @@ export interface BodyErrors {
  * its bytes.
  */
 export function readBody (
-  buffers: BodyBuffers,
+  buffers: BodyStore,
   payload: NodeJS.ReadableStream & { receivedEncodedLength?: number },
   contentLengthHeader: string | undefined,
   limit: number,

@@ -13,14 +13,17 @@ declare namespace WebAssembly {
     constructor (bytes: Uint8Array)
   }
   class Memory {
-    constructor (descriptor: { initial: number })
-    readonly buffer: ArrayBuffer
+    constructor (descriptor: { initial: number, maximum?: number, shared?: boolean })
+    readonly buffer: ArrayBuffer | SharedArrayBuffer
   }
   class Instance {
     constructor (module: Module, imports: Record<string, Record<string, unknown>>)
     readonly exports: Record<string, unknown>
   }
 }
+
+/** A WebAssembly memory a body lies in: shared, so that another thread may read it where it lies. */
+export type BodyMemory = WebAssembly.Memory
 
 /** The layout of a memory, as skip.wat reads it: the byte classes, then the closers' stack. */
 const TABLE = 0
@@ -60,7 +63,9 @@ function compile (): WebAssembly.Module | undefined {
 export class WasmSkip {
   /** Compiled on the first large body: undefined until then, false when there is none to be had. */
   private compiled: WebAssembly.Module | false | undefined
-  private readonly skips = new WeakMap<ArrayBuffer, Skip>()
+  private readonly skips = new WeakMap<ArrayBufferLike, Skip>()
+  /** The memory of each body buffer made here or adopted, to hand it to the hook thread. */
+  private readonly memories = new WeakMap<ArrayBufferLike, WebAssembly.Memory>()
 
   /** Whether the WebAssembly skip runs here (skip.wasm is there and compiles). */
   get available (): boolean {
@@ -78,25 +83,44 @@ export class WasmSkip {
    * can be had (the address space of a 32-bit process): a plain buffer will do.
    */
   bodyMemory (size: number): Buffer | undefined {
-    const compiled = this.module()
-    if (compiled === undefined) return undefined
+    const pages = Math.ceil((BODY_OFFSET + size + PADDING) / PAGE)
     let memory: WebAssembly.Memory
-    let instance: WebAssembly.Instance
     try {
-      memory = new WebAssembly.Memory({ initial: Math.ceil((BODY_OFFSET + size + PADDING) / PAGE) })
-      instance = new WebAssembly.Instance(compiled, { env: { memory } })
+      // Shared, so that the hook thread can skip the body where this thread read it (skip.wat).
+      memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
     } catch {
       return undefined
     }
+    if (!this.adopt(memory)) return undefined
     new Uint8Array(memory.buffer, TABLE, CLASS.length).set(CLASS)
-    this.skips.set(memory.buffer, instance.exports.skip as Skip)
     return Buffer.from(memory.buffer, BODY_OFFSET, size)
+  }
+
+  /**
+   * Runs the skip on a memory of bodyMemory, made here or on another thread (the body read there
+   * and handed over, src/thread/hook-thread.ts); false when the skip is not available here.
+   */
+  adopt (memory: WebAssembly.Memory): boolean {
+    const compiled = this.module()
+    if (compiled === undefined) return false
+    try {
+      const instance = new WebAssembly.Instance(compiled, { env: { memory } })
+      this.skips.set(memory.buffer, instance.exports.skip as Skip)
+      this.memories.set(memory.buffer, memory)
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /** The memory `body` lies in, when it was made by bodyMemory (here) or adopted. */
+  memoryOf (body: Buffer): WebAssembly.Memory | undefined {
+    return this.memories.get(body.buffer)
   }
 
   /** The skip for `body` when it lies in a memory of bodyMemory (whole or a start of it), else undefined. */
   skipperOf (body: Buffer): BodySkip | undefined {
     const buffer = body.buffer
-    if (!(buffer instanceof ArrayBuffer)) return undefined
     const skip = this.skips.get(buffer)
     const offset = body.byteOffset
     // Whatever the memory holds after the body's end is not the body's: `end` bounds every read that counts.

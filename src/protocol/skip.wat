@@ -15,8 +15,10 @@
 ;;   10304  the body (BODY_OFFSET: past the two, on a 64-byte boundary), then 64 bytes of padding
 ;;          that a 16-byte load near the body's end may read: whatever they hold, nothing at or
 ;;          past `end` is taken for the body's.
+;; The memory is shared (a SharedArrayBuffer): the app's thread reads a body into it and the hook
+;; thread (src/thread/hook-thread.ts) skips it where it lies; only one of them touches it at a time.
 (module
-  (import "env" "memory" (memory 1))
+  (import "env" "memory" (memory 1 65536 shared))
 
   ;; skip(at, end): `at` is the address of the `{` or `[` that opens the value, `end` the address
   ;; just after the body. Answers the address after the value's closer, or
