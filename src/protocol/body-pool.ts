@@ -1,17 +1,20 @@
 // The buffers the bodies handed to the hook thread are read into (src/plugins/thread-routes.ts):
 // shared WebAssembly memories (src/protocol/skip-wasm.ts), which the thread skips where they lie,
-// kept and read into again by the next body that fits. Unlike BodyBuffers' single spare, every
-// memory given back is kept (for SPARE_IDLE_MS): a shared memory is freed only once both threads
-// have collected every object that refers to it, and this thread, which builds nothing, collects
-// rarely, so a memory dropped here would stay resident long after its body (at 15,000 Nodes, a
-// fresh 209 MiB memory per sync took the process past 800 MiB). The memories in use are bounded
-// by the in-flight budget, which admits a call by its Content-Length; the pool holds no more than
-// were in use at once.
+// kept and read into again by the next body, grown in place when it is larger (a parent's body
+// grows as its children do). Unlike BodyBuffers' single spare, every memory given back is kept
+// (for IDLE_MS): a shared memory is freed only once both threads have collected every object
+// that refers to it, and this thread, which builds little, collects rarely, so memories dropped
+// here stayed resident (a fresh memory per body: 827 MiB at 15,000 Nodes; one per slightly larger
+// body, in the tier's DaemonJob over 2,000 Nodes, 2 GiB within ten minutes). The memories in use
+// are bounded by the in-flight budget, which admits a call by its Content-Length; the pool holds
+// no more than were in use at once.
 import { SPARE_MIN_BYTES, type BodyStore } from './body-reader.js'
 import type { WasmSkip } from './skip-wasm.js'
 
 /** How long a memory is kept without a body read into it. */
 const IDLE_MS = 60_000
+/** A new or grown memory holds this much more than the body it is for: the next one is likely larger. */
+const SLACK = 1.125
 
 interface Idle {
   buffer: Buffer
@@ -20,9 +23,8 @@ interface Idle {
 
 export class BodyPool implements BodyStore {
   private readonly idle: Idle[] = []
-  /** The whole buffer of each memory taken from here or made, by its memory. */
+  /** The whole buffer of each memory in use, by the memory its bodies lie in. */
   private readonly wholeBuffers = new WeakMap<ArrayBufferLike, Buffer>()
-  private readonly inUse = new WeakSet<ArrayBufferLike>()
   private readonly sweeper: NodeJS.Timeout
 
   constructor (private readonly wasm: WasmSkip) {
@@ -30,29 +32,32 @@ export class BodyPool implements BodyStore {
     this.sweeper.unref()
   }
 
-  /** The smallest idle memory that holds `size` bytes, else a new one (a plain buffer when there can be none). */
+  /**
+   * A buffer of `size` bytes: in the largest idle memory, grown in place when it is too small (a
+   * body grows as its parent's children do), else in a new one; each with room to grow by SLACK.
+   */
   take (size: number): Buffer {
     if (size < SPARE_MIN_BYTES) return Buffer.allocUnsafe(size)
-    let best = -1
+    const capacity = Math.ceil(size * SLACK)
+    let largest = -1
     for (let i = 0; i < this.idle.length; i++) {
-      const length = (this.idle[i] as Idle).buffer.length
-      if (length >= size && (best < 0 || length < (this.idle[best] as Idle).buffer.length)) best = i
+      if (largest < 0 || (this.idle[i] as Idle).buffer.length > (this.idle[largest] as Idle).buffer.length) largest = i
     }
-    if (best >= 0) {
-      const [{ buffer }] = this.idle.splice(best, 1) as [Idle]
-      this.inUse.add(buffer.buffer)
-      return buffer.subarray(0, size)
+    let whole: Buffer | undefined
+    if (largest >= 0) {
+      whole = (this.idle.splice(largest, 1)[0] as Idle).buffer
+      if (whole.length < size) whole = this.wasm.grow(whole, capacity)
     }
-    const fresh = this.wasm.bodyMemory(size) ?? Buffer.allocUnsafeSlow(size)
-    this.wholeBuffers.set(fresh.buffer, fresh)
-    this.inUse.add(fresh.buffer)
-    return fresh
+    whole ??= this.wasm.bodyMemory(capacity) ?? Buffer.allocUnsafeSlow(capacity)
+    this.wholeBuffers.set(whole.buffer, whole)
+    return whole.subarray(0, size)
   }
 
-  /** Gives a body's memory back, once nothing refers to its bytes: the next body that fits is read into it. */
+  /** Gives a body's memory back, once nothing refers to its bytes: the next body is read into it. */
   release (body: Buffer): void {
     const whole = this.wholeBuffers.get(body.buffer)
-    if (whole === undefined || !this.inUse.delete(body.buffer)) return
+    if (whole === undefined) return
+    this.wholeBuffers.delete(body.buffer)
     this.idle.push({ buffer: whole, since: performance.now() })
   }
 

@@ -15,6 +15,7 @@ declare namespace WebAssembly {
   class Memory {
     constructor (descriptor: { initial: number, maximum?: number, shared?: boolean })
     readonly buffer: ArrayBuffer | SharedArrayBuffer
+    grow (pages: number): number
   }
   class Instance {
     constructor (module: Module, imports: Record<string, Record<string, unknown>>)
@@ -33,6 +34,8 @@ export const BODY_OFFSET = (STACK + MAX_DEPTH + 63) & ~63
 /** Bytes after the body that a 16-byte load at its end may read. */
 const PADDING = 64
 const PAGE = 65536
+/** The most a memory may grow to (skip.wat's import): 4 GiB, address space only until it is used. */
+const MAX_PAGES = 65536
 
 /** What skip.wat's negative answers mean, by their negation, in the words of json-skip.ts. */
 export const REFUSALS = [
@@ -86,8 +89,9 @@ export class WasmSkip {
     const pages = Math.ceil((BODY_OFFSET + size + PADDING) / PAGE)
     let memory: WebAssembly.Memory
     try {
-      // Shared, so that the hook thread can skip the body where this thread read it (skip.wat).
-      memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true })
+      // Shared, so that the hook thread can skip the body where this thread read it (skip.wat);
+      // growable, so that a pool (src/protocol/body-pool.ts) can fit a larger body in it.
+      memory = new WebAssembly.Memory({ initial: pages, maximum: MAX_PAGES, shared: true })
     } catch {
       return undefined
     }
@@ -111,6 +115,26 @@ export class WasmSkip {
     } catch {
       return false
     }
+  }
+
+  /**
+   * The buffer of bodyMemory that `whole` is, grown in place to hold `size` bytes; undefined when
+   * it is not one of this skip's or cannot grow (the address space of a 32-bit process).
+   */
+  grow (whole: Buffer, size: number): Buffer | undefined {
+    const memory = this.memories.get(whole.buffer)
+    const skip = this.skips.get(whole.buffer)
+    if (memory === undefined || skip === undefined) return undefined
+    const pages = Math.ceil((BODY_OFFSET + size + PADDING) / PAGE)
+    try {
+      memory.grow(pages - memory.buffer.byteLength / PAGE)
+    } catch {
+      return undefined
+    }
+    // A grown memory's buffer is another object: the skip and the memory are found by it now.
+    this.skips.set(memory.buffer, skip)
+    this.memories.set(memory.buffer, memory)
+    return Buffer.from(memory.buffer, BODY_OFFSET, size)
   }
 
   /** The memory `body` lies in, when it was made by bodyMemory (here) or adopted. */

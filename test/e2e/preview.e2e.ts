@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import { ROOT, run, waitFor } from './cluster.js'
-import { jobFlowExample, startFlowUntilFirstJobs, startScenarios } from './scenario.js'
+import { jobFlowExample, startFlowUntilFirstJobs, startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 
@@ -34,6 +34,9 @@ t.test(
     const manifest = join(t.testdir({}), 'jobflow.yaml')
     writeFileSync(manifest, stringify(flow))
     const watch = await startFlowUntilFirstJobs(t, { cluster, getJson }, ns, flow)
+    // The first sync's status says Pending (its Jobs not yet observed); the sync that sees them
+    // writes Running. Killed before that one is answered, the flow would stay Pending.
+    await waitForStatusOf(getJson, 'jobflow', ns, flow.metadata.name, 'Running', (s) => s.phase === 'Running', 60_000)
 
     // Without the service no sync can run: the cluster holds still while job1 and job4 finish.
     await killService()
