@@ -6,29 +6,10 @@ import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { testApp } from './helpers/app.js'
 import { fixture } from './helpers/fixtures.js'
-import type { EffectExecutor, EffectOutcome } from '../src/effects/types.js'
+import { heldExecutor } from './helpers/held-executor.js'
 import { createHookGuard } from '../src/trust/guard.js'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-
-/** An executor that holds every call until `open()`: a call held there is a call in flight. */
-function heldExecutor (): EffectExecutor & { open: () => void; waiting: () => number } {
-  let waiting: Array<() => void> = []
-  let opened = false
-  return {
-    mode: 'dry-run',
-    apply: async () => {
-      if (!opened) await new Promise<void>(resolve => waiting.push(resolve))
-      return [] as EffectOutcome[]
-    },
-    open: () => {
-      opened = true
-      for (const resolve of waiting) resolve()
-      waiting = []
-    },
-    waiting: () => waiting.length
-  }
-}
 
 const body = JSON.stringify(fixture('daemonjob/sync-new.v2.json'))
 const BYTES = Buffer.byteLength(body)

@@ -7,29 +7,10 @@ import { request as httpRequest } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { testApp } from './helpers/app.js'
 import { fixture } from './helpers/fixtures.js'
-import type { EffectExecutor, EffectOutcome } from '../src/effects/types.js'
+import { heldExecutor, until } from './helpers/held-executor.js'
 import type { SyncRequest } from '../src/protocol/hooks.js'
 import { expectedNewChildBytes } from '../src/controllers/answer-size.js'
 import { WorkQueue } from '../src/protocol/work-queue.js'
-
-/** An executor that holds every call until `open()`: a call held there is queued and unanswered. */
-function heldExecutor (): EffectExecutor & { open: () => void; waiting: () => number } {
-  let waiting: Array<() => void> = []
-  let opened = false
-  return {
-    mode: 'dry-run',
-    apply: async () => {
-      if (!opened) await new Promise<void>(resolve => waiting.push(resolve))
-      return [] as EffectOutcome[]
-    },
-    open: () => {
-      opened = true
-      for (const resolve of waiting) resolve()
-      waiting = []
-    },
-    waiting: () => waiting.length
-  }
-}
 
 const request = fixture('daemonjob/sync-new.v2.json') as SyncRequest
 const body = JSON.stringify(request)
@@ -40,9 +21,6 @@ const post = () => ({
   headers: { 'content-type': 'application/json' },
   payload: body
 })
-const until = async (check: () => boolean): Promise<void> => {
-  while (!check()) await new Promise(resolve => setTimeout(resolve, 5))
-}
 /** A queue on which one call of the fixture is expected to take `ms`. */
 const queue = (ms: number, waitBudgetMs: number) => ({ waitBudgetMs, msPerByte: ms / COST, learn: false })
 

@@ -5,7 +5,7 @@
 // read into again. The credential check, the call's record and the in-flight budget have run
 // before (src/plugins/hook-routes.ts); the call's turn in the work queue and its effects are this
 // app's, asked for by the thread as it goes.
-import { errorCodes, type FastifyPluginAsync, type FastifyRequest } from 'fastify'
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify'
 import type { KindHooks } from '../protocol/hooks.js'
 import { NOW_HEADER } from '../protocol/pinned-clock.js'
 import { ThreadStopped, type HookThread } from '../thread/hook-thread.js'
@@ -13,6 +13,7 @@ import { readBody } from '../protocol/body-reader.js'
 import { BodyPool } from '../protocol/body-pool.js'
 import type { CallPorts, HookRouteConfig } from './hook-handlers.js'
 import type { HookCall } from './calls.js'
+import { BODY_ERRORS } from './wire.js'
 
 export interface ThreadRoutesOptions {
   kinds: readonly KindHooks[]
@@ -31,14 +32,10 @@ export const threadRoutes: FastifyPluginAsync<ThreadRoutesOptions> = async (app,
   const { wasm } = app.wire
   const bodies = new BodyPool(wasm)
   app.addHook('onClose', async () => { bodies.close() })
-  const errors = {
-    tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(),
-    badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
-  }
   app.removeAllContentTypeParsers()
   // Read whole, a large body into a shared memory of its own, which the thread reads where it lies.
   app.addContentTypeParser('*', (request, payload, done) => {
-    readBody(bodies, payload, request.headers['content-length'], bodyLimit, errors, done)
+    readBody(bodies, payload, request.headers['content-length'], bodyLimit, BODY_ERRORS, done)
   })
   for (const kind of kinds) {
     for (const hook of ['sync', 'finalize'] as const) {

@@ -1,7 +1,7 @@
 // The wire: any hook body read as JSON and built only as far as its route's `reads` shape says
 // (src/protocol/projection.ts), with what the wire keeps between requests decorated on the app.
 import { errorCodes, type FastifyInstance, type FastifyRequest } from 'fastify'
-import { readBody } from '../protocol/body-reader.js'
+import { readBody, type BodyErrors } from '../protocol/body-reader.js'
 import { project } from '../protocol/projection.js'
 import { WireState } from '../protocol/wire-state.js'
 import { WHOLE_REQUEST } from '../protocol/hooks.js'
@@ -12,6 +12,12 @@ declare module 'fastify' {
     /** What the wire keeps between requests: the memo, the body buffers (src/protocol/wire-state.ts). */
     wire: WireState
   }
+}
+
+/** A body refused as fastify's own reader refuses it (src/protocol/body-reader.ts). */
+export const BODY_ERRORS: BodyErrors = {
+  tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(),
+  badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
 }
 
 /** How a content-type parser answers. */
@@ -67,10 +73,6 @@ export function setUpWire (app: FastifyInstance, options: WireOptions): void {
     return
   }
   app.removeContentTypeParser('application/json')
-  const errors = {
-    tooLarge: () => new errorCodes.FST_ERR_CTP_BODY_TOO_LARGE(),
-    badLength: () => new errorCodes.FST_ERR_CTP_INVALID_CONTENT_LENGTH()
-  }
   const build = (request: FastifyRequest, body: Buffer, done: Done, release: () => void): void => {
     const reads = (request.routeOptions.config as RouteReads).reads ?? WHOLE_REQUEST
     let built: unknown
@@ -95,7 +97,7 @@ export function setUpWire (app: FastifyInstance, options: WireOptions): void {
       payload.resume()
       return
     }
-    readBody(wire.bodies, payload, request.headers['content-length'], bodyLimit, errors, (error, body) => {
+    readBody(wire.bodies, payload, request.headers['content-length'], bodyLimit, BODY_ERRORS, (error, body) => {
       if (error !== null) {
         done(error, undefined)
         return
