@@ -6,6 +6,8 @@ import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { attemptJobName } from '../controllers/jobflow/attempts.js'
 import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
+import { groupPhase } from '../controllers/jobflow/branches.js'
+import { parseDepends } from '../controllers/jobflow/depends.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
 import { flowRecords, type FlowRecord } from './flow-records.js'
 import type { Simulator } from '../simulator/simulator.js'
@@ -15,6 +17,8 @@ export interface FlowStep {
   dependencies: string[]
   /** The CEL expression the step runs under, if it has one. */
   when?: string
+  /** Its Argo `depends` expression, if it has one (its dependencies are the steps it names). */
+  depends?: string
   /** The phase of the step's last attempt at the end ('Pending' when it has no record). */
   phase: string
 }
@@ -41,27 +45,20 @@ function statusOf (object: KubeObject): Record<string, unknown> {
 }
 
 /**
- * Each step's phase from its last records: a fan-out step's from its items' (Failed if one
- * failed, Running while one runs or waits, Succeeded once none is left).
+ * Each step's phase from its last records: a fan-out step's from its items', by the hook's own
+ * rule (groupPhase).
  */
 function stepPhases (records: FlowRecord[]): Map<string, string> {
-  const byStep = new Map<string, Map<string, string>>()
+  const byStep = new Map<string, Map<string, FlowRecord>>()
   for (const r of records) {
     const step = stepOfFlowName(r.name)
-    byStep.set(step, (byStep.get(step) ?? new Map<string, string>()).set(r.name, r.phase))
+    byStep.set(step, (byStep.get(step) ?? new Map<string, FlowRecord>()).set(r.name, r))
   }
   const phases = new Map<string, string>()
   for (const [step, items] of byStep) {
-    phases.set(step, combinedPhase([...items.values()]))
+    phases.set(step, items.size === 1 ? [...items.values()][0]?.phase as string : groupPhase([...items.values()]))
   }
   return phases
-}
-
-function combinedPhase (all: string[]): string {
-  if (all.length === 1) return all[0] as string
-  if (all.includes('Failed')) return 'Failed'
-  if (all.some(p => p === 'Running' || p === 'Queued')) return 'Running'
-  return all.every(p => p === 'Succeeded' || p === 'Skipped') ? 'Succeeded' : 'Pending'
 }
 
 /** The steps of a JobFlow's spec, in spec order, with the phase of each one's last attempt. */
@@ -70,17 +67,29 @@ export function flowSteps (flow: KubeObject): FlowStep[] {
   const phases = stepPhases(flowRecords(flow))
   return raw.filter(isRecord).filter(f => typeof f.name === 'string').map(f => {
     const name = f.name as string
-    const dependencies = Array.isArray(f.dependencies) ? f.dependencies.map(String) : []
+    const parsed = typeof f.depends === 'string' ? parseDepends(f.depends) : undefined
+    const depends = typeof parsed === 'object' ? parsed : undefined
+    const dependencies = depends?.steps ?? (Array.isArray(f.dependencies) ? f.dependencies.map(String) : [])
     const when = typeof f.when === 'string' ? f.when : undefined
-    return { name, dependencies, ...(when !== undefined ? { when } : {}), phase: phases.get(name) ?? 'Pending' }
+    return {
+      name,
+      dependencies,
+      ...(when !== undefined ? { when } : {}),
+      ...(depends !== undefined ? { depends: depends.source } : {}),
+      phase: phases.get(name) ?? 'Pending'
+    }
   })
 }
 
 /** Past this many dependencies a cell names the first two and counts the rest, to stay readable. */
 const NAMED_DEPENDENCIES = 3
 
-/** A step's dependencies as a table cell: `job1, job2`, `a, b, +4 more`, or `-` for none. */
-export function dependenciesText (step: Pick<FlowStep, 'dependencies'>): string {
+/**
+ * A step's dependencies as a table cell: `job1, job2`, `a, b, +4 more`, `-` for none, or its
+ * `depends` expression.
+ */
+export function dependenciesText (step: Pick<FlowStep, 'dependencies' | 'depends'>): string {
+  if (step.depends !== undefined) return step.depends
   const all = step.dependencies
   if (all.length === 0) return '-'
   if (all.length <= NAMED_DEPENDENCIES) return all.join(', ')

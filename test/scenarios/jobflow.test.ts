@@ -747,13 +747,31 @@ t.test(
     await failing.runUntilQuiet()
     t.same(
       Object.fromEntries([...jobRecords(failing, ref)].map(([n, r]) => [n, r.phase])),
-      { build: 'Failed', publish: 'Skipped', notify: 'Succeeded', announce: 'Skipped' },
-      'under FailFast the notify branch still runs: a flow with a when decides for itself'
+      { build: 'Failed', publish: 'Skipped', notify: 'Succeeded', announce: 'Succeeded' },
+      "Argo's rule: announce follows publish, which its own when skipped: it runs; notify handles the failure"
     )
-    t.equal(jobRecords(failing, ref).get('announce')?.message, 'not started: build failed')
-    t.equal(status(failing, ref).phase, 'Failed', 'the build failed: the JobFlow is Failed, whatever ran after')
+    t.equal(status(failing, ref).phase, 'Succeeded', 'every leaf ran and succeeded: the failure was handled')
+    t.equal(
+      condition(status(failing, ref), 'Complete')?.message,
+      '2 of 4 jobs succeeded, 1 skipped, 1 failed and handled by the steps after them'
+    )
+
+    const strict = branchingFlow()
+    const announce = specOf<{ flows: Array<Record<string, unknown>> }>(strict).flows[3] as Record<string, unknown>
+    delete announce.dependencies
+    announce.depends = 'publish.Succeeded'
+    const omitted = simulator(t, 'v2', { jobs: { durationSeconds: 10, outcomes: { 'branches-build': 'fail' } } })
+    omitted.apply(strict)
+    await omitted.runUntilQuiet()
+    t.same(
+      Object.fromEntries([...jobRecords(omitted, ref)].map(([n, r]) => [n, r.phase])),
+      { build: 'Failed', publish: 'Skipped', notify: 'Succeeded', announce: 'Skipped' },
+      'depends: publish.Succeeded does not hold'
+    )
+    t.equal(jobRecords(omitted, ref).get('announce')?.message, 'not started: its depends is false: publish.Succeeded')
+    t.equal(status(omitted, ref).phase, 'Failed', 'the leaf announce did not run, below the failed build')
     t.match(
-      condition(status(failing, ref), 'Failed')?.message,
+      condition(status(omitted, ref), 'Failed')?.message,
       /^build: .*; skipped because of them: announce$/,
       'publish is not counted: its own when skipped it'
     )
@@ -761,7 +779,7 @@ t.test(
 )
 
 t.test(
-  'flows[].when under Continue: a flow without a when after a when-skipped one is skipped; a bad when makes the ' +
+  'flows[].when under Continue: a flow without a when after a when-skipped one runs; a bad when makes the ' +
     'spec Invalid and deletes nothing',
   async t => {
     const ref = flowRef('branches')
@@ -775,8 +793,8 @@ t.test(
       build: ['Succeeded', ''],
       publish: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
       notify: ['Skipped', "skipped: its when is false: flows.build.phase == 'Failed'"],
-      announce: ['Skipped', 'not started: depends on publish (skipped)']
-    })
+      announce: ['Succeeded', '']
+    }, "Argo's rule: a dependency its own when skipped lets its dependants run")
     t.equal(status(sim, ref).phase, 'Succeeded')
 
     const bad = simulator(t)

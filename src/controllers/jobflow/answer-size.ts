@@ -11,7 +11,7 @@ import {
 } from '../common/answer-size.js'
 import { JOBTEMPLATE_API_VERSION, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { FLOW_LABEL } from './job.js'
-import { stepOf } from './fanout.js'
+import { itemText, stepOf } from './fanout.js'
 
 /** What an item's value costs in each container: `JOBHOOKS_ITEM` and, for an object, a variable per key. */
 const ITEM_ENV_FACTOR = 2
@@ -56,7 +56,9 @@ export function jobFlowAnswerFigures (sizing: JobFlowSizing): AnswerFigures {
       steps.set(step, size)
     }
     size.count++
-    const itemBytes = flow.item === undefined ? 0 : flow.item.value.length * ITEM_ENV_FACTOR + ITEM_ENV_OVERHEAD
+    const itemBytes = flow.item === undefined
+      ? 0
+      : itemText(flow.item.value).length * ITEM_ENV_FACTOR + ITEM_ENV_OVERHEAD
     size.largestItem = Math.max(size.largestItem, itemBytes * size.containers)
   }
   const figures: ChildFigure[] = []

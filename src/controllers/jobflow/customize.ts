@@ -2,7 +2,7 @@ import type { CustomizeRequest, CustomizeResponse } from '../../protocol/hooks.j
 import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
 import { JOBTEMPLATE_API_VERSION } from './spec.js'
-import { JOBFLOW_LABEL } from './job.js'
+import { FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import { ITEM_INDEX_LABEL } from './fanout.js'
 
 /**
@@ -11,6 +11,22 @@ import { ITEM_INDEX_LABEL } from './fanout.js'
  * termination messages are the flows' outputs), in the JobFlow's namespace. A JobTemplate or pod that changes later
  * triggers a sync through its informer.
  */
+/**
+ * The pods whose outputs no step reads: those of fan-out items, 10,000 of which would weigh on
+ * every sync, but for the items of a step that a `forEachFrom` reads.
+ */
+function unreadItems (flows: unknown[]): { key: string, operator: string, values?: string[] } {
+  const fanOut = (f: unknown): f is Record<string, unknown> =>
+    isRecord(f) && typeof f.name === 'string' && (f.forEach !== undefined || f.forEachFrom !== undefined)
+  const read = new Set(flows.flatMap(f => (isRecord(f) && typeof f.forEachFrom === 'string' ? [f.forEachFrom] : [])))
+  const readFanOuts = flows.filter(fanOut).filter(f => read.has(f.name as string))
+  if (readFanOuts.length === 0) return { key: ITEM_INDEX_LABEL, operator: 'DoesNotExist' }
+  const unread = flows.filter(fanOut).filter(f => !read.has(f.name as string)).map(f => fitName(f.name as string))
+  // Every step's Job carries its step's name (job.ts): the pods of the unread fan-out steps are left out.
+  if (unread.length === 0) return { key: FLOW_LABEL, operator: 'Exists' }
+  return { key: FLOW_LABEL, operator: 'NotIn', values: unread.sort() }
+}
+
 export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse {
   const spec = request.parent.spec
   const flows = isRecord(spec) && Array.isArray(spec.flows) ? spec.flows : []
@@ -25,8 +41,7 @@ export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse 
     ...inNamespace,
     labelSelector: {
       matchLabels: { [JOBFLOW_LABEL]: fitName(request.parent.metadata.name) },
-      // A fan-out item's output is read by no step, and 10,000 pods would weigh on every sync.
-      matchExpressions: [{ key: ITEM_INDEX_LABEL, operator: 'DoesNotExist' }]
+      matchExpressions: [unreadItems(flows)]
     }
   }
   if (names.length === 0) return { relatedResources: [pods] }

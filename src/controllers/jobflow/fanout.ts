@@ -1,13 +1,15 @@
-// Fan-out: `flows[].forEach` (a list of strings) or `flows[].forEachFrom` (a dependency whose output
-// is a JSON array of strings, as Argo's withParam) makes a step one Job per item. Each item is a
-// flow of its own for the rest of the hook — `<step>[<index>]`, with its own attempts, retries and
-// record — and the step's dependants wait for every item. Its Jobs are `<jobflow>-<step>-item-<i>`
-// (a retry `…-item-<i>-<n>`), labelled with the step and the index, and carry JOBHOOKS_ITEM and
-// JOBHOOKS_INDEX.
+// Fan-out: `flows[].forEach` (a list of JSON values) or `flows[].forEachFrom` (a dependency whose
+// output is a JSON array, as Argo's withParam; a fan-out step's output is its items' outputs)
+// makes a step one Job per item. Each item is a flow of its own for the rest of the hook —
+// `<step>[<index>]`, with its own attempts, retries and record — and the step's dependants wait
+// for every item. Its Jobs are `<jobflow>-<step>-item-<i>` (a retry `…-item-<i>-<n>`), labelled
+// with the step and the index, and carry JOBHOOKS_ITEM, JOBHOOKS_INDEX, and for an object item
+// JOBHOOKS_ITEM_<KEY> per key.
 import type { EnvVar } from 'kubernetes-types/core/v1.js'
-import { MAX_ITEMS, type FlowSpec, type JobFlowSpec } from './spec.js'
-import type { JobRecord } from './records.js'
-import { outputWaitOf } from './outputs.js'
+import { itemsProblem, type FlowSpec, type JobFlowSpec } from './spec.js'
+import { isSettled, type JobRecord } from './records.js'
+import { OUTPUT_MAX_BYTES, outputJSON, outputWaitOf } from './outputs.js'
+import { orderByDependencies } from './dag.js'
 import { literalEnvVar } from '../../k8s/expansion.js'
 
 export const ITEM_INDEX_LABEL = 'jobhooks.io/item-index'
@@ -58,42 +60,59 @@ export function stepOf (flow: FlowSpec): string {
 }
 
 /** The items of a `forEachFrom` output, or why it gives none. */
-export function itemsFromOutput (dependency: string, output: string): string[] | string {
+export function itemsFromOutput (dependency: string, output: string): unknown[] | string {
+  const bytes = Buffer.byteLength(output)
   let parsed: unknown
   try {
     parsed = JSON.parse(output)
-  } catch {
-    parsed = undefined
-  }
-  if (!Array.isArray(parsed) || !parsed.every(i => typeof i === 'string')) {
+  } catch (error) {
     const shown = output.length > 80 ? `${output.slice(0, 80)}…` : output
-    return `forEachFrom ${dependency}: its output is not a JSON array of strings: ${JSON.stringify(shown)}`
+    const why = bytes > OUTPUT_MAX_BYTES ? ` (its output is ${bytes.toLocaleString('en-US')} bytes)` : ''
+    return `forEachFrom ${dependency}: its output is not JSON${why}: ${JSON.stringify(shown)}: ${firstLine(error)}`
   }
-  if (parsed.length > MAX_ITEMS) return `forEachFrom ${dependency}: ${parsed.length} items, more than ${MAX_ITEMS}`
-  return parsed
+  if (!Array.isArray(parsed)) {
+    const start = JSON.stringify(output.slice(0, 40))
+    return `forEachFrom ${dependency}: its output is JSON but not an array: it starts ${start}`
+  }
+  if (parsed.length === 0) return parsed
+  const problem = itemsProblem(parsed)
+  return problem === undefined ? parsed : `forEachFrom ${dependency}: its output ${problem}`
 }
+
+/** A line of an error, for a message. */
+function firstLine (error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0] as string
+}
+
+/** The latest record of a flow (an item's by its flow name, `step[3]`), as far as this sync knows. */
+export type LatestRecord = (flow: string) => JobRecord | undefined
 
 /**
  * The spec with each fan-out step whose items are known replaced by its items, and its dependants
- * depending on every item. A `forEachFrom` step whose dependency has not succeeded (in the status
- * read back) stays one flow that creates no Job: it waits, or fails with the reason its items
- * cannot be known.
+ * depending on every item. A `forEachFrom` step whose dependency has not succeeded stays one flow
+ * that creates no Job: it waits, or fails with the reason its items cannot be known. Steps are
+ * expanded in dependency order, so a `forEachFrom` naming a fan-out step finds its items.
  */
-export function expandFanOut (spec: JobFlowSpec, memory: Map<string, JobRecord[]>, now: Date): JobFlowSpec {
+export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date): JobFlowSpec {
   if (!spec.flows.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)) return spec
   const groups = new Map<string, string[]>()
-  const flows = spec.flows.flatMap(flow => {
-    if (flow.forEach === undefined && flow.forEachFrom === undefined) return [flow]
-    const items = itemsOf(flow, memory, now)
-    if (!Array.isArray(items)) return [{ ...flow, ...items, retry: undefined }]
+  const expanded = new Map<string, FlowSpec[]>()
+  for (const flow of orderByDependencies(spec.flows).order) {
+    if (flow.forEach === undefined && flow.forEachFrom === undefined) continue
+    const items = itemsOf(flow, { latest, groups, now })
+    if (!Array.isArray(items)) {
+      expanded.set(flow.name, [{ ...flow, ...items, retry: undefined }])
+      continue
+    }
     const names = items.map((_, index) => itemFlowName(flow.name, index))
     groups.set(flow.name, names)
-    return items.map((value, index): FlowSpec => ({
+    expanded.set(flow.name, items.map((value, index): FlowSpec => ({
       ...flow,
       name: names[index] as string,
       item: { step: flow.name, index, value, parallelism: flow.parallelism }
-    }))
-  })
+    })))
+  }
+  const flows = spec.flows.flatMap(flow => expanded.get(flow.name) ?? [flow])
   if (groups.size === 0) return { ...spec, flows }
   return {
     ...spec,
@@ -105,22 +124,52 @@ export function expandFanOut (spec: JobFlowSpec, memory: Map<string, JobRecord[]
   }
 }
 
-/** A step's items, or what its placeholder flow says while they are not known. */
-function itemsOf (
-  flow: FlowSpec,
-  memory: Map<string, JobRecord[]>,
+/** What finding a step's items reads: the latest records, and the item flows of the steps expanded so far. */
+interface ItemSources {
+  latest: LatestRecord
+  groups: ReadonlyMap<string, string[]>
   now: Date
-): string[] | Pick<FlowSpec, 'itemsPending' | 'itemsProblem'> {
+}
+
+/** A step's items, or what its placeholder flow says while they are not known. */
+function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Pick<FlowSpec, 'itemsPending' | 'itemsProblem'> {
   if (flow.forEach !== undefined) return flow.forEach
   const from = flow.forEachFrom as string
-  const history = memory.get(from) ?? []
-  const last = history[history.length - 1]
+  const items = sources.groups.get(from)
+  const output = items !== undefined ? aggregateOutput(from, items, sources) : outputOf(from, sources)
+  if (typeof output !== 'string') return output
+  const parsed = itemsFromOutput(from, output)
+  return typeof parsed === 'string' ? { itemsProblem: parsed } : parsed
+}
+
+/** A step's output once it succeeded, or what its readers wait for. */
+function outputOf (from: string, { latest, now }: ItemSources): string | Pick<FlowSpec, 'itemsPending'> {
+  const last = latest(from)
   if (last?.phase !== 'Succeeded') return { itemsPending: `waiting for ${from}` }
   if (last.output === undefined && outputWaitOf(last, now) !== undefined) {
     return { itemsPending: `waiting for the output of ${from}` }
   }
-  const items = itemsFromOutput(from, last.output ?? '')
-  return typeof items === 'string' ? { itemsProblem: items } : items
+  return last.output ?? ''
+}
+
+/**
+ * A fan-out step's output, as Argo aggregates a looped task's: the JSON array of its succeeded
+ * items' outputs in index order, each parsed when it is JSON, else as its text; once every item
+ * has finished and its output was seen.
+ */
+function aggregateOutput (
+  from: string,
+  items: readonly string[],
+  { latest, now }: ItemSources
+): string | Pick<FlowSpec, 'itemsPending'> {
+  const records = items.map(latest)
+  const open = records.filter(r => !isSettled(r)).length
+  if (open > 0) return { itemsPending: `waiting for ${from} (${open} of ${items.length} items)` }
+  if (records.some(r => r?.phase === 'Succeeded' && r.output === undefined && outputWaitOf(r, now) !== undefined)) {
+    return { itemsPending: `waiting for the outputs of ${from}` }
+  }
+  const values = records.filter(r => r?.phase === 'Succeeded').map(r => outputJSON(r?.output) ?? r?.output ?? '')
+  return JSON.stringify(values)
 }
 
 /**
@@ -128,7 +177,27 @@ function itemsOf (
  * The item is data, escaped so that the container sees it as written, `$(` and `$$` too.
  */
 export function itemEnv (item: NonNullable<FlowSpec['item']>): EnvVar[] {
-  return [literalEnvVar(ITEM_ENV, item.value), { name: INDEX_ENV, value: String(item.index) }]
+  const env = [literalEnvVar(ITEM_ENV, itemText(item.value)), { name: INDEX_ENV, value: String(item.index) }]
+  if (typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) return env
+  const seen = new Set(env.map(e => e.name))
+  for (const [key, value] of Object.entries(item.value)) {
+    const name = itemKeyEnvName(key)
+    // Two keys that name one variable (`a-b` and `a_b`): the first keeps it, as in the item.
+    if (seen.has(name) || value === undefined) continue
+    seen.add(name)
+    env.push(literalEnvVar(name, itemText(value)))
+  }
+  return env
+}
+
+/** An item as a container reads it: a string as it is, any other JSON as JSON. */
+export function itemText (value: unknown): string {
+  return typeof value === 'string' ? value : JSON.stringify(value)
+}
+
+/** The variable of an object item's key: `region-name` → `JOBHOOKS_ITEM_REGION_NAME`. */
+export function itemKeyEnvName (key: string): string {
+  return `${ITEM_ENV}_${key.toUpperCase().replace(/[^A-Z0-9_]/g, '_')}`
 }
 
 /**

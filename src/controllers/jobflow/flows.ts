@@ -13,6 +13,10 @@ import { orderByDependencies } from './dag.js'
 import { evaluateWhen, whenBudget, type DependencyOutcome, type WhenBudget } from './when.js'
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
+import { evaluateDepends, type SettledStep } from './depends.js'
+import { failedLeaves, groupPhase, recordEnd, settledStep, WHEN_FALSE, type ItemGroups } from './branches.js'
+
+export { WHEN_FALSE }
 
 /** What a sync observed before it reads the spec: enough to keep everything on an invalid one. */
 export interface Observed {
@@ -39,6 +43,10 @@ export interface FlowSync extends Observed {
   scripts: HookContext['scripts']
   /** The JobFlow had finished before this sync. */
   wasFinished: boolean
+  /** The steps as the spec has them (a fan-out step one step), in dependency order. */
+  steps: readonly FlowSpec[]
+  /** The item flows of each fan-out step whose items are known. */
+  groups: ItemGroups
 }
 
 /**
@@ -209,22 +217,31 @@ export interface Started {
   flows: Flows
   toCreate: Set<string>
   retryWake?: number
+  /** The leaf steps on a failed branch (branches.ts): the failures nothing handled. */
+  failedLeaves: string[]
 }
 
 /**
- * Flows without a Job start once every dependency succeeded, unless the flow as a whole has
- * already finished, or something failed: under FailFast no new Job starts after a failure; under
- * Continue only the flows that depend on a failed (or so skipped) flow are skipped. A flow with
- * a `when` decides for itself, once every dependency has finished, whatever the policy: that is
- * how a branch runs because something failed. A retry starts once its backoff has passed (its
- * dependencies succeeded before its first attempt). Walks the flows in dependency order, so a
- * dependency's record is there before its dependants'.
+ * Flows without a Job start once their dependencies allow it (`dependencies`: each one succeeded
+ * or its own `when` skipped it; `depends`: its expression holds once the steps it names have
+ * finished), unless the flow as a whole has already finished. A flow with a `when` decides for
+ * itself once every dependency has finished, whatever their outcomes: that is how a branch runs
+ * because something failed. Under FailFast, once a failure is not handled (a leaf step is on a
+ * failed branch), no other flow starts. A retry starts once its backoff has passed. Walks the
+ * flows in dependency order, so a dependency's record is there before its dependants'.
  */
 export function startFlows (sync: FlowSync, observed: Flows, finished: boolean): Started {
+  const decided = decideFlows(sync, observed, finished, [])
+  if (sync.spec.failurePolicy !== 'FailFast' || decided.failedLeaves.length === 0) return decided
+  const failed = [...observed.values()].flatMap(s => (s.current?.phase === 'Failed' ? [s.flow.name] : []))
+  return failed.length === 0 ? decided : decideFlows(sync, observed, finished, failed)
+}
+
+/** One walk of startFlows: `failed` are the failures that stop what is still to start (FailFast). */
+function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed: readonly string[]): Started {
   const flows = new Map(observed)
   const records = new Map<string, JobRecord>()
   for (const [name, state] of flows) if (state.current !== undefined) records.set(name, state.current)
-  const failed = [...records.values()].filter(r => r.phase === 'Failed').map(r => r.name)
   const toCreate = new Set<string>()
   const outputWaits = new Map<string, number>()
   for (const [name, state] of flows) if (state.outputWait !== undefined) outputWaits.set(name, state.outputWait)
@@ -235,7 +252,7 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
   for (const flow of orderByDependencies(sync.spec.flows).order) {
     const state = flows.get(flow.name) as FlowState
     if (state.current !== undefined) continue
-    if (state.retryOf !== undefined && sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
+    if (state.retryOf !== undefined && failed.length > 0) {
       // After a failure no new Job starts, retries included: this flow's failure stands too.
       const back = backToFailure(state)
       flows.set(flow.name, back)
@@ -255,8 +272,14 @@ export function startFlows (sync: FlowSync, observed: Flows, finished: boolean):
     flows.set(flow.name, { ...state, current })
     records.set(flow.name, current)
   }
-  if (suspended || retryWake === undefined) return { flows, toCreate }
-  return { flows, toCreate, retryWake }
+  const failedLeaves = failedLeavesOf(sync, records)
+  if (suspended || retryWake === undefined) return { flows, toCreate, failedLeaves }
+  return { flows, toCreate, retryWake, failedLeaves }
+}
+
+/** The leaf steps on a failed branch, from the flows' records. */
+function failedLeavesOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>): string[] {
+  return failedLeaves(sync.steps, records, sync.groups)
 }
 
 /** For each fan-out step with a `parallelism`: how many more of its items may start now. */
@@ -295,11 +318,12 @@ interface StartQuestion {
 }
 
 /** One flow still to start: its record, whether its Job is created now, and when its retry is due. */
-function decideStart ({ sync, state, records, failed, finished, outputWaits, whens }: StartQuestion): {
+function decideStart (question: StartQuestion): {
   record: JobRecord
   create: boolean
   wakeSeconds?: number
 } {
+  const { sync, state, finished, outputWaits } = question
   const { flow } = state
   const record = (phase: JobRecord['phase'], message: string): JobRecord => compact({
     name: flow.name,
@@ -327,32 +351,52 @@ function decideStart ({ sync, state, records, failed, finished, outputWaits, whe
       wakeSeconds: Math.max(...awaited.map(d => outputWaits.get(d) as number))
     }
   }
+  const verdict = dependencyVerdict(question, awaited)
+  if (verdict === true) return create()
+  const decision = { record: record(verdict.phase, verdict.message), create: false }
+  return verdict.wakeSeconds === undefined ? decision : { ...decision, wakeSeconds: verdict.wakeSeconds }
+}
+
+/** What a flow's dependencies say of it: start it (true), or the phase and message it stays with. */
+type Verdict = true | { phase: 'Pending' | 'Skipped' | 'Failed', message: string, wakeSeconds?: number }
+
+/**
+ * A flow's `depends` (once the steps it names finished), then its `when` (once every dependency
+ * finished, whatever their outcomes); else, but under FailFast after a failure nothing handled,
+ * its `dependencies`: each succeeded or skipped by its own `when`. `awaited`: dependencies whose
+ * output is still awaited.
+ */
+function dependencyVerdict (
+  { sync, state: { flow }, records, failed, whens }: StartQuestion,
+  awaited: readonly string[]
+): Verdict {
+  const waiting = (names: string[]): Verdict =>
+    ({ phase: 'Pending', message: `waiting for ${namesForPeople([...new Set(names)], flow.fannedIn)}` })
+  if (flow.depends !== undefined) {
+    const open = unfinished(flow, records)
+    if (open.length > 0) return waiting(open)
+    const holds = evaluateDepends(flow.depends.tree, step => settledStep(step, records, sync.groups) as SettledStep)
+    if (!holds) return { phase: 'Skipped', message: `${DEPENDS_FALSE}: ${flow.depends.source}` }
+    if (flow.when === undefined) return true
+  }
   if (flow.when !== undefined) {
-    if (unfinished(flow, records).length === 0 && awaited.length > 0) return create()
+    if (unfinished(flow, records).length === 0 && awaited.length > 0) return true
     const decided = decideWhen(flow, flow.when, records, whens)
-    if (typeof decided === 'string') return { record: record('Skipped', decided), create: false }
-    if (typeof decided === 'object' && 'failed' in decided) {
-      return { record: record('Failed', decided.failed), create: false }
-    }
-    if (typeof decided === 'object') return { record: record('Pending', WHEN_DEFERRED), create: false, wakeSeconds: 1 }
-    if (decided) return create()
-    const waitingFor = namesForPeople(unfinished(flow, records), flow.fannedIn)
-    return { record: record('Pending', `waiting for ${waitingFor}`), create: false }
+    if (typeof decided === 'string') return { phase: 'Skipped', message: decided }
+    if (typeof decided === 'object' && 'failed' in decided) return { phase: 'Failed', message: decided.failed }
+    if (typeof decided === 'object') return { phase: 'Pending', message: WHEN_DEFERRED, wakeSeconds: 1 }
+    return decided ? true : waiting(unfinished(flow, records))
   }
-  if (sync.spec.failurePolicy === 'FailFast' && failed.length > 0) {
-    return { record: record('Skipped', `not started: ${failed.join(', ')} failed`), create: false }
-  }
-  const blockedBy = flow.dependencies.filter(
-    d => records.get(d)?.phase === 'Failed' || records.get(d)?.phase === 'Skipped'
-  )
+  if (failed.length > 0) return { phase: 'Skipped', message: `not started: ${failed.join(', ')} failed` }
+  // A dependency its own `when` skipped is no reason to stop (Argo's rule); a failed or omitted one is.
+  const ends = new Map(flow.dependencies.map(d => [d, recordEnd(records.get(d))]))
+  const blockedBy = flow.dependencies.filter(d => ends.get(d) === 'Failed' || ends.get(d) === 'Omitted')
   if (blockedBy.length > 0) {
-    const why = [...new Set(blockedBy)].map(d => `${d} (${records.get(d)?.phase === 'Failed' ? 'failed' : 'skipped'})`)
-    return { record: record('Skipped', `not started: depends on ${why.join(', ')}`), create: false }
+    const why = [...new Set(blockedBy)].map(d => `${d} (${ends.get(d) === 'Failed' ? 'failed' : 'skipped'})`)
+    return { phase: 'Skipped', message: `not started: depends on ${why.join(', ')}` }
   }
-  const waiting = flow.dependencies.filter(d => records.get(d)?.phase !== 'Succeeded')
-  if (waiting.length === 0) return create()
-  const waitingFor = namesForPeople([...new Set(waiting)], flow.fannedIn)
-  return { record: record('Pending', `waiting for ${waitingFor}`), create: false }
+  const open = flow.dependencies.filter(d => ends.get(d) === undefined)
+  return open.length === 0 ? true : waiting(open)
 }
 
 /** A retry of a failed attempt: created once its backoff has passed, else due then. */
@@ -394,26 +438,26 @@ function decideWhen (
     flow.dependencies.filter(d => !items.has(d)).map(d => [d, records.get(d) as JobRecord])
   )
   for (const [step, names] of flow.fannedIn ?? []) outcomes.set(step, stepOutcome(names.map(n => records.get(n))))
-  const value = evaluateWhen(when, outcomes, budget)
+  const value = evaluateWhen(when, outcomes, budget, flow.item)
   if (value === true) return true
   if (typeof value === 'object' && 'deferred' in value) return value
   if (typeof value === 'object') return { failed: `${WHEN_OVER_LIMIT} (${value.overLimit}): ${when}` }
   return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
 }
 
-/** A fan-out step's outcome, from its items': Failed if one failed, Succeeded if one ran and none failed. */
+/** A fan-out step's outcome as a `when` reads it, from its items' (all finished): groupPhase. */
 function stepOutcome (items: Array<JobRecord | undefined>): DependencyOutcome {
-  const failed = items.filter(r => r?.phase === 'Failed').length
-  const succeeded = items.filter(r => r?.phase === 'Succeeded').length
-  const phase = failed > 0 ? 'Failed' : succeeded > 0 || items.length === 0 ? 'Succeeded' : 'Skipped'
+  const known = items.filter((r): r is JobRecord => r !== undefined)
+  const failed = known.filter(r => r.phase === 'Failed').length
+  const succeeded = known.filter(r => r.phase === 'Succeeded').length
   const message = failed > 0
     ? `${failed} of ${items.length} items failed`
     : `${succeeded} of ${items.length} items succeeded`
-  return { phase, message }
+  return { phase: groupPhase(known), message }
 }
 
-/** How a flow skipped by its own `when` is recorded: it did not run by design. */
-export const WHEN_FALSE = 'skipped: its when is false'
+/** How a flow whose `depends` is false is recorded (Argo's Omitted). */
+export const DEPENDS_FALSE = 'not started: its depends is false'
 /** How a flow whose `when` this sync had no budget left for waits: the next sync evaluates it. */
 export const WHEN_DEFERRED = 'waiting: the when expressions decided in this sync used its budget; ' +
   'this one is evaluated at the next'

@@ -10,6 +10,7 @@ import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../script
 import { orderByDependencies } from './dag.js'
 import { jobSpecProblems } from '../common/job-spec.js'
 import { whenProblem } from './when.js'
+import { parseDepends, type DependsExpression } from './depends.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
@@ -31,20 +32,25 @@ export interface FlowSpec {
   patch?: Record<string, unknown>
   /** A CEL expression over the dependencies' outcomes: the flow runs only when it holds. */
   when?: string
+  /**
+   * Argo's dependency expression (depends.ts), instead of `dependencies`: the steps it names are
+   * then the flow's dependencies.
+   */
+  depends?: DependsExpression
   /** A failed Job is tried again as a new Job, this often, after a growing wait. */
   retry?: RetryPolicy
   /** The Kueue LocalQueue of this flow's Jobs, instead of the JobFlow's. */
   queueName?: string
   /** The container whose termination message is the flow's output (else the pod's first). */
   outputFrom?: string
-  /** Fan-out (fanout.ts): one Job per item of this list... */
-  forEach?: string[]
-  /** ...or of this dependency's output, a JSON array of strings... */
+  /** Fan-out (fanout.ts): one Job per item of this list (any JSON but null)... */
+  forEach?: unknown[]
+  /** ...or of this dependency's output, a JSON array... */
   forEachFrom?: string
   /** ...at most this many running at once. */
   parallelism?: number
   /** Set on the flows a fan-out step becomes: which item of which step this flow runs. */
-  item?: { step: string, index: number, value: string, parallelism?: number }
+  item?: { step: string, index: number, value: unknown, parallelism?: number }
   /** A `forEachFrom` step whose items are not known yet: what it waits for. It creates no Job. */
   itemsPending?: string
   /** A `forEachFrom` step whose items cannot be known: why it fails. It creates no Job. */
@@ -134,6 +140,12 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   }
 }
 
+/** Whether a flow as written fans out. */
+function isFanOut (raw: Record<string, unknown>): boolean {
+  const given = (value: unknown): boolean => value !== undefined && value !== null
+  return given(raw.forEach) || given(raw.forEachFrom)
+}
+
 /** `forEach` or `forEachFrom` (one of its dependencies), and `parallelism` with either. */
 function parseFanOut (raw: Record<string, unknown>, flow: FlowSpec, at: string, problems: string[]): void {
   const { forEach, forEachFrom, parallelism } = raw
@@ -141,11 +153,9 @@ function parseFanOut (raw: Record<string, unknown>, flow: FlowSpec, at: string, 
   const hasFrom = forEachFrom !== undefined && forEachFrom !== null
   if (hasList && hasFrom) problems.push(`${at}: set at most one of forEach and forEachFrom`)
   if (hasList) {
-    if (!Array.isArray(forEach) || !forEach.every(i => typeof i === 'string') || forEach.length === 0) {
-      problems.push(`${at}: forEach must be a list of at least one string`)
-    } else if (forEach.length > MAX_ITEMS) {
-      problems.push(`${at}: forEach has ${forEach.length} items, more than ${MAX_ITEMS}`)
-    } else flow.forEach = forEach
+    const problem = itemsProblem(forEach)
+    if (problem !== undefined) problems.push(`${at}: forEach ${problem}`)
+    else flow.forEach = forEach as unknown[]
   }
   if (hasFrom) {
     if (typeof forEachFrom !== 'string' || !flow.dependencies.includes(forEachFrom)) {
@@ -158,6 +168,18 @@ function parseFanOut (raw: Record<string, unknown>, flow: FlowSpec, at: string, 
   if (value !== undefined) flow.parallelism = value
 }
 
+/**
+ * What is wrong with a list of items, or undefined: at least one, at most MAX_ITEMS, any JSON
+ * but null (an item becomes `JOBHOOKS_ITEM`, and null has no text a step could tell from "null").
+ */
+export function itemsProblem (items: unknown): string | undefined {
+  if (!Array.isArray(items)) return 'must be a list of items'
+  if (items.length === 0) return 'must list at least one item'
+  if (items.length > MAX_ITEMS) return `has ${items.length} items, more than ${MAX_ITEMS}`
+  const nullAt = items.findIndex(i => i === null || i === undefined)
+  return nullAt >= 0 ? `item ${nullAt} is null` : undefined
+}
+
 /** A flow named like the Jobs of another's items (`<step>-item-<n>`): the two would share Job names. */
 function itemNameClashes (flows: readonly FlowSpec[]): string[] {
   const fanOut = new Set(flows.filter(f => f.forEach !== undefined || f.forEachFrom !== undefined).map(f => f.name))
@@ -167,6 +189,26 @@ function itemNameClashes (flows: readonly FlowSpec[]): string[] {
     return [`flow ${JSON.stringify(flow.name)} has the Job name of an item of flow ${JSON.stringify(match[1])}: ` +
       'rename one of them']
   })
+}
+
+/** `depends`, exclusive with `dependencies`: the steps it names become the flow's dependencies. */
+function parseDependsField (raw: Record<string, unknown>, flow: FlowSpec, at: string, problems: string[]): void {
+  if (raw.depends === undefined || raw.depends === null) return
+  if (typeof raw.depends !== 'string') {
+    problems.push(`${at}: depends must be an expression (a string), e.g. "a && b.Failed"`)
+    return
+  }
+  if (raw.dependencies !== undefined && raw.dependencies !== null) {
+    problems.push(`${at}: set at most one of dependencies and depends`)
+    return
+  }
+  const parsed = parseDepends(raw.depends)
+  if (typeof parsed === 'string') {
+    problems.push(`${at}: ${parsed}`)
+    return
+  }
+  flow.depends = parsed
+  flow.dependencies = parsed.steps
 }
 
 /** A flow's Job spec: exactly one of `jobTemplate` (inline) and `jobTemplateRef` (a JobTemplate's name). */
@@ -208,11 +250,12 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
     if (Array.isArray(dependencies) && dependencies.every(d => typeof d === 'string')) flow.dependencies = dependencies
     else problems.push(`${at}: dependencies must be a list of flow names`)
   }
+  parseDependsField(raw, flow, at, problems)
   parseTemplate(raw, flow, at, problems)
 
   if (raw.when !== undefined && raw.when !== null) {
     const problem = typeof raw.when === 'string'
-      ? whenProblem(raw.when, flow.dependencies, at)
+      ? whenProblem(raw.when, flow.dependencies, at, isFanOut(raw))
       : `${at}: when must be a CEL expression (a string)`
     if (problem !== undefined) problems.push(problem)
     else flow.when = raw.when as string

@@ -14,7 +14,9 @@ import { outcomeCondition, runTimes } from '../common/completion.js'
 import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job-ttl.js'
 import { parentTtl } from '../common/parent-ttl.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
-import { JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec } from './spec.js'
+import {
+  JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec
+} from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import {
   isSettled, isUnderway, jobsQueued, jobsSucceeded, readRecords, recordFromJob, type JobRecord
@@ -27,10 +29,12 @@ import {
   type Flows, type FlowState, type FlowSync, type Observed, type Started
 } from './flows.js'
 import { succeededPodsByJob } from './outputs.js'
+import { orderByDependencies } from './dag.js'
+import { itemGroups } from './branches.js'
 import { groupRecords, ungroupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
-import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf } from './fanout.js'
+import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf, type LatestRecord } from './fanout.js'
 
 export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
 
@@ -63,10 +67,8 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   const parsed = parseJobFlowSpec(request.parent)
   if (!parsed.ok) return invalid(observed, parsed.problems)
   const wasFinished = typeof observed.previous.completionTime === 'string'
-  // A fan-out step becomes its items, once they are known (fanout.ts).
-  const spec = expandFanOut(parsed.value, observed.memory, observed.now)
-  const sync: FlowSync = { ...observed, spec, scripts: context.scripts, wasFinished }
-  let flows = observeFlows(sync)
+  const { sync, observedFlows } = observeRun({ ...observed, spec: parsed.value, scripts: context.scripts, wasFinished })
+  let flows = observedFlows
   // A rerun asked for on a finished JobFlow gives each failed and skipped flow a new attempt.
   // Decided on what the status remembers, so that a sync handed a copy from before the rerun's own
   // status write (its new Jobs already there) decides the same and only marks them.
@@ -94,6 +96,38 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   if (typeof desired === 'string') return invalid(sync, [desired])
   const status = renderStatus(sync, started, { finished, rerun, suspend, suspendedJobs: desired.suspendedJobs })
   return answer(sync, status, desired.children, [desired.ttlWake, started.retryWake])
+}
+
+/**
+ * The flows as observed, each fan-out step as its items once they are known (fanout.ts). Observed
+ * before expanded: a `forEachFrom` step's items are found from the records of this sync, so they
+ * start in the sync that sees their source succeed (a chain of them, one pass each).
+ */
+function observeRun (unexpanded: Omit<FlowSync, 'steps' | 'groups'>): { sync: FlowSync, observedFlows: Flows } {
+  const { memory, now } = unexpanded
+  const remembered: LatestRecord = name => memory.get(name)?.at(-1)
+  const steps = orderByDependencies(unexpanded.spec.flows).order
+  const expanded = (spec: JobFlowSpec): FlowSync => ({ ...unexpanded, spec, steps, groups: itemGroups(spec.flows) })
+  let sync = expanded(expandFanOut(unexpanded.spec, remembered, now))
+  let flows = observeFlows(sync)
+  if (!unexpanded.spec.flows.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }
+  for (let pass = 0; pass < unexpanded.spec.flows.length; pass++) {
+    const observed = flows
+    const spec = expandFanOut(unexpanded.spec, name => observed.get(name)?.current ?? remembered(name), now)
+    if (sameExpansion(spec, sync.spec)) break
+    sync = expanded(spec)
+    flows = observeFlows(sync)
+  }
+  return { sync, observedFlows: flows }
+}
+
+/** Two expansions of one spec with the same flows, placeholders saying the same. */
+function sameExpansion (a: JobFlowSpec, b: JobFlowSpec): boolean {
+  return a.flows.length === b.flows.length && a.flows.every((flow, i) => {
+    const other = b.flows[i] as FlowSpec
+    return flow.name === other.name && flow.itemsPending === other.itemsPending &&
+      flow.itemsProblem === other.itemsProblem
+  })
 }
 
 /**
@@ -139,7 +173,7 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
   const creating = started.toCreate.size > 0
   // Each flow stands where its current attempt does; status.jobs keeps every attempt.
   const jobs = states.flatMap(s => (s.current !== undefined ? [s.current] : []))
-  const phase = flowPhase(jobs, finished, creating)
+  const phase = finished && isOutcome(previous.phase) ? previous.phase : flowPhase(jobs, started.failedLeaves, creating)
   const running = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || creating
   const describe = (succeeded: boolean): { reason: string, message: string } => succeeded
     ? { reason: 'AllJobsSucceeded', message: successMessage(jobs) }
@@ -332,14 +366,19 @@ function ttlDecision (sync: FlowSync, flow: FlowSpec, job: KubeObject): JobTtlDe
   return jobTtlDecision(job, remembered, sync.now)
 }
 
-function flowPhase (jobs: JobRecord[], finished: boolean, creating: boolean): JobFlowPhase {
-  const anyFailed = jobs.some(j => j.phase === 'Failed')
-  if (finished) return anyFailed ? 'Failed' : 'Succeeded'
+/** A finished JobFlow's phase, which stays as it was (law 6): a later version's rule does not change it. */
+function isOutcome (phase: unknown): phase is 'Succeeded' | 'Failed' {
+  return phase === 'Succeeded' || phase === 'Failed'
+}
+
+/** The flow's phase: Failed once a failure nothing handled (a failed leaf, branches.ts) has nothing left running. */
+function flowPhase (jobs: JobRecord[], failedLeaves: readonly string[], creating: boolean): JobFlowPhase {
+  const failed = failedLeaves.length > 0
   // A queued Job is not running yet, but it will: the flow is not over while one waits.
   const running = creating || jobs.some(isUnderway)
-  // Every flow ran or was skipped (a `when` branch that was not needed): the outcome is the failures'.
-  if (!running && jobs.every(j => isSettled(j))) return anyFailed ? 'Failed' : 'Succeeded'
-  if (anyFailed && !running) return 'Failed'
+  // Every flow ran or was skipped: the outcome is the leaves'.
+  if (!running && jobs.every(j => isSettled(j))) return failed ? 'Failed' : 'Succeeded'
+  if (failed && !running) return 'Failed'
   if (jobs.some(j => j.phase === 'Running' || j.phase === 'Succeeded' || j.phase === 'Failed')) return 'Running'
   return 'Pending'
 }
@@ -356,7 +395,9 @@ function invalid (observed: Observed, problems: string[]): SyncAnswer {
   const currents = [...histories.values()].map(h => h[h.length - 1] as JobRecord)
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
   const finished = typeof previous.completionTime === 'string'
-  const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
+  const phase: JobFlowPhase = !finished
+    ? 'Invalid'
+    : isOutcome(previous.phase) ? previous.phase : currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded'
   const { jobGroups: _, ...kept } = previous
   const status = {
     ...kept,
@@ -419,7 +460,10 @@ function updatedHistories ({ memory, observedJobs, now }: Observed): Map<string,
 function successMessage (jobs: JobRecord[]): string {
   const succeeded = jobs.filter(j => j.phase === 'Succeeded').length
   const skipped = jobs.filter(j => j.phase === 'Skipped').length
-  return `${succeeded} of ${jobs.length} jobs succeeded${skipped > 0 ? `, ${skipped} skipped by their when` : ''}`
+  const failed = jobs.filter(j => j.phase === 'Failed').length
+  return `${succeeded} of ${jobs.length} jobs succeeded` +
+    (skipped > 0 ? `, ${skipped} skipped` + (failed > 0 ? '' : ' by their when') : '') +
+    (failed > 0 ? `, ${failed} failed and handled by the steps after them` : '')
 }
 
 /** Which flows failed, and which were skipped because of them (not those their own `when` skipped). */

@@ -32,9 +32,18 @@ function flowsBound (dependencies: number): Bound {
   return mapBound(dependencies, stringBound(63), OUTCOME_BOUND)
 }
 
-const cel = new BudgetedCel({
-  limits: { maxAstNodes: 500, maxDepth: 32, maxListElements: 100, maxMapEntries: 100, maxCallArguments: 8 },
-  variables: { flows: { type: 'map', bound: flowsBound(0) } }
+/** The most of an item a `when` is estimated to read, in bytes of JSON (a tenant's larger one is metered). */
+export const WHEN_ITEM_MAX_BYTES = 4096
+
+const LIMITS = { maxAstNodes: 500, maxDepth: 32, maxListElements: 100, maxMapEntries: 100, maxCallArguments: 8 }
+const cel = new BudgetedCel({ limits: LIMITS, variables: { flows: { type: 'map', bound: flowsBound(0) } } })
+/** A fan-out step's `when` reads its item too, once per item (Argo's `when` with `{{item}}`). */
+const itemCel = new BudgetedCel({
+  limits: LIMITS,
+  variables: {
+    flows: { type: 'map', bound: flowsBound(0) },
+    item: { type: 'dyn', bound: jsonBound(WHEN_ITEM_MAX_BYTES) }
+  }
 })
 
 /** The flow names an expression reads: `flows.name` and `flows['name-with-dashes']`. */
@@ -45,13 +54,21 @@ export function flowsRead (expression: string): string[] {
   return [...names]
 }
 
-/** Why a flow's `when` cannot be used, or undefined. `at` names the flow. */
-export function whenProblem (expression: string, dependencies: readonly string[], at: string): string | undefined {
+/**
+ * Why a flow's `when` cannot be used, or undefined. `at` names the flow; a fan-out step's
+ * (`fanOut`) may read `item`.
+ */
+export function whenProblem (
+  expression: string,
+  dependencies: readonly string[],
+  at: string,
+  fanOut = false
+): string | undefined {
   if (expression.trim() === '') return `${at}: when is empty`
   if (expression.length > WHEN_MAX_LENGTH) return `${at}: when is longer than ${WHEN_MAX_LENGTH} characters`
   let checked: ReturnType<typeof cel.check>
   try {
-    checked = cel.check(expression, new Map([['flows', flowsBound(new Set(dependencies).size)]]))
+    checked = (fanOut ? itemCel : cel).check(expression, new Map([['flows', flowsBound(new Set(dependencies).size)]]))
   } catch (error) {
     return `${at}: when is not a CEL expression it can run: ${firstLine(error)}`
   }
@@ -100,11 +117,14 @@ export type WhenValue = boolean | string | { overLimit: string } | { deferred: t
 export function evaluateWhen (
   expression: string,
   dependencies: ReadonlyMap<string, DependencyOutcome>,
-  budget: WhenBudget = whenBudget()
+  budget: WhenBudget = whenBudget(),
+  item?: { value: unknown }
 ): WhenValue {
   const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, celOutcome(outcome)]))
   const limit = Math.min(cel.costLimit, budget.left)
-  const result = cel.evaluate(expression, { flows }, limit)
+  const result = item === undefined
+    ? cel.evaluate(expression, { flows }, limit)
+    : itemCel.evaluate(expression, { flows, item: celValue(item.value) }, limit)
   budget.left = Math.max(0, budget.left - result.cost)
   if (!result.ok && result.overLimit && limit < cel.costLimit) return { deferred: true }
   if (!result.ok) return result.overLimit ? { overLimit: firstLine(result.error) } : firstLine(result.error)
@@ -113,6 +133,16 @@ export function evaluateWhen (
     ? value
     : 'it gave ' +
       `${typeof value === 'bigint' ? 'an int' : `a ${typeof value}`}, not true or false`
+}
+
+/** A JSON value as CEL reads it: whole numbers as CEL's int, as JSON itself would compare them. */
+function celValue (value: unknown): unknown {
+  if (typeof value === 'number' && Number.isInteger(value)) return BigInt(value)
+  if (Array.isArray(value)) return value.map(celValue)
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, celValue(v)]))
+  }
+  return value
 }
 
 /**

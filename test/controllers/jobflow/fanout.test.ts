@@ -24,11 +24,13 @@ function problems (flows: Array<Record<string, unknown>>): string[] {
   return parsed.ok ? [] : parsed.problems
 }
 
-t.test('the spec: forEach a list of strings, forEachFrom a dependency, parallelism with either', async t => {
+t.test('the spec: forEach a list of JSON values, forEachFrom a dependency, parallelism with either', async t => {
   t.same(problems([{ name: 'a', forEach: ['x'], parallelism: 3 }]), [])
+  t.same(problems([{ name: 'a', forEach: ['x', 1, true, { k: 'v' }, [1]] }]), [], 'numbers, booleans, maps, lists')
   t.same(problems([{ name: 'a' }, { name: 'b', dependencies: ['a'], forEachFrom: 'a' }]), [])
-  t.match(problems([{ name: 'a', forEach: [] }]), [/forEach must be a list of at least one string/])
-  t.match(problems([{ name: 'a', forEach: ['x', 1] }]), [/forEach must be a list of at least one string/])
+  t.match(problems([{ name: 'a', forEach: [] }]), [/forEach must list at least one item/])
+  t.match(problems([{ name: 'a', forEach: 'x' }]), [/forEach must be a list of items/])
+  t.same(problems([{ name: 'a', forEach: ['x', 'y', null] }]), ['flow "a": forEach item 2 is null'])
   t.match(problems([{ name: 'a', forEach: Array.from({ length: 10_001 }, (_, i) => `${i}`) }]),
     [/forEach has 10001 items, more than 10000/])
   t.match(problems([{ name: 'a' }, { name: 'b', forEachFrom: 'a' }]), [/forEachFrom must name one of its dependencies/])
@@ -39,12 +41,15 @@ t.test('the spec: forEach a list of strings, forEachFrom a dependency, paralleli
   t.match(problems([{ name: 'a', forEach: ['x'] }, { name: 'a-item-0' }]), [/has the Job name of an item of flow "a"/])
 })
 
-t.test('a forEachFrom output: a JSON array of strings, or the reason it is not', async t => {
+t.test('a forEachFrom output: a JSON array of any JSON, or the reason it is not', async t => {
   t.same(itemsFromOutput('list', '["a", "b"]'), ['a', 'b'])
   t.same(itemsFromOutput('list', '[]'), [])
+  t.same(itemsFromOutput('list', '[1, {"a": 2}]'), [1, { a: 2 }])
   t.equal(itemsFromOutput('list', '{"a": 1}'),
-    'forEachFrom list: its output is not a JSON array of strings: "{\\"a\\": 1}"')
-  t.match(itemsFromOutput('list', '[1, 2]'), /not a JSON array of strings/)
+    'forEachFrom list: its output is JSON but not an array: it starts "{\\"a\\": 1}"')
+  t.equal(itemsFromOutput('list', '[1, null]'), 'forEachFrom list: its output item 1 is null')
+  t.match(itemsFromOutput('list', 'a b'), /^forEachFrom list: its output is not JSON: "a b": /)
+  t.match(itemsFromOutput('list', `["${'x'.repeat(1100)}`), /its output is not JSON \(its output is 1,102 bytes\)/)
   const many = JSON.stringify(Array.from({ length: 10_001 }, () => 'x'))
   t.match(itemsFromOutput('list', many), /10001 items, more than 10000/)
 })
@@ -64,20 +69,21 @@ t.test('expansion: items as flows, dependants on every item; an unknown output w
     completionTime: '2026-01-02T02:59:59Z',
     ...(output !== undefined ? { output } : {})
   }]]])
-  const waiting = expandFanOut(parsed.value, new Map(), now).flows
+  const latest = (memory: Map<string, JobRecord[]>) => (name: string) => memory.get(name)?.at(-1)
+  const waiting = expandFanOut(parsed.value, latest(new Map()), now).flows
   t.same(waiting.map(f => [f.name, f.itemsPending, f.retry]), [
     ['list', undefined, undefined], ['load', 'waiting for list', undefined], ['report', undefined, undefined]
   ], 'a placeholder that never retries into a Job')
-  t.equal(expandFanOut(parsed.value, done(), now).flows[1]?.itemsPending, 'waiting for the output of list')
-  const expanded = expandFanOut(parsed.value, done('["a", "b"]'), now).flows
+  t.equal(expandFanOut(parsed.value, latest(done()), now).flows[1]?.itemsPending, 'waiting for the output of list')
+  const expanded = expandFanOut(parsed.value, latest(done('["a", "b"]')), now).flows
   t.same(expanded.map(f => f.name), ['list', 'load[0]', 'load[1]', 'report'])
   t.same(expanded.map(jobPartOf), ['list', 'load-item-0', 'load-item-1', 'report'])
   t.same(expanded[3]?.dependencies, ['load[0]', 'load[1]'])
   t.same(expanded[1]?.item, { step: 'load', index: 0, value: 'a', parallelism: undefined })
   t.same(expanded[1]?.retry, { limit: 2, backoffSeconds: 10, maxBackoffSeconds: 300 }, 'retries per item')
   const late = new Date('2026-01-02T03:01:00Z')
-  const problem = expandFanOut(parsed.value, done(), late).flows[1]?.itemsProblem
-  t.match(problem, /its output is not a JSON array of strings: ""/,
+  const problem = expandFanOut(parsed.value, latest(done()), late).flows[1]?.itemsProblem
+  t.match(problem, /its output is not JSON: "": /,
     'no output 30 s after the dependency succeeded: the step fails, saying why')
 })
 
@@ -96,4 +102,37 @@ t.test('a bad template of a fan-out step is one problem, said of the step, not o
   t.equal(status.phase, 'Invalid')
   const valid = (status.conditions as Array<{ type: string, message: string }>).find(c => c.type === 'Valid')
   t.equal(valid?.message, 'flow "shard": the Job template has no containers (template.spec.containers)')
+})
+
+t.test('observation first: a forEachFrom step\'s items are created in the sync that sees its source', async t => {
+  const request = fixture('jobflow/sync-new.v2.json')
+  request.parent.metadata = { ...request.parent.metadata, name: 'f', namespace: 'default' }
+  request.parent.spec = flowOf([{ name: 'list' }, { name: 'each', dependencies: ['list'], forEachFrom: 'list' }]).spec
+  // The status read back still says list runs: only the observed Job and pod say it succeeded.
+  request.parent.status = { phase: 'Running', jobs: [{ name: 'list', jobName: 'f-list', phase: 'Running' }] }
+  const job: KubeObject = {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: 'f-list', namespace: 'default', labels: { 'jobhooks.io/jobflow': 'f', 'jobhooks.io/flow': 'list' }
+    },
+    spec: TEMPLATE,
+    status: { conditions: [{ type: 'Complete', status: 'True', lastTransitionTime: '2026-01-02T03:00:00Z' }] }
+  }
+  const pod: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'f-list-x', namespace: 'default', labels: { 'batch.kubernetes.io/job-name': 'f-list' } },
+    status: {
+      phase: 'Succeeded',
+      containerStatuses: [{ name: 'main', state: { terminated: { exitCode: 0, message: '[1, {"k": "v"}]' } } }]
+    }
+  }
+  request.children = { 'Job.batch/v1': { 'default/f-list': job } }
+  request.related = { 'Pod.v1': { 'default/f-list-x': pod } }
+  const { children, status } = syncJobFlow(request, context()).response
+  t.same(children.map(c => c.metadata.name), ['f-list', 'f-each-item-0', 'f-each-item-1'])
+  t.match(status.jobs, [
+    { name: 'list', phase: 'Succeeded', output: '[1, {"k": "v"}]' }, { name: 'each[0]' }, { name: 'each[1]' }
+  ])
 })

@@ -1,0 +1,115 @@
+// How the steps of a JobFlow ended, as Argo Workflows reads them (`dag.go`): a step's end for its
+// dependants (`dependencies`, `depends`), and the flow's failure, from its leaf steps
+// (`assessDAGPhase`). A fan-out step is one step here: its items' records make one outcome, as
+// Argo's TaskGroup node does.
+import type { FlowPhase, JobRecord } from './records.js'
+import { isSettled } from './records.js'
+import type { FlowSpec } from './spec.js'
+import type { SettledStep, StepEnd } from './depends.js'
+
+/** How a record skipped by its own `when` begins; any other Skipped record was omitted (Argo's Omitted). */
+export const WHEN_FALSE = 'skipped: its when is false'
+
+/** How a finished record ended, or undefined while it has not. */
+export function recordEnd (record: JobRecord | undefined): StepEnd | undefined {
+  if (!isSettled(record)) return undefined
+  if (record.phase !== 'Skipped') return record.phase as 'Succeeded' | 'Failed'
+  return record.message?.startsWith(WHEN_FALSE) === true ? 'Skipped' : 'Omitted'
+}
+
+/** The item flow names of each fan-out step whose items are known. */
+export type ItemGroups = ReadonlyMap<string, readonly string[]>
+
+/** The item groups of an expanded spec. */
+export function itemGroups (flows: readonly FlowSpec[]): Map<string, string[]> {
+  const groups = new Map<string, string[]>()
+  for (const flow of flows) {
+    if (flow.item === undefined) continue
+    const names = groups.get(flow.item.step)
+    if (names === undefined) groups.set(flow.item.step, [flow.name])
+    else names.push(flow.name)
+  }
+  return groups
+}
+
+/**
+ * How a step ended, once it has (its items all, for a fan-out step): Failed when an item failed,
+ * Skipped when its `when` skipped every item, Omitted when an item was never started, else
+ * Succeeded (an empty fan-out too). Undefined while it runs or waits.
+ */
+export function settledStep (
+  step: string,
+  records: ReadonlyMap<string, JobRecord>,
+  groups: ItemGroups
+): SettledStep | undefined {
+  const items = groups.get(step)
+  if (items === undefined) {
+    const end = recordEnd(records.get(step))
+    return end === undefined ? undefined : { end }
+  }
+  const ends = items.map(item => recordEnd(records.get(item)))
+  if (ends.some(e => e === undefined)) return undefined
+  const failed = ends.filter(e => e === 'Failed').length
+  const anySucceeded = ends.includes('Succeeded')
+  const allFailed = items.length > 0 && failed === items.length
+  const end: StepEnd = failed > 0
+    ? 'Failed'
+    : items.length > 0 && ends.every(e => e === 'Skipped')
+      ? 'Skipped'
+      : ends.includes('Omitted') ? 'Omitted' : 'Succeeded'
+  return { end, anySucceeded, allFailed }
+}
+
+/**
+ * A fan-out step's phase from its items' records, the one rule the hook (a `when` reading the
+ * step) and the tools (a step drawn as one) follow: Failed once an item failed, Running while one
+ * runs or waits in a queue, Pending while one waits to start, then as settledStep ends it
+ * (Skipped for a step that did not run).
+ */
+export function groupPhase (items: ReadonlyArray<{ phase: string, message?: string }>): FlowPhase {
+  if (items.some(r => r.phase === 'Failed')) return 'Failed'
+  if (items.some(r => r.phase === 'Running' || r.phase === 'Queued')) return 'Running'
+  if (items.some(r => r.phase === 'Pending')) return 'Pending'
+  if (items.length > 0 && items.every(r => r.phase === 'Skipped')) return 'Skipped'
+  const ends = items.map(r => recordEnd(r as unknown as JobRecord))
+  return ends.includes('Omitted') && !ends.includes('Succeeded') ? 'Skipped' : 'Succeeded'
+}
+
+/**
+ * What is already certain of a step: how it ended, or for a fan-out step still running that it
+ * failed (an item did). Undefined while it is open.
+ */
+function certainEnd (step: string, records: ReadonlyMap<string, JobRecord>, groups: ItemGroups): StepEnd | undefined {
+  const settled = settledStep(step, records, groups)
+  if (settled !== undefined) return settled.end
+  const items = groups.get(step)
+  return items?.some(item => records.get(item)?.phase === 'Failed') === true ? 'Failed' : undefined
+}
+
+/**
+ * The leaf steps whose branch has failed (Argo's assessDAGPhase): walked in dependency order, a
+ * step that completed (Succeeded or Failed) gives its own phase to its branch, one that was
+ * skipped or omitted carries on the failure of any step it follows. A leaf on a failed branch
+ * fails the flow; a failure followed by a step that succeeded was handled. A step still to start
+ * whose `dependencies` (no `when`, no `depends`) include a failed or omitted step is counted as
+ * omitted already: it can never run, so the failure is known before it is recorded.
+ */
+export function failedLeaves (
+  steps: readonly FlowSpec[],
+  records: ReadonlyMap<string, JobRecord>,
+  groups: ItemGroups
+): string[] {
+  const ends = new Map<string, StepEnd | undefined>()
+  const failing = new Set<string>()
+  const hasDependants = new Set(steps.flatMap(s => s.dependencies))
+  for (const step of steps) {
+    let end = certainEnd(step.name, records, groups)
+    const decidesItself = step.when !== undefined || step.depends !== undefined
+    const stopped = (d: string): boolean => ends.get(d) === 'Failed' || ends.get(d) === 'Omitted'
+    if (end === undefined && !decidesItself && step.dependencies.some(stopped)) end = 'Omitted'
+    ends.set(step.name, end)
+    const inherits = end === 'Skipped' || end === 'Omitted'
+    if (end === 'Failed' || (inherits && step.dependencies.some(d => failing.has(d)))) failing.add(step.name)
+  }
+  return steps.filter(s => !hasDependants.has(s.name) && failing.has(s.name)).map(s => s.name)
+}
