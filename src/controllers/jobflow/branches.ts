@@ -113,3 +113,28 @@ export function failedLeaves (
   }
   return steps.filter(s => !hasDependants.has(s.name) && failing.has(s.name)).map(s => s.name)
 }
+
+/**
+ * Whether a step may still read the output of the flow `name` (outputs.ts shownOutputs): a step
+ * after it, or a `forEachFrom` over it (an item's output is read only so), that has not succeeded
+ * (a retry or a rerun of it reads the output again).
+ */
+export function outputStillRead (
+  steps: readonly FlowSpec[],
+  records: ReadonlyMap<string, JobRecord>,
+  groups: ItemGroups
+): (name: string) => boolean {
+  const readers = new Map<string, string[]>()
+  const add = (source: string, reader: string): void => { readers.set(source, [...readers.get(source) ?? [], reader]) }
+  for (const step of steps) {
+    for (const dependency of new Set(step.dependencies)) add(dependency, step.name)
+    if (step.forEachFrom !== undefined) add(`${step.forEachFrom}[]`, step.name)
+  }
+  const succeeded = (step: string): boolean =>
+    (groups.get(step) ?? [step]).every(flow => records.get(flow)?.phase === 'Succeeded')
+  return name => {
+    const item = /^(.*)\[[0-9]+\]$/.exec(name)
+    const source = item === null ? name : `${item[1] as string}[]`
+    return (readers.get(source) ?? []).some(reader => !succeeded(reader))
+  }
+}

@@ -12,8 +12,13 @@ import { JOB_NAME_LABEL, LEGACY_JOB_NAME_LABEL } from '../../k8s/jobs.js'
 import { literalEnvVar } from '../../k8s/expansion.js'
 import type { JobRecord } from './records.js'
 
-/** The most of an output a record keeps, in bytes of UTF-8. */
-export const OUTPUT_MAX_BYTES = 1024
+/**
+ * The most of an output a record keeps while a step may still read it, in bytes of UTF-8: all
+ * that Kubernetes keeps of a termination message.
+ */
+export const OUTPUT_MAX_BYTES = 4096
+/** The most of an output status shows once no step will read it any more (law 6 kept, status small). */
+export const OUTPUT_SHOWN_BYTES = 1024
 /** How long dependants wait for a succeeded Job's pod to be seen before they start without its output. */
 export const OUTPUT_WAIT_SECONDS = 30
 /** Prefix of the environment variable that carries a dependency's output. */
@@ -43,7 +48,8 @@ export function outputContainer (job: KubeObject, outputFrom: string | undefined
 
 /**
  * The output of a succeeded Job, from its succeeded pods (the one that finished last, when there
- * are several): the named container's termination message, cut to OUTPUT_MAX_BYTES, or '' when
+ * are several): the named container's termination message (whole, as Kubernetes keeps at most
+ * OUTPUT_MAX_BYTES of it), or '' when
  * it left none. Undefined when no succeeded pod of the Job was seen.
  */
 export function observedOutput (
@@ -80,12 +86,15 @@ export function outputWaitOf (record: JobRecord, now: Date): number | undefined 
   return left > 0 ? Math.ceil(left / 1000) : undefined
 }
 
-/** An output as a record keeps it: whole up to OUTPUT_MAX_BYTES, else its start and a note of its size. */
-export function cutOutput (output: string): string {
+/**
+ * An output as a record keeps it: whole up to `max` bytes (OUTPUT_MAX_BYTES, or OUTPUT_SHOWN_BYTES
+ * once no step reads it), else its start and a note of its size.
+ */
+export function cutOutput (output: string, max = OUTPUT_MAX_BYTES): string {
   const bytes = Buffer.byteLength(output)
-  if (bytes <= OUTPUT_MAX_BYTES) return output
+  if (bytes <= max) return output
   const note = ` … (cut: ${bytes} bytes)`
-  const room = OUTPUT_MAX_BYTES - Buffer.byteLength(note)
+  const room = max - Buffer.byteLength(note)
   // Whole characters (code points) only, each up to 4 bytes of UTF-8.
   let kept = ''
   let used = 0
@@ -95,6 +104,20 @@ export function cutOutput (output: string): string {
     kept += char
   }
   return kept + note
+}
+
+/**
+ * The records as status keeps them: an output longer than OUTPUT_SHOWN_BYTES is cut once every
+ * step that reads it (`readBy`: its dependants and a `forEachFrom` over it) has succeeded; until
+ * then a retry or a rerun of one may read it again, whole.
+ */
+export function shownOutputs (records: JobRecord[], stillRead: (flow: string) => boolean): JobRecord[] {
+  return records.map(record => {
+    const { output } = record
+    if (output === undefined || output.length <= OUTPUT_SHOWN_BYTES / 4 || stillRead(record.name)) return record
+    const shown = cutOutput(output, OUTPUT_SHOWN_BYTES)
+    return shown === output ? record : { ...record, output: shown }
+  })
 }
 
 /** The variable a dependant reads a dependency's output from: `build-image` → `JOBHOOKS_OUTPUT_BUILD_IMAGE`. */

@@ -28,9 +28,9 @@ import {
   historyOf, observeFlows, rerunFlows, startFlows, WHEN_FALSE,
   type Flows, type FlowState, type FlowSync, type Observed, type Started
 } from './flows.js'
-import { succeededPodsByJob } from './outputs.js'
+import { shownOutputs, succeededPodsByJob } from './outputs.js'
 import { orderByDependencies } from './dag.js'
-import { itemGroups } from './branches.js'
+import { itemGroups, outputStillRead } from './branches.js'
 import { groupRecords, ungroupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
@@ -184,12 +184,30 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
     jobsSucceeded: jobsSucceeded(jobs),
     jobsQueued: jobsQueued(jobs),
     ...runTimes(base, running, phase === 'Succeeded' || phase === 'Failed', now),
-    ...groupRecords(states.flatMap(historyOf), sync.parent.metadata.name, now),
+    ...groupRecords(
+      shownOutputs(states.flatMap(historyOf), stillRead(sync, started)), sync.parent.metadata.name, now
+    ),
     conditions: suspendedCondition(conditions, run.suspend, run.suspendedJobs, now)
   }
   if (rerun !== undefined) status.rerun = rerun.status
   else if (isRecord(previous.rerun)) status.rerun = previous.rerun
   return status
+}
+
+/**
+ * Whether a step may still read a flow's output, from the records of this sync: worked out on the
+ * first long output only, as most flows have none.
+ */
+function stillRead (sync: FlowSync, started: Started): (name: string) => boolean {
+  let read: ((name: string) => boolean) | undefined
+  return name => {
+    if (read === undefined) {
+      const records = new Map<string, JobRecord>()
+      for (const [flow, state] of started.flows) if (state.current !== undefined) records.set(flow, state.current)
+      read = outputStillRead(sync.steps, records, sync.groups)
+    }
+    return read(name)
+  }
 }
 
 function restarted (previous: Record<string, unknown>, rerun: RerunRequest, now: Date): Record<string, unknown> {

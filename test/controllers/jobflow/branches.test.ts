@@ -1,7 +1,9 @@
 // Argo's assessDAGPhase over a JobFlow's records: the leaf steps on a failed branch, a failure
 // later steps handled, an omission known before it is recorded, and a fan-out step as one.
 import t from 'tap'
-import { failedLeaves, groupPhase, itemGroups, recordEnd } from '../../../src/controllers/jobflow/branches.js'
+import {
+  failedLeaves, groupPhase, itemGroups, outputStillRead, recordEnd
+} from '../../../src/controllers/jobflow/branches.js'
 import { parseJobFlowSpec, type FlowSpec } from '../../../src/controllers/jobflow/spec.js'
 import { orderByDependencies } from '../../../src/controllers/jobflow/dag.js'
 import type { FlowPhase, JobRecord } from '../../../src/controllers/jobflow/records.js'
@@ -73,4 +75,18 @@ t.test('a fan-out step is one: failed as soon as an item failed, its phase by on
   t.equal(groupPhase([{ phase: 'Succeeded' }, { phase: 'Skipped', message: 'not started: a failed' }]), 'Succeeded')
   t.equal(groupPhase([]), 'Succeeded', 'an empty fan-out has nothing to do')
   t.same(itemGroups(steps([{ name: 's', forEach: ['x'] }])), new Map(), 'a spec not expanded has no items')
+})
+
+t.test('an output is still read while a step after it, or a forEachFrom over it, has not succeeded', async t => {
+  const dag = steps([{ name: 'a' }, { name: 'b', dependencies: ['a'] }, { name: 's', forEach: [1, 2] },
+    { name: 'from', dependencies: ['s'], forEachFrom: 's' }, { name: 'after', dependencies: ['from'] }])
+  const groups = new Map([['s', ['s[0]', 's[1]']], ['from', ['from[0]']]])
+  const running = outputStillRead(dag, records({ a: 'Succeeded', b: 'Running', 's[0]': 'Succeeded' }), groups)
+  t.ok(running('a'))
+  t.ok(running('s[1]'), 'the items of s are read by from')
+  t.notOk(running('after'), 'no step reads after')
+  const done = outputStillRead(dag, records({ a: 'Succeeded', b: 'Succeeded', 'from[0]': 'Succeeded' }), groups)
+  t.notOk(done('a'))
+  t.notOk(done('s[0]'))
+  t.ok(outputStillRead(dag, records({ b: 'Failed' }), groups)('a'), 'a failed reader may be rerun')
 })

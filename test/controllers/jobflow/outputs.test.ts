@@ -2,7 +2,10 @@
 // handed to dependants as JOBHOOKS_OUTPUT_<FLOW>, and read by `when`.
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
-import { cutOutput, OUTPUT_MAX_BYTES, outputEnvName } from '../../../src/controllers/jobflow/outputs.js'
+import {
+  cutOutput, OUTPUT_MAX_BYTES, OUTPUT_SHOWN_BYTES, outputEnvName, shownOutputs
+} from '../../../src/controllers/jobflow/outputs.js'
+import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
 import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
 import { responseOf } from '../../helpers/hooks.js'
 import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
@@ -75,13 +78,27 @@ t.test('an output with $( and $$ reaches the dependant escaped, so its container
     'the template\'s own values are left as the user wrote them')
 })
 
-t.test('a long output is cut to 1 KiB with a note of its size', async t => {
+t.test('an output is read whole up to 4 KiB, what Kubernetes keeps; longer, cut with a note of its size', async t => {
+  const whole = 'é'.repeat(2000)
+  const response = respond(withMessage(fixture('jobflow/sync-outputs.v2.json'), whole), context())
+  t.equal(record(response, 'job1')?.output, whole, '4,000 bytes, kept whole while job2 may read it')
+  t.equal(envOf(response, 'jobflow-example-job2')?.at(-1)?.value, whole, 'and handed on whole')
   const long = 'é'.repeat(3000)
-  const response = respond(withMessage(fixture('jobflow/sync-outputs.v2.json'), long), context())
-  const output = record(response, 'job1')?.output as string
-  t.ok(Buffer.byteLength(output) <= OUTPUT_MAX_BYTES)
+  const output = record(respond(withMessage(fixture('jobflow/sync-outputs.v2.json'), long), context()), 'job1')?.output
+  t.ok(Buffer.byteLength(output as string) <= OUTPUT_MAX_BYTES)
   t.match(output, /^é+ … \(cut: 6000 bytes\)$/)
   t.equal(cutOutput('short'), 'short')
+})
+
+t.test('once every step that reads an output succeeded, status shows its first KiB', async t => {
+  const records: JobRecord[] = [
+    { name: 'a', jobName: 'f-a', phase: 'Succeeded', output: 'x'.repeat(3000) },
+    { name: 'b', jobName: 'f-b', phase: 'Succeeded', output: 'y'.repeat(3000) }
+  ]
+  const shown = shownOutputs(records, name => name === 'a')
+  t.equal(shown[0], records[0], 'a is still read: whole')
+  t.equal(Buffer.byteLength(shown[1]?.output as string), OUTPUT_SHOWN_BYTES)
+  t.match(shown[1]?.output, /^y+ … \(cut: 3000 bytes\)$/)
 })
 
 t.test('a succeeded Job whose pod was not seen yet: dependants wait for its output, then go without it', async t => {
