@@ -38,14 +38,14 @@ const kindOf = (file: string): string | undefined => /^controllers\/([^/]+)\//.e
  * How high each part of the house stands: a file may import only files of its own rank or below.
  * the CLI → the server, the hook thread's entry and the simulator (which plays Metacontroller around
  * the app) → app and its plugins → config and the hook thread as the app drives it →
- * the kinds' registry and runner → the kinds → the actions and what the kinds
- * share → the wire → effects, scripts, trust → k8s.
+ * the kinds' registry and runner → the kinds → the actions, what the kinds share and the formats
+ * others read (a JobFlow's status) → the wire → effects, scripts, trust → k8s.
  */
 function rank (file: string): number {
   if (file.startsWith('k8s/')) return 0
   if (/^(effects|scripts|trust)\//.test(file)) return 1
   if (file.startsWith('protocol/')) return 2
-  if (file.startsWith('actions/') || file.startsWith('controllers/common/')) return 3
+  if (file.startsWith('actions/') || file.startsWith('controllers/common/') || file.startsWith('formats/')) return 3
   if (kindOf(file) !== undefined) return 4
   if (file.startsWith('controllers/')) return 5
   if (file === 'config.ts' || file.startsWith('thread/')) return 6

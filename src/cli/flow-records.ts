@@ -1,10 +1,10 @@
-// The one place that reads a JobFlow's records of its steps' attempts: the entries of status.jobs
-// and, on a large JobFlow, those its status.jobGroups stand for, read as the hook reads them, so
-// that every reader (the simulator's report and pictures, the kubectl plugin) sees the same list.
+// The tools' view of a JobFlow's records of its steps' attempts: the entries of status.jobs and,
+// on a large JobFlow, those its status.jobGroups stand for, read by the codec the hook reads them
+// with (formats/jobflow-status.ts), so that every reader (the simulator's report and pictures, the
+// kubectl plugin) sees what the hook remembers, in the order of the spec.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
-import { ungroupRecords } from '../controllers/jobflow/record-groups.js'
-import { itemOfFlowName } from '../controllers/jobflow/fanout.js'
+import { attemptOf, itemOfFlowName, readRecords, type JobRecord } from '../formats/jobflow-status.js'
 
 /** One attempt of a step (or of a fan-out item, named `step[i]`), as status records it. */
 export interface FlowRecord {
@@ -19,31 +19,18 @@ export interface FlowRecord {
   message?: string
 }
 
-const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
-
 /**
  * The records of a JobFlow in the order of its spec's steps (items by index), each step's oldest
  * attempt first; malformed entries are left out.
  */
 export function flowRecords (jobflow: KubeObject): FlowRecord[] {
   const status = isRecord(jobflow.status) ? jobflow.status : {}
-  const jobs = ungroupRecords(status, jobflow.metadata.name).filter(r => typeof r.name === 'string')
+  const jobs = [...readRecords(status, jobflow.metadata.name).values()].flat()
   // Whole records come before grouped ones in the status: put them back in the order of the steps.
   const order = stepOrder(jobflow)
   const placed = jobs.map((r, i) => ({ r, at: [...placeOf(r, order), i] }))
   placed.sort((a, b) => compareTuples(a.at, b.at))
-  return placed.map(({ r }) => {
-    const record: FlowRecord = {
-      name: r.name as string,
-      phase: text(r.phase) ?? 'Pending',
-      attempt: typeof r.attempt === 'number' ? r.attempt : 1
-    }
-    for (const key of ['jobName', 'startTime', 'completionTime', 'output', 'message'] as const) {
-      const value = text(r[key])
-      if (value !== undefined) record[key] = value
-    }
-    return record
-  })
+  return placed.map(({ r: { rerun: _, attempt, ...rest } }) => ({ ...rest, attempt: attempt ?? 1 }))
 }
 
 /** Each step's place in the spec. */
@@ -54,11 +41,9 @@ function stepOrder (jobflow: KubeObject): Map<string, number> {
 }
 
 /** Where a record goes: its step's place, its item index (-1 for none), its attempt. */
-function placeOf (record: Record<string, unknown>, order: ReadonlyMap<string, number>): number[] {
-  const name = record.name as string
-  const item = itemOfFlowName(name)
-  const attempt = typeof record.attempt === 'number' ? record.attempt : 1
-  return [order.get(item?.step ?? name) ?? order.size, item?.index ?? -1, attempt]
+function placeOf (record: JobRecord, order: ReadonlyMap<string, number>): number[] {
+  const item = itemOfFlowName(record.name)
+  return [order.get(item?.step ?? record.name) ?? order.size, item?.index ?? -1, attemptOf(record)]
 }
 
 function compareTuples (a: readonly number[], b: readonly number[]): number {

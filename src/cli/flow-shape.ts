@@ -4,9 +4,8 @@
 // plugin's live picture all draw from here.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
-import { attemptJobName } from '../controllers/jobflow/attempts.js'
-import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
-import { groupPhase } from '../controllers/jobflow/branches.js'
+import { attemptJobName } from '../formats/jobflow-status.js'
+import { groupPhase, stepOfFlowName } from '../formats/jobflow-status.js'
 import { parseDepends } from '../controllers/jobflow/depends.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
 import { flowRecords, type FlowRecord } from './flow-records.js'

@@ -11,7 +11,7 @@ import { formatSeconds } from './simulate-timeline.js'
 import { alignRows, kubectlGet } from './printer-columns.js'
 import { dependenciesText, flowSteps } from './flow-shape.js'
 import { flowRecords, type FlowRecord } from './flow-records.js'
-import { stepOfFlowName } from '../controllers/jobflow/fanout.js'
+import { stepOfFlowName } from '../formats/jobflow-status.js'
 
 /** A status time as simulated seconds (`t=20s`), `-` when there is none. */
 export function timeOf (sim: Simulator): (value: unknown) => string {

@@ -13,7 +13,7 @@
 // (whatever the outcome), 1 when it could not, 2 for bad arguments.
 import { pathToFileURL } from 'node:url'
 import type { KubeObject } from '../k8s/types.js'
-import { attemptJobName } from '../controllers/jobflow/attempts.js'
+import { attemptJobName } from '../formats/jobflow-status.js'
 import { isRecord } from '../k8s/types.js'
 import { queueNameOf } from '../k8s/kueue.js'
 import { isSuspended, jobFinished } from '../simulator/jobs.js'

@@ -3,7 +3,7 @@
 // phase, Job, when it started, how long it ran, its output (cut) and why it waits or was skipped.
 // A fan-out step has a row of its own and its items as rows under it.
 import type { KubeObject } from '../../k8s/types.js'
-import { stepOfFlowName } from '../../controllers/jobflow/fanout.js'
+import { stepOfFlowName } from '../../formats/jobflow-status.js'
 import { dependenciesText, flowSteps, type FlowStep } from '../flow-shape.js'
 import { flowRecords, type FlowRecord } from '../flow-records.js'
 import { depths } from '../picture-svg.js'

@@ -5,7 +5,7 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { JOB_NAME_LABEL } from '../../k8s/jobs.js'
-import { stepOfFlowName } from '../../controllers/jobflow/fanout.js'
+import { stepOfFlowName } from '../../formats/jobflow-status.js'
 import { flowSteps } from '../flow-shape.js'
 import { flowRecords, type FlowRecord } from '../flow-records.js'
 import { KubeError } from './client.js'

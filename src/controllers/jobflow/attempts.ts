@@ -3,9 +3,9 @@
 // never the old one again (law 6: a Job that ran is a record, and its name is spent).
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { childName } from '../../k8s/names.js'
 import { optionalWholeNumber } from '../common/parsed.js'
 import type { JobRecord } from './records.js'
+import { attemptJobName, attemptOf } from '../../formats/jobflow-status.js'
 
 /** `flows[].retry`: how often a failed Job is tried again, and how long to wait before each. */
 export interface RetryPolicy {
@@ -60,15 +60,7 @@ export function parseRetry (raw: unknown, at: string, problems: string[]): Retry
   return { limit, backoffSeconds, maxBackoffSeconds }
 }
 
-/** The Job of attempt `attempt` (from 1) of `flow`. */
-export function attemptJobName (parentName: string, flow: string, attempt: number): string {
-  return childName(parentName, attempt <= 1 ? flow : `${flow}-${attempt}`)
-}
-
-/** A record's attempt number: absent on a flow's first, which is how every record before retries reads. */
-export function attemptOf (record: JobRecord): number {
-  return record.attempt ?? 1
-}
+export { attemptJobName, attemptOf }
 
 /**
  * Flow names that would share a Job name with another flow's attempt (`a-2` beside `a`, whose

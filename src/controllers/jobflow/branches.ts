@@ -2,20 +2,12 @@
 // dependants (`dependencies`, `depends`), and the flow's failure, from its leaf steps
 // (`assessDAGPhase`). A fan-out step is one step here: its items' records make one outcome, as
 // Argo's TaskGroup node does.
-import type { FlowPhase, JobRecord } from './records.js'
-import { isSettled } from './records.js'
+import type { JobRecord } from './records.js'
 import type { FlowSpec } from './spec.js'
 import type { SettledStep, StepEnd } from './depends.js'
+import { groupPhase, recordEnd, WHEN_FALSE } from '../../formats/jobflow-status.js'
 
-/** How a record skipped by its own `when` begins; any other Skipped record was omitted (Argo's Omitted). */
-export const WHEN_FALSE = 'skipped: its when is false'
-
-/** How a finished record ended, or undefined while it has not. */
-export function recordEnd (record: JobRecord | undefined): StepEnd | undefined {
-  if (!isSettled(record)) return undefined
-  if (record.phase !== 'Skipped') return record.phase as 'Succeeded' | 'Failed'
-  return record.message?.startsWith(WHEN_FALSE) === true ? 'Skipped' : 'Omitted'
-}
+export { groupPhase, recordEnd, WHEN_FALSE }
 
 /** The item flow names of each fan-out step whose items are known. */
 export type ItemGroups = ReadonlyMap<string, readonly string[]>
@@ -58,21 +50,6 @@ export function settledStep (
       ? 'Skipped'
       : ends.includes('Omitted') ? 'Omitted' : 'Succeeded'
   return { end, anySucceeded, allFailed }
-}
-
-/**
- * A fan-out step's phase from its items' records, the one rule the hook (a `when` reading the
- * step) and the tools (a step drawn as one) follow: Failed once an item failed, Running while one
- * runs or waits in a queue, Pending while one waits to start, then as settledStep ends it
- * (Skipped for a step that did not run).
- */
-export function groupPhase (items: ReadonlyArray<{ phase: string, message?: string }>): FlowPhase {
-  if (items.some(r => r.phase === 'Failed')) return 'Failed'
-  if (items.some(r => r.phase === 'Running' || r.phase === 'Queued')) return 'Running'
-  if (items.some(r => r.phase === 'Pending')) return 'Pending'
-  if (items.length > 0 && items.every(r => r.phase === 'Skipped')) return 'Skipped'
-  const ends = items.map(r => recordEnd(r as unknown as JobRecord))
-  return ends.includes('Omitted') && !ends.includes('Succeeded') ? 'Skipped' : 'Succeeded'
 }
 
 /**

@@ -10,8 +10,9 @@ export const DEPENDS_RESULTS = [
 ] as const
 export type DependsResult = typeof DEPENDS_RESULTS[number]
 
-/** How a finished step ended, for `depends` and `dependencies`: Skipped by its own `when`, Omitted by others. */
-export type StepEnd = 'Succeeded' | 'Failed' | 'Skipped' | 'Omitted'
+import type { StepEnd } from '../../formats/jobflow-status.js'
+
+export type { StepEnd }
 
 /** A finished dependency: how it ended, and for a fan-out step how its items did. */
 export interface SettledStep {

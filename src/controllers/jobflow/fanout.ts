@@ -10,41 +10,16 @@ import { itemsProblem, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { isSettled, type JobRecord } from './records.js'
 import { OUTPUT_MAX_BYTES, outputJSON, outputWaitOf } from './outputs.js'
 import { orderByDependencies } from './dag.js'
+import {
+  itemFlowName, itemJobPart, itemOfFlowName, jobPartOfFlowName, stepOfFlowName
+} from '../../formats/jobflow-status.js'
 import { literalEnvVar } from '../../k8s/expansion.js'
 
 export const ITEM_INDEX_LABEL = 'jobhooks.io/item-index'
 export const ITEM_ENV = 'JOBHOOKS_ITEM'
 export const INDEX_ENV = 'JOBHOOKS_INDEX'
 
-/** The flow name of item `index` of `step`: `step[3]`. Brackets never occur in a step's name. */
-export function itemFlowName (step: string, index: number): string {
-  return `${step}[${index}]`
-}
-
-/** The step and index of an item's flow name (`step[3]`), or undefined for any other name. */
-export function itemOfFlowName (name: string): { step: string, index: number } | undefined {
-  const match = /^(.*)\[([0-9]+)\]$/.exec(name)
-  return match === null ? undefined : { step: match[1] as string, index: Number(match[2]) }
-}
-
-/** The step of an item's flow name (`step[3]` → `step`); any other name is its own step. */
-export function stepOfFlowName (name: string): string {
-  return itemOfFlowName(name)?.step ?? name
-}
-
-/**
- * The part of a flow's Job names after `<jobflow>-`: the flow's name, or `<step>-item-<i>` for an
- * item. From the name alone, so that a grouped record (record-groups.ts) finds its Job's name too.
- */
-export function jobPartOfFlowName (name: string): string {
-  const item = itemOfFlowName(name)
-  return item === undefined ? name : itemJobPart(item.step, item.index)
-}
-
-/** The part of the Job names of item `index` of `step` after `<jobflow>-`: `<step>-item-<index>`. */
-export function itemJobPart (step: string, index: number): string {
-  return `${step}-item-${index}`
-}
+export { itemFlowName, itemJobPart, itemOfFlowName, jobPartOfFlowName, stepOfFlowName }
 
 /**
  * The part of a flow's Job names after `<jobflow>-` (jobPartOfFlowName), from what its spec says

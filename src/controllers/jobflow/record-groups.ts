@@ -12,43 +12,18 @@
 //
 // Up to GROUP_ABOVE records the status is what it always was, so a previous version, which reads
 // only status.jobs, finds every outcome there.
-import { isRecord } from '../../k8s/types.js'
-import { attemptJobName, attemptOf } from './attempts.js'
-import type { JobRecord } from './records.js'
+import {
+  attemptJobName, attemptOf, jobPartOfFlowName, namesWithRanges, ungroupRecords, type JobGroup, type JobRecord
+} from '../../formats/jobflow-status.js'
 import { outputWaitOf } from './outputs.js'
-import { MAX_ITEMS } from './spec.js'
-import { itemFlowName, itemJobPart, itemOfFlowName, jobPartOfFlowName } from './fanout.js'
 
 /** Up to this many records, status.jobs holds every one whole. */
 export const GROUP_ABOVE = 500
 
-/** Records alike but for their names: each name is a flow, or a step's items as `step[0-9,12]`. */
-export type JobGroup = Omit<JobRecord, 'name' | 'jobName'> & { names: string[] }
+export { ungroupRecords }
+export type { JobGroup }
 
-const ITEMS = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\[([0-9][-,0-9]*)\]$/
-
-/**
- * The records of a status: the whole ones of `status.jobs`, as they are, and those of
- * `status.jobGroups`, each name a record of its own with the Job name it was made with. Malformed
- * groups and names are left out, and so are index ranges beyond what a step can have.
- */
-export function ungroupRecords (status: Record<string, unknown>, jobflow: string): Array<Record<string, unknown>> {
-  const jobs = Array.isArray(status.jobs) ? status.jobs.filter(isRecord) : []
-  if (!Array.isArray(status.jobGroups)) return jobs
-  const records: Array<Record<string, unknown>> = [...jobs]
-  for (const group of status.jobGroups) {
-    if (!isRecord(group) || !Array.isArray(group.names)) continue
-    const { names, ...shared } = group
-    const attempt = typeof shared.attempt === 'number' ? shared.attempt : 1
-    for (const name of names) {
-      if (typeof name !== 'string') continue
-      for (const [flow, jobPart] of flowNamesOf(name)) {
-        records.push({ ...shared, name: flow, jobName: attemptJobName(jobflow, jobPart, attempt) })
-      }
-    }
-  }
-  return records
-}
+const ITEMS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\[[0-9]+\]$/
 
 /**
  * `status.jobs` and `status.jobGroups` for `records` (in spec order, attempts in order): every
@@ -95,49 +70,4 @@ function groupableForm (record: JobRecord, jobflow: string, now: Date): Shared |
   if (!item && record.output !== undefined && record.output !== '') return undefined
   const { startTime: _s, completionTime: _c, output: _o, ...finished } = shared
   return finished
-}
-
-/** Names in order, each run of one step's items written once: `a`, `s[0-4,6]`, `b`. */
-function namesWithRanges (names: readonly string[]): string[] {
-  const out: string[] = []
-  let step: string | undefined
-  let ranges: Array<[number, number]> = []
-  const flush = (): void => {
-    if (step !== undefined) out.push(`${step}[${ranges.map(([a, b]) => (a === b ? `${a}` : `${a}-${b}`)).join(',')}]`)
-    step = undefined
-    ranges = []
-  }
-  for (const name of names) {
-    const item = itemOfFlowName(name)
-    if (item === undefined) {
-      flush()
-      out.push(name)
-      continue
-    }
-    const { index } = item
-    if (item.step !== step) flush()
-    step = item.step
-    const last = ranges[ranges.length - 1]
-    if (last !== undefined && last[1] + 1 === index) last[1] = index
-    else ranges.push([index, index])
-  }
-  flush()
-  return out
-}
-
-/** The flow names a group's name stands for, each with its Job part: itself, or each item of its ranges. */
-function flowNamesOf (name: string): Array<[string, string]> {
-  const match = ITEMS.exec(name)
-  // A flow that is no item: its Job part is its name, as jobPartOf gives it.
-  if (match === null) return name.includes('[') ? [] : [[name, name]]
-  const step = match[1] as string
-  const names: Array<[string, string]> = []
-  for (const range of (match[3] as string).split(',')) {
-    const bounds = /^([0-9]+)(?:-([0-9]+))?$/.exec(range)
-    if (bounds === null) continue
-    const from = Number(bounds[1])
-    const to = Math.min(Number(bounds[2] ?? bounds[1]), MAX_ITEMS - 1)
-    for (let i = from; i <= to; i++) names.push([itemFlowName(step, i), itemJobPart(step, i)])
-  }
-  return names
 }

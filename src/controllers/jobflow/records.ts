@@ -7,27 +7,10 @@ import { hasTrueCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
 import { isFinalFailure, jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
 import { queueHolding, queueNameOf } from '../../k8s/kueue.js'
+import { readRecords, type FlowPhase, type JobRecord } from '../../formats/jobflow-status.js'
 
-/** `Queued`: the flow's Job waits for Kueue to admit it (first, or again after a preemption). */
-export type FlowPhase = 'Pending' | 'Queued' | 'Running' | 'Succeeded' | 'Failed' | 'Skipped'
-
-export interface JobRecord {
-  /** The flow's name. */
-  name: string
-  jobName: string
-  phase: FlowPhase
-  startTime?: string
-  completionTime?: string
-  message?: string
-  /** The attempt, from 2 on (a retry or a rerun); absent on a flow's first. */
-  attempt?: number
-  /** On the first attempt of a rerun: the `jobhooks.io/rerun` value that asked for it. */
-  rerun?: string
-  /** A succeeded Job's output: its pod's termination message, cut to 1 KiB (outputs.ts). */
-  output?: string
-}
-
-const PHASES = new Set<string>(['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
+export type { FlowPhase, JobRecord }
+export { readRecords }
 
 /** How a queued record that Kueue took back from running begins: it is waiting again, not failing. */
 export const PREEMPTED = 'preempted'
@@ -46,49 +29,6 @@ export function isFinalRecord (record: JobRecord): boolean {
 /** Succeeded, Failed and Skipped never change again: failures and finishing are final. */
 export function isSettled (record: JobRecord | undefined): record is JobRecord {
   return record?.phase === 'Succeeded' || record?.phase === 'Failed' || record?.phase === 'Skipped'
-}
-
-/**
- * The records of the previous status (`status.jobs`, and its groups as record-groups.ts reads them):
- * each flow's attempts, in order; malformed entries are ignored, and of two records of one attempt
- * the later wins.
- */
-export function readRecords (entries: readonly unknown[]): Map<string, JobRecord[]> {
-  const byName = new Map<string, JobRecord[]>()
-  for (const entry of entries) {
-    const record = recordOf(entry)
-    if (record === undefined) continue
-    const attempts = byName.get(record.name)
-    if (attempts === undefined) byName.set(record.name, [record])
-    else attempts.push(record)
-  }
-  // Most flows have one attempt: only those with more are put in order.
-  for (const [name, attempts] of byName) if (attempts.length > 1) byName.set(name, inAttemptOrder(attempts))
-  return byName
-}
-
-/** One entry of a status as a record, or undefined when it is not one. */
-function recordOf (entry: unknown): JobRecord | undefined {
-  if (!isRecord(entry) || typeof entry.name !== 'string' || typeof entry.jobName !== 'string' ||
-    typeof entry.phase !== 'string' || !PHASES.has(entry.phase)) return undefined
-  // Field by field, in the order compact keeps: a status of 10,000 records is read at every sync.
-  const record: JobRecord = { name: entry.name, jobName: entry.jobName, phase: entry.phase as FlowPhase }
-  if (typeof entry.startTime === 'string') record.startTime = entry.startTime
-  if (typeof entry.completionTime === 'string') record.completionTime = entry.completionTime
-  if (typeof entry.message === 'string') record.message = entry.message
-  if (typeof entry.attempt === 'number' && Number.isInteger(entry.attempt) && entry.attempt >= 2) {
-    record.attempt = entry.attempt
-  }
-  if (typeof entry.rerun === 'string') record.rerun = entry.rerun
-  if (typeof entry.output === 'string') record.output = entry.output
-  return record
-}
-
-/** A flow's records by attempt, the later of two records of one attempt kept. */
-function inAttemptOrder (records: readonly JobRecord[]): JobRecord[] {
-  const byAttempt = new Map<number, JobRecord>()
-  for (const record of records) byAttempt.set(record.attempt ?? 1, record)
-  return [...byAttempt].sort(([a], [b]) => a - b).map(([, record]) => record)
 }
 
 /** A Job that has not finished yet: created and running, or waiting in Kueue's queue. */

@@ -10,6 +10,7 @@ import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../script
 import { orderByDependencies } from './dag.js'
 import { jobSpecProblems } from '../common/job-spec.js'
 import { whenProblem } from './when.js'
+import { MAX_ITEMS } from '../../formats/jobflow-status.js'
 import { parseDepends, type DependsExpression } from './depends.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
@@ -18,8 +19,7 @@ import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.
 export { jobSpecProblems }
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
-/** At most this many items a fan-out step (fanout.ts): every item is a record in the JobFlow's status. */
-export const MAX_ITEMS = 10_000
+export { MAX_ITEMS }
 
 export interface FlowSpec {
   name: string

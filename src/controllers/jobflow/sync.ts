@@ -31,7 +31,7 @@ import {
 import { shownOutputs, succeededPodsByJob } from './outputs.js'
 import { orderByDependencies } from './dag.js'
 import { itemGroups, outputStillRead } from './branches.js'
-import { groupRecords, ungroupRecords } from './record-groups.js'
+import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
 import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf, type LatestRecord } from './fanout.js'
@@ -53,7 +53,7 @@ function observe (request: SyncRequest, now: Date): Observed {
   const observedJobs = objectsByName(request.children, 'Job', 'batch/v1')
   const podsSent = request.related?.[groupKey('Pod', 'v1')] !== undefined
   const succeededPods = podsSent ? succeededPodsByJob(objectsOf(request.related, 'Pod', 'v1')) : undefined
-  const memory = readRecords(ungroupRecords(previous, parent.metadata.name))
+  const memory = readRecords(previous, parent.metadata.name)
   return { request, parent, now, previous, memory, observedJobs, succeededPods }
 }
 

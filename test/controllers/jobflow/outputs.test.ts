@@ -6,7 +6,6 @@ import {
   cutOutput, OUTPUT_MAX_BYTES, OUTPUT_SHOWN_BYTES, outputEnvName, shownOutputs
 } from '../../../src/controllers/jobflow/outputs.js'
 import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
-import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
 import { responseOf } from '../../helpers/hooks.js'
 import type { SyncRequest, SyncResponse } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'

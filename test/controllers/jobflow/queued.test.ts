@@ -94,10 +94,12 @@ t.test('preempted: Queued again with the reason, its first start kept, no retry,
 })
 
 t.test('an old status with a Queued record reads back, and a record of an unknown phase is dropped', async t => {
-  const memory = readRecords([
-    { name: 'a', jobName: 'f-a', phase: 'Queued', message: 'waiting in queue q for Kueue to admit it' },
-    { name: 'b', jobName: 'f-b', phase: 'Waiting' }
-  ])
+  const memory = readRecords({
+    jobs: [
+      { name: 'a', jobName: 'f-a', phase: 'Queued', message: 'waiting in queue q for Kueue to admit it' },
+      { name: 'b', jobName: 'f-b', phase: 'Waiting' }
+    ]
+  }, 'f')
   t.same([...memory.keys()], ['a'])
   t.equal(memory.get('a')?.[0]?.phase, 'Queued')
 })
