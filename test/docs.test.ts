@@ -124,3 +124,15 @@ t.test('the README stays a front page: short, every docs/ page linked from it', 
     t.ok(readme.includes(`](${page.file})`) || readme.includes(`](${page.file}#`), `the README links ${page.file}`)
   }
 })
+
+t.test('following a JobFlow sync takes at most 12 ideas, each naming the module it lives in', async t => {
+  const text = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8')
+  const section = /## Following a JobFlow sync\n([\s\S]*?)\n## /.exec(text)?.[1] ?? ''
+  const ideas = [...section.matchAll(/^(\d+)\. \*\*([^*]+)\*\*(.*)$/gm)]
+  t.ok(ideas.length >= 1 && ideas.length <= 12, `${ideas.length} ideas`)
+  t.same(ideas.map(m => Number(m[1])), ideas.map((_, i) => i + 1), 'numbered in order')
+  for (const [, number, , rest] of ideas) {
+    const idea = section.slice(section.indexOf(`${String(number)}. **`)).split(/\n\d+\. /)[0] ?? rest
+    t.match(idea, /`[a-z/-]+\.ts`|`[a-zA-Z]+`/, `idea ${String(number)} names where it lives`)
+  }
+})
