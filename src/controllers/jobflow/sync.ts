@@ -6,11 +6,14 @@ import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../p
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
-import { groupKey, keepAllObserved, objectsByName, objectsOf } from '../../k8s/objects.js'
+import { groupKey, objectsByName, objectsOf } from '../../k8s/objects.js'
 import { resolveScripts, scriptsConfigMap } from '../../scripts/configmap.js'
 import { scriptsConfigMapChildren } from '../common/job-spec.js'
-import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
+import { validityConditions } from '../common/validity.js'
 import { outcomeCondition, runTimes } from '../common/completion.js'
+import { invalid, isOutcome, type JobFlowPhase } from './invalid.js'
+
+export type { JobFlowPhase }
 import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job-ttl.js'
 import { parentTtl } from '../common/parent-ttl.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
@@ -19,11 +22,11 @@ import {
 } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import {
-  isSettled, isUnderway, jobsQueued, jobsSucceeded, readRecords, recordFromJob, type JobRecord
+  isSettled, isUnderway, jobsQueued, jobsSucceeded, readRecords, type JobRecord
 } from './records.js'
-import { attemptOf, observedAttempt } from './attempts.js'
+import { observedAttempt } from './attempts.js'
 import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
-import { jobAsItStands, keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
+import { keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
 import {
   historyOf, observeFlows, rerunFlows, startFlows, WHEN_FALSE,
   type Flows, type FlowState, type FlowSync, type Observed, type Started
@@ -34,9 +37,7 @@ import { itemGroups, outputStillRead } from './branches.js'
 import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
-import { expandFanOut, ITEM_INDEX_LABEL, itemFlowName, stepOf, type LatestRecord } from './fanout.js'
-
-export type JobFlowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
+import { expandFanOut, stepOf, type LatestRecord } from './fanout.js'
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
 interface Plan {
@@ -384,11 +385,6 @@ function ttlDecision (sync: FlowSync, flow: FlowSpec, job: KubeObject): JobTtlDe
   return jobTtlDecision(job, remembered, sync.now)
 }
 
-/** A finished JobFlow's phase, which stays as it was (law 6): a later version's rule does not change it. */
-function isOutcome (phase: unknown): phase is 'Succeeded' | 'Failed' {
-  return phase === 'Succeeded' || phase === 'Failed'
-}
-
 /** The flow's phase: Failed once a failure nothing handled (a failed leaf, branches.ts) has nothing left running. */
 function flowPhase (jobs: JobRecord[], failedLeaves: readonly string[], creating: boolean): JobFlowPhase {
   const failed = failedLeaves.length > 0
@@ -399,79 +395,6 @@ function flowPhase (jobs: JobRecord[], failedLeaves: readonly string[], creating
   if (failed && !running) return 'Failed'
   if (jobs.some(j => j.phase === 'Running' || j.phase === 'Succeeded' || j.phase === 'Failed')) return 'Running'
   return 'Pending'
-}
-
-/**
- * The answer to a spec we cannot act on (law 2, common/validity.ts): every observed child exactly
- * as it is, the previous status with phase `Invalid`, and the memory of finished Jobs brought up
- * to date with what we observe (a Job may finish while the spec is being fixed).
- */
-function invalid (observed: Observed, problems: string[]): SyncAnswer {
-  const { previous } = observed
-  const histories = heldBy(updatedHistories(observed), problems)
-  const jobs = [...histories.values()].flat()
-  const currents = [...histories.values()].map(h => h[h.length - 1] as JobRecord)
-  // A JobFlow that finished stays finished: the problem shows in `Valid` only.
-  const finished = typeof previous.completionTime === 'string'
-  const phase: JobFlowPhase = !finished
-    ? 'Invalid'
-    : isOutcome(previous.phase) ? previous.phase : currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded'
-  const { jobGroups: _, ...kept } = previous
-  const status = {
-    ...kept,
-    phase,
-    jobsSucceeded: jobsSucceeded(currents),
-    jobsQueued: jobsQueued(currents),
-    ...groupRecords(jobs, observed.parent.metadata.name, observed.now)
-  }
-  // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts); a
-  // queued Job keeps the suspend Kueue gave it.
-  const children = keepAllObserved(observed.request.children, ['Job.batch/v1']).map(child => {
-    const job = child.kind === 'Job' ? observed.observedJobs.get(child.metadata.name) : undefined
-    return job === undefined ? child : jobAsItStands(job)
-  })
-  return invalidSpecAnswer(previous, { status, children, problems }, observed.now)
-}
-
-/**
- * Steps not started wait for nothing while the spec is invalid: their records say that the spec
- * holds them and why, rather than the dependency or Job they waited for before it broke.
- */
-function heldBy (histories: Map<string, JobRecord[]>, problems: string[]): Map<string, JobRecord[]> {
-  const more = problems.length > 1 ? ` (and ${problems.length - 1} more: see condition Valid)` : ''
-  const message = `held by the invalid spec: ${problems[0] ?? 'see condition Valid'}${more}`
-  for (const history of histories.values()) {
-    history.forEach((record, i) => { if (record.phase === 'Pending') history[i] = { ...record, message } })
-  }
-  return histories
-}
-
-/** The remembered histories with what the observed Jobs now say, and a record for each Job that lost its own. */
-function updatedHistories ({ memory, observedJobs, now }: Observed): Map<string, JobRecord[]> {
-  const histories = new Map<string, JobRecord[]>()
-  const seen = new Set<string>()
-  for (const [name, history] of memory) {
-    histories.set(name, history.map(record => {
-      seen.add(record.jobName)
-      const job = observedJobs.get(record.jobName)
-      return job === undefined ? record : recordFromJob(name, job, record, now, attemptOf(record))
-    }))
-  }
-  for (const job of observedJobs.values()) {
-    if (seen.has(job.metadata.name)) continue
-    // A Job whose record was lost: the next attempt of its flow.
-    const labels = job.metadata.labels ?? {}
-    const step = labels[FLOW_LABEL] ?? job.metadata.name
-    const index = labels[ITEM_INDEX_LABEL]
-    const name = index !== undefined ? itemFlowName(step, Number(index)) : step
-    const history = histories.get(name) ?? []
-    const last = history[history.length - 1]
-    histories.set(
-      name,
-      [...history, recordFromJob(name, job, undefined, now, last === undefined ? 1 : attemptOf(last) + 1)]
-    )
-  }
-  return histories
 }
 
 /** How many flows ran and succeeded, and how many their own `when` skipped. */
