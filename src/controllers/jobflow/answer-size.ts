@@ -9,7 +9,8 @@ import {
   CHILD_OVERHEAD_BYTES, containerCount, copiesBytes, formatBytes, podParts, specBytes,
   type AnswerFigures, type ChildFigure, type KeptChildren
 } from '../common/answer-size.js'
-import { JOBTEMPLATE_API_VERSION, type FlowSpec, type JobFlowSpec } from './spec.js'
+import { JOBTEMPLATE_API_VERSION } from './spec.js'
+import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL } from './job.js'
 import { itemText, stepOf } from './fanout.js'
 
@@ -19,14 +20,14 @@ const ITEM_ENV_OVERHEAD = 64
 
 /** What the estimate reads of a sync: the spec, the Jobs observed, and what each new Job is built from. */
 export interface JobFlowSizing {
-  spec: JobFlowSpec
+  spec: JobFlowPlan
   observedJobs: ReadonlyMap<string, KubeObject>
   /** The flows whose Job this sync creates. */
-  creating: readonly FlowSpec[]
+  creating: readonly PlannedFlow[]
   /** Each flow's JobSpec, for the flows still to start. */
   templates: ReadonlyMap<string, JobSpec>
   /** The outputs a flow's Job gets as env, by dependency. */
-  outputsOf: (flow: FlowSpec) => ReadonlyMap<string, string>
+  outputsOf: (flow: PlannedFlow) => ReadonlyMap<string, string>
 }
 
 /** One step's Jobs: how many this sync creates, and what one weighs without its item. */
@@ -73,7 +74,7 @@ export function jobFlowAnswerFigures (sizing: JobFlowSizing): AnswerFigures {
 
 function stepSize (
   sizing: JobFlowSizing,
-  flow: FlowSpec,
+  flow: PlannedFlow,
   template: JobSpec,
   templateBytes: Map<JobSpec, number>,
   globalEnvBytes: number

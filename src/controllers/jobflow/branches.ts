@@ -4,6 +4,7 @@
 // Argo's TaskGroup node does.
 import type { JobRecord } from './records.js'
 import type { FlowSpec } from './spec.js'
+import type { PlannedFlow } from './fanout.js'
 import type { SettledStep, StepEnd } from './depends.js'
 import { groupPhase, recordEnd, WHEN_FALSE } from '../../formats/jobflow-status.js'
 
@@ -13,7 +14,7 @@ export { groupPhase, recordEnd, WHEN_FALSE }
 export type ItemGroups = ReadonlyMap<string, readonly string[]>
 
 /** The item groups of an expanded spec. */
-export function itemGroups (flows: readonly FlowSpec[]): Map<string, string[]> {
+export function itemGroups (flows: readonly PlannedFlow[]): Map<string, string[]> {
   const groups = new Map<string, string[]>()
   for (const flow of flows) {
     if (flow.item === undefined) continue

@@ -15,6 +15,28 @@ import {
 } from '../../formats/jobflow-status.js'
 import { literalEnvVar } from '../../k8s/expansion.js'
 
+/** One item of a fan-out step: its place and its value (any JSON but null). */
+export interface Item { step: string, index: number, value: unknown, parallelism?: number }
+
+/**
+ * One flow of the run plan, derived from the spec and what was observed (the spec itself is never
+ * changed): a step as the spec has it, or one item of a fan-out step, or a fan-out step whose
+ * items are not known yet.
+ */
+export interface PlannedFlow extends FlowSpec {
+  /** On the flows a fan-out step becomes: which item of which step this flow runs. */
+  item?: Item
+  /** A `forEachFrom` step whose items are not known yet: what it waits for. It creates no Job. */
+  itemsPending?: string
+  /** A `forEachFrom` step whose items cannot be known: why it fails. It creates no Job. */
+  itemsProblem?: string
+  /** The fan-out steps among the dependencies, with the item flows each stands for. */
+  fannedIn?: Map<string, string[]>
+}
+
+/** The run plan: the spec's settings, and its steps as the flows this sync works on. */
+export type JobFlowPlan = Omit<JobFlowSpec, 'flows'> & { flows: PlannedFlow[] }
+
 export const ITEM_INDEX_LABEL = 'jobhooks.io/item-index'
 export const ITEM_ENV = 'JOBHOOKS_ITEM'
 export const INDEX_ENV = 'JOBHOOKS_INDEX'
@@ -25,12 +47,12 @@ export { itemFlowName, itemJobPart, itemOfFlowName, jobPartOfFlowName, stepOfFlo
  * The part of a flow's Job names after `<jobflow>-` (jobPartOfFlowName), from what its spec says
  * of its item rather than by parsing its name: it is asked for every item at every sync.
  */
-export function jobPartOf (flow: FlowSpec): string {
+export function jobPartOf (flow: PlannedFlow): string {
   return flow.item === undefined ? flow.name : itemJobPart(flow.item.step, flow.item.index)
 }
 
 /** The step a flow belongs to (its `jobhooks.io/flow` label): an item's step, else its own name. */
-export function stepOf (flow: FlowSpec): string {
+export function stepOf (flow: PlannedFlow): string {
   return flow.item?.step ?? flow.name
 }
 
@@ -68,10 +90,10 @@ export type LatestRecord = (flow: string) => JobRecord | undefined
  * that creates no Job: it waits, or fails with the reason its items cannot be known. Steps are
  * expanded in dependency order, so a `forEachFrom` naming a fan-out step finds its items.
  */
-export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date): JobFlowSpec {
+export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date): JobFlowPlan {
   if (!spec.flows.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)) return spec
   const groups = new Map<string, string[]>()
-  const expanded = new Map<string, FlowSpec[]>()
+  const expanded = new Map<string, PlannedFlow[]>()
   for (const flow of orderByDependencies(spec.flows).order) {
     if (flow.forEach === undefined && flow.forEachFrom === undefined) continue
     const items = itemsOf(flow, { latest, groups, now })
@@ -81,7 +103,7 @@ export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date
     }
     const names = items.map((_, index) => itemFlowName(flow.name, index))
     groups.set(flow.name, names)
-    expanded.set(flow.name, items.map((value, index): FlowSpec => ({
+    expanded.set(flow.name, items.map((value, index): PlannedFlow => ({
       ...flow,
       name: names[index] as string,
       item: { step: flow.name, index, value, parallelism: flow.parallelism }
@@ -106,8 +128,11 @@ interface ItemSources {
   now: Date
 }
 
+/** What a fan-out step whose items are not known says instead. */
+type Placeholder = Pick<PlannedFlow, 'itemsPending' | 'itemsProblem'>
+
 /** A step's items, or what its placeholder flow says while they are not known. */
-function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Pick<FlowSpec, 'itemsPending' | 'itemsProblem'> {
+function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Placeholder {
   if (flow.forEach !== undefined) return flow.forEach
   const from = flow.forEachFrom as string
   const items = sources.groups.get(from)
@@ -118,7 +143,7 @@ function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Pick<FlowSp
 }
 
 /** A step's output once it succeeded, or what its readers wait for. */
-function outputOf (from: string, { latest, now }: ItemSources): string | Pick<FlowSpec, 'itemsPending'> {
+function outputOf (from: string, { latest, now }: ItemSources): string | Pick<PlannedFlow, 'itemsPending'> {
   const last = latest(from)
   if (last?.phase !== 'Succeeded') return { itemsPending: `waiting for ${from}` }
   if (last.output === undefined && outputWaitOf(last, now) !== undefined) {
@@ -136,7 +161,7 @@ function aggregateOutput (
   from: string,
   items: readonly string[],
   { latest, now }: ItemSources
-): string | Pick<FlowSpec, 'itemsPending'> {
+): string | Pick<PlannedFlow, 'itemsPending'> {
   const records = items.map(latest)
   const open = records.filter(r => !isSettled(r)).length
   if (open > 0) return { itemsPending: `waiting for ${from} (${open} of ${items.length} items)` }
@@ -151,7 +176,7 @@ function aggregateOutput (
  * An item's Job's environment variables: its item and index, for Kubernetes' `$(NAME)` expansion.
  * The item is data, escaped so that the container sees it as written, `$(` and `$$` too.
  */
-export function itemEnv (item: NonNullable<FlowSpec['item']>): EnvVar[] {
+export function itemEnv (item: Item): EnvVar[] {
   const env = [literalEnvVar(ITEM_ENV, itemText(item.value)), { name: INDEX_ENV, value: String(item.index) }]
   if (typeof item.value !== 'object' || item.value === null || Array.isArray(item.value)) return env
   const seen = new Set(env.map(e => e.name))

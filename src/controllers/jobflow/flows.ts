@@ -5,7 +5,8 @@ import type { HookContext, SyncRequest } from '../../protocol/hooks.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
 import { timestamp } from '../../k8s/time.js'
-import type { FlowSpec, JobFlowSpec } from './spec.js'
+import type { FlowSpec } from './spec.js'
+import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isFinalRecord, isSettled, isUnderway, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
@@ -39,7 +40,7 @@ export interface Observed {
  * syncJobCtx): the helpers read it and never change it.
  */
 export interface FlowSync extends Observed {
-  spec: JobFlowSpec
+  spec: JobFlowPlan
   scripts: HookContext['scripts']
   /** The JobFlow had finished before this sync. */
   wasFinished: boolean
@@ -54,7 +55,7 @@ export interface FlowSync extends Observed {
  * attempt — its record once its Job exists or it settled, none while it is still to start.
  */
 export interface FlowState {
-  readonly flow: FlowSpec
+  readonly flow: PlannedFlow
   readonly earlier: readonly JobRecord[]
   readonly attempt: number
   readonly id: JobIdentity
@@ -81,7 +82,7 @@ export function historyOf (state: FlowState): JobRecord[] {
   return state.current === undefined ? [...state.earlier] : [...state.earlier, state.current]
 }
 
-export function jobIdentity (parent: KubeObject, flow: FlowSpec, attempt: number): JobIdentity {
+export function jobIdentity (parent: KubeObject, flow: PlannedFlow, attempt: number): JobIdentity {
   return {
     name: attemptJobName(parent.metadata.name, jobPartOf(flow), attempt),
     namespace: parent.metadata.namespace,
@@ -102,7 +103,7 @@ export function observeFlows (sync: FlowSync): Flows {
   return new Map(sync.spec.flows.map(flow => [flow.name, observeFlow(sync, flow)]))
 }
 
-function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
+function observeFlow (sync: FlowSync, flow: PlannedFlow): FlowState {
   const { parent, now } = sync
   const history = sync.memory.get(flow.name) ?? []
   const jobOf = (jobName: string): KubeObject | undefined => observedAttempt(
@@ -149,7 +150,7 @@ function observeFlow (sync: FlowSync, flow: FlowSpec): FlowState {
 }
 
 /** A succeeded Job's record with its output, once a succeeded pod of it was seen. */
-function withOutput (sync: Observed, flow: FlowSpec, job: KubeObject, record: JobRecord): JobRecord {
+function withOutput (sync: Observed, flow: PlannedFlow, job: KubeObject, record: JobRecord): JobRecord {
   if (record.phase !== 'Succeeded' || record.output !== undefined) return record
   const output = observedOutput(sync.succeededPods?.get(job.metadata.name), outputContainer(job, flow.outputFrom))
   return output === undefined ? record : { ...record, output }
@@ -294,7 +295,7 @@ function itemSlots (flows: Flows): Map<string, number> {
 }
 
 /** Whether `flow` may start now under its step's `parallelism`, taking a slot if so. */
-function takeSlot (slots: Map<string, number>, flow: FlowSpec): boolean {
+function takeSlot (slots: Map<string, number>, flow: PlannedFlow): boolean {
   if (flow.item?.parallelism === undefined) return true
   const left = slots.get(flow.item.step) ?? 0
   if (left <= 0) return false
@@ -416,7 +417,7 @@ function decideRetry (
 }
 
 /** The dependencies of `flow` that have not finished. */
-function unfinished (flow: FlowSpec, records: ReadonlyMap<string, JobRecord>): string[] {
+function unfinished (flow: PlannedFlow, records: ReadonlyMap<string, JobRecord>): string[] {
   return [...new Set(flow.dependencies.filter(d => !isSettled(records.get(d))))]
 }
 
@@ -427,7 +428,7 @@ function unfinished (flow: FlowSpec, records: ReadonlyMap<string, JobRecord>): s
  * fails a node whose expression errs, not a branch not taken).
  */
 function decideWhen (
-  flow: FlowSpec,
+  flow: PlannedFlow,
   when: string,
   records: ReadonlyMap<string, JobRecord>,
   budget: WhenBudget

@@ -6,7 +6,7 @@ import { runScriptInPod } from '../../scripts/configmap.js'
 import { fitName } from '../../k8s/names.js'
 import { takeJobTtl } from '../common/job-ttl.js'
 import { enqueueJob } from '../common/queue.js'
-import type { FlowSpec, JobFlowSpec } from './spec.js'
+import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { outputEnv } from './outputs.js'
 import { itemEnv } from './fanout.js'
 
@@ -35,9 +35,9 @@ export interface JobInputs {
  */
 export function buildFlowJob (
   id: JobIdentity,
-  flow: FlowSpec,
+  flow: PlannedFlow,
   template: JobSpec,
-  spec: JobFlowSpec,
+  spec: JobFlowPlan,
   { scriptsConfigMap, outputs }: JobInputs
 ): KubeObject | string {
   const jobSpec = structuredClone(template)

@@ -49,14 +49,6 @@ export interface FlowSpec {
   forEachFrom?: string
   /** ...at most this many running at once. */
   parallelism?: number
-  /** Set on the flows a fan-out step becomes: which item of which step this flow runs. */
-  item?: { step: string, index: number, value: unknown, parallelism?: number }
-  /** A `forEachFrom` step whose items are not known yet: what it waits for. It creates no Job. */
-  itemsPending?: string
-  /** A `forEachFrom` step whose items cannot be known: why it fails. It creates no Job. */
-  itemsProblem?: string
-  /** The fan-out steps among the dependencies, with the item flows each stands for (for `when`). */
-  fannedIn?: Map<string, string[]>
 }
 
 export interface JobFlowSpec extends QueueSpec {

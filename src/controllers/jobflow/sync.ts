@@ -18,7 +18,7 @@ import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job
 import { parentTtl } from '../common/parent-ttl.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import {
-  JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type FlowSpec, type JobFlowSpec
+  JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type JobFlowSpec
 } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import {
@@ -37,7 +37,7 @@ import { itemGroups, outputStillRead } from './branches.js'
 import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
-import { expandFanOut, stepOf, type LatestRecord } from './fanout.js'
+import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
 interface Plan {
@@ -68,7 +68,7 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   const parsed = parseJobFlowSpec(request.parent)
   if (!parsed.ok) return invalid(observed, parsed.problems)
   const wasFinished = typeof observed.previous.completionTime === 'string'
-  const { sync, observedFlows } = observeRun({ ...observed, spec: parsed.value, scripts: context.scripts, wasFinished })
+  const { sync, observedFlows } = observeRun({ ...observed, scripts: context.scripts, wasFinished }, parsed.value)
   let flows = observedFlows
   // A rerun asked for on a finished JobFlow gives each failed and skipped flow a new attempt.
   // Decided on what the status remembers, so that a sync handed a copy from before the rerun's own
@@ -104,28 +104,31 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
  * before expanded: a `forEachFrom` step's items are found from the records of this sync, so they
  * start in the sync that sees their source succeed (a chain of them, one pass each).
  */
-function observeRun (unexpanded: Omit<FlowSync, 'steps' | 'groups'>): { sync: FlowSync, observedFlows: Flows } {
-  const { memory, now } = unexpanded
+function observeRun (
+  base: Omit<FlowSync, 'spec' | 'steps' | 'groups'>,
+  spec: JobFlowSpec
+): { sync: FlowSync, observedFlows: Flows } {
+  const { memory, now } = base
   const remembered: LatestRecord = name => memory.get(name)?.at(-1)
-  const steps = orderByDependencies(unexpanded.spec.flows).order
-  const expanded = (spec: JobFlowSpec): FlowSync => ({ ...unexpanded, spec, steps, groups: itemGroups(spec.flows) })
-  let sync = expanded(expandFanOut(unexpanded.spec, remembered, now))
+  const steps = orderByDependencies(spec.flows).order
+  const expanded = (plan: JobFlowPlan): FlowSync => ({ ...base, spec: plan, steps, groups: itemGroups(plan.flows) })
+  let sync = expanded(expandFanOut(spec, remembered, now))
   let flows = observeFlows(sync)
-  if (!unexpanded.spec.flows.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }
-  for (let pass = 0; pass < unexpanded.spec.flows.length; pass++) {
+  if (!spec.flows.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }
+  for (let pass = 0; pass < spec.flows.length; pass++) {
     const observed = flows
-    const spec = expandFanOut(unexpanded.spec, name => observed.get(name)?.current ?? remembered(name), now)
-    if (sameExpansion(spec, sync.spec)) break
-    sync = expanded(spec)
+    const plan = expandFanOut(spec, name => observed.get(name)?.current ?? remembered(name), now)
+    if (sameExpansion(plan, sync.spec)) break
+    sync = expanded(plan)
     flows = observeFlows(sync)
   }
   return { sync, observedFlows: flows }
 }
 
 /** Two expansions of one spec with the same flows, placeholders saying the same. */
-function sameExpansion (a: JobFlowSpec, b: JobFlowSpec): boolean {
+function sameExpansion (a: JobFlowPlan, b: JobFlowPlan): boolean {
   return a.flows.length === b.flows.length && a.flows.every((flow, i) => {
-    const other = b.flows[i] as FlowSpec
+    const other = b.flows[i] as PlannedFlow
     return flow.name === other.name && flow.itemsPending === other.itemsPending &&
       flow.itemsProblem === other.itemsProblem
   })
@@ -222,7 +225,7 @@ type Resolved = { ok: true, value: Plan } | { ok: false, problems: string[], mis
  * Looks up the JobSpec and the script of every flow still to start; anything missing makes the
  * spec invalid. The scripts ConfigMap holds the scripts of every flow that can still be found.
  */
-function resolvePlan (sync: FlowSync, unstarted: FlowSpec[]): Resolved {
+function resolvePlan (sync: FlowSync, unstarted: PlannedFlow[]): Resolved {
   const { parent, spec } = sync
   const problems: string[] = []
   let missingTemplate = false
@@ -262,7 +265,7 @@ function resolvePlan (sync: FlowSync, unstarted: FlowSpec[]): Resolved {
 }
 
 /** What is wrong with a flow's JobSpec, named by its step. */
-function templateProblems (flow: FlowSpec, template: JobSpec): string[] {
+function templateProblems (flow: PlannedFlow, template: JobSpec): string[] {
   const at = `flow ${JSON.stringify(stepOf(flow))}`
   return jobSpecProblems(template, flow.patch !== undefined ? `${at} (its Job spec patched)` : at)
 }
@@ -273,7 +276,7 @@ function templateProblems (flow: FlowSpec, template: JobSpec): string[] {
  * that one template serves many flows.
  */
 function flowTemplate (
-  flow: FlowSpec,
+  flow: PlannedFlow,
   jobTemplates: Map<string, KubeObject>,
   namespace: string | undefined
 ): JobSpec | { problem: string, missing: boolean } | undefined {
@@ -342,7 +345,7 @@ function desiredChildren (
 
 /** The Jobs this sync would create, by step, and the observed ones kept beside them. */
 function answerFigures (sync: FlowSync, plan: Plan, started: Started): AnswerFigures {
-  const isNew = (flow: FlowSpec): boolean =>
+  const isNew = (flow: PlannedFlow): boolean =>
     sync.observedJobs.get((started.flows.get(flow.name) as FlowState).id.name) === undefined
   const creating = sync.spec.flows.filter(f => started.toCreate.has(f.name) && isNew(f))
   return jobFlowAnswerFigures({
@@ -355,7 +358,7 @@ function answerFigures (sync: FlowSync, plan: Plan, started: Started): AnswerFig
 }
 
 /** The outputs of a flow's dependencies, by dependency: '' for one that succeeded without an output. */
-function dependencyOutputs (flow: FlowSpec, flows: Flows): Map<string, string> {
+function dependencyOutputs (flow: PlannedFlow, flows: Flows): Map<string, string> {
   // The items of a fan-out step hand nothing on: a variable each would crowd the environment.
   const items = new Set([...flow.fannedIn?.values() ?? []].flat())
   return new Map(flow.dependencies.filter(d => !items.has(d)).map(d => [d, flows.get(d)?.current?.output ?? '']))
@@ -380,7 +383,7 @@ function observedAttempts (sync: FlowSync, state: FlowState): KubeObject[] {
  * A finished Job under its TTL (common/job-ttl.ts): the outcome that counts is the one the
  * observed status holds for this very Job, not the one this sync is about to write.
  */
-function ttlDecision (sync: FlowSync, flow: FlowSpec, job: KubeObject): JobTtlDecision {
+function ttlDecision (sync: FlowSync, flow: PlannedFlow, job: KubeObject): JobTtlDecision {
   const remembered = (sync.memory.get(flow.name) ?? []).findLast(r => r.jobName === job.metadata.name)
   return jobTtlDecision(job, remembered, sync.now)
 }
