@@ -5,7 +5,7 @@
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http'
 
 export interface Backend {
-  /** What the counts call it ("0.1.0", "0.2.0"). */
+  /** What the counts call it ("0.2.0", "0.3.0"). */
   name: string
   /** Its base URL (http only). */
   url: string
@@ -16,6 +16,8 @@ export interface RoundRobin {
   route: (backends: Backend[]) => void
   /** Hook calls forwarded so far, by `<backend name> <path>`. */
   counts: () => Map<string, number>
+  /** Hook calls forwarded so far, whichever backend took them, by `<path> <namespace>/<name>` of their parent. */
+  byParent: () => Map<string, number>
   /** Requests that found no backend or whose backend failed (answered 502 or 503). */
   failures: () => number
   stop: () => Promise<void>
@@ -28,6 +30,10 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
   let next = 0
   let failed = 0
   const counts = new Map<string, number>()
+  const parents = new Map<string, number>()
+  const add = (map: Map<string, number>, key: string): void => {
+    map.set(key, (map.get(key) ?? 0) + 1)
+  }
   const forward = (incoming: IncomingMessage, response: ServerResponse): void => {
     const backend = backends[next++ % Math.max(backends.length, 1)]
     if (backend === undefined) {
@@ -37,7 +43,18 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
     }
     const path = incoming.url ?? '/'
     if (path.startsWith('/hooks/')) {
-      counts.set(`${backend.name} ${path}`, (counts.get(`${backend.name} ${path}`) ?? 0) + 1)
+      add(counts, `${backend.name} ${path}`)
+      // The parent is named in the body, read beside the copy forwarded (the tier's bodies are small).
+      const chunks: Buffer[] = []
+      incoming.on('data', (chunk: Buffer) => chunks.push(chunk))
+      incoming.on('end', () => {
+        try {
+          const { namespace, name } = JSON.parse(Buffer.concat(chunks).toString('utf8')).parent.metadata
+          add(parents, `${path} ${String(namespace)}/${String(name)}`)
+        } catch {
+          add(parents, `${path} (no parent)`)
+        }
+      })
     }
     const upstream = request(
       `${backend.url}${path}`,
@@ -65,6 +82,7 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
       backends = [...list]
     },
     counts: () => new Map(counts),
+    byParent: () => new Map(parents),
     failures: () => failed,
     stop: async () => {
       await new Promise<void>((resolve) => {

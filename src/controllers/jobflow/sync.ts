@@ -148,7 +148,7 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
   const status: Record<string, unknown> = {
     phase,
     jobsSucceeded: jobsSucceeded(jobs),
-    jobsQueued: jobsQueued(jobs),
+    ...jobsQueued(jobs),
     ...runTimes(base, running, phase === 'Succeeded' || phase === 'Failed', now),
     ...groupRecords(states.flatMap(historyOf), sync.parent.metadata.name, now),
     conditions: suspendedCondition(conditions, run.suspend, run.suspendedJobs, now)
@@ -357,12 +357,12 @@ function invalid (observed: Observed, problems: string[]): SyncAnswer {
   // A JobFlow that finished stays finished: the problem shows in `Valid` only.
   const finished = typeof previous.completionTime === 'string'
   const phase: JobFlowPhase = finished ? (currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded') : 'Invalid'
-  const { jobGroups: _, ...kept } = previous
+  const { jobGroups: _, jobsQueued: _queued, ...kept } = previous
   const status = {
     ...kept,
     phase,
     jobsSucceeded: jobsSucceeded(currents),
-    jobsQueued: jobsQueued(currents),
+    ...jobsQueued(currents),
     ...groupRecords(jobs, observed.parent.metadata.name, observed.now)
   }
   // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts); a
