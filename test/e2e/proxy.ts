@@ -1,7 +1,10 @@
 // A round-robin proxy of the tier's own in front of the hook URL, so that Metacontroller's
 // CompositeControllers keep one URL while the services behind it change: each request goes to the
 // next backend in turn, as a Service spreads requests over the pods of two ReplicaSets during a
-// rolling update. It runs inside the test process on 127.0.0.1, so it ends with it.
+// rolling update. The turns are kept per path (`/hooks/collaset/sync`): one event often wakes two
+// kinds at once (a Pod change, a CollaSet and an OperationJob), and one turn for all would send
+// every sync of one kind to the same backend. It runs inside the test process on 127.0.0.1, so it
+// ends with it.
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http'
 
 export interface Backend {
@@ -12,7 +15,7 @@ export interface Backend {
 }
 
 export interface RoundRobin {
-  /** The backends from now on, taken in turn per request; an empty list answers 503. */
+  /** The backends from now on, taken in turn per request of each path; an empty list answers 503. */
   route: (backends: Backend[]) => void
   /** Hook calls forwarded so far, by `<backend name> <path>`. */
   counts: () => Map<string, number>
@@ -27,7 +30,8 @@ export interface RoundRobin {
 export async function startRoundRobin (port: number): Promise<RoundRobin> {
   const agent = new Agent({ keepAlive: true })
   let backends: Backend[] = []
-  let next = 0
+  /** The next backend's turn, by path. */
+  const turns = new Map<string, number>()
   let failed = 0
   const counts = new Map<string, number>()
   const parents = new Map<string, number>()
@@ -35,13 +39,15 @@ export async function startRoundRobin (port: number): Promise<RoundRobin> {
     map.set(key, (map.get(key) ?? 0) + 1)
   }
   const forward = (incoming: IncomingMessage, response: ServerResponse): void => {
-    const backend = backends[next++ % Math.max(backends.length, 1)]
+    const path = incoming.url ?? '/'
+    const turn = turns.get(path) ?? 0
+    turns.set(path, turn + 1)
+    const backend = backends[turn % Math.max(backends.length, 1)]
     if (backend === undefined) {
       failed++
       response.writeHead(503).end('no backend')
       return
     }
-    const path = incoming.url ?? '/'
     if (path.startsWith('/hooks/')) {
       add(counts, `${backend.name} ${path}`)
       // The parent is named in the body, read beside the copy forwarded (the tier's bodies are small).
