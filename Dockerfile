@@ -2,7 +2,7 @@
 # The jobhooks image: the compiled service, its production dependencies and the shipped scripts
 # (not the CLI or the simulator: they run from a clone).
 #   npm run image   (scripts/image.sh: docker or podman, prints the image and its size)
-#   docker build -t <registry>/jobhooks:0.2.0 .   (then set it in manifests/kustomization.yaml)
+#   docker build -t <registry>/jobhooks:0.3.0 .   (then set it in manifests/kustomization.yaml)
 #
 # The base, pinned: node:22-bookworm-slim@sha256:43ac6c60b8f89723f746e8a92ce91abd5017e627ce1ddfe4238355d3a30b772c
 # is the multi-arch index digest public projects pin as node:22.23.3-bookworm-slim (the Node

@@ -156,7 +156,9 @@ t.test('bodyLimit is configurable and large requests fit by default', async t =>
 })
 
 t.test('an error in a hook keeps every child, reports it in status and answers 200', async t => {
-  const broken: KindHooks = { kind: 'jobflow', phaseField: 'phase', sync: () => { throw new Error('boom') } }
+  const broken: KindHooks = {
+    kind: 'jobflow', phaseField: 'phase', statusFields: [], sync: () => { throw new Error('boom') }
+  }
   const app = await testApp(t, { kinds: [broken] })
   const request = fixture('jobflow/sync-job1-done.v2.json')
   const response = await app.inject({ method: 'POST', url: '/hooks/jobflow/sync', payload: request })

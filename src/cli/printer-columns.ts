@@ -50,13 +50,16 @@ export function printerColumns (resource: string): PrinterColumn[] {
   return crd.columns
 }
 
-/** A `.a.b.c` jsonPath of an object as kubectl prints the cell (`<none>` when absent). */
+/**
+ * A `.a.b.c` jsonPath of an object as kubectl prints the cell: empty when absent, as the API server's
+ * table leaves it (a status field written only when it says something, such as `jobsQueued`).
+ */
 export function cell (object: unknown, jsonPath: string): string {
   let value: unknown = object
   for (const key of jsonPath.replace(/^\./, '').split('.')) {
     value = typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
   }
-  return value === undefined || value === null ? '<none>' : String(value)
+  return value === undefined || value === null ? '' : String(value)
 }
 
 /** An age as kubectl prints it: 42s, 3m20s, 25m, 5h. */

@@ -1,6 +1,7 @@
 // Running a kind's sync or finalize hook with the safety net of law 2: an error in our own code
 // answers with every observed child kept and the problem in status, never with a deletion; kept
 // as last applied where the kind lets Metacontroller update them, so that nothing changes either.
+// Every answer carries forward the status fields the kind does not know (law 5, another version's).
 import {
   keptAsApplied, type HookContext, type KindHooks, type Outcome, type SyncRequest, type SyncResponse
 } from '../protocol/hooks.js'
@@ -9,6 +10,7 @@ import { isRecord } from '../k8s/types.js'
 import { findCondition } from '../k8s/conditions.js'
 import { keepAllObserved } from '../k8s/objects.js'
 import { validityConditions, VALID } from './common/validity.js'
+import { withUnknownStatusFields } from './common/status-fields.js'
 
 export interface RunResult {
   response: SyncResponse
@@ -27,7 +29,9 @@ export function runSyncHook (
   const fn = hook === 'sync' ? hooks.sync : hooks.finalize
   try {
     if (fn === undefined) throw new Error(`${hooks.kind} has no ${hook} hook`)
-    const { response, effects } = fn(request, context)
+    const { response: answered, effects } = fn(request, context)
+    const status = withUnknownStatusFields(answered.status, request.parent.status, hooks.statusFields)
+    const response = status === answered.status ? answered : { ...answered, status }
     const valid = findCondition(response.status.conditions, VALID)
     return { response, effects, outcome: valid?.status === 'False' ? 'invalid' : 'ok' }
   } catch (error) {

@@ -50,6 +50,12 @@ export interface KindHooks {
   kind: string
   /** The status field of the kind's phase column, set to `Invalid` when a hook fails. */
   phaseField: string
+  /**
+   * The top-level status fields this version knows, as its CRD names them: those its hooks write,
+   * and `observedGeneration`, which Metacontroller writes. Any other field of the observed status
+   * belongs to another version and is carried forward unchanged (src/controllers/common/status-fields.ts).
+   */
+  statusFields: readonly string[]
   sync: (request: SyncRequest, context: HookContext) => SyncAnswer
   finalize?: (request: SyncRequest, context: HookContext) => SyncAnswer
   customize?: (request: CustomizeRequest, context: HookContext) => CustomizeResponse

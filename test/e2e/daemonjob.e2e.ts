@@ -226,7 +226,8 @@ t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none
   )
   t.match(
     table.stdout,
-    new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+0\\s+0\\s+${expected.length}\\s+0\\s`),
+    // QUEUED is empty: no Job waits for Kueue.
+    new RegExp(`\\ndaemonjob-example\\s+Succeeded\\s+${expected.length}\\s+0\\s+${expected.length}\\s+0\\s`),
     "and the DaemonJob's values"
   )
 

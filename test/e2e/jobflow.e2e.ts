@@ -99,8 +99,8 @@ t.test('the five-job example succeeds, its Jobs created in dependency order', as
   const table = await cluster.kubectl(['get', 'jobflows', '-n', ns])
   t.match(
     table.stdout,
-    /^NAME\s+STATUS\s+JOBS\s+QUEUED\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/5\s+0\s+\S+/,
-    'kubectl get jobflows shows STATUS and JOBS'
+    /^NAME\s+STATUS\s+JOBS\s+QUEUED\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/5\s+\d+[smhd]\S*\s*$/m,
+    'kubectl get jobflows shows STATUS and JOBS, and QUEUED empty: no Job waits'
   )
 })
 

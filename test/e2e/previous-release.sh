@@ -12,8 +12,8 @@
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), PREVIOUS_RELEASE_COMMIT.
 set -euo pipefail
 
-# 0.1.0, the first release (no tag was made for it).
-COMMIT=${PREVIOUS_RELEASE_COMMIT:-236f866}
+# 0.2.0 (no tag was made for it; 0.1.0 is commit 236f866).
+COMMIT=${PREVIOUS_RELEASE_COMMIT:-a2d7027}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${JOBHOOKS_E2E_CACHE:-$HOME/.cache/jobhooks-e2e}
 

@@ -15,6 +15,7 @@ async function injectingApp (t: Test, api: FakeApi) {
   const injecting: KindHooks = {
     kind: 'ephemeraljob',
     phaseField: 'phase',
+    statusFields: ['phase', 'conditions'],
     sync: () => ({
       response: { status: { phase: 'Running', conditions: [] }, children: [] },
       effects: [inject('a'), inject('b'), deleteEjob('c')]

@@ -17,7 +17,10 @@ export interface ExamplePromise {
   simulate: string[]
   /** The last `kubectl get <resource> <name>`: what it names. */
   get: { resource: string; name: string }
-  /** Its table: column name → the cell promised. `AGE` is left out, `<…>` cells vary by cluster. */
+  /**
+   * Its table: column name → the cell promised, empty for a field left out. `AGE` is left out,
+   * `<…>` cells vary by cluster.
+   */
   columns: Record<string, string>
 }
 
@@ -77,10 +80,14 @@ export function promiseOf (file: string, text: string): ExamplePromise {
   if (get === undefined || table.length !== 2) {
     throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`)
   }
-  const names = (table[0] as string).split(/\s+/)
-  const cells = (table[1] as string).split(/\s+/)
-  if (names.length !== cells.length) {
-    throw new Error(`${file}: the kubectl get table has ${names.length} columns but ${cells.length} cells`)
+  // kubectl aligns each cell under its column's name, and leaves a cell empty when the field is
+  // absent (QUEUED while no Job waits): a cell is what stands between its column's start and the next.
+  const [head, row] = table as [string, string]
+  const starts = [...head.matchAll(/\S+/g)].map(m => m.index)
+  const names = head.split(/\s+/)
+  const cells = starts.map((start, i) => row.slice(start, starts[i + 1]).trim())
+  if (cells.join(' ').split(/\s+/).filter(c => c !== '').join(' ') !== row.split(/\s+/).join(' ')) {
+    throw new Error(`${file}: the kubectl get table's row is not aligned under its ${names.length} columns`)
   }
   if (cells[0] !== get.name) throw new Error(`${file}: the table's row is ${String(cells[0])}, not ${get.name}`)
   const columns: Record<string, string> = {}
@@ -107,7 +114,7 @@ export function brokenPromises (promise: ExamplePromise, object: unknown): strin
     const shown = cell(object, column.jsonPath)
     if (/^<[a-z]+>$/.test(promised)) {
       const seen = placeholders.get(promised)
-      if (shown === '<none>' || (seen !== undefined && seen !== shown)) {
+      if (shown === '' || (seen !== undefined && seen !== shown)) {
         problems.push(`${name}: promised ${promised}${seen !== undefined ? ` (= ${seen})` : ''}, shows ${shown}`)
       }
       placeholders.set(promised, shown)

@@ -127,7 +127,6 @@ export function daemonJobObjects (): KubeObject[] {
       phase: 'Running',
       desired: 3,
       active: 1,
-      queued: 0,
       succeeded: 1,
       failed: 1,
       startTime: '2026-01-02T03:00:00Z',

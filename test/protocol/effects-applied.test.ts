@@ -23,6 +23,7 @@ const pod = (name: string, uid: string): Effect => ({
 const injecting: KindHooks = {
   kind: 'jobflow',
   phaseField: 'phase',
+  statusFields: ['phase', 'conditions'],
   sync: (request) => ({
     response: {
       status: { phase: 'Running', conditions: valueAt(request.parent.status, 'conditions') ?? [] },
@@ -149,6 +150,7 @@ t.test('a hook without effects leaves the condition alone; a failing hook asks f
   const broken: KindHooks = {
     kind: 'jobflow',
     phaseField: 'phase',
+    statusFields: [],
     sync: () => {
       throw new Error('boom')
     },

@@ -51,6 +51,7 @@ function testHooks (plan: () => Plan): KindHooks {
   return {
     kind: 'inplace',
     phaseField: 'phase',
+    statusFields: ['phase'],
     sync: (request: SyncRequest) => {
       const now = plan()
       const jobs = objectsByName(request.children, 'Job', 'batch/v1')

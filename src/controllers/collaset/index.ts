@@ -11,6 +11,10 @@ export const collasetHooks: KindHooks = {
   kind: 'collaset',
   // No phase column; an internal error still reports `phase: Invalid` next to the Valid condition.
   phaseField: 'phase',
+  statusFields: [
+    'observedGeneration', 'replicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'updatedReadyReplicas',
+    'updatedAvailableReplicas', 'currentRevision', 'updatedRevision', 'selector', 'phase', 'conditions'
+  ],
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,
   reads: { children: { 'Pod.v1': POD_READS } },

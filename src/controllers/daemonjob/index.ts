@@ -10,6 +10,10 @@ import { JOB_READS, NODE_READS, OBJECT_IDENTITY } from '../../k8s/reads.js'
 export const daemonjobHooks: KindHooks = {
   kind: 'daemonjob',
   phaseField: 'phase',
+  statusFields: [
+    'phase', 'message', 'desired', 'active', 'queued', 'succeeded', 'failed', 'startTime', 'completionTime',
+    'succeededNodes', 'failedNodes', 'conditions', 'observedGeneration'
+  ],
   sync: syncDaemonJob,
   customize: customizeDaemonJob,
   reads: {

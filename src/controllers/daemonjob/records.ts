@@ -116,6 +116,14 @@ export function countNodes (records: Map<string, NodeRecord>, creating: number):
   return counts
 }
 
+/**
+ * The counts as the status writes them: `queued` only when a Job waits, so that a version that
+ * does not know the field (0.2.0) and this one write the same status (law 5).
+ */
+export function countsStatus ({ desired, active, queued, succeeded, failed }: Counts): Partial<Counts> {
+  return { desired, active, ...(queued > 0 ? { queued } : {}), succeeded, failed }
+}
+
 /** A node whose Job has no outcome yet: running, or waiting in Kueue's queue. */
 export function isUnfinished (record: NodeRecord | undefined): boolean {
   return record?.phase === 'Running' || record?.phase === 'Queued'

@@ -19,7 +19,7 @@ import { nodeJobFigures } from './answer-size.js'
 import { answerSizeProblems } from '../common/answer-size.js'
 import { DAEMONJOB_LABEL, nodeJobBuilder, nodeOfJob, podTemplate } from './job.js'
 import {
-  countNodes, isUnfinished, memoryStatus, observeNodes, readRecords, type Counts, type NodeRecord
+  countNodes, countsStatus, isUnfinished, memoryStatus, observeNodes, readRecords, type Counts, type NodeRecord
 } from './records.js'
 
 export type DaemonJobPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed' | 'Invalid'
@@ -169,7 +169,7 @@ function renderStatus (sync: DaemonJobSync, choice: NodeChoice, pod: PodSpec): R
   return {
     phase,
     ...(message !== undefined ? { message } : {}),
-    ...counts,
+    ...countsStatus(counts),
     ...runTimes(previous, counts.desired > 0, phase === 'Succeeded' || phase === 'Failed', now),
     ...memoryStatus(records),
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, describe, now)
@@ -265,8 +265,8 @@ function outcome (
 function invalid (sync: DaemonJobSync, problems: string[]): SyncAnswer {
   const { previous, records } = sync
   const counts = countNodes(records, 0)
-  const { message: _message, ...rest } = previous
+  const { message: _message, queued: _queued, ...rest } = previous
   const phase: DaemonJobPhase = sync.finished ? (counts.failed > 0 ? 'Failed' : 'Succeeded') : 'Invalid'
-  const status = { ...rest, phase, ...counts, ...memoryStatus(records) }
+  const status = { ...rest, phase, ...countsStatus(counts), ...memoryStatus(records) }
   return invalidSpecAnswer(previous, { status, children: keepAllObserved(sync.request.children), problems }, sync.now)
 }

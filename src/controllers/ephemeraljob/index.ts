@@ -10,6 +10,10 @@ import { POD_READS } from '../../k8s/reads.js'
 export const ephemeraljobHooks: KindHooks = {
   kind: 'ephemeraljob',
   phaseField: 'phase',
+  statusFields: [
+    'phase', 'match', 'succeeded', 'failed', 'running', 'waiting', 'startTime', 'completionTime', 'pods',
+    'conditions', 'observedGeneration'
+  ],
   // No finalize hook: ephemeral containers cannot be removed from a Pod, so there is nothing to
   // undo when the job goes.
   sync: syncEphemeralJob,

@@ -11,6 +11,10 @@ import { APPLIED_JOB_READS, OBJECT_IDENTITY, OUTPUT_POD_READS, WHOLE_OBJECT } fr
 export const jobflowHooks: KindHooks = {
   kind: 'jobflow',
   phaseField: 'phase',
+  statusFields: [
+    'phase', 'jobsSucceeded', 'jobsQueued', 'jobs', 'jobGroups', 'startTime', 'completionTime', 'conditions', 'rerun',
+    'observedGeneration'
+  ],
   // Metacontroller does everything but the JobFlow's deletion of itself after its TTL.
   sync: syncJobFlow,
   customize: customizeJobFlow,

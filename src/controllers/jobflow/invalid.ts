@@ -33,12 +33,12 @@ export function invalid (observed: Observed, problems: string[]): SyncAnswer {
   const phase: JobFlowPhase = !finished
     ? 'Invalid'
     : isOutcome(previous.phase) ? previous.phase : currents.some(j => j.phase === 'Failed') ? 'Failed' : 'Succeeded'
-  const { jobGroups: _, ...kept } = previous
+  const { jobGroups: _, jobsQueued: _queued, ...kept } = previous
   const status = {
     ...kept,
     phase,
     jobsSucceeded: jobsSucceeded(currents),
-    jobsQueued: jobsQueued(currents),
+    ...jobsQueued(currents),
     ...groupRecords(jobs, observed.parent.metadata.name, observed.now)
   }
   // Jobs as last applied: under InPlace, their identity alone would strip them (suspend.ts); a

@@ -100,7 +100,12 @@ export function jobsSucceeded (jobs: readonly JobRecord[]): string {
   return `${jobs.filter(j => j.phase === 'Succeeded').length}/${jobs.length}`
 }
 
-/** `status.jobsQueued`, the QUEUED column: the flows whose Job waits for Kueue to admit it. */
-export function jobsQueued (jobs: readonly JobRecord[]): number {
-  return jobs.filter(j => j.phase === 'Queued').length
+/**
+ * `status.jobsQueued`, the QUEUED column: the flows whose Job waits for Kueue to admit it, written
+ * only when some do, so that a version that does not know the field (0.2.0) and this one write the
+ * same status (law 5).
+ */
+export function jobsQueued (jobs: readonly JobRecord[]): { jobsQueued?: number } {
+  const queued = jobs.filter(j => j.phase === 'Queued').length
+  return queued > 0 ? { jobsQueued: queued } : {}
 }

@@ -186,7 +186,7 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
   const status: Record<string, unknown> = {
     phase,
     jobsSucceeded: jobsSucceeded(jobs),
-    jobsQueued: jobsQueued(jobs),
+    ...jobsQueued(jobs),
     ...runTimes(base, running, phase === 'Succeeded' || phase === 'Failed', now),
     ...groupRecords(
       shownOutputs(states.flatMap(historyOf), stillRead(sync, started)), sync.parent.metadata.name, now

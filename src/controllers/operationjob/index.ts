@@ -12,6 +12,10 @@ export function operationJobHooks (registry: ActionRegistry = defaultActions): K
   return {
     kind: 'operationjob',
     phaseField: 'progress',
+    statusFields: [
+      'observedGeneration', 'progress', 'startTime', 'endTime', 'totalPodCount', 'succeededPodCount',
+      'failedPodCount', 'targetDetails', 'conditions'
+    ],
     // Finalize releases every unfinished target before answering finalized: true.
     ...operationJobSyncHooks(registry),
     customize: request => customizeOperationJob(request, registry),
