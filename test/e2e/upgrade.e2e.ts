@@ -5,8 +5,9 @@
 //   - upgrade: parents started on the old version, which is replaced mid-flow by the new one;
 //   - version skew: old and new answer the same parents alternately, call by call, all their lives;
 //   - rollback: parents started on the new version, replaced mid-flow by the old one.
-// In each, every parent ends as it ends without a change of version: a JobFlow whose job2 fails
-// once and succeeds on its retry, every Job deleted by its TTL once its outcome is recorded; a
+// In each, every parent ends as it ends without a change of version: a JobFlow (with a branch its
+// own `when` skips) whose job2 fails once and succeeds on its retry, every Job deleted by its TTL
+// once its outcome is recorded; a
 // DaemonJob Succeeded with one Job per eligible Node (deleted by its TTL too); an EphemeralJob
 // whose container lands in each of its two Pods in turn; an OperationJob whose partition 1 holds
 // one target Succeeded and the other Pending until it is raised; the CollaSet whose Pods it
@@ -473,6 +474,15 @@ async function applyParents ({ cluster }: Scenarios, ns: string, targets: string
     Object.assign(job2.jobTemplate, { backoffLimit: 0 })
     job2.jobTemplate.template.metadata = { labels: { 'e2e-fail-job': 'jobflow-example-job2' } }
     job2.retry = { limit: 2, backoffSeconds: 5 }
+    // What both versions read of each other: a branch its own `when` skipped (a leaf, so both
+    // versions agree it does not fail the flow). 0.2.0 has no fan-out: the tier cannot give it one.
+    const job1 = spec.flows.find((f: any) => f.name === 'job1')
+    spec.flows.push({
+      name: 'on-failure',
+      dependencies: ['job1'],
+      when: "flows.job1.phase == 'Failed'",
+      jobTemplate: structuredClone(job1.jobTemplate),
+    })
   })
   const daemon = daemonJobExample(
     '',
@@ -531,7 +541,7 @@ async function checkEnds (t: Test, { cluster, getJson }: Scenarios, ns: string, 
       300_000
     ),
   ])
-  t.match(flow.status, { phase: 'Succeeded', jobsSucceeded: '5/5' }, 'the JobFlow Succeeded, 5/5')
+  t.match(flow.status, { phase: 'Succeeded', jobsSucceeded: '5/6' }, 'the JobFlow Succeeded, 5/6')
   t.same(
     flow.status.jobs.map((j: any) => `${String(j.name)} ${String(j.jobName)} ${String(j.phase)}`),
     [
@@ -541,8 +551,9 @@ async function checkEnds (t: Test, { cluster, getJson }: Scenarios, ns: string, 
       'job3 jobflow-example-job3 Succeeded',
       'job4 jobflow-example-job4 Succeeded',
       'job5 jobflow-example-job5 Succeeded',
+      'on-failure jobflow-example-on-failure Skipped',
     ],
-    "every step's attempts: job2 failed once, its retry succeeded"
+    "every step's attempts: job2 failed once, its retry succeeded; the branch not taken"
   )
   t.match(flow.status.conditions, [
     { type: 'Valid', status: 'True' },
@@ -565,7 +576,7 @@ async function checkEnds (t: Test, { cluster, getJson }: Scenarios, ns: string, 
   )
   t.match(
     tables[0],
-    /^NAME\s+STATUS\s+JOBS\s+QUEUED\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/5\s+\d+[smhd]\S*\s*$/m,
+    /^NAME\s+STATUS\s+JOBS\s+QUEUED\s+AGE\s*\njobflow-example\s+Succeeded\s+5\/6\s+\d+[smhd]\S*\s*$/m,
     'kubectl get jobflows: QUEUED empty'
   )
   t.match(
