@@ -129,3 +129,25 @@ t.test('FailFast: after an item fails, the items not started are skipped and the
   ])
   t.same(jobsNamed(sim), ['batch-shard-item-0', 'batch-shard-item-1'])
 })
+
+t.test('forEachFrom a step that failed or was skipped, yet started by a when or a depends: Failed', async t => {
+  // Found by test/controllers/jobflow/dag-properties.test.ts: each of these polled every 2 s, Pending
+  // "waiting for list", for ever.
+  const cases: Array<{ list?: Record<string, unknown>, load: Record<string, unknown>, fails?: boolean }> = [
+    { load: { dependencies: ['list'], when: "flows.list.phase == 'Failed'" }, fails: true },
+    { load: { depends: 'list.Failed' }, fails: true },
+    { list: { when: 'false' }, load: { dependencies: ['list'] } }
+  ]
+  for (const { list, load, fails } of cases) {
+    const sim = simulator(t, { jobs: { outcomes: fails === true ? { list: 'fail' } : {} } })
+    sim.apply(batch([step('list', list), step('load', { ...load, forEachFrom: 'list' })]))
+    await sim.runUntilQuiet()
+    const what = JSON.stringify(load)
+    t.equal(status(sim).phase, 'Failed', what)
+    const ended = fails === true ? 'failed' : 'was skipped'
+    t.match(status(sim).jobs.find(j => j.name === 'load'), {
+      phase: 'Failed',
+      message: `forEachFrom list: list ${ended}, so it has no output to read items from`
+    }, what)
+  }
+})

@@ -142,9 +142,17 @@ function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Placeholder
   return typeof parsed === 'string' ? { itemsProblem: parsed } : parsed
 }
 
-/** A step's output once it succeeded, or what its readers wait for. */
-function outputOf (from: string, { latest, now }: ItemSources): string | Pick<PlannedFlow, 'itemsPending'> {
+/**
+ * A step's output once it succeeded, what its readers wait for, or why none will come: it failed
+ * or was skipped, and a `when` or a `depends` started its reader all the same (Argo errs on a
+ * `withParam` it cannot resolve).
+ */
+function outputOf (from: string, { latest, now }: ItemSources): string | Placeholder {
   const last = latest(from)
+  if (isSettled(last) && last.phase !== 'Succeeded') {
+    const ended = last.phase === 'Failed' ? 'failed' : 'was skipped'
+    return { itemsProblem: `forEachFrom ${from}: ${from} ${ended}, so it has no output to read items from` }
+  }
   if (last?.phase !== 'Succeeded') return { itemsPending: `waiting for ${from}` }
   if (last.output === undefined && outputWaitOf(last, now) !== undefined) {
     return { itemsPending: `waiting for the output of ${from}` }

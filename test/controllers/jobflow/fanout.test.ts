@@ -136,3 +136,25 @@ t.test('observation first: a forEachFrom step\'s items are created in the sync t
     { name: 'list', phase: 'Succeeded', output: '[1, {"k": "v"}]' }, { name: 'each[0]' }, { name: 'each[1]' }
   ])
 })
+
+t.test('a forEachFrom whose dependency failed or was skipped fails: no output will come to wait for', async t => {
+  // Its `when` or `depends` may start it all the same; Argo errs on a withParam it cannot resolve.
+  const parsed = parseJobFlowSpec(flowOf([
+    { name: 'list' },
+    { name: 'load', dependencies: ['list'], forEachFrom: 'list', when: "flows.list.phase != 'Succeeded'" }
+  ]))
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '))
+  const now = new Date('2026-01-02T03:00:00Z')
+  const load = (phase: JobRecord['phase'], message?: string): { itemsPending?: string, itemsProblem?: string } => {
+    const record: JobRecord = { name: 'list', jobName: 'f-list', phase, ...(message !== undefined ? { message } : {}) }
+    const flow = expandFanOut(parsed.value, name => (name === 'list' ? record : undefined), now).flows[1]
+    return { itemsPending: flow?.itemsPending, itemsProblem: flow?.itemsProblem }
+  }
+  t.same(load('Failed', 'BackoffLimitExceeded'),
+    { itemsPending: undefined, itemsProblem: 'forEachFrom list: list failed, so it has no output to read items from' })
+  t.same(load('Skipped', "skipped: its when is false: 'a' == 'b'"), {
+    itemsPending: undefined,
+    itemsProblem: 'forEachFrom list: list was skipped, so it has no output to read items from'
+  })
+  t.same(load('Running'), { itemsPending: 'waiting for list', itemsProblem: undefined }, 'still to finish: it waits')
+})
