@@ -167,3 +167,20 @@ t.test('the spec: depends is exclusive with dependencies, parsed when read, its 
     .find(c => c.type === 'Valid')
   t.match(valid?.message, /depends ends where a step name was expected/)
 })
+
+t.test('Continue: a retry in its backoff still runs after a failure elsewhere, and what follows it', async t => {
+  // Found by test/controllers/jobflow/dag-properties.test.ts: the JobFlow ended Failed the moment
+  // nothing ran, so b's retry and c never started ("added after the JobFlow finished").
+  const sim = simulator(t, { jobs: { outcomes: { 'dag-a': 'fail', 'dag-b': 'fail' } } })
+  sim.apply(dag([
+    step('a'),
+    step('b', { retry: { limit: 1, backoffSeconds: 5 } }),
+    step('c', { dependencies: ['b'] })
+  ], { failurePolicy: 'Continue' }))
+  await sim.runUntilQuiet()
+  const created = sim.timeline.filter(e => e.type === 'created' && e.object.kind === 'Job').map(e => e.object.name)
+  t.same(created, ['dag-a', 'dag-b', 'dag-b-2', 'dag-c'])
+  t.same(status(sim).jobs.map(j => [j.name, j.phase]),
+    [['a', 'Failed'], ['b', 'Failed'], ['b', 'Succeeded'], ['c', 'Succeeded']])
+  t.equal(status(sim).phase, 'Failed', 'a, a leaf, failed')
+})

@@ -388,14 +388,17 @@ function ttlDecision (sync: FlowSync, flow: PlannedFlow, job: KubeObject): JobTt
   return jobTtlDecision(job, remembered, sync.now)
 }
 
-/** The flow's phase: Failed once a failure nothing handled (a failed leaf, branches.ts) has nothing left running. */
+/**
+ * The flow's phase: once every flow ran or was skipped and nothing runs, Failed when a failure
+ * nothing handled (a failed leaf, branches.ts) remains. A flow still to start keeps it open after
+ * a failure too: a retry in its backoff (under Continue), a step whose `when` or `depends` decides.
+ */
 function flowPhase (jobs: JobRecord[], failedLeaves: readonly string[], creating: boolean): JobFlowPhase {
   const failed = failedLeaves.length > 0
   // A queued Job is not running yet, but it will: the flow is not over while one waits.
   const running = creating || jobs.some(isUnderway)
   // Every flow ran or was skipped: the outcome is the leaves'.
   if (!running && jobs.every(j => isSettled(j))) return failed ? 'Failed' : 'Succeeded'
-  if (failed && !running) return 'Failed'
   if (jobs.some(j => j.phase === 'Running' || j.phase === 'Succeeded' || j.phase === 'Failed')) return 'Running'
   return 'Pending'
 }
