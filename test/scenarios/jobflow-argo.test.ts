@@ -184,3 +184,34 @@ t.test('Continue: a retry in its backoff still runs after a failure elsewhere, a
     [['a', 'Failed'], ['b', 'Failed'], ['b', 'Succeeded'], ['c', 'Succeeded']])
   t.equal(status(sim).phase, 'Failed', 'a, a leaf, failed')
 })
+
+t.test('forEachFrom an empty array: a step held back as any other, then Succeeded with nothing to do', async t => {
+  // Found by test/controllers/jobflow/dag-properties.test.ts: a step of no items had no record at
+  // all, so neither its dependencies nor its depends held it back (a.Failed did not fail the flow
+  // here), and a depends naming it threw in the hook at every sync (Invalid for ever).
+  const outcomes = { 'dag-a': 'fail' as const, 'dag-list': { result: 'succeed' as const, output: '[]' } }
+  const sim = simulator(t, { jobs: { outcomes } })
+  sim.apply(dag([
+    step('a'),
+    step('list'),
+    step('load', { dependencies: ['list'], forEachFrom: 'list' }),
+    step('again', { dependencies: ['load'], forEachFrom: 'load' }),
+    step('after', { depends: 'again && load' }),
+    step('any', { depends: 'load.AnySucceeded || load.AllFailed' }),
+    step('held', { depends: 'a.Succeeded && list', forEachFrom: 'list' })
+  ], { failurePolicy: 'Continue' }))
+  await sim.runUntilQuiet()
+  t.same(phases(sim), {
+    a: 'Failed',
+    list: 'Succeeded',
+    load: 'Succeeded',
+    again: 'Succeeded',
+    after: 'Succeeded',
+    any: 'Skipped',
+    held: 'Skipped'
+  })
+  t.match(status(sim).jobs.find(j => j.name === 'load'), { message: 'nothing to do: forEachFrom list gives no items' })
+  t.match(status(sim).jobs.find(j => j.name === 'again'), { message: 'nothing to do: forEachFrom load gives no items' })
+  t.same(sim.listJobs().map(j => j.metadata.name).sort(), ['dag-a', 'dag-after', 'dag-list'], 'no Job for no items')
+  t.equal(status(sim).phase, 'Failed', 'held, a leaf, was omitted below the failed a')
+})

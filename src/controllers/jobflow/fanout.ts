@@ -30,6 +30,8 @@ export interface PlannedFlow extends FlowSpec {
   itemsPending?: string
   /** A `forEachFrom` step whose items cannot be known: why it fails. It creates no Job. */
   itemsProblem?: string
+  /** A `forEachFrom` step of no items: it succeeds, once it may start, saying so. It creates no Job. */
+  itemsNone?: string
   /** The fan-out steps among the dependencies, with the item flows each stands for. */
   fannedIn?: Map<string, string[]>
 }
@@ -86,9 +88,10 @@ export type LatestRecord = (flow: string) => JobRecord | undefined
 
 /**
  * The spec with each fan-out step whose items are known replaced by its items, and its dependants
- * depending on every item. A `forEachFrom` step whose dependency has not succeeded stays one flow
- * that creates no Job: it waits, or fails with the reason its items cannot be known. Steps are
- * expanded in dependency order, so a `forEachFrom` naming a fan-out step finds its items.
+ * depending on every item. A `forEachFrom` step whose items are not known, or are none, stays one
+ * flow that creates no Job: it waits, fails with the reason its items cannot be known, or has
+ * nothing to do. Steps are expanded in dependency order, so a `forEachFrom` naming a fan-out step
+ * finds its items.
  */
 export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date): JobFlowPlan {
   if (!spec.flows.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)) return spec
@@ -128,10 +131,13 @@ interface ItemSources {
   now: Date
 }
 
-/** What a fan-out step whose items are not known says instead. */
-type Placeholder = Pick<PlannedFlow, 'itemsPending' | 'itemsProblem'>
+/** What a fan-out step whose items are not known, or are none, says instead. */
+type Placeholder = Pick<PlannedFlow, 'itemsPending' | 'itemsProblem' | 'itemsNone'>
 
-/** A step's items, or what its placeholder flow says while they are not known. */
+/**
+ * A step's items, or what its placeholder flow says while they are not known, or that there are
+ * none: then it is one flow still, which its dependencies hold back as any other step's.
+ */
 function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Placeholder {
   if (flow.forEach !== undefined) return flow.forEach
   const from = flow.forEachFrom as string
@@ -139,7 +145,8 @@ function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Placeholder
   const output = items !== undefined ? aggregateOutput(from, items, sources) : outputOf(from, sources)
   if (typeof output !== 'string') return output
   const parsed = itemsFromOutput(from, output)
-  return typeof parsed === 'string' ? { itemsProblem: parsed } : parsed
+  if (typeof parsed === 'string') return { itemsProblem: parsed }
+  return parsed.length > 0 ? parsed : { itemsNone: `nothing to do: forEachFrom ${from} gives no items` }
 }
 
 /**

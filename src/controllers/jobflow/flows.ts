@@ -342,6 +342,10 @@ function decideStart (question: StartQuestion): {
   const create = (): { record: JobRecord, create: boolean, wakeSeconds?: number } => {
     // A fan-out step whose items are not known runs no Job of its own.
     if (flow.itemsProblem !== undefined) return { record: record('Failed', flow.itemsProblem), create: false }
+    // Its output, as a fan-out step's is its items': none, an empty array.
+    if (flow.itemsNone !== undefined) {
+      return { record: { ...record('Succeeded', flow.itemsNone), output: '[]' }, create: false }
+    }
     if (flow.itemsPending !== undefined) {
       return { record: record('Pending', flow.itemsPending), create: false, wakeSeconds: 2 }
     }

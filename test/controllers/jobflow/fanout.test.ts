@@ -158,3 +158,19 @@ t.test('a forEachFrom whose dependency failed or was skipped fails: no output wi
   })
   t.same(load('Running'), { itemsPending: 'waiting for list', itemsProblem: undefined }, 'still to finish: it waits')
 })
+
+t.test('a forEachFrom of no items stays one flow, held back by its dependencies as any step', async t => {
+  const parsed = parseJobFlowSpec(flowOf([
+    { name: 'list' },
+    { name: 'load', dependencies: ['list'], forEachFrom: 'list' },
+    { name: 'report', dependencies: ['load'] }
+  ]))
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '))
+  const list: JobRecord = { name: 'list', jobName: 'f-list', phase: 'Succeeded', output: '[]' }
+  const flows = expandFanOut(parsed.value, name => (name === 'list' ? list : undefined), new Date()).flows
+  t.same(flows.map(f => [f.name, f.itemsNone, f.dependencies]), [
+    ['list', undefined, []],
+    ['load', 'nothing to do: forEachFrom list gives no items', ['list']],
+    ['report', undefined, ['load']]
+  ])
+})
