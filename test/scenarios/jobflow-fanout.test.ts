@@ -151,3 +151,33 @@ t.test('forEachFrom a step that failed or was skipped, yet started by a when or 
     }, what)
   }
 })
+
+t.test('a forEachFrom step skipped before its items were known stays skipped: the finished status stays', async t => {
+  // Found by test/controllers/jobflow/dag-properties.test.ts: once shard[1] was skipped (merge had
+  // failed), the sync after the JobFlow finished found load's items and replaced its record with
+  // load[0], "added after the JobFlow finished".
+  const outcomes = {
+    'batch-shard-item-0': { result: 'succeed' as const, afterSeconds: 1 },
+    fail: { result: 'fail' as const, afterSeconds: 1 }
+  }
+  // shard[0] and fail end in one sync, as Metacontroller folds the events of one instant.
+  const sim = simulator(t, { coalesce: true, jobs: { outcomes } })
+  sim.apply(batch([
+    step('shard', { forEach: ['x', 'y'], parallelism: 1 }),
+    step('load', { dependencies: ['shard'], forEachFrom: 'shard' }),
+    step('fail')
+  ]))
+  let atEnd: unknown
+  await sim.runUntil(s => {
+    if (atEnd === undefined && status(s).phase === 'Failed') atEnd = structuredClone(status(s).jobs)
+    return s.isQuiet()
+  })
+  t.same(status(sim).jobs.map(j => [j.name, j.phase, j.message]), [
+    ['shard[0]', 'Succeeded', undefined],
+    ['shard[1]', 'Skipped', 'not started: fail failed'],
+    ['load', 'Skipped', 'not started: fail failed'],
+    ['fail', 'Failed', 'BackoffLimitExceeded: Job has reached the specified backoff limit']
+  ])
+  t.same(status(sim).jobs, atEnd, 'the status it finished with')
+  t.same(jobsNamed(sim), ['batch-fail', 'batch-shard-item-0'])
+})

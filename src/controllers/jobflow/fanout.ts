@@ -100,8 +100,12 @@ export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date
   for (const flow of orderByDependencies(spec.flows).order) {
     if (flow.forEach === undefined && flow.forEachFrom === undefined) continue
     const items = itemsOf(flow, { latest, groups, now })
-    if (!Array.isArray(items)) {
-      expanded.set(flow.name, [{ ...flow, ...items, retry: undefined }])
+    // A step decided as a whole before its items were known (skipped, failed) stays so: only a new
+    // attempt of it (a rerun) takes its items, in the sync after.
+    const decided = isSettled(latest(flow.name))
+    if (!Array.isArray(items) || decided) {
+      const placeholder = Array.isArray(items) ? { itemsPending: 'waiting for its items' } : items
+      expanded.set(flow.name, [{ ...flow, ...placeholder, retry: undefined }])
       continue
     }
     const names = items.map((_, index) => itemFlowName(flow.name, index))

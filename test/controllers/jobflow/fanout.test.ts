@@ -174,3 +174,20 @@ t.test('a forEachFrom of no items stays one flow, held back by its dependencies 
     ['report', undefined, ['load']]
   ])
 })
+
+t.test('a forEachFrom step decided before its items were known keeps its record: no items after it', async t => {
+  const parsed = parseJobFlowSpec(flowOf([
+    { name: 'list' },
+    { name: 'load', dependencies: ['list'], forEachFrom: 'list' }
+  ]))
+  if (!parsed.ok) throw new Error(parsed.problems.join('; '))
+  const records: Record<string, JobRecord> = {
+    list: { name: 'list', jobName: 'f-list', phase: 'Succeeded', output: '["a"]' },
+    load: { name: 'load', jobName: 'f-load', phase: 'Skipped', message: 'not started: other failed' }
+  }
+  const flows = expandFanOut(parsed.value, name => records[name], new Date()).flows
+  t.same(flows.map(f => [f.name, f.itemsPending]), [['list', undefined], ['load', 'waiting for its items']],
+    'one flow still; only a rerun of it, not started yet, would wait a sync for its items')
+  delete records.load
+  t.same(expandFanOut(parsed.value, name => records[name], new Date()).flows.map(f => f.name), ['list', 'load[0]'])
+})
