@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { main } from '../../src/cli/simulate.js'
-import { parseDepends } from '../../src/controllers/jobflow/depends.js'
-import { exampleObjects } from '../helpers/example-promises.js'
+import { exampleObjects, stepDependencies } from '../helpers/example-promises.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../manifests/examples/', import.meta.url))
 const PNG_SIGNATURE = '89504e470d0a1a0a'
@@ -57,16 +56,12 @@ for (const file of ['jobflow.yaml', 'jobflow-when.yaml', 'jobflow-kueue.yaml']) 
     writeFileSync(page, await htmlOf(file))
     const flow = exampleObjects(file).find(o => o.kind === 'JobFlow')
     const flows: Array<{ name: string, dependencies?: string[], depends?: string }> = flow.spec.flows
-    const dependenciesOf = (f: { dependencies?: string[], depends?: string }): string[] => {
-      const parsed = f.depends === undefined ? undefined : parseDepends(f.depends)
-      return typeof parsed === 'object' ? parsed.steps : f.dependencies ?? []
-    }
     const { stdout: dom, stderr } = await browse(binary as string, ['--dump-dom', `file://${page}`])
     const dag = /<svg class="dag"[\s\S]*?<\/svg>/.exec(dom)?.[0] ?? ''
     t.same([...dag.matchAll(/<g class="step" data-step="([^"]+)"/g)].map(m => m[1]).sort(),
       flows.map(f => f.name).sort(), 'the DOM the browser built has every step')
     t.same([...dag.matchAll(/class="edge" data-from="([^"]+)" data-to="([^"]+)"/g)].map(m => `${m[1]}->${m[2]}`).sort(),
-      flows.flatMap(f => dependenciesOf(f).map(d => `${d}->${f.name}`)).sort(), 'and every dependency')
+      flows.flatMap(f => stepDependencies(f).map(d => `${d}->${f.name}`)).sort(), 'and every dependency')
     t.match(dom, /<svg class="gantt"/, 'and the Gantt chart')
     t.notMatch(stderr, /Uncaught|SyntaxError|Failed to load|parsing error/i, 'no error while loading the page')
     const shot = join(dir, 'flow.png')

@@ -7,8 +7,7 @@ import { main } from '../../src/cli/simulate.js'
 import { mermaidText } from '../../src/cli/picture-mermaid.js'
 import { dagSvg, depths, escapeXml } from '../../src/cli/picture-svg.js'
 import type { FlowShape } from '../../src/cli/flow-shape.js'
-import { parseDepends } from '../../src/controllers/jobflow/depends.js'
-import { exampleObjects } from '../helpers/example-promises.js'
+import { exampleObjects, stepDependencies } from '../helpers/example-promises.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../manifests/examples/', import.meta.url))
 
@@ -18,19 +17,13 @@ async function run (argv: string[]): Promise<{ code: number, text: string }> {
   return { code, text: out.join('\n') }
 }
 
-/** A step's dependencies as written: its list, or the steps its `depends` names. */
-function dependenciesOf (flow: { dependencies?: string[], depends?: string }): string[] {
-  const parsed = flow.depends === undefined ? undefined : parseDepends(flow.depends)
-  return typeof parsed === 'object' ? parsed.steps : flow.dependencies ?? []
-}
-
 /** The example's JobFlow spec as edges `dependency->step` and its step names. */
 function specShape (file: string): { steps: string[], edges: string[], whens: string[] } {
   const flow = exampleObjects(file).find(o => o.kind === 'JobFlow')
   const flows: Array<{ name: string, dependencies?: string[], depends?: string, when?: string }> = flow.spec.flows
   return {
     steps: flows.map(f => f.name).sort(),
-    edges: flows.flatMap(f => dependenciesOf(f).map(d => `${d}->${f.name}`)).sort(),
+    edges: flows.flatMap(f => stepDependencies(f).map(d => `${d}->${f.name}`)).sort(),
     whens: flows.filter(f => f.when !== undefined).map(f => f.name).sort()
   }
 }

@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
+import { parseDepends } from '../../src/controllers/jobflow/depends.js'
 import { cell, printerColumns } from '../../src/cli/printer-columns.js'
 
 export const EXAMPLES_DIR = join(import.meta.dirname, '..', '..', 'manifests', 'examples')
@@ -130,4 +131,10 @@ export function exampleObjects (file: string): any[] {
   return parseAllDocuments(readFileSync(join(EXAMPLES_DIR, file), 'utf8'))
     .map(d => d.toJS())
     .filter(d => d !== null)
+}
+
+/** A JobFlow step's dependencies as written: its list, or the steps its `depends` names. */
+export function stepDependencies (flow: { dependencies?: string[], depends?: string }): string[] {
+  const parsed = flow.depends === undefined ? undefined : parseDepends(flow.depends)
+  return typeof parsed === 'object' ? parsed.steps : flow.dependencies ?? []
 }

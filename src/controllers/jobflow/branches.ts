@@ -6,7 +6,7 @@ import type { JobRecord } from './records.js'
 import type { FlowSpec } from './spec.js'
 import type { PlannedFlow } from './fanout.js'
 import type { SettledStep, StepEnd } from './depends.js'
-import { groupPhase, recordEnd, WHEN_FALSE } from '../../formats/jobflow-status.js'
+import { groupPhase, itemOfFlowName, recordEnd, WHEN_FALSE } from '../../formats/jobflow-status.js'
 
 export { groupPhase, recordEnd, WHEN_FALSE }
 
@@ -111,8 +111,8 @@ export function outputStillRead (
   const succeeded = (step: string): boolean =>
     (groups.get(step) ?? [step]).every(flow => records.get(flow)?.phase === 'Succeeded')
   return name => {
-    const item = /^(.*)\[[0-9]+\]$/.exec(name)
-    const source = item === null ? name : `${item[1] as string}[]`
+    const item = itemOfFlowName(name)
+    const source = item === undefined ? name : `${item.step}[]`
     return (readers.get(source) ?? []).some(reader => !succeeded(reader))
   }
 }

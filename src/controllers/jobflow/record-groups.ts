@@ -13,7 +13,8 @@
 // Up to GROUP_ABOVE records the status is what it always was, so a previous version, which reads
 // only status.jobs, finds every outcome there.
 import {
-  attemptJobName, attemptOf, jobPartOfFlowName, namesWithRanges, ungroupRecords, type JobGroup, type JobRecord
+  attemptJobName, attemptOf, itemOfFlowName, jobPartOfFlowName, namesWithRanges, ungroupRecords, type JobGroup,
+  type JobRecord
 } from '../../formats/jobflow-status.js'
 import { outputWaitOf } from './outputs.js'
 
@@ -22,8 +23,6 @@ export const GROUP_ABOVE = 500
 
 export { ungroupRecords }
 export type { JobGroup }
-
-const ITEMS = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?\[[0-9]+\]$/
 
 /**
  * `status.jobs` and `status.jobGroups` for `records` (in spec order, attempts in order): every
@@ -65,7 +64,7 @@ function groupableForm (record: JobRecord, jobflow: string, now: Date): Shared |
   if (record.phase !== 'Succeeded') return shared
   // A step's own output is read by its dependants, and waited for a while; an item's by no one.
   // An empty output reads as none: dependants get '' either way.
-  const item = ITEMS.test(name)
+  const item = itemOfFlowName(name) !== undefined
   if (!item && outputWaitOf(record, now) !== undefined) return undefined
   if (!item && record.output !== undefined && record.output !== '') return undefined
   const { startTime: _s, completionTime: _c, output: _o, ...finished } = shared
