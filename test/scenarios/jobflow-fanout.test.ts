@@ -130,6 +130,18 @@ t.test('FailFast: after an item fails, the items not started are skipped and the
   t.same(jobsNamed(sim), ['batch-shard-item-0', 'batch-shard-item-1'])
 })
 
+t.test('Continue: the step after a fan-out step names the step that failed, not its items', async t => {
+  const sim = simulator(t, { jobs: { outcomes: { 'batch-shard-item-1': 'fail', 'batch-shard-item-2': 'fail' } } })
+  const shard = step('shard', { forEach: ['x', 'y', 'z'] })
+  sim.apply(batch([shard, step('merge', { dependencies: ['shard'] })], { failurePolicy: 'Continue' }))
+  await sim.runUntilQuiet()
+  t.equal(status(sim).phase, 'Failed')
+  t.same(status(sim).jobs.map(r => [r.name, r.phase]), [
+    ['shard[0]', 'Succeeded'], ['shard[1]', 'Failed'], ['shard[2]', 'Failed'], ['merge', 'Skipped']
+  ])
+  t.match(status(sim).jobs.find(j => j.name === 'merge'), { message: 'not started: depends on shard (failed)' })
+})
+
 t.test('forEachFrom a step that failed or was skipped, yet started by a when or a depends: Failed', async t => {
   // Found by test/controllers/jobflow/dag-properties.test.ts: each of these polled every 2 s, Pending
   // "waiting for list", for ever.

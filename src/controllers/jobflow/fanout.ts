@@ -1,9 +1,10 @@
 // Fan-out: `flows[].forEach` (a list of JSON values) or `flows[].forEachFrom` (a dependency whose
 // output is a JSON array, as Argo's withParam; a fan-out step's output is its items' outputs)
-// makes a step one Job per item. Each item is a flow of its own for the rest of the hook —
-// `<step>[<index>]`, with its own attempts, retries and record — and the step's dependants wait
-// for every item. Its Jobs are `<jobflow>-<step>-item-<i>` (a retry `…-item-<i>-<n>`), labelled
-// with the step and the index, and carry JOBHOOKS_ITEM, JOBHOOKS_INDEX, and for an object item
+// makes a step one node of the run plan with typed items (as Argo's TaskGroup node): each item is
+// a flow with its own attempts, retries and record, `<step>[<index>]`, while the step's dependants
+// keep naming the step, which ends by one rule over its items (branches.ts, settledStep). Its
+// Jobs are `<jobflow>-<step>-item-<i>` (a retry `…-item-<i>-<n>`), labelled with the step and the
+// index, and carry JOBHOOKS_ITEM, JOBHOOKS_INDEX, and for an object item
 // JOBHOOKS_ITEM_<KEY> per key.
 import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import { itemsProblem, type FlowSpec, type JobFlowSpec } from './spec.js'
@@ -32,12 +33,23 @@ export interface PlannedFlow extends FlowSpec {
   itemsProblem?: string
   /** A `forEachFrom` step of no items: it succeeds, once it may start, saying so. It creates no Job. */
   itemsNone?: string
-  /** The fan-out steps among the dependencies, with the item flows each stands for. */
-  fannedIn?: Map<string, string[]>
 }
 
-/** The run plan: the spec's settings, and its steps as the flows this sync works on. */
-export type JobFlowPlan = Omit<JobFlowSpec, 'flows'> & { flows: PlannedFlow[] }
+/** A fan-out step whose items are known: one node of the plan, its items in index order. */
+export interface FanOutNode {
+  step: FlowSpec
+  items: PlannedFlow[]
+}
+
+/**
+ * The run plan: the spec's settings; every flow that has a record of its own (a step, a fan-out
+ * step's placeholder, an item), in spec order; and the fan-out steps whose items are known.
+ * Dependencies name steps as the spec does: a fan-out step is never flattened into its items.
+ */
+export type JobFlowPlan = Omit<JobFlowSpec, 'flows'> & {
+  flows: PlannedFlow[]
+  fanOuts: ReadonlyMap<string, FanOutNode>
+}
 
 export const ITEM_INDEX_LABEL = 'jobhooks.io/item-index'
 export const ITEM_ENV = 'JOBHOOKS_ITEM'
@@ -87,51 +99,49 @@ function firstLine (error: unknown): string {
 export type LatestRecord = (flow: string) => JobRecord | undefined
 
 /**
- * The spec with each fan-out step whose items are known replaced by its items, and its dependants
- * depending on every item. A `forEachFrom` step whose items are not known, or are none, stays one
- * flow that creates no Job: it waits, fails with the reason its items cannot be known, or has
- * nothing to do. Steps are expanded in dependency order, so a `forEachFrom` naming a fan-out step
- * finds its items.
+ * The plan of a spec: each fan-out step whose items are known is a node of its items. A
+ * `forEachFrom` step whose items are not known, or are none, stays one flow that creates no Job:
+ * it waits, fails with the reason its items cannot be known, or has nothing to do. Steps are
+ * planned in dependency order, so a `forEachFrom` naming a fan-out step finds its items.
  */
 export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date): JobFlowPlan {
-  if (!spec.flows.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)) return spec
-  const groups = new Map<string, string[]>()
-  const expanded = new Map<string, PlannedFlow[]>()
+  const fanOuts = new Map<string, FanOutNode>()
+  if (!spec.flows.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)) return { ...spec, fanOuts }
+  const placeholders = new Map<string, PlannedFlow>()
   for (const flow of orderByDependencies(spec.flows).order) {
     if (flow.forEach === undefined && flow.forEachFrom === undefined) continue
-    const items = itemsOf(flow, { latest, groups, now })
+    const items = itemsOf(flow, { latest, fanOuts, now })
     // A step decided as a whole before its items were known (skipped, failed) stays so: only a new
     // attempt of it (a rerun) takes its items, in the sync after.
     const decided = isSettled(latest(flow.name))
     if (!Array.isArray(items) || decided) {
       const placeholder = Array.isArray(items) ? { itemsPending: 'waiting for its items' } : items
-      expanded.set(flow.name, [{ ...flow, ...placeholder, retry: undefined }])
+      placeholders.set(flow.name, { ...flow, ...placeholder, retry: undefined })
       continue
     }
-    const names = items.map((_, index) => itemFlowName(flow.name, index))
-    groups.set(flow.name, names)
-    expanded.set(flow.name, items.map((value, index): PlannedFlow => ({
-      ...flow,
-      name: names[index] as string,
-      item: { step: flow.name, index, value, parallelism: flow.parallelism }
-    })))
-  }
-  const flows = spec.flows.flatMap(flow => expanded.get(flow.name) ?? [flow])
-  if (groups.size === 0) return { ...spec, flows }
-  return {
-    ...spec,
-    flows: flows.map(flow => {
-      if (!flow.dependencies.some(d => groups.has(d))) return flow
-      const fannedIn = new Map(flow.dependencies.filter(d => groups.has(d)).map(d => [d, groups.get(d) as string[]]))
-      return { ...flow, dependencies: flow.dependencies.flatMap(d => groups.get(d) ?? [d]), fannedIn }
+    fanOuts.set(flow.name, {
+      step: flow,
+      items: items.map((value, index): PlannedFlow => ({
+        ...flow,
+        name: itemFlowName(flow.name, index),
+        item: { step: flow.name, index, value, parallelism: flow.parallelism }
+      }))
     })
   }
+  const flows = spec.flows.flatMap(flow => fanOuts.get(flow.name)?.items ?? [placeholders.get(flow.name) ?? flow])
+  return { ...spec, flows, fanOuts }
 }
 
-/** What finding a step's items reads: the latest records, and the item flows of the steps expanded so far. */
+/** The flows of a plan step by step, in the order of `steps`: a fan-out step's items in its place. */
+export function flowsInStepOrder (plan: JobFlowPlan, steps: readonly FlowSpec[]): PlannedFlow[] {
+  const byName = new Map(plan.flows.filter(f => f.item === undefined).map(f => [f.name, f]))
+  return steps.flatMap(step => plan.fanOuts.get(step.name)?.items ?? [byName.get(step.name) as PlannedFlow])
+}
+
+/** What finding a step's items reads: the latest records, and the fan-out steps planned so far. */
 interface ItemSources {
   latest: LatestRecord
-  groups: ReadonlyMap<string, string[]>
+  fanOuts: ReadonlyMap<string, FanOutNode>
   now: Date
 }
 
@@ -145,8 +155,10 @@ type Placeholder = Pick<PlannedFlow, 'itemsPending' | 'itemsProblem' | 'itemsNon
 function itemsOf (flow: FlowSpec, sources: ItemSources): unknown[] | Placeholder {
   if (flow.forEach !== undefined) return flow.forEach
   const from = flow.forEachFrom as string
-  const items = sources.groups.get(from)
-  const output = items !== undefined ? aggregateOutput(from, items, sources) : outputOf(from, sources)
+  const node = sources.fanOuts.get(from)
+  const output = node !== undefined
+    ? aggregateOutput(from, node.items.map(i => i.name), sources)
+    : outputOf(from, sources)
   if (typeof output !== 'string') return output
   const parsed = itemsFromOutput(from, output)
   if (typeof parsed === 'string') return { itemsProblem: parsed }
@@ -220,22 +232,16 @@ export function itemKeyEnvName (key: string): string {
 }
 
 /**
- * `waiting for a, step[0], step[1]` as a person reads it: the items of one step counted,
- * `waiting for a, step (2 of 5 items)`.
+ * The dependencies a flow waits for, as a person reads them: a fan-out step with how many of its
+ * items have not finished, `waiting for a, step (2 of 5 items)`.
  */
-export function namesForPeople (names: readonly string[], fannedIn: ReadonlyMap<string, string[]> | undefined): string {
-  if (fannedIn === undefined) return names.join(', ')
-  const itemOf = new Map<string, string>()
-  for (const [step, items] of fannedIn) for (const item of items) itemOf.set(item, step)
-  const counts = new Map<string, number>()
-  const words: string[] = []
-  for (const name of names) {
-    const step = itemOf.get(name)
-    if (step === undefined) words.push(name)
-    else if (!counts.has(step)) words.push(step)
-    if (step !== undefined) counts.set(step, (counts.get(step) ?? 0) + 1)
-  }
-  return words.map(w => (counts.has(w)
-    ? `${w} (${counts.get(w) as number} of ${(fannedIn.get(w) as string[]).length} items)`
-    : w)).join(', ')
+export function namesForPeople (
+  names: readonly string[],
+  groups: ReadonlyMap<string, readonly string[]>,
+  openItems: (step: string) => number | undefined
+): string {
+  return names.map(name => {
+    const items = groups.get(name)
+    return items === undefined ? name : `${name} (${openItems(name) ?? 0} of ${items.length} items)`
+  }).join(', ')
 }

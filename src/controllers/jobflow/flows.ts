@@ -10,12 +10,11 @@ import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isFinalRecord, isSettled, isUnderway, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
-import { orderByDependencies } from './dag.js'
 import { evaluateWhen, whenBudget, type DependencyOutcome, type WhenBudget } from './when.js'
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
-import { ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
+import { flowsInStepOrder, ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 import { evaluateDepends, type SettledStep } from './depends.js'
-import { failedLeaves, groupPhase, recordEnd, settledStep, WHEN_FALSE, type ItemGroups } from './branches.js'
+import { failedLeaves, groupPhase, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
 
 export { WHEN_FALSE }
 
@@ -250,7 +249,8 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
   const suspended = sync.spec.suspend && !finished
   const slots = itemSlots(observed)
   const whens = whenBudget()
-  for (const flow of orderByDependencies(sync.spec.flows).order) {
+  const steps = stepView(records, sync.groups)
+  for (const flow of flowsInStepOrder(sync.spec, sync.steps)) {
     const state = flows.get(flow.name) as FlowState
     if (state.current !== undefined) continue
     if (state.retryOf !== undefined && failed.length > 0) {
@@ -260,7 +260,7 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
       records.set(flow.name, back.current as JobRecord)
       continue
     }
-    const start = decideStart({ sync, state, records, failed, finished, outputWaits, whens })
+    const start = decideStart({ sync, state, records, steps, failed, finished, outputWaits, whens })
     let current = start.record
     if (start.wakeSeconds !== undefined) retryWake = Math.min(retryWake ?? Infinity, start.wakeSeconds)
     if (start.create && suspended) {
@@ -309,6 +309,8 @@ interface StartQuestion {
   state: FlowState
   /** The records of the flows decided so far, by flow name. */
   records: ReadonlyMap<string, JobRecord>
+  /** How the steps decided so far stand, a fan-out step as one. */
+  steps: StepView
   /** The flows whose current attempt failed before this sync started any. */
   failed: readonly string[]
   finished: boolean
@@ -372,29 +374,32 @@ type Verdict = true | { phase: 'Pending' | 'Skipped' | 'Failed', message: string
  * output is still awaited.
  */
 function dependencyVerdict (
-  { sync, state: { flow }, records, failed, whens }: StartQuestion,
+  { sync, state: { flow }, records, steps, failed, whens }: StartQuestion,
   awaited: readonly string[]
 ): Verdict {
-  const waiting = (names: string[]): Verdict =>
-    ({ phase: 'Pending', message: `waiting for ${namesForPeople([...new Set(names)], flow.fannedIn)}` })
+  const waiting = (names: string[]): Verdict => {
+    const people = namesForPeople(names, sync.groups, steps.openItems)
+    return { phase: 'Pending', message: `waiting for ${people}` }
+  }
+  const unfinished = (): string[] => unfinishedSteps(flow, steps)
   if (flow.depends !== undefined) {
-    const open = unfinished(flow, records)
+    const open = unfinished()
     if (open.length > 0) return waiting(open)
-    const holds = evaluateDepends(flow.depends.tree, step => settledStep(step, records, sync.groups) as SettledStep)
+    const holds = evaluateDepends(flow.depends.tree, step => steps.settled(step) as SettledStep)
     if (!holds) return { phase: 'Skipped', message: `${DEPENDS_FALSE}: ${flow.depends.source}` }
     if (flow.when === undefined) return true
   }
   if (flow.when !== undefined) {
-    if (unfinished(flow, records).length === 0 && awaited.length > 0) return true
-    const decided = decideWhen(flow, flow.when, records, whens)
+    if (unfinished().length === 0 && awaited.length > 0) return true
+    const decided = decideWhen(flow, flow.when, { records, steps }, whens)
     if (typeof decided === 'string') return { phase: 'Skipped', message: decided }
     if (typeof decided === 'object' && 'failed' in decided) return { phase: 'Failed', message: decided.failed }
     if (typeof decided === 'object') return { phase: 'Pending', message: WHEN_DEFERRED, wakeSeconds: 1 }
-    return decided ? true : waiting(unfinished(flow, records))
+    return decided ? true : waiting(unfinished())
   }
   if (failed.length > 0) return { phase: 'Skipped', message: `not started: ${failed.join(', ')} failed` }
   // A dependency its own `when` skipped is no reason to stop (Argo's rule); a failed or omitted one is.
-  const ends = new Map(flow.dependencies.map(d => [d, recordEnd(records.get(d))]))
+  const ends = new Map(flow.dependencies.map(d => [d, steps.certain(d)]))
   const blockedBy = flow.dependencies.filter(d => ends.get(d) === 'Failed' || ends.get(d) === 'Omitted')
   if (blockedBy.length > 0) {
     const why = [...new Set(blockedBy)].map(d => `${d} (${ends.get(d) === 'Failed' ? 'failed' : 'skipped'})`)
@@ -420,9 +425,9 @@ function decideRetry (
   return { record: record('Pending', message), create: false, wakeSeconds: Math.ceil((due - nowMs) / 1000) }
 }
 
-/** The dependencies of `flow` that have not finished. */
-function unfinished (flow: PlannedFlow, records: ReadonlyMap<string, JobRecord>): string[] {
-  return [...new Set(flow.dependencies.filter(d => !isSettled(records.get(d))))]
+/** The dependencies of `flow` that have not finished (a fan-out step: every item). */
+function unfinishedSteps (flow: PlannedFlow, steps: StepView): string[] {
+  return [...new Set(flow.dependencies.filter(d => steps.settled(d) === undefined))]
 }
 
 /**
@@ -434,15 +439,14 @@ function unfinished (flow: PlannedFlow, records: ReadonlyMap<string, JobRecord>)
 function decideWhen (
   flow: PlannedFlow,
   when: string,
-  records: ReadonlyMap<string, JobRecord>,
+  { records, steps }: { records: ReadonlyMap<string, JobRecord>, steps: StepView },
   budget: WhenBudget
 ): boolean | string | { failed: string } | { deferred: true } {
-  if (unfinished(flow, records).length > 0) return false
-  const items = new Set([...flow.fannedIn?.values() ?? []].flat())
-  const outcomes = new Map<string, DependencyOutcome>(
-    flow.dependencies.filter(d => !items.has(d)).map(d => [d, records.get(d) as JobRecord])
-  )
-  for (const [step, names] of flow.fannedIn ?? []) outcomes.set(step, stepOutcome(names.map(n => records.get(n))))
+  if (unfinishedSteps(flow, steps).length > 0) return false
+  const outcomes = new Map<string, DependencyOutcome>(flow.dependencies.map(d => {
+    const items = steps.itemRecords(d)
+    return [d, items === undefined ? records.get(d) as JobRecord : stepOutcome(items)]
+  }))
   const value = evaluateWhen(when, outcomes, budget, flow.item)
   if (value === true) return true
   if (typeof value === 'object' && 'deferred' in value) return value

@@ -111,7 +111,7 @@ function observeRun (
   const { memory, now } = base
   const remembered: LatestRecord = name => memory.get(name)?.at(-1)
   const steps = orderByDependencies(spec.flows).order
-  const expanded = (plan: JobFlowPlan): FlowSync => ({ ...base, spec: plan, steps, groups: itemGroups(plan.flows) })
+  const expanded = (plan: JobFlowPlan): FlowSync => ({ ...base, spec: plan, steps, groups: itemGroups(plan) })
   let sync = expanded(expandFanOut(spec, remembered, now))
   let flows = observeFlows(sync)
   if (!spec.flows.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }
@@ -332,7 +332,7 @@ function desiredChildren (
       const template = plan.templates.get(flow.name) as JobSpec
       const job = buildFlowJob(state.id, flow, template, sync.spec, {
         scriptsConfigMap: plan.scripts?.metadata.name,
-        outputs: dependencyOutputs(flow, started.flows)
+        outputs: dependencyOutputs(flow, started.flows, sync.spec.fanOuts)
       })
       if (typeof job === 'string') return job
       children.push(job)
@@ -353,15 +353,14 @@ function answerFigures (sync: FlowSync, plan: Plan, started: Started): AnswerFig
     observedJobs: sync.observedJobs,
     creating,
     templates: plan.templates,
-    outputsOf: flow => dependencyOutputs(flow, started.flows)
+    outputsOf: flow => dependencyOutputs(flow, started.flows, sync.spec.fanOuts)
   })
 }
 
 /** The outputs of a flow's dependencies, by dependency: '' for one that succeeded without an output. */
-function dependencyOutputs (flow: PlannedFlow, flows: Flows): Map<string, string> {
-  // The items of a fan-out step hand nothing on: a variable each would crowd the environment.
-  const items = new Set([...flow.fannedIn?.values() ?? []].flat())
-  return new Map(flow.dependencies.filter(d => !items.has(d)).map(d => [d, flows.get(d)?.current?.output ?? '']))
+function dependencyOutputs (flow: PlannedFlow, flows: Flows, fanOuts: JobFlowPlan['fanOuts']): Map<string, string> {
+  // A fan-out step hands nothing on: its items' outputs are read by a `forEachFrom` over it.
+  return new Map(flow.dependencies.filter(d => !fanOuts.has(d)).map(d => [d, flows.get(d)?.current?.output ?? '']))
 }
 
 /** The observed Jobs of a flow's attempts, earlier ones first. */

@@ -2,7 +2,7 @@
 // later steps handled, an omission known before it is recorded, and a fan-out step as one.
 import t from 'tap'
 import {
-  failedLeaves, groupPhase, itemGroups, outputStillRead, recordEnd
+  failedLeaves, groupPhase, itemGroups, outputStillRead, recordEnd, stepView
 } from '../../../src/controllers/jobflow/branches.js'
 import { parseJobFlowSpec, type FlowSpec } from '../../../src/controllers/jobflow/spec.js'
 import { orderByDependencies } from '../../../src/controllers/jobflow/dag.js'
@@ -74,7 +74,9 @@ t.test('a fan-out step is one: failed as soon as an item failed, its phase by on
   t.equal(groupPhase([skipped, skipped]), 'Skipped')
   t.equal(groupPhase([{ phase: 'Succeeded' }, { phase: 'Skipped', message: 'not started: a failed' }]), 'Succeeded')
   t.equal(groupPhase([]), 'Succeeded', 'an empty fan-out has nothing to do')
-  t.same(itemGroups(steps([{ name: 's', forEach: ['x'] }])), new Map(), 'a spec not expanded has no items')
+  const [step] = steps([{ name: 's', forEach: ['x', 'y'] }])
+  const items = ['s[0]', 's[1]'].map(name => ({ ...step, name }))
+  t.same(itemGroups({ fanOuts: new Map([['s', { step, items }]]) } as never), new Map([['s', ['s[0]', 's[1]']]]))
 })
 
 t.test('an output is still read while a step after it, or a forEachFrom over it, has not succeeded', async t => {
@@ -89,4 +91,19 @@ t.test('an output is still read while a step after it, or a forEachFrom over it,
   t.notOk(done('a'))
   t.notOk(done('s[0]'))
   t.ok(outputStillRead(dag, records({ b: 'Failed' }), groups)('a'), 'a failed reader may be rerun')
+})
+
+t.test('a step view answers for a fan-out step from its items, as one step', async t => {
+  const groups = new Map([['s', ['s[0]', 's[1]', 's[2]']]])
+  const phases = records({ a: 'Succeeded', 's[0]': 'Succeeded', 's[1]': 'Failed', 's[2]': 'Running' })
+  const running = stepView(phases, groups)
+  t.equal(running.settled('s'), undefined, 'open while an item runs')
+  t.equal(running.certain('s'), 'Failed', 'but certain to fail once an item failed')
+  t.equal(running.openItems('s'), 1)
+  t.equal(running.openItems('a'), undefined, 'a step without items')
+  t.same(running.settled('a'), { end: 'Succeeded' })
+  t.same(running.itemRecords('s')?.map(r => r?.phase), ['Succeeded', 'Failed', 'Running'])
+  const done = stepView(records({ 's[0]': 'Succeeded', 's[1]': 'Succeeded', 's[2]': 'Succeeded' }), groups)
+  t.same(done.settled('s'), { end: 'Succeeded', anySucceeded: true, allFailed: false })
+  t.equal(done.openItems('s'), 0)
 })

@@ -78,7 +78,10 @@ t.test('expansion: items as flows, dependants on every item; an unknown output w
   const expanded = expandFanOut(parsed.value, latest(done('["a", "b"]')), now).flows
   t.same(expanded.map(f => f.name), ['list', 'load[0]', 'load[1]', 'report'])
   t.same(expanded.map(jobPartOf), ['list', 'load-item-0', 'load-item-1', 'report'])
-  t.same(expanded[3]?.dependencies, ['load[0]', 'load[1]'])
+  t.same(expanded[3]?.dependencies, ['load'], 'a dependant names the step, never its items')
+  const plan = expandFanOut(parsed.value, latest(done('["a", "b"]')), now)
+  t.same([...plan.fanOuts.keys()], ['load'], 'the fan-out step is one node of the plan')
+  t.same(plan.fanOuts.get('load')?.items.map(i => i.item?.value), ['a', 'b'])
   t.same(expanded[1]?.item, { step: 'load', index: 0, value: 'a', parallelism: undefined })
   t.same(expanded[1]?.retry, { limit: 2, backoffSeconds: 10, maxBackoffSeconds: 300 }, 'retries per item')
   const late = new Date('2026-01-02T03:01:00Z')
@@ -88,9 +91,10 @@ t.test('expansion: items as flows, dependants on every item; an unknown output w
 })
 
 t.test('the items of a step are counted for people', async t => {
-  const fannedIn = new Map([['shard', ['shard[0]', 'shard[1]', 'shard[2]']]])
-  t.equal(namesForPeople(['a', 'shard[0]', 'shard[2]'], fannedIn), 'a, shard (2 of 3 items)')
-  t.equal(namesForPeople(['a', 'b'], undefined), 'a, b')
+  const groups = new Map([['shard', ['shard[0]', 'shard[1]', 'shard[2]']]])
+  const open = (step: string): number | undefined => (step === 'shard' ? 2 : undefined)
+  t.equal(namesForPeople(['a', 'shard'], groups, open), 'a, shard (2 of 3 items)')
+  t.equal(namesForPeople(['a', 'b'], new Map(), open), 'a, b')
 })
 
 t.test('a bad template of a fan-out step is one problem, said of the step, not one per item', async t => {
