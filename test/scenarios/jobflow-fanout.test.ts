@@ -8,6 +8,7 @@ import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
 import { containerEnvironment } from '../../src/k8s/expansion.js'
+import { condition } from '../helpers/conditions.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'batch' }
 
@@ -147,7 +148,7 @@ t.test('forEachFrom a step that failed or was skipped, yet started by a when or 
   // "waiting for list", for ever.
   const cases: Array<{ list?: Record<string, unknown>, load: Record<string, unknown>, fails?: boolean }> = [
     { load: { dependencies: ['list'], when: "flows.list.phase == 'Failed'" }, fails: true },
-    { load: { depends: 'list.Failed' }, fails: true },
+    { load: { depends: 'list || list.Failed' }, fails: true },
     { list: { when: 'false' }, load: { dependencies: ['list'] } }
   ]
   for (const { list, load, fails } of cases) {
@@ -162,6 +163,17 @@ t.test('forEachFrom a step that failed or was skipped, yet started by a when or 
       message: `forEachFrom list: list ${ended}, so it has no output to read items from`
     }, what)
   }
+})
+
+t.test('forEachFrom a step its depends needs not to have succeeded: Invalid before any Job', async t => {
+  // Until 0.3.0 this ran list and then failed load: list had no output to read items from.
+  const sim = simulator(t)
+  sim.apply(batch([step('list'), step('load', { depends: 'list.Failed', forEachFrom: 'list' })]))
+  await sim.runUntilQuiet()
+  t.equal(status(sim).phase, 'Invalid')
+  t.match(condition(sim.get(flowRef)?.status, 'Valid')?.message,
+    /^flow "load": depends "list.Failed" holds only when list did not succeed/)
+  t.same(jobsNamed(sim), [])
 })
 
 t.test('a forEachFrom step skipped before its items were known stays skipped: the finished status stays', async t => {

@@ -69,6 +69,39 @@ export function evaluateDepends (node: DependsNode, settled: (step: string) => S
   }
 }
 
+/**
+ * The value of an expression when only some of its steps have ended (`known` gives undefined for
+ * the others): true or false when those decide it whatever the others do, else undefined. Kleene's
+ * three-valued logic, linear in the expression's size: sound (a definite answer is the answer of
+ * every run), not complete (`a.Failed || (b && !b)` is undefined, not false).
+ */
+export function dependsValue (
+  node: DependsNode,
+  known: (step: string) => SettledStep | undefined
+): boolean | undefined {
+  switch (node.op) {
+    case 'ref': {
+      const step = known(node.step)
+      return step === undefined ? undefined : refValue(step, node.result)
+    }
+    case 'not': {
+      const value = dependsValue(node.arg, known)
+      return value === undefined ? undefined : !value
+    }
+    case 'and': case 'or': {
+      // The value that decides (false for `and`, true for `or`) wins over any unknown.
+      const decides = node.op === 'or'
+      let unknown = false
+      for (const arg of node.args) {
+        const value = dependsValue(arg, known)
+        if (value === decides) return decides
+        if (value === undefined) unknown = true
+      }
+      return unknown ? undefined : !decides
+    }
+  }
+}
+
 function refValue (step: SettledStep, result: DependsResult | undefined): boolean {
   switch (result) {
     case undefined: return satisfiesBareName(step.end)

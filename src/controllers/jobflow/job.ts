@@ -31,7 +31,8 @@ export interface JobInputs {
 
 /**
  * The desired Job of `flow`. `template` is the flow's JobSpec (inline or from its JobTemplate);
- * it is copied, never changed. Returns the Job, or a problem that makes the spec invalid.
+ * it is copied, never changed. Returns the Job, or a problem that makes the spec invalid. The
+ * containers the flow names were checked with its template (spec.ts jobSpecProblems).
  */
 export function buildFlowJob (
   id: JobIdentity,
@@ -52,9 +53,6 @@ export function buildFlowJob (
   // Outcomes come from the Job's conditions, so OnFailure works too; Never is the default
   // because then every failed attempt leaves a pod behind to read the logs of.
   pod.restartPolicy ??= 'Never'
-  if (flow.outputFrom !== undefined && !pod.containers.some(c => c.name === flow.outputFrom)) {
-    return `flow ${JSON.stringify(flow.name)}: outputFrom names no container of its pod: ${flow.outputFrom}`
-  }
   appendEnv(pod, [...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : [])])
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)

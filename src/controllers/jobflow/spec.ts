@@ -8,15 +8,13 @@ import { isDnsLabel } from '../../k8s/names.js'
 import { parseGlobalParams, objectList, type GlobalParams } from '../common/global-params.js'
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { orderByDependencies } from './dag.js'
-import { jobSpecProblems } from '../common/job-spec.js'
+import { jobSpecProblems as podSpecProblems } from '../common/job-spec.js'
 import { whenProblem } from './when.js'
 import { MAX_ITEMS } from '../../formats/jobflow-status.js'
-import { parseDepends, type DependsExpression } from './depends.js'
+import { dependsValue, parseDepends, type DependsExpression } from './depends.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
-
-export { jobSpecProblems }
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
 export { MAX_ITEMS }
@@ -112,7 +110,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
   const queue = parseQueue(spec, 'spec', problems)
 
-  problems.push(...attemptNameClashes(flows.map(f => f.name)), ...itemNameClashes(flows))
+  problems.push(...attemptNameClashes(flows.map(f => f.name)), ...itemNameClashes(flows), ...itemlessReaders(flows))
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
@@ -181,6 +179,50 @@ function itemNameClashes (flows: readonly FlowSpec[]): string[] {
     return [`flow ${JSON.stringify(flow.name)} has the Job name of an item of flow ${JSON.stringify(match[1])}: ` +
       'rename one of them']
   })
+}
+
+/**
+ * A `forEachFrom` step whose `depends` can hold only when its source did not succeed: a plain
+ * step has an output only once it succeeded, so such a step could never read its items (it would
+ * fail when started, or be skipped). Decided with the source succeeded and every other step
+ * unknown (depends.ts dependsValue). A fan-out source is left alone: its items' outputs are read
+ * however it ended.
+ */
+function itemlessReaders (flows: readonly FlowSpec[]): string[] {
+  const fanOut = new Set(flows.filter(f => f.forEach !== undefined || f.forEachFrom !== undefined).map(f => f.name))
+  return flows.flatMap(flow => {
+    const from = flow.forEachFrom
+    if (from === undefined || flow.depends === undefined || fanOut.has(from)) return []
+    const value = dependsValue(flow.depends.tree, step => (step === from ? { end: 'Succeeded' } : undefined))
+    if (value !== false) return []
+    return [`flow ${JSON.stringify(flow.name)}: depends ${JSON.stringify(flow.depends.source)} holds only when ` +
+      `${from} did not succeed, so forEachFrom ${from} could never read items (${from} has an output only ` +
+      'once it succeeded)']
+  })
+}
+
+/**
+ * What is wrong with a flow's Job spec (inline, or its JobTemplate's, patched): what the API
+ * server would refuse (common/job-spec.ts), and a container the flow names (`outputFrom`, its
+ * script's) that its pod does not have. Checked for every flow still to start, before any Job of
+ * the sync is built: a JobTemplate is only known then.
+ */
+export function jobSpecProblems (
+  spec: JobSpec,
+  at: string,
+  flow?: Pick<FlowSpec, 'outputFrom' | 'script'>
+): string[] {
+  const problems = podSpecProblems(spec, at)
+  if (problems.length > 0 || flow === undefined) return problems
+  const containers = (spec.template.spec?.containers ?? []).map(c => c.name)
+  if (flow.outputFrom !== undefined && !containers.includes(flow.outputFrom)) {
+    problems.push(`${at}: outputFrom names no container of its pod: ${flow.outputFrom}`)
+  }
+  const script = flow.script
+  if (script?.container !== undefined && !containers.includes(script.container)) {
+    problems.push(`${at}: script ${script.name}: no container ${JSON.stringify(script.container)} to run it in`)
+  }
+  return problems
 }
 
 /** `depends`, exclusive with `dependencies`: the steps it names become the flow's dependencies. */

@@ -267,7 +267,7 @@ function resolvePlan (sync: FlowSync, unstarted: PlannedFlow[]): Resolved {
 /** What is wrong with a flow's JobSpec, named by its step. */
 function templateProblems (flow: PlannedFlow, template: JobSpec): string[] {
   const at = `flow ${JSON.stringify(stepOf(flow))}`
-  return jobSpecProblems(template, flow.patch !== undefined ? `${at} (its Job spec patched)` : at)
+  return jobSpecProblems(template, flow.patch !== undefined ? `${at} (its Job spec patched)` : at, flow)
 }
 
 /**

@@ -4,13 +4,16 @@
 // dependency's items' outputs), a `retry`, under FailFast or Continue, with every Job's outcome
 // scripted per attempt; each is played on the in-process Metacontroller and must:
 //
+// 0. be Invalid when read, creating no Job, if a step would wait on what cannot come: a
+//    `forEachFrom` over a plain step whose `depends` holds only when that step did not succeed
+//    (helpers/argo-dag.ts itemlessReaders, an oracle of its own); every other case must
 // 1. end, Succeeded or Failed, with every record settled when it does (none Pending, Queued or
 //    Running, none "added after the JobFlow finished", every step recorded), within bounds fixed
 //    from the spec before it runs (`bounds`: Jobs, simulated seconds, simulator steps), and with
 //    at most SYNCS_PER_CHANGE hook calls per clock event (3; measured: 2 at most);
 // 2. create every Job once (a retry is a Job of its own name), each named by a record;
-// 3. end in the phase Argo's assessDAGPhase gives, by an oracle written here from the final
-//    records alone (not branches.ts);
+// 3. end in the phase Argo's assessDAGPhase gives, by an oracle written from the final records
+//    alone (helpers/argo-dag.ts, not branches.ts);
 // 4. while it runs, have every Pending record say what it waits for, naming only dependencies
 //    that had not finished.
 //
@@ -25,6 +28,9 @@ import { Simulator } from '../../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../../src/simulator/controllers.js'
 import type { JobScript } from '../../../src/simulator/jobs.js'
 import { fuzzSettings } from '../../helpers/fuzz.js'
+import {
+  itemlessReaders, lastRecords, nodePhase, oraclePhase, SETTLED, type Rec
+} from '../../helpers/argo-dag.js'
 
 const FLOW = 'dag'
 const NAMES = 'abcdefghijkl'.split('')
@@ -33,7 +39,6 @@ const MAX_SECONDS = 20
 /** The most items a `forEachFrom` step gets: every generated array and fan-out has at most 4. */
 const MAX_ITEMS = 4
 const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'work'] }]
-const SETTLED = new Set(['Succeeded', 'Failed', 'Skipped'])
 
 // ---- what is generated: genes, read into a spec below -------------------------------------------
 
@@ -118,6 +123,8 @@ interface Case {
   steps: Step[]
   spec: KubeObject
   outcomes: Record<string, JobScript>
+  /** The steps that make the spec Invalid when read (helpers/argo-dag.ts): then nothing runs. */
+  invalid: string[]
 }
 
 /** A `depends` over `candidates`, each step it names added to `named`. */
@@ -213,7 +220,7 @@ function readCase (gene: { steps: StepGene[], failurePolicy: string }): Case {
     metadata: { name: FLOW, namespace: 'default' },
     spec: { failurePolicy: gene.failurePolicy, flows: steps.map(s => s.flow) }
   }
-  return { steps, spec, outcomes }
+  return { steps, spec, outcomes, invalid: itemlessReaders(steps) }
 }
 
 // ---- the bounds ----------------------------------------------------------------------------------
@@ -265,52 +272,6 @@ function backoffBefore (step: Step, attempt: number): number {
   return (step.retry?.backoffSeconds ?? 0) * 2 ** (attempt - 2)
 }
 
-// ---- the oracle: Argo's assessDAGPhase over the final records --------------------------------------
-
-interface Rec { name: string, jobName: string, phase: string, message?: string, attempt?: number }
-
-/** Each record name's last attempt. */
-function lastRecords (records: readonly Rec[]): Map<string, Rec> {
-  const last = new Map<string, Rec>()
-  for (const r of records) {
-    const seen = last.get(r.name)
-    if (seen === undefined || (r.attempt ?? 1) >= (seen.attempt ?? 1)) last.set(r.name, r)
-  }
-  return last
-}
-
-/**
- * A step as one node: its own record (a plain step, or a fan-out step while its items are not
- * known, or when it has none), else its items': Failed if one failed, Skipped if every one was,
- * else Succeeded (Argo's task group, which starts Succeeded and only a failed child changes).
- * Undefined while nothing of it is recorded.
- */
-function nodePhase (step: Step, last: ReadonlyMap<string, Rec>): string | undefined {
-  const own = last.get(step.name)
-  if (own !== undefined || !step.fanOut) return own?.phase
-  const items = [...last.values()].filter(r => r.name.startsWith(`${step.name}[`)).map(r => r.phase)
-  if (items.length === 0) return undefined
-  if (items.some(p => !SETTLED.has(p))) return 'Running'
-  if (items.includes('Failed')) return 'Failed'
-  return items.every(p => p === 'Skipped') ? 'Skipped' : 'Succeeded'
-}
-
-/**
- * The phase Argo gives the flow: walking in spec order (dependencies come first), a step that ran
- * gives its branch its phase, a skipped one (its `when`, or omitted) carries on Failed from any
- * step it depends on; the flow fails iff a leaf (no step depends on it) is on a failed branch.
- */
-function oraclePhase (steps: readonly Step[], records: readonly Rec[]): string {
-  const last = lastRecords(records)
-  const failing = new Set<string>()
-  for (const step of steps) {
-    const phase = nodePhase(step, last)
-    if (phase === 'Failed' || (phase === 'Skipped' && step.deps.some(d => failing.has(d)))) failing.add(step.name)
-  }
-  const followed = new Set(steps.flatMap(s => s.deps))
-  return steps.some(s => !followed.has(s.name) && failing.has(s.name)) ? 'Failed' : 'Succeeded'
-}
-
 // ---- the run -------------------------------------------------------------------------------------
 
 /** Whether a step has finished in this status. */
@@ -355,6 +316,8 @@ interface Played {
   events: number
   seconds: number
   problems: string[]
+  /** The message of condition Valid. */
+  valid: string
 }
 
 type Bounds = ReturnType<typeof bounds>
@@ -370,7 +333,7 @@ async function play (c: Case, limit: Bounds): Promise<Played> {
   })
   const problems: string[] = []
   const byName = new Map(c.steps.map(s => [s.name, s]))
-  const statusOf = (): { phase?: unknown, jobs?: Rec[] } => {
+  const statusOf = (): { phase?: unknown, jobs?: Rec[], conditions?: Array<{ type: string, message: string }> } => {
     const status = sim.store.view(JOBHOOKS_API_VERSION, 'JobFlow')[0]?.status
     return isRecord(status) ? status : {}
   }
@@ -417,6 +380,7 @@ async function play (c: Case, limit: Bounds): Promise<Played> {
   const status = statusOf()
   return {
     phase: status.phase,
+    valid: status.conditions?.find(condition => condition.type === 'Valid')?.message ?? '',
     records: status.jobs ?? [],
     created: sim.timeline.filter(e => e.type === 'created' && e.object.kind === 'Job').map(e => e.object.name),
     syncs: summary.reconciles,
@@ -429,6 +393,15 @@ async function play (c: Case, limit: Bounds): Promise<Played> {
 /** What breaks the four properties in one run. */
 function broken (c: Case, played: Played, limit: Bounds): string[] {
   const problems = [...played.problems]
+  // 0. A spec that would wait on something that cannot come is Invalid when read: no Job at all.
+  if (c.invalid.length > 0) {
+    const phase = String(played.phase)
+    if (phase !== 'Invalid') problems.push(`it ended ${phase}, not Invalid for ${c.invalid.join(', ')}`)
+    const unnamed = c.invalid.filter(name => !played.valid.includes(`flow "${name}": depends`))
+    if (unnamed.length > 0) problems.push(`condition Valid does not name ${unnamed.join(', ')}: ${played.valid}`)
+    if (played.created.length > 0) problems.push(`Jobs created: ${played.created.join(', ')}`)
+    return problems
+  }
   // 1. It ends, within the bounds, every record settled.
   if (played.phase !== 'Succeeded' && played.phase !== 'Failed') problems.push(`it ended ${String(played.phase)}`)
   const open = played.records.filter(r => !SETTLED.has(r.phase)).map(r => `${r.name} ${r.phase} "${r.message ?? ''}"`)
@@ -479,6 +452,7 @@ function describe (c: Case, played: Played): string {
 
 t.test('any DAG ends, creates each Job once, ends as Argo says, and says what it waits for', async t => {
   let runs = 0
+  let invalid = 0
   let busiest = 0
   let longest = 0
   const property = fc.asyncProperty(caseGene, async gene => {
@@ -486,6 +460,7 @@ t.test('any DAG ends, creates each Job once, ends as Argo says, and says what it
     const limit = bounds(c)
     const played = await play(c, limit)
     runs++
+    if (c.invalid.length > 0) invalid++
     busiest = Math.max(busiest, played.syncs / (played.events + 1))
     longest = Math.max(longest, played.seconds / limit.seconds)
     const problems = broken(c, played, limit)
@@ -494,6 +469,7 @@ t.test('any DAG ends, creates each Job once, ends as Argo says, and says what it
   // A case that never ends runs to its bound: should shrinking it take long, the smallest case found
   // by then is reported, before tap's own timeout.
   await t.resolves(fc.assert(property, { ...fuzzSettings(150), interruptAfterTimeLimit: 80_000 }))
-  t.comment(`${runs} runs (with any shrinking); at most ${busiest.toFixed(2)} hook calls per clock event, ` +
+  t.comment(`${runs} runs (with any shrinking), ${invalid} Invalid when read; ` +
+    `at most ${busiest.toFixed(2)} hook calls per clock event, ` +
     `${Math.round(longest * 100)}% of the bound of simulated seconds`)
 })

@@ -2,7 +2,7 @@
 // have), refused with the place of the mistake, and evaluated over settled steps.
 import t from 'tap'
 import {
-  evaluateDepends, parseDepends, type DependsExpression, type SettledStep
+  dependsValue, evaluateDepends, parseDepends, type DependsExpression, type SettledStep
 } from '../../../src/controllers/jobflow/depends.js'
 
 function parsed (source: string): DependsExpression {
@@ -51,4 +51,20 @@ t.test('mistakes are named with their place', async t => {
   t.equal(parseDepends('Build'), 'depends: unexpected "B" at character 1', 'step names are lowercase labels')
   t.equal(parseDepends('('.repeat(40) + 'a' + ')'.repeat(40)), 'depends nests deeper than 32')
   t.equal(parseDepends('a'.repeat(1025)), 'depends is longer than 1024 characters')
+})
+
+t.test('with only some steps ended: true or false when they decide it, else unknown', async t => {
+  const value = (source: string): boolean | undefined =>
+    dependsValue(parsed(source).tree, step => (step === 'x' ? { end: 'Succeeded' } : undefined))
+  t.equal(value('x.Failed'), false)
+  t.equal(value('x.Failed || x.Omitted || x.Skipped || x.Errored'), false)
+  t.equal(value('x.Failed && y'), false, 'a false operand decides an and')
+  t.equal(value('!x || y.Failed && x.Skipped'), false)
+  t.equal(value('x.AnySucceeded || x.AllFailed'), false, 'a step that is no fan-out has neither')
+  t.equal(value('x'), true)
+  t.equal(value('x.Failed || !x.Failed'), true)
+  t.equal(value('x.Succeeded || y'), true, 'a true operand decides an or')
+  t.equal(value('x.Failed || y'), undefined)
+  t.equal(value('!(x && y)'), undefined)
+  t.equal(value('x.Failed || (y && !y)'), undefined, 'sound, not complete: y against itself is not seen')
 })

@@ -190,3 +190,22 @@ t.test('a finished JobFlow keeps its phase when its spec turns invalid', async t
     t.same(response.children, keepAllObserved(request.children))
   }
 })
+
+t.test('what would fail a step when it is due is Invalid at the first sync, before any Job', async t => {
+  // Until 0.3.0: build ran, and the spec turned Invalid only when test was due; list ran, and
+  // load was skipped (list succeeded) or failed (list had no output to read items from).
+  const cases: Array<[string, string]> = [
+    ['sync-output-from-missing.v2.json', 'flow "test": outputFrom names no container of its pod: report'],
+    [
+      'sync-foreach-from-unreadable.v2.json',
+      'flow "load": depends "list.Failed || list.Omitted" holds only when list did not succeed, so ' +
+        'forEachFrom list could never read items (list has an output only once it succeeded)'
+    ]
+  ]
+  for (const [file, message] of cases) {
+    const response = respond(fixture(`jobflow/${file}`), context())
+    t.equal(response.status.phase, 'Invalid', file)
+    t.same(response.children, [], file)
+    t.match(condition(response.status, 'Valid'), { status: 'False', message }, file)
+  }
+})

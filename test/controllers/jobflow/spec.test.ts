@@ -1,0 +1,64 @@
+// Reading a JobFlow's spec: what makes it Invalid before anything runs. A `forEachFrom` step
+// whose `depends` needs its source not to have succeeded, and a container a flow names that its
+// pod does not have, are found when the spec is read, not when the step is due.
+import t from 'tap'
+import type { JobSpec } from 'kubernetes-types/batch/v1.js'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { jobSpecProblems, parseJobFlowSpec } from '../../../src/controllers/jobflow/spec.js'
+
+const template = { template: { spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] } } }
+
+function jobFlow (flows: Array<Record<string, unknown>>): KubeObject {
+  return {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'JobFlow',
+    metadata: { name: 'f', namespace: 'default' },
+    spec: { flows: flows.map(f => ({ jobTemplate: template, ...f })) }
+  }
+}
+
+/** The problems of a spec of `list`, maybe `other`, and `load`, a forEachFrom over `list` with this depends. */
+function problemsWith (depends: string, list: Record<string, unknown> = {}): string[] {
+  const parsed = parseJobFlowSpec(jobFlow([
+    { name: 'list', ...list },
+    { name: 'other' },
+    { name: 'load', depends, forEachFrom: 'list' }
+  ]))
+  return parsed.ok ? [] : parsed.problems
+}
+
+t.test('a forEachFrom step whose depends holds only when its source did not succeed is Invalid', async t => {
+  t.same(problemsWith('list.Failed'), [
+    'flow "load": depends "list.Failed" holds only when list did not succeed, so forEachFrom list could never ' +
+      'read items (list has an output only once it succeeded)'
+  ])
+  for (const depends of ['list.Failed || list.Omitted', '!list', 'list.Skipped && other', 'list.AnySucceeded']) {
+    t.equal(problemsWith(depends).length, 1, depends)
+  }
+})
+
+t.test('a depends that may hold once its source succeeded is valid, whatever else it allows', async t => {
+  for (const depends of ['list', 'list.Succeeded', 'list || list.Failed', 'list.Failed || other', '!other && list']) {
+    t.same(problemsWith(depends), [], depends)
+  }
+})
+
+t.test('a fan-out source is read however it ended: its items that succeeded give the array', async t => {
+  t.same(problemsWith('list.Failed', { forEach: [1, 2] }), [])
+})
+
+t.test('forEachFrom must name a dependency, which a depends names too', async t => {
+  t.match(problemsWith('other'), [/flow "load": forEachFrom must name one of its dependencies, not "list"/])
+})
+
+t.test('a container a flow names must be one of its pod', async t => {
+  const spec = template as JobSpec
+  t.same(jobSpecProblems(spec, 'flow "a"', { outputFrom: 'main' }), [])
+  t.same(jobSpecProblems(spec, 'flow "a"', { outputFrom: 'report' }),
+    ['flow "a": outputFrom names no container of its pod: report'])
+  const script = { name: 'retry.sh', args: [], container: 'side' }
+  t.same(jobSpecProblems(spec, 'flow "a" (its Job spec patched)', { script }),
+    ['flow "a" (its Job spec patched): script retry.sh: no container "side" to run it in'])
+  t.same(jobSpecProblems({ template: { spec: { containers: [] } } }, 'flow "a"', { outputFrom: 'report' }),
+    ['flow "a": the Job template has no containers (template.spec.containers)'], 'what the API server refuses first')
+})
