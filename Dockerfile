@@ -28,18 +28,19 @@ COPY src ./src
 # npm run build: tsc, then the accelerated skip compiled from src/protocol/skip.wat by wabt (a
 # devDependency, installed in this stage only) into dist/src/protocol/skip.wasm, beside the
 # JavaScript that loads it. The server only: the CLI and the simulator (npm run simulate, from a
-# clone) stay out, with `yaml`, a devDependency only they use.
+# clone) stay out, and `yaml`, which only they import, is removed in stage 2.
 RUN npm run build && rm -rf dist/src/cli dist/src/simulator dist/bench
 
-# 2. Production dependencies only, without what Node never loads: type declarations and source
-# maps (about half of @kubernetes/client-node), and the packages' own tests, fixtures and
-# benchmarks (the image holds no test files, ours or theirs).
+# 2. Production dependencies only, without what Node never loads: `yaml` (a dependency of the CLI
+# and the simulator, which stage 1 left out), type declarations and source maps (about half of
+# @kubernetes/client-node), and the packages' own tests, fixtures and benchmarks (the image holds
+# no test files, ours or theirs).
 FROM ${NODE_IMAGE} AS prod-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=secret,id=extra-ca,required=false \
     if [ -f /run/secrets/extra-ca ]; then export NODE_EXTRA_CA_CERTS=/run/secrets/extra-ca; fi && \
-    npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && \
+    npm ci --omit=dev --no-audit --no-fund && npm cache clean --force && rm -rf node_modules/yaml && \
     find node_modules -type f \( -name '*.d.ts' -o -name '*.d.mts' -o -name '*.d.cts' -o -name '*.map' \
       -o -name '*.test.*' -o -name '*.spec.*' -o -name '*.bench.*' \) -delete && \
     find node_modules -depth -type d \( -name test -o -name tests -o -name __tests__ -o -name spec -o -name specs \

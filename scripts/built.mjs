@@ -43,6 +43,8 @@ if (entry === undefined) {
   process.exit(2)
 }
 if (sourcesChanged()) {
+  // On stderr, so that what the entry writes to stdout stays exactly its document.
+  process.stderr.write('building… (a source changed since the last build; about half a minute)\n')
   // The stamp is taken before compiling: a file saved while tsc runs is compiled next time.
   const started = new Date()
   const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc')
