@@ -10,9 +10,12 @@ export type Write = (line: string) => void
 
 export class UsageError extends Error {}
 
-export const SIMULATE_USAGE = `usage: npm run simulate -- <manifest.yaml>... [options]
+export const SIMULATE_USAGE = `usage: kubectl jobhooks simulate -f <manifest.yaml>... [options]
+       npm run -s simulate -- <manifest.yaml>... [options]   (from a clone)
 
-  Manifests are applied in order, each once the one before has settled.
+  Plays the manifests with no cluster: an in-process Metacontroller, API server and Job
+  controller. Manifests are applied in order, each once the one before has settled.
+  -f, --filename FILE a manifest (may also be given bare); repeat for more
   --fail NAME        the Job of flow NAME (or the Job named NAME) fails; the ephemeral containers
                      injected into Pod NAME (or the Pods of Deployment or CollaSet NAME) exit 1.
                      NAME:N fails the first N attempts of flow NAME (its retries and reruns).
@@ -43,7 +46,8 @@ export const SIMULATE_USAGE = `usage: npm run simulate -- <manifest.yaml>... [op
   --coalesce         handle every event of one instant before the next sync, as Metacontroller's
                      queue folds a burst into one: a fan-out of thousands of items plays in
                      seconds (default: a sync after each event, as the examples' timelines show)
-  --output FORMAT    json: the timeline and the reports as JSON, for scripts; mermaid: each
+  -o, --output FORMAT
+                     json: the timeline and the reports as JSON, for scripts; mermaid: each
                      JobFlow as a Mermaid flowchart; html: one self-contained page with each
                      JobFlow's graph and a Gantt chart of its Jobs (default: text)
   --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1
@@ -75,7 +79,8 @@ const SIMULATE_OPTIONS = {
   'output-of': { type: 'string' },
   until: { type: 'string' },
   coalesce: { type: 'boolean' },
-  output: { type: 'string' },
+  output: { type: 'string', short: 'o' },
+  filename: { type: 'string', short: 'f' },
   nodes: { type: 'string' },
   pods: { type: 'string' },
   'hook-version': { type: 'string' }
@@ -90,8 +95,8 @@ const LIVE_OPTIONS = {
   help: { type: 'boolean', short: 'h' }
 } as const
 
-/** The spellings the simulation takes: `--name`, and `-h`. */
-const SIMULATE_FLAGS = new Set(['-h', ...Object.keys(SIMULATE_OPTIONS).map(name => `--${name}`)])
+/** The spellings the simulation takes: `--name`, `-h`, and kubectl's `-f` and `-o`. */
+const SIMULATE_FLAGS = new Set(['-h', '-f', '-o', ...Object.keys(SIMULATE_OPTIONS).map(name => `--${name}`)])
 
 /** A `--set` edit, made at the time of the `--at` after it. */
 export interface Edit { object?: string, path: string[], value: unknown, text: string, at: number }
@@ -240,6 +245,7 @@ function takeOption (args: SimulateArguments, pending: Pending[], name: string, 
       }
       args.output = value as SimulateOutput
       return
+    case 'filename': args.files.push(value); return
     case 'nodes': args.nodes = value; return
     case 'pods': args.pods = value; return
     case 'hook-version':

@@ -208,7 +208,8 @@ t.test('a missing file, a manifest without JobFlow and bad arguments fail clearl
   ]) {
     const bad = await run(argv)
     t.equal(bad.code, 2, `exit 2 for ${JSON.stringify(argv)}`)
-    t.match(bad.err.join('\n'), /usage: npm run simulate/)
+    const usage = /usage: kubectl jobhooks simulate -f <manifest\.yaml>\.\.\. \[options\]\n {7}npm run -s simulate -- /
+    t.match(bad.err.join('\n'), usage)
   }
   const help = await run(['--help'])
   t.equal(help.code, 0)

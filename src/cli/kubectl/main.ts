@@ -1,12 +1,13 @@
 // `kubectl jobhooks …` (bin/kubectl-jobhooks.mjs): see and steer jobhooks workloads from kubectl.
 // Exit codes as kubectl's: 0 done, 1 for anything that went wrong (a usage error, an API error,
-// a server that does not answer), its message on standard error.
+// a server that does not answer), its message on standard error. `simulate` plays a manifest with
+// no cluster (src/cli/simulate.ts) and keeps that command's own flags.
 import { pathToFileURL } from 'node:url'
 import { liveMain } from '../simulate-live.js'
 import { KubeClient, KubeError } from './client.js'
 import { getCommand } from './get.js'
 import { logsCommand } from './logs.js'
-import { parseOptions, USAGE, UsageError, type Options } from './options.js'
+import { commandIndex, parseOptions, USAGE, UsageError, type Options } from './options.js'
 import type { Io, Session } from './session.js'
 import { rerunCommand, suspendCommand } from './steer.js'
 import { watchCommand } from './watch.js'
@@ -21,8 +22,41 @@ async function preview (options: Options, io: Io): Promise<number> {
     ...(options.namespace !== undefined ? ['-n', options.namespace] : []),
     ...(options.output === 'json' ? ['--output', 'json'] : [])
   ]
-  const code = await liveMain(argv, line => io.out(`${line}\n`), line => io.err(`${line}\n`), options.context)
+  // The live preview's own last word when the cluster could not be read.
+  let noCluster = false
+  const err = asKubectl(io, line => { noCluster ||= line === 'error: no preview; nothing was written' })
+  const code = await liveMain(argv, line => io.out(`${line}\n`), err, options.context)
+  if (noCluster) io.err(`To play it with no cluster: kubectl jobhooks simulate -f ${options.filename}\n`)
   return code === 0 ? 0 : 1
+}
+
+/**
+ * `simulate …`: the simulator with its own flags (`-f`, `-o`, `--fail`, …); its usage errors exit
+ * 1 as kubectl's, any other code is the simulator's.
+ */
+async function simulate (argv: string[], io: Io): Promise<number> {
+  // Loaded only for this command: the simulator is most of the CLI's code.
+  const { main: simulateMain } = await import('../simulate.js')
+  const code = await simulateMain(argv, line => io.out(`${line}\n`), asKubectl(io))
+  return code === 2 ? 1 : code
+}
+
+/** The simulator's and the live preview's messages as kubectl words them: `error: …`, not `simulate: …`. */
+function asKubectl (io: Io, seen: (line: string) => void = () => {}): (line: string) => void {
+  return line => {
+    const worded = line.replace(/^simulate: /, 'error: ')
+    seen(worded)
+    io.err(`${worded}\n`)
+  }
+}
+
+/**
+ * The arguments after `simulate` when it is the command. The cluster flags before it are left
+ * out: with none, nothing is read from a cluster (`preview` is the live one).
+ */
+function simulateArguments (argv: string[]): string[] | undefined {
+  const at = commandIndex(argv)
+  return argv[at] === 'simulate' ? argv.slice(at + 1) : undefined
 }
 
 async function run (options: Options, io: Io): Promise<void> {
@@ -44,6 +78,8 @@ async function run (options: Options, io: Io): Promise<void> {
 }
 
 export async function pluginMain (argv: string[], io: Io): Promise<number> {
+  const simulating = simulateArguments(argv)
+  if (simulating !== undefined) return await simulate(simulating, io)
   try {
     const options = parseOptions(argv)
     if (options.command === 'help') {

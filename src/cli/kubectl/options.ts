@@ -36,6 +36,8 @@ Usage:
   kubectl jobhooks resume jf|dj <name>             go on (spec.suspend: false)
   kubectl jobhooks logs jf <name> <step> [--attempt N | --item I] [-f]   the logs of a step's pods
   kubectl jobhooks preview -f <manifest.yaml>      what the next sync would do (reads only)
+  kubectl jobhooks simulate -f <manifest.yaml> [-o json|html|mermaid]
+                                                   play it with no cluster (simulate --help)
 
 Flags:
   --kubeconfig FILE       the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
@@ -61,6 +63,21 @@ const FLAGS = {
   'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
+
+/** The flags that take a value, as they may be spelled: `--name` and their short `-x`. */
+const VALUE_FLAGS = new Set(Object.entries(FLAGS).flatMap(([name, flag]) => flag.type !== 'string'
+  ? []
+  : [`--${name}`, ...('short' in flag ? [`-${flag.short}`] : [])]))
+
+/** Where the command word is: the first argument that is neither a flag nor a flag's value (-1: none). */
+export function commandIndex (argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string
+    if (VALUE_FLAGS.has(arg) || arg === '-f') i++
+    else if (!arg.startsWith('-')) return i
+  }
+  return -1
+}
 
 /** `30s`, `500ms`, `1m`, or a bare number of seconds, as kubectl reads --request-timeout. */
 export function duration (value: string): number {
