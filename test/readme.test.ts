@@ -71,10 +71,10 @@ t.test(
   }
 )
 
-/** Each ```sh block of one `npm run simulate -- …` line (not --live), with the block after it. */
+/** Each ```sh block of one `kubectl jobhooks simulate …` line, with the block after it. */
 function simulateExamples (file: string, text: string): Example[] {
   const examples: Example[] = []
-  const block = /```sh\n(npm run simulate -- [^\n]*)\n```\n```[a-z]*\n((?:(?!```)[\s\S])*)```/g
+  const block = /```sh\n(kubectl jobhooks simulate [^\n]*)\n```\n```[a-z]*\n((?:(?!```)[\s\S])*)```/g
   for (const match of text.matchAll(block)) {
     const [, command = '', output = ''] = match
     if (command.includes('--live') || command.includes('--kubeconfig')) continue
@@ -117,7 +117,7 @@ t.test('every simulate example of the README and docs/ prints what the page show
   for (const example of examples) {
     const out: string[] = []
     const code = await main(
-      shellWords(example.command).slice(4),
+      shellWords(example.command).slice(3),
       line => out.push(...line.split('\n')),
       () => {}
     )
@@ -166,7 +166,7 @@ t.test("the README's examples are quoted from the headers of manifests/examples,
       found: block.join('\n')
     })
     t.ok(
-      block.some(l => l.startsWith('$ npm run simulate -- ')),
+      block.some(l => l.startsWith('$ kubectl jobhooks simulate ')),
       `${where}: with its simulate line`
     )
     t.ok(

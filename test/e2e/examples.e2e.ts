@@ -4,8 +4,9 @@
 // (test/helpers/example-promises.ts reads the headers; the unit tier holds the same promises
 // against the simulator). The one help the test gives is what kwok does not do: it runs Pods but
 // not ephemeral containers, so on the tier's own cluster the test writes their statuses in the
-// kubelet's place, failing or hanging the ones the example's `npm run simulate` line fails or
-// hangs (`--fail`, `--hang`): the line states what the example's containers do on a real node.
+// kubelet's place, failing or hanging the ones the example's `kubectl jobhooks simulate` line
+// fails or hangs (`--fail`, `--hang`): the line states what the example's containers do on a real
+// node.
 // kwok runs no command either: a termination message the example's command writes with a plain
 // echo, kwok writes in its place, as the simulator's kubelet does (test/e2e/kwok-stages.yaml).
 // An example that applies objects of Kueue's API runs where Kueue runs: the tier installs it when
@@ -18,6 +19,7 @@ import {
   brokenPromises,
   exampleObjects,
   examplePromises,
+  isSimulateLine,
   shellWords,
   type ExamplePromise,
 } from '../helpers/example-promises.js'
@@ -199,7 +201,7 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
 
   for (const command of promise.commands) {
     // The simulator's line is the unit tier's to run (test/cli/simulate.test.ts).
-    if (command.startsWith('npm run simulate')) continue
+    if (isSimulateLine(command)) continue
     const args = kubectlArgs(command, ns)
     const result = await cluster.kubectl(args)
     if (result.code !== 0) {
@@ -257,7 +259,7 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
 t.jobs = promises.length
 for (const promise of promises) {
   t.test(
-    `${promise.file}: ${promise.commands.filter((c) => !c.startsWith('npm ')).length} commands as printed, then ` +
+    `${promise.file}: ${promise.commands.filter((c) => !isSimulateLine(c)).length} commands as printed, then ` +
       `kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
     { skip: needsKueue(promise) && cluster.kueue === undefined ? 'needs Kueue, which this cluster has not' : false },
     async (t) => {

@@ -14,7 +14,7 @@ export interface ExamplePromise {
   file: string
   /** The commands of the header, in order, without the `$ `. */
   commands: string[]
-  /** The arguments of the `npm run simulate --` line. */
+  /** The arguments of the `kubectl jobhooks simulate` line. */
   simulate: string[]
   /** The last `kubectl get <resource> <name>`: what it names. */
   get: { resource: string; name: string }
@@ -76,8 +76,8 @@ export function promiseOf (file: string, text: string): ExamplePromise {
       }
     }
   }
-  const simulateLine = commands.find(c => c.startsWith('npm run simulate -- '))
-  if (simulateLine === undefined) throw new Error(`${file}: no "$ npm run simulate -- …" line in its header`)
+  const simulateLine = commands.find(isSimulateLine)
+  if (simulateLine === undefined) throw new Error(`${file}: no "$ kubectl jobhooks simulate -f …" line in its header`)
   if (get === undefined || table.length !== 2) {
     throw new Error(`${file}: no "$ kubectl get <resource> <name>" line followed by a header row and one row`)
   }
@@ -95,7 +95,12 @@ export function promiseOf (file: string, text: string): ExamplePromise {
   names.forEach((name, i) => {
     if (name !== 'NAME' && name !== 'AGE') columns[name] = cells[i] as string
   })
-  return { file, commands, simulate: shellWords(simulateLine).slice(4), get, columns }
+  return { file, commands, simulate: shellWords(simulateLine).slice(3), get, columns }
+}
+
+/** A header's simulator line: the unit tier plays it, the real tier skips it. */
+export function isSimulateLine (command: string): boolean {
+  return command.startsWith('kubectl jobhooks simulate ')
 }
 
 /**

@@ -37,8 +37,8 @@ t.test('the example, as its header says to simulate it, ends as its kubectl get 
   const promise = examplePromises().find(p => p.file === FILE)
   t.ok(promise, 'the example has a promise')
   if (promise === undefined) return
-  t.same(promise.simulate, [`manifests/examples/${FILE}`, '--kueue-quota', '2'])
-  const { code, out, err } = await run([MANIFEST, ...promise.simulate.slice(1), '--output', 'json'])
+  t.same(promise.simulate, ['-f', `manifests/examples/${FILE}`, '--kueue-quota', '2'])
+  const { code, out, err } = await run([MANIFEST, ...promise.simulate.slice(2), '--output', 'json'])
   t.equal(code, 0)
   t.same(err, [], 'no note: every object has its part, every queued Job was admitted')
   const object = JSON.parse(out.join('\n')).objects.find((o: { name: string }) => o.name === 'jobflow-kueue')
