@@ -338,6 +338,8 @@ t.test(
           '',
           (spec) => {
             spec.backoffLimit = 0
+            // Both nodes run to their own failure: FailFast, the default, would stop the second.
+            spec.failurePolicy = 'Continue'
             spec.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
             spec.template.spec.restartPolicy = 'Never'
             spec.template.spec.nodeSelector = pool
