@@ -65,6 +65,17 @@ export function daemonJobSpecFields (): { fields: Record<string, Schema>, table:
   return { fields, table }
 }
 
+/** globalParams.env's items: EnvVars, as the containers' own, from the same OpenAPI. */
+function envVarSchema (fields: Record<string, Schema>): Schema {
+  let node: Schema | undefined = fields.template
+  for (const step of ['spec', 'containers', 'env']) {
+    node = (node?.properties as Record<string, Schema> | undefined)?.[step]
+    if (step !== 'spec') node = node?.items as Schema | undefined
+  }
+  if (node === undefined) throw new Error('the JobSpec has no template.spec.containers[].env[]')
+  return { ...node, description: "A core/v1 EnvVar; a variable of the same name in the template's container wins." }
+}
+
 /** A schema as YAML nodes: short lists of scalars on one line, as the rest of the file. */
 function schemaNode (doc: Document, schema: unknown): Node {
   const node = doc.createNode(JSON.parse(JSON.stringify(schema))) as Node
@@ -93,6 +104,8 @@ export function renderDaemonJobCrd (text: string, fields: Record<string, Schema>
     }
     properties.items.push(doc.createPair(key, schemaNode(doc, schema)))
   }
+  const envItems = [...SPEC, 'properties', 'globalParams', 'properties', 'env', 'items']
+  doc.setIn(envItems, schemaNode(doc, envVarSchema(fields)))
   const rules = doc.getIn([...SPEC, 'x-kubernetes-validations'])
   if (!isSeq(rules)) throw new Error('the DaemonJob CRD lost its spec rules')
   return doc.toString({ lineWidth: 0, flowCollectionPadding: false })

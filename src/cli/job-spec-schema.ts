@@ -73,7 +73,7 @@ function described (schema: Schema, description: string | undefined): Schema {
 function typeSchema (table: ModelTable, type: string, format: string, field: string): Schema {
   if (QUANTITY_FIELDS.has(field) && type === 'string') return quantity()
   const list = /^Array<(.+)>$/.exec(type)?.[1]
-  if (list !== undefined) return { type: 'array', items: typeSchema(table, list, '', field) }
+  if (list !== undefined) return { type: 'array', items: typeSchema(table, list, format, field) }
   const map = /^\{ \[key: string\]: (.+); \}$/.exec(type)?.[1]
   if (map !== undefined) {
     const values = QUANTITY_FIELDS.has(field) ? quantity() : typeSchema(table, map, '', field)

@@ -59,6 +59,13 @@ export function unknownJobSpecFields (
   return problems.slice(0, limit)
 }
 
+/** The fields of `value`, an object of `model` (`V1EnvVar`), that the model does not have, at any depth. */
+export function unknownModelFields (value: unknown, model: string, path: string, limit = 10): string[] {
+  const problems: string[] = []
+  walkObject(value, model, path, problems)
+  return problems.slice(0, limit)
+}
+
 /** The unknown fields below `value`, a value of the field type `type`, into `problems`. */
 function walk (value: unknown, type: FieldType, path: string, problems: string[]): void {
   if (type.model === undefined || value === null || value === undefined) return

@@ -42,8 +42,6 @@ t.test('the spec holds the JobSpec and the DaemonJob\'s own fields, and keeps no
     .filter(({ node }) => node['x-kubernetes-preserve-unknown-fields'] === true)
     .map(({ path }) => path)
   t.same(loose.sort(), [
-    // globalParams.env: EnvVars as JobFlow's globalParams takes them (hand-written, not the JobSpec's).
-    'spec.globalParams.env[]',
     'spec.template.metadata.managedFields[].fieldsV1',
     'spec.template.spec.volumes[].ephemeral.volumeClaimTemplate.metadata.managedFields[].fieldsV1'
   ], 'free-form only where Kubernetes is')
@@ -77,6 +75,7 @@ t.test('the API server and the hook refuse the same unknown fields, and accept w
     ['an unknown top-level field', s => { s.restartLimit = 3 }, false],
     ['a misspelt container field', s => { container(s).imagePullPolicyy = 'Always' }, false],
     ['an unknown field in a list', s => { s.template.spec.volumes = [{ name: 'v', emptyDir: { size: 1 } }] }, false],
+    ['an unknown field of a global EnvVar', s => { s.globalParams.env = [{ name: 'A', vaule: 'b' }] }, false],
     ["BroadcastJob's failurePolicy object", s => { s.failurePolicy = { type: 'FailFast' } }, false],
     ["BroadcastJob's completionPolicy object", s => { s.completionPolicy = { type: 'Never' } }, false],
     ['a nodeParallelism of 0', s => { s.nodeParallelism = 0 }, false],
@@ -90,4 +89,9 @@ t.test('the API server and the hook refuse the same unknown fields, and accept w
     const problems = parsed.ok ? '' : parsed.problems.join('; ')
     t.equal(parsed.ok, ok, `hook: ${what} ${ok ? 'accepted' : 'refused'} (${problems})`)
   }
+  // Types and formats are the API server's: the hook reads field names only.
+  const notWhole = daemonJob(s => {
+    s.podFailurePolicy = { rules: [{ ...exitCode3, onExitCodes: { operator: 'In', values: [1.5] } }] }
+  })
+  t.not(openApiErrors(crd, notWhole).length, 0, 'API server: an int32 list refuses 1.5')
 })

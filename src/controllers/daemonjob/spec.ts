@@ -9,7 +9,7 @@ import type { Parsed } from '../common/parsed.js'
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { affinityProblems } from './eligibility.js'
 import { parseQueue, type QueueSpec } from '../common/queue.js'
-import { unknownJobSpecFields } from '../../k8s/job-spec-check.js'
+import { unknownJobSpecFields, unknownModelFields } from '../../k8s/job-spec-check.js'
 import { parsePolicies, type Policies } from './policies.js'
 
 /**
@@ -48,6 +48,9 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
   }
 
   const globalParams = parseGlobalParams(spec.globalParams, problems)
+  globalParams.env.forEach((env, i) => {
+    problems.push(...unknownModelFields(env, 'V1EnvVar', `spec.globalParams.env[${i}]`))
+  })
   const excluded = parseExcludeNodeList(spec.excludeNodeList, problems)
   const queue = parseQueue(spec, 'spec', problems)
   const policies = parsePolicies(spec, problems)
