@@ -8,7 +8,7 @@ import { parse } from 'yaml'
 import {
   DAEMONJOB_CRD, JOB_SPEC_FIELDS, daemonJobSpecFields, renderDaemonJobCrd, renderJobSpecFields, schemaSource
 } from '../../src/cli/daemonjob-crd.js'
-import { shorten } from '../../src/cli/job-spec-schema.js'
+import { QUANTITY_FIELDS, shorten } from '../../src/cli/job-spec-schema.js'
 import { parseDaemonJobSpec } from '../../src/controllers/daemonjob/spec.js'
 import { openApiErrors, schemaNodes, storageVersion } from '../helpers/manifests.js'
 import { fixture } from '../helpers/fixtures.js'
@@ -48,6 +48,13 @@ t.test('the spec holds the JobSpec and the DaemonJob\'s own fields, and keeps no
   const container = spec.properties.template.properties.spec.properties.containers
   t.same([container.minItems, container.maxItems], [1, 100], 'bounded, for the CEL rule on script.container')
   t.same(spec.properties.template.properties.spec.properties.restartPolicy.enum, ['Never', 'OnFailure'])
+})
+
+t.test('every quantity field named is a field of the models the JobSpec reaches', async t => {
+  for (const name of QUANTITY_FIELDS) {
+    const [model, field] = name.split('.') as [string, string]
+    t.ok(table.models.get(model)?.fields.some(f => f.name === field), name)
+  }
 })
 
 t.test('the CRD fits in what `kubectl apply` annotates (262144 bytes) with room for labels', async t => {
