@@ -433,6 +433,27 @@ t.test('the CRD refuses invalid DaemonJobs at kubectl apply time', async (t) => 
       },
       /script.container must name a container/,
     ],
+    [
+      'a field neither the DaemonJob nor a Job has (kubectl validates strictly)',
+      (spec) => {
+        spec.restartLimit = 3
+      },
+      /unknown field "spec.restartLimit"/,
+    ],
+    [
+      'a misspelt container field',
+      (spec) => {
+        spec.template.spec.containers[0].imagePullPolicyy = 'Always'
+      },
+      /unknown field "spec.template.spec.containers\[0\].imagePullPolicyy"/,
+    ],
+    [
+      "BroadcastJob's failurePolicy object",
+      (spec) => {
+        spec.failurePolicy = { type: 'FailFast', restartLimit: 3 }
+      },
+      /failurePolicy: Invalid value: "object"/,
+    ],
   ]
   for (const [what, mutate, message] of cases) {
     const result = await cluster.kubectl(['apply', '-n', ns, '-f', '-'], stringify(example('', mutate)))
