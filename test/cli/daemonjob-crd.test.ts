@@ -10,7 +10,7 @@ import {
 } from '../../src/cli/daemonjob-crd.js'
 import { QUANTITY_FIELDS, shorten } from '../../src/cli/job-spec-schema.js'
 import { parseDaemonJobSpec } from '../../src/controllers/daemonjob/spec.js'
-import { openApiErrors, schemaNodes, storageVersion } from '../helpers/manifests.js'
+import { celErrors, openApiErrors, schemaNodes, storageVersion } from '../helpers/manifests.js'
 import { fixture } from '../helpers/fixtures.js'
 
 const text = readFileSync(DAEMONJOB_CRD, 'utf8')
@@ -86,11 +86,13 @@ t.test('the API server and the hook refuse the same unknown fields, and accept w
     ["BroadcastJob's failurePolicy object", s => { s.failurePolicy = { type: 'FailFast' } }, false],
     ["BroadcastJob's completionPolicy object", s => { s.completionPolicy = { type: 'Never' } }, false],
     ['a nodeParallelism of 0', s => { s.nodeParallelism = 0 }, false],
-    ['a nodeParallelism of 150%', s => { s.nodeParallelism = '150%' }, false]
+    ['a nodeParallelism of 150%', s => { s.nodeParallelism = '150%' }, false],
+    ['a nodeParallelism of 3', s => { s.nodeParallelism = 3 }, true],
+    ['a nodeParallelism of 100%', s => { s.nodeParallelism = '100%' }, true]
   ]
   for (const [what, mutate, ok] of cases) {
     const object = daemonJob(mutate)
-    const errors = openApiErrors(crd, object)
+    const errors = [...openApiErrors(crd, object), ...celErrors(storageVersion(crd).schema.openAPIV3Schema, object)]
     t.same(errors.length === 0, ok, `API server: ${what} ${ok ? 'accepted' : 'refused'} (${errors.join('; ')})`)
     const parsed = parseDaemonJobSpec(object)
     const problems = parsed.ok ? '' : parsed.problems.join('; ')
