@@ -12,7 +12,7 @@ export interface Hold {
   why?: string
 }
 
-/** The nodes that start now, of `candidates` (eligible, no Job yet), and what holds the rest. */
+/** The nodes that start now, of `candidates` (eligible, no Job yet), and what holds the rest back. */
 export function startNow (
   candidates: string[],
   records: Map<string, NodeRecord>,
@@ -20,15 +20,17 @@ export function startNow (
   failurePolicy: FailurePolicy
 ): { start: string[], hold: Hold } {
   if (candidates.length === 0) return { start: [], hold: { waiting: 0 } }
-  const sorted = [...candidates].sort()
-  const held = (why: string): { start: string[], hold: Hold } => ({ start: [], hold: { waiting: sorted.length, why } })
+  const held = (why: string): { start: string[], hold: Hold } =>
+    ({ start: [], hold: { waiting: candidates.length, why } })
   const failed = firstFailed(records)
   if (failed !== undefined && failurePolicy !== 'Continue') {
     return held(`failurePolicy ${failurePolicy}: the Job of ${failed} failed` +
       (failurePolicy === 'Pause' ? ' (set failurePolicy to Continue to go on)' : ''))
   }
   if (policies.paused) return held('paused')
-  if (policies.nodeParallelism === undefined) return { start: sorted, hold: { waiting: 0 } }
+  if (policies.nodeParallelism === undefined) return { start: candidates, hold: { waiting: 0 } }
+  // Only a limit makes the order matter: the first nodes by name start.
+  const sorted = [...candidates].sort()
   const limit = parallelismLimit(policies.nodeParallelism, records.size + sorted.length)
   let running = 0
   for (const record of records.values()) if (isUnfinished(record)) running++
