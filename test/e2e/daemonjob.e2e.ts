@@ -338,6 +338,8 @@ t.test(
           '',
           (spec) => {
             spec.backoffLimit = 0
+            // Both nodes run to their own failure: FailFast, the default, would stop the second.
+            spec.failurePolicy = 'Continue'
             spec.template.metadata = { labels: { 'e2e-outcome': 'fail' } }
             spec.template.spec.restartPolicy = 'Never'
             spec.template.spec.nodeSelector = pool
@@ -430,6 +432,27 @@ t.test('the CRD refuses invalid DaemonJobs at kubectl apply time', async (t) => 
         spec.script = { name: 'retry.sh', container: 'sidecar' }
       },
       /script.container must name a container/,
+    ],
+    [
+      'a field neither the DaemonJob nor a Job has (kubectl validates strictly)',
+      (spec) => {
+        spec.restartLimit = 3
+      },
+      /unknown field "spec.restartLimit"/,
+    ],
+    [
+      'a misspelt container field',
+      (spec) => {
+        spec.template.spec.containers[0].imagePullPolicyy = 'Always'
+      },
+      /unknown field "spec.template.spec.containers\[0\].imagePullPolicyy"/,
+    ],
+    [
+      "BroadcastJob's failurePolicy object",
+      (spec) => {
+        spec.failurePolicy = { type: 'FailFast', restartLimit: 3 }
+      },
+      /failurePolicy: Invalid value: "object"/,
     ],
   ]
   for (const [what, mutate, message] of cases) {

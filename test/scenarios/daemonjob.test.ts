@@ -135,12 +135,14 @@ t.test(
   }
 )
 
-t.test('a failing node does not stop the others; Failed at the end; deleted Jobs are not re-run', async t => {
+t.test('Continue: a failing node does not stop the others; Failed at the end; deleted Jobs are not re-run', async t => {
   const sim = simulator(t)
   fiveNodes(sim)
   sim.apply(simNode('node-6'))
   sim.setJobOutcome(jobName('node-6'), { result: 'fail', afterSeconds: 5 })
-  sim.apply(example())
+  const daemonJob = example()
+  ;(daemonJob.spec as Record<string, unknown>).failurePolicy = 'Continue'
+  sim.apply(daemonJob)
   await sim.runUntilQuiet()
   t.same(createdJobs(sim).sort(), [jobName('node-3'), jobName('node-6')])
   const s = status(sim)

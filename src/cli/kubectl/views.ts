@@ -49,7 +49,9 @@ export function daemonJobView (daemonJob: KubeObject, jobs: KubeObject[], now: D
   const rows = [...byNode.values()].sort((a, b) => (a[0] as string).localeCompare(b[0] as string))
   return [
     ...header(daemonJob, 'phase', now),
-    `Nodes:      ${counts(daemonJob, ['desired', 'active', 'queued', 'succeeded', 'failed'])}`,
+    `Nodes:      ${counts(daemonJob, ['desired', 'active', 'queued', 'waiting', 'succeeded', 'failed'])}`,
+    // What holds Jobs back (paused, nodeParallelism, failurePolicy) or what it waits for.
+    ...(typeof status.message === 'string' ? [`Message:    ${status.message}`] : []),
     ...conditionLines(daemonJob),
     '',
     ...alignRows([['NODE', 'PHASE', 'JOB', 'STARTED', 'DURATION', 'MESSAGE'], ...rows])

@@ -11,8 +11,8 @@ export const daemonjobHooks: KindHooks = {
   kind: 'daemonjob',
   phaseField: 'phase',
   statusFields: [
-    'phase', 'message', 'desired', 'active', 'queued', 'succeeded', 'failed', 'startTime', 'completionTime',
-    'succeededNodes', 'failedNodes', 'conditions', 'observedGeneration'
+    'phase', 'message', 'desired', 'active', 'queued', 'waiting', 'succeeded', 'failed', 'startTime', 'completionTime',
+    'succeededNodes', 'failedNodes', 'defaultFailurePolicy', 'conditions', 'observedGeneration'
   ],
   sync: syncDaemonJob,
   customize: customizeDaemonJob,

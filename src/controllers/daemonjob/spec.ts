@@ -9,10 +9,16 @@ import type { Parsed } from '../common/parsed.js'
 import { parseInlineScripts, parseScriptRef, type ScriptRef } from '../../scripts/configmap.js'
 import { affinityProblems } from './eligibility.js'
 import { parseQueue, type QueueSpec } from '../common/queue.js'
+import { unknownJobSpecFields, unknownModelFields } from '../../k8s/job-spec-check.js'
+import { parsePolicies, type Policies } from './policies.js'
 
-/** The fields under `spec` that are ours; everything else is the JobSpec of every node's Job. */
+/**
+ * The fields under `spec` that are ours; the others are the JobSpec of every node's Job, and a
+ * field that is neither is refused (k8s/job-spec-check.ts), as the CRD's schema refuses it.
+ */
 export const DAEMONJOB_FIELDS = [
-  'globalParams', 'excludeNodeList', 'script', 'scripts', 'queueName', 'priorityClassName'
+  'globalParams', 'excludeNodeList', 'script', 'scripts', 'queueName', 'priorityClassName',
+  'nodeParallelism', 'failurePolicy', 'paused', 'completionPolicy'
 ] as const
 
 export interface DaemonJobSpec extends QueueSpec {
@@ -23,12 +29,14 @@ export interface DaemonJobSpec extends QueueSpec {
   excluded: ReadonlySet<string>
   script?: ScriptRef
   scripts: Record<string, string>
+  /** BroadcastJob's policies: nodeParallelism, failurePolicy, paused, completionPolicy. */
+  policies: Policies
 }
 
 export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
-  const problems: string[] = []
+  const problems: string[] = unknownJobSpecFields(spec, 'spec', DAEMONJOB_FIELDS)
 
   const job = Object.fromEntries(
     Object.entries(spec).filter(([key]) => !(DAEMONJOB_FIELDS as readonly string[]).includes(key))
@@ -40,8 +48,12 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
   }
 
   const globalParams = parseGlobalParams(spec.globalParams, problems)
+  globalParams.env.forEach((env, i) => {
+    problems.push(...unknownModelFields(env, 'V1EnvVar', `spec.globalParams.env[${i}]`))
+  })
   const excluded = parseExcludeNodeList(spec.excludeNodeList, problems)
   const queue = parseQueue(spec, 'spec', problems)
+  const policies = parsePolicies(spec, problems)
 
   let script: ScriptRef | undefined
   if (spec.script !== undefined && spec.script !== null) {
@@ -61,7 +73,8 @@ export function parseDaemonJobSpec (parent: KubeObject): Parsed<DaemonJobSpec> {
       excluded,
       ...queue,
       ...(script !== undefined ? { script } : {}),
-      scripts: scripts as Record<string, string>
+      scripts: scripts as Record<string, string>,
+      policies
     }
   }
 }

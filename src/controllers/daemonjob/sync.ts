@@ -18,6 +18,9 @@ import { eligibilityCheck } from './eligibility.js'
 import { nodeJobFigures } from './answer-size.js'
 import { answerSizeProblems } from '../common/answer-size.js'
 import { DAEMONJOB_LABEL, nodeJobBuilder, nodeOfJob, podTemplate } from './job.js'
+import { jobOutcome } from '../../k8s/jobs.js'
+import { defaultFailurePolicy, type FailurePolicy } from './policies.js'
+import { firstFailed, holdMessage, startNow, stopUnfinished, type Hold } from './hold.js'
 import {
   countNodes, countsStatus, isUnfinished, memoryStatus, observeNodes, readRecords, type Counts, type NodeRecord
 } from './records.js'
@@ -46,6 +49,8 @@ interface DaemonJobSync {
   finished: boolean
   /** The Nodes Metacontroller sent, or undefined when it sent no Node group at all. */
   nodes: KubeObject[] | undefined
+  /** The failurePolicy while the spec sets none, recorded at the first sync (policies.ts). */
+  defaultFailurePolicy: 'FailFast' | 'Continue'
 }
 
 function observe (request: SyncRequest, now: Date): DaemonJobSync {
@@ -63,7 +68,8 @@ function observe (request: SyncRequest, now: Date): DaemonJobSync {
     memory,
     records: observeNodes(observedJobs, memory, now),
     finished: typeof previous.completionTime === 'string',
-    nodes
+    nodes,
+    defaultFailurePolicy: defaultFailurePolicy(previous)
   }
 }
 
@@ -75,25 +81,36 @@ interface Ineligible {
   count: number
 }
 
-/** The nodes this sync creates a Job for, and those not eligible for one. */
+/** The nodes this sync creates a Job for, those not eligible for one, and what holds the others back. */
 interface NodeChoice {
   toCreate: string[]
   ineligible: Ineligible
+  hold: Hold
+  /** A FailFast DaemonJob whose node's Job failed: it fails now and stops its unfinished Jobs. */
+  failing: boolean
+  /** completionPolicy Never: it never finishes. */
+  never: boolean
 }
 
 /** observe → check the script → choose the nodes → build the Jobs → render. */
 export function syncDaemonJob (request: SyncRequest, context: HookContext): SyncAnswer {
-  const sync = observe(request, context.now)
-  const parsed = parseDaemonJobSpec(sync.parent)
-  if (!parsed.ok) return invalid(sync, parsed.problems)
+  const observed = observe(request, context.now)
+  const parsed = parseDaemonJobSpec(observed.parent)
+  if (!parsed.ok) return invalid(observed, parsed.problems)
   const spec = parsed.value
-  const scripts = scriptsFor(sync, spec, context)
-  if (Array.isArray(scripts)) return invalid(sync, scripts)
+  const scripts = scriptsFor(observed, spec, context)
+  if (Array.isArray(scripts)) return invalid(observed, scripts)
   const pod = podTemplate(spec).spec as PodSpec
-  const choice = chooseNodes(sync, pod, spec.excluded)
-  // A finished Job goes once its TTL has passed and the observed status holds its outcome.
+  const choice = chooseNodes(observed, pod, spec)
+  const failed = firstFailed(observed.records)
+  // FailFast, as BroadcastJob: once a node's Job failed, the unfinished ones stop and say why.
+  const sync = choice.failing && failed !== undefined
+    ? { ...observed, records: stopUnfinished(observed.records, failed, observed.now) }
+    : observed
+  // A finished Job goes once its TTL has passed and the observed status holds its outcome; a Job
+  // FailFast stopped (its node recorded Failed, the Job itself without an outcome) goes at once.
   const decisions = new Map<KubeObject, JobTtlDecision>(sync.observedJobs.map(job => [job, ttlDecision(sync, job)]))
-  const keptJobs = sync.observedJobs.filter(job => decisions.get(job)?.drop !== true)
+  const keptJobs = sync.observedJobs.filter(job => decisions.get(job)?.drop !== true && !wasStopped(sync, job))
   const children = keptJobs.map(keepAsObserved)
   const build = nodeJobBuilder(sync.parent, spec, scripts?.metadata.name)
   for (const node of choice.toCreate) {
@@ -139,20 +156,38 @@ function scriptsFor (
   return scriptsConfigMap(name, namespace, { [DAEMONJOB_LABEL]: fitName(name) }, resolved.scripts)
 }
 
-/** Every node without a Job or an outcome gets its Job, if it is eligible and we are not done. */
-function chooseNodes (sync: DaemonJobSync, pod: PodSpec, excluded: ReadonlySet<string>): NodeChoice {
-  const choice: NodeChoice = { toCreate: [], ineligible: { named: [], count: 0 } }
-  if (sync.finished) return choice
-  const ineligibility = eligibilityCheck(pod, excluded)
+/**
+ * Every eligible node without a Job or an outcome gets its Job unless we are done or a policy
+ * holds it back (hold.ts): paused, nodeParallelism, or a failure under FailFast or Pause.
+ */
+function chooseNodes (sync: DaemonJobSync, pod: PodSpec, spec: DaemonJobSpec): NodeChoice {
+  const { policies } = spec
+  const failurePolicy: FailurePolicy = policies.failurePolicy ?? sync.defaultFailurePolicy
+  const never = policies.completionPolicy === 'Never'
+  const failing = !sync.finished && failurePolicy === 'FailFast' && firstFailed(sync.records) !== undefined
+  const choice: NodeChoice = { toCreate: [], ineligible: { named: [], count: 0 }, hold: { waiting: 0 }, failing, never }
+  if (sync.finished || failing) return choice
+  const ineligibility = eligibilityCheck(pod, spec.excluded)
   const { ineligible } = choice
+  const candidates: string[] = []
   for (const node of sync.nodes ?? []) {
     const reason = ineligibility(node)
     if (reason !== undefined) {
       // Only the first few ineligible nodes are named in a message; the rest are counted.
       if (ineligible.count++ < NAMED_IN_MESSAGE) ineligible.named.push(`${node.metadata.name}: ${reason}`)
-    } else if (!sync.records.has(node.metadata.name)) choice.toCreate.push(node.metadata.name)
+    } else if (!sync.records.has(node.metadata.name)) candidates.push(node.metadata.name)
   }
+  const { start, hold } = startNow(candidates, sync.records, policies, failurePolicy)
+  // In the order the Nodes came, as before the policies: only which of them start is new.
+  const starting = new Set(start)
+  choice.toCreate = candidates.filter(node => starting.has(node))
+  choice.hold = hold
   return choice
+}
+
+/** A Job FailFast stopped: its node is recorded Failed while the Job itself has no outcome. */
+function wasStopped (sync: DaemonJobSync, job: KubeObject): boolean {
+  return sync.records.get(nodeOfJob(job) ?? job.metadata.name)?.phase === 'Failed' && jobOutcome(job) === undefined
 }
 
 /** A node's finished Job under its TTL, judged by what the observed status remembers of that node. */
@@ -163,13 +198,15 @@ function ttlDecision (sync: DaemonJobSync, job: KubeObject): JobTtlDecision {
 function renderStatus (sync: DaemonJobSync, choice: NodeChoice, pod: PodSpec): Record<string, unknown> {
   const { records, finished, previous, now } = sync
   const counts = countNodes(records, choice.toCreate.length)
-  const phase = daemonJobPhase(counts, records, finished, sync.nodes !== undefined)
-  const message = finished ? undefined : statusMessage(sync, counts, choice.ineligible, selectorWords(pod))
+  const phase = daemonJobPhase(counts, records, finished, sync.nodes !== undefined, choice)
+  const message = finished || phase === 'Failed' ? undefined : statusMessage(sync, counts, choice, selectorWords(pod))
   const describe = (succeeded: boolean): { reason: string, message: string } => outcome(succeeded, counts, records)
   return {
     phase,
     ...(message !== undefined ? { message } : {}),
     ...countsStatus(counts),
+    ...(choice.hold.waiting > 0 ? { waiting: choice.hold.waiting } : {}),
+    defaultFailurePolicy: sync.defaultFailurePolicy,
     ...runTimes(previous, counts.desired > 0, phase === 'Succeeded' || phase === 'Failed', now),
     ...memoryStatus(records),
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, describe, now)
@@ -177,18 +214,22 @@ function renderStatus (sync: DaemonJobSync, choice: NodeChoice, pod: PodSpec): R
 }
 
 /**
- * Finished once every node that got a Job has an outcome: Failed if any failed, else Succeeded.
- * Never with no node at all (it waits for one), and never without knowing the Nodes.
+ * Finished once every node that got a Job has an outcome and no eligible node waits for one:
+ * Failed if any failed, else Succeeded; under FailFast, Failed as soon as one failed. Never with
+ * no node at all (it waits for one), never without knowing the Nodes, never with completionPolicy Never.
  */
 function daemonJobPhase (
   counts: Counts,
   records: Map<string, NodeRecord>,
   finished: boolean,
-  nodesKnown: boolean
+  nodesKnown: boolean,
+  choice: NodeChoice
 ): DaemonJobPhase {
   if (finished) return counts.failed > 0 ? 'Failed' : 'Succeeded'
+  if (choice.failing) return 'Failed'
   if (counts.desired === 0) return 'Pending'
-  if (counts.active === 0 && counts.queued === 0 && nodesKnown) return counts.failed > 0 ? 'Failed' : 'Succeeded'
+  const settled = counts.active === 0 && counts.queued === 0 && choice.hold.waiting === 0
+  if (settled && nodesKnown && !choice.never) return counts.failed > 0 ? 'Failed' : 'Succeeded'
   return records.size > 0 ? 'Running' : 'Pending'
 }
 
@@ -206,14 +247,32 @@ const NO_NODE_GROUP = 'Metacontroller sent no Nodes (no related Node.v1 group): 
 const NO_NODES = 'no eligible node: Metacontroller sent no Nodes (related Node.v1 is empty; a namespaced ' +
   'DaemonJob receives Nodes only from hooks registered with version v2); waiting for nodes'
 
+/** What holds Jobs back, then why the DaemonJob waits otherwise, in one message. */
 function statusMessage (
+  sync: DaemonJobSync,
+  counts: Counts,
+  choice: NodeChoice,
+  selector: string | undefined
+): string | undefined {
+  if (sync.nodes === undefined) return NO_NODE_GROUP
+  const held = holdMessage(choice.hold)
+  const waits = held === undefined || counts.desired > 0
+    ? waitMessage(sync, counts, choice.ineligible, selector)
+    : undefined
+  const idle = choice.never && counts.active === 0 && counts.queued === 0 && held === undefined && counts.desired > 0
+  const parts = [held, waits, idle ? 'completionPolicy Never: waiting for nodes that join' : undefined]
+  const message = parts.filter(part => part !== undefined).join('; ')
+  return message === '' ? undefined : message
+}
+
+function waitMessage (
   sync: DaemonJobSync,
   counts: Counts,
   ineligible: Ineligible,
   selector: string | undefined
 ): string | undefined {
-  const { nodes, records } = sync
-  if (nodes === undefined) return NO_NODE_GROUP
+  const { records } = sync
+  const nodes = sync.nodes ?? []
   if (counts.desired === 0) {
     if (nodes.length === 0) {
       return selector !== undefined
@@ -266,7 +325,14 @@ function invalid (sync: DaemonJobSync, problems: string[]): SyncAnswer {
   const { previous, records } = sync
   const counts = countNodes(records, 0)
   const { message: _message, queued: _queued, ...rest } = previous
+  const { waiting: _waiting, ...kept } = rest
   const phase: DaemonJobPhase = sync.finished ? (counts.failed > 0 ? 'Failed' : 'Succeeded') : 'Invalid'
-  const status = { ...rest, phase, ...countsStatus(counts), ...memoryStatus(records) }
+  const status = {
+    ...kept,
+    phase,
+    ...countsStatus(counts),
+    defaultFailurePolicy: sync.defaultFailurePolicy,
+    ...memoryStatus(records)
+  }
   return invalidSpecAnswer(previous, { status, children: keepAllObserved(sync.request.children), problems }, sync.now)
 }

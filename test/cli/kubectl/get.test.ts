@@ -88,6 +88,16 @@ t.test('get dj <name>: by node, from its Jobs and from what its status remembers
   t.match(fake.requests[1]?.url, '/apis/batch/v1/namespaces/team-a/jobs?labelSelector=jobhooks.io%2Fdaemonjob%3Daudit')
 })
 
+t.test('get dj <name>: the nodes a policy holds back, and why', async t => {
+  const objects = daemonJobObjects()
+  const status = objects[0]?.status as Record<string, unknown>
+  Object.assign(status, { waiting: 2, message: 'nodeParallelism 1: 2 nodes waiting for their Job' })
+  const { run } = await plugin(t, objects)
+  const rows = squeezed((await run(['get', 'dj', 'audit'])).out)
+  t.ok(rows.includes('Nodes: | desired 3, active 1, waiting 2, succeeded 1, failed 1'))
+  t.ok(rows.includes('Message: | nodeParallelism 1: 2 nodes waiting for their Job'))
+})
+
 t.test('get ejob <name>: by pod and container', async t => {
   const { run, fake } = await plugin(t, ephemeralJobObjects())
   const rows = squeezed((await run(['get', 'ejob', 'debug'])).out)

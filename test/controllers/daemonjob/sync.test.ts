@@ -52,6 +52,7 @@ t.test('five nodes, two excluded, one cordoned, one tainted: exactly one Job', a
     startTime: NOW,
     succeededNodes: [],
     failedNodes: [],
+    defaultFailurePolicy: 'FailFast',
     conditions: [
       { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
     ]
@@ -259,6 +260,7 @@ t.test('a failure does not stop the others; Failed once every node finished', as
       message: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
       completionTime: '2026-01-02T03:02:10Z'
     }],
+    defaultFailurePolicy: 'Continue',
     conditions: [
       condition(request.parent.status, 'Valid'),
       {
@@ -394,6 +396,7 @@ t.test('no eligible node: Pending with a message that says why, then nodes are p
     failed: 0,
     succeededNodes: [],
     failedNodes: [],
+    defaultFailurePolicy: 'FailFast',
     conditions: [
       { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
     ]
