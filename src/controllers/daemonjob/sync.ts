@@ -195,6 +195,16 @@ function ttlDecision (sync: DaemonJobSync, job: KubeObject): JobTtlDecision {
   return jobTtlDecision(job, sync.memory.get(nodeOfJob(job) ?? job.metadata.name), sync.now)
 }
 
+/**
+ * `status.defaultFailurePolicy`, written only as FailFast: without it a DaemonJob that has a phase
+ * runs with Continue (policies.ts). So a version that does not know the field, dropping it while
+ * two versions serve, leaves nothing to write back and fight over (law 5): the DaemonJob goes on
+ * with Continue, the safe side.
+ */
+function recordedDefault (sync: DaemonJobSync): { defaultFailurePolicy?: 'FailFast' } {
+  return sync.defaultFailurePolicy === 'FailFast' ? { defaultFailurePolicy: 'FailFast' } : {}
+}
+
 function renderStatus (sync: DaemonJobSync, choice: NodeChoice, pod: PodSpec): Record<string, unknown> {
   const { records, finished, previous, now } = sync
   const counts = countNodes(records, choice.toCreate.length)
@@ -206,7 +216,7 @@ function renderStatus (sync: DaemonJobSync, choice: NodeChoice, pod: PodSpec): R
     ...(message !== undefined ? { message } : {}),
     ...countsStatus(counts),
     ...(choice.hold.waiting > 0 ? { waiting: choice.hold.waiting } : {}),
-    defaultFailurePolicy: sync.defaultFailurePolicy,
+    ...recordedDefault(sync),
     ...runTimes(previous, counts.desired > 0, phase === 'Succeeded' || phase === 'Failed', now),
     ...memoryStatus(records),
     conditions: outcomeCondition(validityConditions(previous.conditions, [], now), phase, describe, now)
@@ -331,7 +341,7 @@ function invalid (sync: DaemonJobSync, problems: string[]): SyncAnswer {
     ...kept,
     phase,
     ...countsStatus(counts),
-    defaultFailurePolicy: sync.defaultFailurePolicy,
+    ...recordedDefault(sync),
     ...memoryStatus(records)
   }
   return invalidSpecAnswer(previous, { status, children: keepAllObserved(sync.request.children), problems }, sync.now)

@@ -260,7 +260,6 @@ t.test('a failure does not stop the others; Failed once every node finished', as
       message: 'BackoffLimitExceeded: Job has reached the specified backoff limit',
       completionTime: '2026-01-02T03:02:10Z'
     }],
-    defaultFailurePolicy: 'Continue',
     conditions: [
       condition(request.parent.status, 'Valid'),
       {
