@@ -54,7 +54,8 @@ t.test('get, watch, suspend, resume, rerun and logs of a running JobFlow', async
 
   t.equal(tree.code, 0, tree.stderr)
   t.match(tree.stdout, /^Name: +jobflow-example\nNamespace: +e2e-plugin-/)
-  t.match(tree.stdout, /\njob1 +- +Running +1 +jobflow-example-job1 /, 'job1 running, at the root')
+  // Drawn while job1 runs, or just after on a loaded machine (it runs 15 s): the tree's shape is the point.
+  t.match(tree.stdout, /\njob1 +- +(Running|Succeeded) +1 +jobflow-example-job1 /, 'job1 at the root')
   t.match(tree.stdout, /\n {4}job3 +job1, job2 +Pending /, 'job3 two levels in, waiting')
   t.comment(`kubectl jobhooks get jf jobflow-example\n${tree.stdout.replaceAll(ns, '<ns>')}`)
 
