@@ -1,5 +1,6 @@
 // What scenario tests read from a simulated cluster: a Pod's condition, the Pods not being deleted,
-// and a guard that fails a test the moment fewer Pods than wanted are Ready.
+// a guard that fails a test the moment fewer Pods than wanted are Ready, and from the timeline the
+// Jobs created and the most running at once.
 import type { KubeObject } from '../../src/k8s/types.js'
 import type { Simulator } from '../../src/simulator/simulator.js'
 import { conditionsOf } from '../../src/simulator/collaset.js'
@@ -34,4 +35,22 @@ export function capacityGuard (
       )
     }
   }
+}
+
+/** The Jobs created over the timeline, in the order they were. */
+export function createdJobs (sim: Simulator): string[] {
+  return sim.timeline.filter(e => e.type === 'created' && e.object.kind === 'Job').map(e => e.object.name)
+}
+
+/** The most Jobs running at once over the timeline: started and not yet finished or deleted. */
+export function mostRunning (sim: Simulator): number {
+  const running = new Set<string>()
+  let most = 0
+  for (const event of sim.timeline) {
+    if (event.object.kind !== 'Job') continue
+    if (event.type === 'job-started') running.add(event.object.name)
+    if (['job-succeeded', 'job-failed', 'deleted'].includes(event.type)) running.delete(event.object.name)
+    most = Math.max(most, running.size)
+  }
+  return most
 }

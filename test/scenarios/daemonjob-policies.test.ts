@@ -11,6 +11,7 @@ import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import { daemonjobController, simNode } from '../../src/simulator/daemonjob.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
+import { createdJobs, mostRunning } from '../helpers/scenarios.js'
 
 const EXAMPLE_MANIFEST = fileURLToPath(new URL('../../manifests/examples/daemonjob.yaml', import.meta.url))
 const NAME = 'daemonjob-example'
@@ -36,23 +37,6 @@ function daemonJob (policies: Record<string, unknown>): KubeObject {
 function status (sim: Simulator): Record<string, any> {
   const object = sim.get(ref)
   return isRecord(object?.status) ? object.status : {}
-}
-
-function createdJobs (sim: Simulator): string[] {
-  return sim.timeline.filter(e => e.type === 'created' && e.object.kind === 'Job').map(e => e.object.name)
-}
-
-/** The most Jobs running at once over the timeline: started and not yet finished or deleted. */
-function mostRunning (sim: Simulator): number {
-  const running = new Set<string>()
-  let most = 0
-  for (const event of sim.timeline) {
-    if (event.object.kind !== 'Job') continue
-    if (event.type === 'job-started') running.add(event.object.name)
-    if (['job-succeeded', 'job-failed', 'deleted'].includes(event.type)) running.delete(event.object.name)
-    most = Math.max(most, running.size)
-  }
-  return most
 }
 
 function nodes (sim: Simulator, names: string[]): void {

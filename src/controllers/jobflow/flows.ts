@@ -14,6 +14,7 @@ import { evaluateWhen, whenBudget, type DependencyOutcome, type WhenBudget } fro
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { flowsInStepOrder, ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 import { evaluateDepends, type SettledStep } from './depends.js'
+import { heldByParallelism, heldMessage } from './flow-cap.js'
 import { failedLeaves, groupPhase, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
 
 export { WHEN_FALSE }
@@ -272,6 +273,13 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
     } else if (start.create) toCreate.add(flow.name)
     flows.set(flow.name, { ...state, current })
     records.set(flow.name, current)
+  }
+  for (const name of heldByParallelism(sync.spec.parallelism, sync.steps, flows, toCreate)) {
+    const state = flows.get(name) as FlowState
+    const current = { ...state.current as JobRecord, message: heldMessage(sync.spec.parallelism as number) }
+    toCreate.delete(name)
+    flows.set(name, { ...state, current })
+    records.set(name, current)
   }
   const failedLeaves = failedLeavesOf(sync, records)
   if (suspended || retryWake === undefined) return { flows, toCreate, failedLeaves }

@@ -58,6 +58,8 @@ export interface JobFlowSpec extends QueueSpec {
   scripts: Record<string, string>
   /** Seconds after it finished that the JobFlow deletes itself (and so its Jobs). */
   ttlSecondsAfterFinished?: number
+  /** `spec.parallelism`: at most this many of the flow's Jobs unfinished at once, items included. */
+  parallelism?: number
   /** After a failure: start nothing more (FailFast), or every flow that does not depend on it (Continue). */
   failurePolicy: FailurePolicy
   /** Start no Job, and suspend the running ones, until it is false again. */
@@ -93,13 +95,9 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const shareVolumeMounts = objectList<VolumeMount>(spec.shareVolumeMounts, 'spec.shareVolumeMounts', problems)
   const scripts = parseInlineScripts(spec.scripts)
   if (Array.isArray(scripts)) problems.push(...scripts)
-  const ttlSecondsAfterFinished = optionalWholeNumber(
-    spec.ttlSecondsAfterFinished,
-    'spec.ttlSecondsAfterFinished',
-    0,
-    undefined,
-    problems
-  )
+  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished',
+    0, undefined, problems)
+  const parallelism = optionalWholeNumber(spec.parallelism, 'spec.parallelism', 1, undefined, problems)
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
   if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) {
     problems.push(
@@ -125,7 +123,8 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       failurePolicy: failurePolicy as FailurePolicy,
       suspend: suspend === true,
       ...queue,
-      ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {})
+      ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
+      ...(parallelism !== undefined ? { parallelism } : {})
     }
   }
 }

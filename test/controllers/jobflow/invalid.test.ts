@@ -28,6 +28,7 @@ const cases: Array<[string, (spec: any, request: SyncRequest) => void, RegExp]> 
     /flow "job3" depends on unknown flow "job9"/
   ],
   ['duplicate names', spec => { spec.flows[4].name = 'job4' }, /duplicate flow name "job4"/],
+  ['a parallelism of 0', spec => { spec.parallelism = 0 }, /spec\.parallelism must be a whole number of at least 1/],
   [
     'both templates',
     spec => { spec.flows[1].jobTemplateRef = 'builder' },
