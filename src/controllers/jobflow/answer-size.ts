@@ -12,6 +12,7 @@ import {
 import { JOBTEMPLATE_API_VERSION } from './spec.js'
 import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL } from './job.js'
+import { argumentEnv } from './arguments.js'
 import { itemText, stepOf } from './fanout.js'
 
 /** What an item's value costs in each container: `JOBHOOKS_ITEM` and, for an object, a variable per key. */
@@ -45,7 +46,8 @@ interface StepSize {
 /** The new Jobs, grouped by step, and the observed Jobs of the steps whose weight is known. */
 export function jobFlowAnswerFigures (sizing: JobFlowSizing): AnswerFigures {
   const steps = new Map<string, StepSize>()
-  const globalEnvBytes = specBytes(sizing.spec.globalParams.env)
+  // The arguments are copied into every container, as the global env is.
+  const globalEnvBytes = specBytes(sizing.spec.globalParams.env) + specBytes(argumentEnv(sizing.spec.arguments))
   const templateBytes = new Map<JobSpec, number>()
   for (const flow of sizing.creating) {
     const template = sizing.templates.get(flow.name)

@@ -48,6 +48,8 @@ export interface FlowSync extends Observed {
   steps: readonly FlowSpec[]
   /** The item flows of each fan-out step whose items are known. */
   groups: ItemGroups
+  /** The spec's arguments as a `when` reads them (`args.name`). */
+  args: Record<string, string>
 }
 
 /**
@@ -399,7 +401,7 @@ function dependencyVerdict (
   }
   if (flow.when !== undefined) {
     if (unfinished().length === 0 && awaited.length > 0) return true
-    const decided = decideWhen(flow, flow.when, { records, steps }, whens)
+    const decided = decideWhen(flow, flow.when, { records, steps, args: sync.args }, whens)
     if (typeof decided === 'string') return { phase: 'Skipped', message: decided }
     if (typeof decided === 'object' && 'failed' in decided) return { phase: 'Failed', message: decided.failed }
     if (typeof decided === 'object') return { phase: 'Pending', message: WHEN_DEFERRED, wakeSeconds: 1 }
@@ -447,7 +449,7 @@ function unfinishedSteps (flow: PlannedFlow, steps: StepView): string[] {
 function decideWhen (
   flow: PlannedFlow,
   when: string,
-  { records, steps }: { records: ReadonlyMap<string, JobRecord>, steps: StepView },
+  { records, steps, args }: { records: ReadonlyMap<string, JobRecord>, steps: StepView, args: Record<string, string> },
   budget: WhenBudget
 ): boolean | string | { failed: string } | { deferred: true } {
   if (unfinishedSteps(flow, steps).length > 0) return false
@@ -455,7 +457,7 @@ function decideWhen (
     const items = steps.itemRecords(d)
     return [d, items === undefined ? records.get(d) as JobRecord : stepOutcome(items)]
   }))
-  const value = evaluateWhen(when, outcomes, budget, flow.item)
+  const value = evaluateWhen(when, outcomes, budget, { item: flow.item, args })
   if (value === true) return true
   if (typeof value === 'object' && 'deferred' in value) return value
   if (typeof value === 'object') return { failed: `${WHEN_OVER_LIMIT} (${value.overLimit}): ${when}` }

@@ -1,5 +1,6 @@
 // Building the Job of one flow from its template, the flow's globals, shared volumes and script.
 import type { JobSpec } from 'kubernetes-types/batch/v1.js'
+import { argumentEnv } from './arguments.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { appendEnv, applyGlobalParams, applySharedVolumes } from '../common/global-params.js'
 import { runScriptInPod } from '../../scripts/configmap.js'
@@ -53,7 +54,9 @@ export function buildFlowJob (
   // Outcomes come from the Job's conditions, so OnFailure works too; Never is the default
   // because then every failed attempt leaves a pod behind to read the logs of.
   pod.restartPolicy ??= 'Never'
-  appendEnv(pod, [...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : [])])
+  appendEnv(pod, [
+    ...argumentEnv(spec.arguments), ...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : [])
+  ])
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)
     if (problem !== undefined) return `flow ${JSON.stringify(flow.name)}: ${problem}`

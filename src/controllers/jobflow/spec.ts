@@ -13,6 +13,7 @@ import { whenProblem } from './when.js'
 import { MAX_ITEMS } from '../../formats/jobflow-status.js'
 import { dependsValue, parseDepends, type DependsExpression } from './depends.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
+import { parseArguments, unknownArguments, type FlowArgument } from './arguments.js'
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
 
@@ -60,6 +61,8 @@ export interface JobFlowSpec extends QueueSpec {
   ttlSecondsAfterFinished?: number
   /** `spec.parallelism`: at most this many of the flow's Jobs unfinished at once, items included. */
   parallelism?: number
+  /** `spec.arguments`: every container's `JOBHOOKS_ARG_<NAME>`, a `when`'s `args.<name>`. */
+  arguments: FlowArgument[]
   /** After a failure: start nothing more (FailFast), or every flow that does not depend on it (Continue). */
   failurePolicy: FailurePolicy
   /** Start no Job, and suspend the running ones, until it is false again. */
@@ -98,6 +101,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished',
     0, undefined, problems)
   const parallelism = optionalWholeNumber(spec.parallelism, 'spec.parallelism', 1, undefined, problems)
+  const args = parseArguments(spec.arguments, problems)
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
   if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) {
     problems.push(
@@ -108,7 +112,8 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
   const queue = parseQueue(spec, 'spec', problems)
 
-  problems.push(...attemptNameClashes(flows.map(f => f.name)), ...itemNameClashes(flows), ...itemlessReaders(flows))
+  problems.push(...attemptNameClashes(flows.map(f => f.name)), ...itemNameClashes(flows), ...itemlessReaders(flows),
+    ...unknownArguments(flows, args))
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(flows).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
@@ -122,6 +127,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       scripts: scripts as Record<string, string>,
       failurePolicy: failurePolicy as FailurePolicy,
       suspend: suspend === true,
+      arguments: args,
       ...queue,
       ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
       ...(parallelism !== undefined ? { parallelism } : {})

@@ -37,6 +37,7 @@ import { itemGroups, outputStillRead } from './branches.js'
 import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
+import { argumentValues } from './arguments.js'
 import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
@@ -105,13 +106,14 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
  * start in the sync that sees their source succeed (a chain of them, one pass each).
  */
 function observeRun (
-  base: Omit<FlowSync, 'spec' | 'steps' | 'groups'>,
+  base: Omit<FlowSync, 'spec' | 'steps' | 'groups' | 'args'>,
   spec: JobFlowSpec
 ): { sync: FlowSync, observedFlows: Flows } {
   const { memory, now } = base
   const remembered: LatestRecord = name => memory.get(name)?.at(-1)
   const steps = orderByDependencies(spec.flows).order
-  const expanded = (plan: JobFlowPlan): FlowSync => ({ ...base, spec: plan, steps, groups: itemGroups(plan) })
+  const args = argumentValues(spec.arguments)
+  const expanded = (plan: JobFlowPlan): FlowSync => ({ ...base, spec: plan, steps, groups: itemGroups(plan), args })
   let sync = expanded(expandFanOut(spec, remembered, now))
   let flows = observeFlows(sync)
   if (!spec.flows.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }

@@ -1,6 +1,7 @@
 // `flows[].when`: a CEL expression over the outcomes of a flow's dependencies, e.g.
 // `flows.build.phase == 'Failed'` (a notify or cleanup branch) or
-// `flows.a.phase == 'Succeeded' || flows.b.phase == 'Succeeded'`. It is checked when the spec is
+// `flows.a.phase == 'Succeeded' || flows.b.phase == 'Succeeded'`, or the flow's arguments
+// (`args.env == 'prod'`, arguments.ts). It is checked when the spec is
 // read (syntax, type, cost, and that it reads only the flow's dependencies: nothing else has
 // finished when it is evaluated) and evaluated once every dependency has finished, within a cost
 // limit (common/cel.ts): any tenant writes one, and one service answers them all.
@@ -9,6 +10,7 @@ import { OUTPUT_MAX_BYTES, outputJSON } from './outputs.js'
 import {
   BudgetedCel, firstLine, jsonBound, mapBound, recordBound, stringBound, type Bound
 } from '../common/cel.js'
+import { ARGUMENT_VALUE_MAX_BYTES, MAX_ARGUMENTS } from './arguments.js'
 
 /** Longer expressions are refused (the CRD says the same). */
 export const WHEN_MAX_LENGTH = 1024
@@ -35,13 +37,20 @@ function flowsBound (dependencies: number): Bound {
 /** The most of an item a `when` is estimated to read, in bytes of JSON (a tenant's larger one is metered). */
 export const WHEN_ITEM_MAX_BYTES = 4096
 
+/** `args` at its largest: the spec's arguments, each name an identifier of up to 63 characters. */
+const ARGS_BOUND: Bound = mapBound(MAX_ARGUMENTS, stringBound(63), stringBound(ARGUMENT_VALUE_MAX_BYTES))
+
 const LIMITS = { maxAstNodes: 500, maxDepth: 32, maxListElements: 100, maxMapEntries: 100, maxCallArguments: 8 }
-const cel = new BudgetedCel({ limits: LIMITS, variables: { flows: { type: 'map', bound: flowsBound(0) } } })
+const cel = new BudgetedCel({
+  limits: LIMITS,
+  variables: { flows: { type: 'map', bound: flowsBound(0) }, args: { type: 'map', bound: ARGS_BOUND } }
+})
 /** A fan-out step's `when` reads its item too, once per item (Argo's `when` with `{{item}}`). */
 const itemCel = new BudgetedCel({
   limits: LIMITS,
   variables: {
     flows: { type: 'map', bound: flowsBound(0) },
+    args: { type: 'map', bound: ARGS_BOUND },
     item: { type: 'dyn', bound: jsonBound(WHEN_ITEM_MAX_BYTES) }
   }
 })
@@ -118,13 +127,13 @@ export function evaluateWhen (
   expression: string,
   dependencies: ReadonlyMap<string, DependencyOutcome>,
   budget: WhenBudget = whenBudget(),
-  item?: { value: unknown }
+  { item, args = {} }: { item?: { value: unknown }, args?: Record<string, string> } = {}
 ): WhenValue {
   const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, celOutcome(outcome)]))
   const limit = Math.min(cel.costLimit, budget.left)
   const result = item === undefined
-    ? cel.evaluate(expression, { flows }, limit)
-    : itemCel.evaluate(expression, { flows, item: celValue(item.value) }, limit)
+    ? cel.evaluate(expression, { flows, args }, limit)
+    : itemCel.evaluate(expression, { flows, args, item: celValue(item.value) }, limit)
   budget.left = Math.max(0, budget.left - result.cost)
   if (!result.ok && result.overLimit && limit < cel.costLimit) return { deferred: true }
   if (!result.ok) return result.overLimit ? { overLimit: firstLine(result.error) } : firstLine(result.error)
