@@ -49,6 +49,13 @@ export interface ValidationRule {
 /** Fields every embedded resource (and the root) has beside its schema's. */
 const META_FIELDS = new Set(['apiVersion', 'kind', 'metadata'])
 
+/** The fields of an ObjectMeta (apimachinery's meta/v1): any other in the root's metadata is unknown. */
+const OBJECT_META_FIELDS = new Set([
+  'name', 'generateName', 'namespace', 'selfLink', 'uid', 'resourceVersion', 'generation', 'creationTimestamp',
+  'deletionTimestamp', 'deletionGracePeriodSeconds', 'labels', 'annotations', 'ownerReferences', 'finalizers',
+  'managedFields'
+])
+
 export function childPath (path: string, key: string): string {
   return path === '' ? key : `${path}.${key}`
 }
@@ -72,6 +79,13 @@ export function prune (value: unknown, schema: JSONSchemaProps, root = true): st
   const unknown: string[] = []
   const embedded = root || schema['x-kubernetes-embedded-resource'] === true
   pruneNode(value, { ...schema, 'x-kubernetes-embedded-resource': embedded }, '', unknown)
+  const metadata = isRecord(value) ? value.metadata : undefined
+  if (root && isRecord(metadata)) {
+    for (const key of Object.keys(metadata).filter(k => !OBJECT_META_FIELDS.has(k))) {
+      unknown.push(`metadata.${key}`)
+      delete metadata[key]
+    }
+  }
   return unknown.sort()
 }
 

@@ -1,7 +1,8 @@
 // A custom resource checked against its CRD version's `openAPIV3Schema` as the API server checks
 // it on create (k8s.io/apiextensions-apiserver and kube-openapi's validate, Kubernetes 1.36):
 // unknown fields (strict field validation), then metadata.name, the schema's keywords, list
-// types, and the CEL rules of `x-kubernetes-validations`, each error in the API server's words
+// types, and (when none of those is blocking: a missing, unsupported, too long, too many or
+// mistyped value) the CEL rules of `x-kubernetes-validations`, each error in the API server's words
 // (field-errors.ts). Patterns run on RE2 (re2js), as Go's regexp runs them, in linear time. CEL
 // is not known here: the caller passes a RuleEvaluator (the CLI's runs the project's budgeted CEL).
 import { RE2JS } from 're2js'
@@ -47,10 +48,26 @@ export function validateCustomResource (
     if (copy[key] === undefined) errors.push({ type: 'Required', field: key })
   }
   errors.push(...listTypeErrors(copy, schema, ''))
-  if (options.rules !== undefined) {
+  if (!hasRules(schema)) return { unknownFields, errors, warnings: [...warnings] }
+  if (errors.some(e => BLOCKING.has(e.type))) {
+    errors.push({ type: 'Invalid', field: '<nil>', value: null, detail: RULES_NOT_CHECKED })
+  } else if (options.rules !== undefined) {
     errors.push(...checkRules(copy, schema, { evaluator: options.rules, warnings }))
   }
   return { unknownFields, errors, warnings: [...warnings] }
+}
+
+/** Errors after which the API server runs no CEL rule (its customresource strategy's hasBlockingErr). */
+const BLOCKING = new Set<FieldError['type']>(['NotSupported', 'Required', 'TooLong', 'TooMany', 'TypeInvalid'])
+const RULES_NOT_CHECKED = 'some validation rules were not checked because the object was invalid; ' +
+  'correct the existing errors to complete validation'
+
+/** Whether any node of the schema has CEL rules (else the API server has no rule validator for it). */
+function hasRules (schema: JSONSchemaProps): boolean {
+  if ((schema['x-kubernetes-validations'] ?? []).length > 0) return true
+  const entries = entrySchema(schema)
+  return Object.values(schema.properties ?? {}).some(hasRules) ||
+    (schema.items !== undefined && hasRules(schema.items)) || (entries !== undefined && hasRules(entries))
 }
 
 interface Walk {

@@ -33,6 +33,8 @@ t.test('unknown fields: named by path, sorted; kept where the schema preserves t
   }
   t.same(check(spec, schema).unknown, ['spec.flows[1].dependecies', 'spec.free.n.x', 'spec.zzz'])
   t.same(check(spec, schema).errors, [])
+  const object = { apiVersion: 'x.io/v1', kind: 'X', metadata: { name: 'x', label: { a: 'b' } }, spec: {} }
+  t.same(validateCustomResource(object, root(schema)).unknownFields, ['metadata.label'], 'ObjectMeta\'s own fields')
 })
 
 t.test('types, required, enum', async t => {
@@ -188,6 +190,24 @@ t.test('CEL rules: self at each node, messages and reasons as the API server wor
     'spec.name: Invalid value: "n": failed rule: false'
   ])
   t.same(result.warnings, ['cannot check rule "uses(quantity)": not valid CEL: Function not found'])
+})
+
+t.test('no CEL rule runs after a blocking error, as the API server says', async t => {
+  const rules: RuleEvaluator = { objectBudget: 10, evaluate: (): RuleOutcome => ({ ok: true, value: false, cost: 1 }) }
+  const schema: JSONSchemaProps = {
+    type: 'object',
+    'x-kubernetes-validations': [{ rule: 'false', message: 'never shown' }],
+    properties: { mode: { type: 'string', enum: ['A'] }, n: { type: 'integer', minimum: 1 } }
+  }
+  t.same(check({ mode: 'B' }, schema, rules).errors, [
+    'spec.mode: Unsupported value: "B": supported values: "A"',
+    '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; ' +
+      'correct the existing errors to complete validation'
+  ])
+  t.same(check({ n: 0 }, schema, rules).errors, [
+    'spec.n: Invalid value: 0: spec.n in body should be greater than or equal to 1',
+    'spec: Invalid value: never shown'
+  ], 'a range error is not blocking')
 })
 
 t.test('CEL rules: the object\'s budget stops the rules once spent', async t => {

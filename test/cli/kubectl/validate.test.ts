@@ -37,8 +37,10 @@ t.test('validate -f: an unknown field, a schema error, refused as kubectl apply 
   t.equal(result.err, [
     `Error from server (BadRequest): error when creating "${join(dir, 'a.yaml')}": JobFlow in version "v1alpha1" ` +
       'cannot be handled as a JobFlow: strict decoding error: unknown field "spec.flows[1].dependecies"',
-    'The JobFlow "bad" is invalid: spec.failurePolicy: Unsupported value: "Stop": ' +
-      'supported values: "FailFast", "Continue"',
+    'The JobFlow "bad" is invalid: ',
+    '* spec.failurePolicy: Unsupported value: "Stop": supported values: "FailFast", "Continue"',
+    '* ' + '<nil>: Invalid value: null: some validation rules were not checked because the object was invalid; ' +
+      'correct the existing errors to complete validation',
     ''
   ].join('\n'))
 })

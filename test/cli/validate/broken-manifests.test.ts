@@ -55,9 +55,11 @@ t.test('refusals as kubectl apply --validate=strict prints them', async t => {
     '* spec.flows[1].retry: Invalid value: maxBackoffSeconds must not be less than backoffSeconds'
   ])
   t.same(refusal(one as never), [
-    'The OperationJob "opj" is invalid: spec.action: Unsupported value: "Restart": supported values: ' +
-      '"Exec", "Label", "Recreate", "Replace"'
-  ])
+    'The OperationJob "opj" is invalid: ',
+    '* spec.action: Unsupported value: "Restart": supported values: "Exec", "Label", "Recreate", "Replace"',
+    '* <nil>: Invalid value: null: some validation rules were not checked because the object was invalid; ' +
+      'correct the existing errors to complete validation'
+  ], 'no rule runs after a blocking error, as the API server says')
   const v9 = { ...byName('jobflow-rules'), apiVersion: 'jobhooks.io/v9' }
   const [unmapped] = checkObjects([{ object: v9, source: 'x.yaml' }])
   t.same(refusal(unmapped as never), [
