@@ -52,7 +52,12 @@ export const SIMULATE_USAGE = `usage: kubectl jobhooks simulate -f <manifest.yam
                      JobFlow's graph and a Gantt chart of its Jobs (default: text)
   --hook-version V   the hook version Metacontroller uses: v2 (default, as deployed) or v1
   --live, --kubeconfig FILE
-                     preview against a real cluster instead, read-only (see --live --help)`
+                     preview against a real cluster instead, read-only (see --live --help)
+
+  Every object of the manifests is first checked against the CRDs as the API server would check
+  it (kubectl jobhooks validate). Exit 0 when the run settled (Succeeded or Failed), 1 when it
+  could not run (a file, an object the API server would refuse), 2 for a usage error, 3 when an
+  object ended Invalid.`
 
 export const LIVE_USAGE = `usage: npm run simulate -- --live -f <manifest.yaml> [-n <namespace>] [--output json]
        npm run simulate -- --kubeconfig <file> -f <manifest.yaml> [-n <namespace>] [--output json]

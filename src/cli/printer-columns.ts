@@ -1,10 +1,7 @@
 // `kubectl get` as our CRDs make it print: the printer columns of manifests/crds/, evaluated on an
 // object. The simulator's reports end with the table a user will see on a cluster, and the tests
 // hold each example's header to it.
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { parseAllDocuments } from 'yaml'
-import { packageRoot } from '../scripts/library.js'
+import { crdDocuments } from './validate/crds.js'
 
 export interface PrinterColumn { name: string, jsonPath: string, priority?: number }
 
@@ -21,25 +18,22 @@ export interface CrdNames {
 
 /** Read on each call, not cached: a report asks once, and no module keeps state (docs/architecture.md). */
 export function loadCrds (): CrdNames[] {
-  const dir = join(packageRoot(), 'manifests', 'crds')
-  return readdirSync(dir).filter(f => f.endsWith('.yaml')).flatMap(file =>
-    parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS())
-      .filter(d => d?.kind === 'CustomResourceDefinition').map(doc => {
-        const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
-        const names = doc.spec.names
-        return {
-          group: doc.spec.group,
-          version: version.name,
-          kind: names.kind,
-          plural: names.plural,
-          singular: names.singular,
-          shortNames: names.shortNames ?? [],
-          // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
-          columns: (version.additionalPrinterColumns ?? [])
-            .filter((c: PrinterColumn) => (c.priority ?? 0) === 0)
-            .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
-        }
-      }))
+  return crdDocuments().map(doc => {
+    const version = doc.spec.versions.find((v: { storage?: boolean }) => v.storage === true) ?? doc.spec.versions[0]
+    const names = doc.spec.names
+    return {
+      group: doc.spec.group,
+      version: version.name,
+      kind: names.kind,
+      plural: names.plural,
+      singular: names.singular,
+      shortNames: names.shortNames ?? [],
+      // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
+      columns: (version.additionalPrinterColumns ?? [])
+        .filter((c: PrinterColumn) => (c.priority ?? 0) === 0)
+        .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
+    }
+  })
 }
 
 /** The columns `kubectl get` prints of a CRD named as kubectl accepts it (kind, plural, singular, short name). */

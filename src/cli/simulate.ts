@@ -9,8 +9,11 @@
 // OperationJobs and CollaSets act on the manifests' Pods, Deployments and CollaSets, brought up by
 // a scripted kubelet. Manifests are applied in order, each once the previous one has settled
 // (the walkthroughs apply a workload, wait for it, then the job). Nothing touches a cluster
-// (`--live` previews against one, read-only: simulate-live.ts). Exit 0 when the simulation ran
-// (whatever the outcome), 1 when it could not, 2 for bad arguments.
+// (`--live` previews against one, read-only: simulate-live.ts). Before anything runs, every object
+// of our kinds is checked against the CRDs as the API server checks a create with strict field
+// validation (simulate-validate.ts). Exit 0 when the simulation ran and settled (whatever the
+// outcome: Succeeded or Failed), 1 when it could not run (a file it cannot read, an object the
+// API server would refuse), 2 for bad arguments, 3 when it ran and an object ended Invalid.
 import { pathToFileURL } from 'node:url'
 import type { KubeObject } from '../k8s/types.js'
 import { attemptJobName } from '../formats/jobflow-status.js'
@@ -19,7 +22,7 @@ import { queueNameOf } from '../k8s/kueue.js'
 import { isSuspended, jobFinished } from '../simulator/jobs.js'
 import { Simulator } from '../simulator/simulator.js'
 import { controllerFromManifest, JOBHOOKS_API_VERSION, parentKinds } from '../simulator/controllers.js'
-import { loadManifest, ManifestError } from '../simulator/manifest.js'
+import { ManifestError } from '../simulator/manifest.js'
 import { refOf } from '../simulator/objects.js'
 import {
   isLive, parseSimulateArguments, SIMULATE_USAGE, type Edit, type SimulateArguments, type Write
@@ -29,6 +32,8 @@ import { PodWorld, REPLICASET_TYPE } from './simulate-pods.js'
 import { formatSeconds, timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
 import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
 import { flowShapes } from './flow-shape.js'
+import { endedInvalid, EXIT_CANNOT_RUN, EXIT_ENDED_INVALID, EXIT_USAGE, manifestRefusals } from './simulate-validate.js'
+import { readManifest as loadManifest } from './validate/check.js'
 import { mermaidText } from './picture-mermaid.js'
 import { htmlPage } from './picture-html.js'
 
@@ -70,7 +75,7 @@ export async function main (
   } catch (error) {
     writeError(`simulate: ${(error as Error).message}`)
     writeError(SIMULATE_USAGE)
-    return 2
+    return EXIT_USAGE
   }
   if (args === 'help') {
     write(SIMULATE_USAGE)
@@ -82,26 +87,44 @@ export async function main (
   } catch (error) {
     if (!(error instanceof ManifestError)) throw error
     writeError(`simulate: ${error.message}`)
-    return 1
+    return EXIT_CANNOT_RUN
   }
+  if (!checked(args, loaded, writeError)) return EXIT_CANNOT_RUN
   const all = loaded.files.flat()
   const kinds = parentKinds().map(k => k.kind)
   const ours = all.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && kinds.includes(o.kind))
   if (ours.length === 0) {
     const files = args.files.join(', ')
     writeError(`simulate: ${files} has no ${kinds.join(', ')} (apiVersion ${JOBHOOKS_API_VERSION}) to simulate`)
-    return 1
+    return EXIT_CANNOT_RUN
   }
   const problem = editProblem(args.edits, all)
   if (problem !== undefined) {
     writeError(`simulate: ${problem}`)
-    return 2
+    return EXIT_USAGE
   }
   const items = fannedOutItems(ours)
   if (items >= COALESCE_HINT_ITEMS && !args.coalesce) {
     writeError(`simulate: note: ${items} fan-out items; --coalesce plays them in seconds rather than minutes`)
   }
   return await simulate(args, loaded, ours, write, writeError)
+}
+
+/**
+ * Whether the API server would take every object of the manifests (and of the --apply files);
+ * when not, its refusals are written as kubectl prints them and nothing runs.
+ */
+function checked (args: SimulateArguments, loaded: Loaded, writeError: Write): boolean {
+  const offset = loaded.files.length - args.files.length
+  const { refusals, warnings } = manifestRefusals([
+    ...args.files.map((file, i) => ({ file, objects: loaded.files[i + offset] ?? [] })),
+    ...loaded.later.map(({ file, objects }) => ({ file, objects }))
+  ])
+  for (const warning of warnings) writeError(`Warning: ${warning}`)
+  for (const line of refusals) writeError(line)
+  if (refusals.length === 0) return true
+  writeError('simulate: the API server would refuse the manifests; nothing was simulated')
+  return false
 }
 
 function load (args: SimulateArguments): Loaded {
@@ -160,13 +183,15 @@ async function simulate (
     } catch (error) {
       emit(args.output === 'json', write, intro, timelineEntries(sim, name => world.ownerOf(name)), [])
       writeError(`simulate: ${(error as Error).message}`)
-      return 1
+      return EXIT_CANNOT_RUN
     }
     const entries = timelineEntries(sim, name => world.ownerOf(name))
     if (args.output === 'mermaid' || args.output === 'html') writePicture(args.output, write, intro, sim)
     else emit(args.output === 'json', write, intro, entries, reports(sim, run.kinds), run.stoppedEarly)
     notes(sim, world, ignored, args, writeError)
-    return 0
+    const invalid = endedInvalid(run.kinds.flatMap(kind => sim.list({ apiVersion: JOBHOOKS_API_VERSION, kind })))
+    for (const line of invalid) writeError(`simulate: ${line}`)
+    return invalid.length > 0 ? EXIT_ENDED_INVALID : 0
   } finally {
     await sim.close()
   }

@@ -1,7 +1,8 @@
 // `kubectl jobhooks …` (bin/kubectl-jobhooks.mjs): see and steer jobhooks workloads from kubectl.
 // Exit codes as kubectl's: 0 done, 1 for anything that went wrong (a usage error, an API error,
 // a server that does not answer), its message on standard error. `simulate` plays a manifest with
-// no cluster (src/cli/simulate.ts) and keeps that command's own flags.
+// no cluster (src/cli/simulate.ts) and keeps that command's own flags and exit codes; `validate`
+// checks manifests against our CRDs with no cluster (validate.ts).
 import { pathToFileURL } from 'node:url'
 import { liveMain } from '../simulate-live.js'
 import { KubeClient, KubeError } from './client.js'
@@ -10,6 +11,7 @@ import { logsCommand } from './logs.js'
 import { commandIndex, parseOptions, USAGE, UsageError, type Options } from './options.js'
 import type { Io, Session } from './session.js'
 import { rerunCommand, suspendCommand } from './steer.js'
+import { validateCommand } from './validate.js'
 import { watchCommand } from './watch.js'
 
 /** `preview -f <manifest>`: the live preview of `npm run simulate -- --live`, with this command's flags. */
@@ -51,12 +53,12 @@ function asKubectl (io: Io, seen: (line: string) => void = () => {}): (line: str
 }
 
 /**
- * The arguments after `simulate` when it is the command. The cluster flags before it are left
- * out: with none, nothing is read from a cluster (`preview` is the live one).
+ * The arguments after `simulate` (or `validate`) when it is the command. The cluster flags before
+ * it are left out: with none, nothing is read from a cluster (`preview` is the live one).
  */
-function simulateArguments (argv: string[]): string[] | undefined {
+function argumentsOf (command: 'simulate' | 'validate', argv: string[]): string[] | undefined {
   const at = commandIndex(argv)
-  return argv[at] === 'simulate' ? argv.slice(at + 1) : undefined
+  return argv[at] === command ? argv.slice(at + 1) : undefined
 }
 
 async function run (options: Options, io: Io): Promise<void> {
@@ -78,9 +80,11 @@ async function run (options: Options, io: Io): Promise<void> {
 }
 
 export async function pluginMain (argv: string[], io: Io): Promise<number> {
-  const simulating = simulateArguments(argv)
+  const simulating = argumentsOf('simulate', argv)
   if (simulating !== undefined) return await simulate(simulating, io)
   try {
+    const validating = argumentsOf('validate', argv)
+    if (validating !== undefined) return validateCommand(validating, io)
     const options = parseOptions(argv)
     if (options.command === 'help') {
       io.out(`${USAGE}\n`)

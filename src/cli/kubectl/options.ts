@@ -38,6 +38,9 @@ Usage:
   kubectl jobhooks preview -f <manifest.yaml>      what the next sync would do (reads only)
   kubectl jobhooks simulate -f <manifest.yaml> [-o json|html|mermaid]
                                                    play it with no cluster (simulate --help)
+  kubectl jobhooks validate -f <manifest.yaml> [-f …]
+                                                   check it against the CRDs' schemas and rules as the
+                                                   API server does (--validate=strict), with no cluster
 
 Flags:
   --kubeconfig FILE       the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
