@@ -67,7 +67,9 @@ export function checkObjects (
       const group = object.apiVersion.includes('/') ? object.apiVersion.split('/')[0] : ''
       return { ...base, outcome: group === GROUP ? 'unmapped' : 'other' }
     }
-    const result = validateCustomResource(object, crd.schema, { rules, statusSubresource: crd.statusSubresource })
+    const { statusSubresource, specReplicasPath } = crd
+    const scale = specReplicasPath !== undefined ? { specReplicasPath } : {}
+    const result = validateCustomResource(object, crd.schema, { rules, statusSubresource, ...scale })
     return {
       ...base,
       outcome: 'checked',

@@ -31,10 +31,19 @@ export interface CrdSchema {
   resource: string
   schema: JSONSchemaProps
   statusSubresource: boolean
+  /** The scale subresource's `specReplicasPath`, when the version has one. */
+  specReplicasPath?: string
 }
 
 function schemaOf (schema: unknown): JSONSchemaProps {
   return isRecord(schema) && isRecord(schema.openAPIV3Schema) ? schema.openAPIV3Schema : {}
+}
+
+/** A version's scale subresource, as far as a create is checked against it. */
+function scaleOf (subresources: unknown): { specReplicasPath?: string } {
+  const scale = isRecord(subresources) ? subresources.scale : undefined
+  const path = isRecord(scale) ? scale.specReplicasPath : undefined
+  return typeof path === 'string' ? { specReplicasPath: path } : {}
 }
 
 /** The schema of every served version of every CRD. */
@@ -50,7 +59,8 @@ export function crdSchemas (documents = crdDocuments()): CrdSchema[] {
       apiVersion: `${String(spec.group)}/${String(v.name)}`,
       resource: `${String(names.singular ?? String(names.kind).toLowerCase())}.${String(spec.group)}`,
       schema: schemaOf(v.schema),
-      statusSubresource: isRecord(v.subresources) && v.subresources.status !== undefined
+      statusSubresource: isRecord(v.subresources) && v.subresources.status !== undefined,
+      ...scaleOf(v.subresources)
     }))
   })
 }
