@@ -1,3 +1,4 @@
+// Caps on Jobs at once. A fan-out step's `parallelism`: at most N of its items running. And
 // `spec.parallelism`: at most N of a JobFlow's Jobs unfinished at once, items included, as Argo's
 // workflow-level parallelism. What this sync would start beyond the free slots waits for a Job to
 // finish (that change of a child syncs the JobFlow again): the first in dependency order, then by
@@ -49,4 +50,24 @@ function depths (steps: readonly FlowSpec[]): Map<string, number> {
   // `steps` are in dependency order: every dependency's depth is known before its dependants'.
   for (const step of steps) depth.set(step.name, Math.max(-1, ...step.dependencies.map(d => depth.get(d) ?? 0)) + 1)
   return depth
+}
+
+/** For each fan-out step with a `parallelism`: how many more of its items may start now. */
+export function itemSlots (flows: ReadonlyMap<string, Standing>): Map<string, number> {
+  const slots = new Map<string, number>()
+  for (const { flow, current } of flows.values()) {
+    if (flow.item?.parallelism === undefined) continue
+    const left = slots.get(flow.item.step) ?? flow.item.parallelism
+    slots.set(flow.item.step, current !== undefined && isUnderway(current) ? left - 1 : left)
+  }
+  return slots
+}
+
+/** Whether `flow` may start now under its step's `parallelism`, taking a slot if so. */
+export function takeSlot (slots: Map<string, number>, flow: PlannedFlow): boolean {
+  if (flow.item?.parallelism === undefined) return true
+  const left = slots.get(flow.item.step) ?? 0
+  if (left <= 0) return false
+  slots.set(flow.item.step, left - 1)
+  return true
 }

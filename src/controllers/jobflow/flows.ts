@@ -8,13 +8,14 @@ import { timestamp } from '../../k8s/time.js'
 import type { FlowSpec } from './spec.js'
 import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
-import { compact, isFinalRecord, isSettled, isUnderway, recordFromJob, type JobRecord } from './records.js'
+import { compact, isFinalRecord, isSettled, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
 import { evaluateWhen, whenBudget, type DependencyOutcome, type WhenBudget } from './when.js'
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { flowsInStepOrder, ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 import { evaluateDepends, type SettledStep } from './depends.js'
-import { heldByParallelism, heldMessage } from './flow-cap.js'
+import { heldByParallelism, heldMessage, itemSlots, takeSlot } from './flow-cap.js'
+import { notStartedMessage, overdueRecords, type FlowDeadline } from './deadline.js'
 import { failedLeaves, groupPhase, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
 
 export { WHEN_FALSE }
@@ -50,6 +51,8 @@ export interface FlowSync extends Observed {
   groups: ItemGroups
   /** The spec's arguments as a `when` reads them (`args.name`). */
   args: Record<string, string>
+  /** `spec.activeDeadlineSeconds` as an instant, when set (deadline.ts). */
+  deadline?: FlowDeadline
 }
 
 /**
@@ -222,6 +225,8 @@ export interface Started {
   retryWake?: number
   /** The leaf steps on a failed branch (branches.ts): the failures nothing handled. */
   failedLeaves: string[]
+  /** The flows whose Job the deadline stops: left out of the answer, so deleted. */
+  stopped: ReadonlySet<string>
 }
 
 /**
@@ -253,11 +258,19 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
   const slots = itemSlots(observed)
   const whens = whenBudget()
   const steps = stepView(records, sync.groups)
+  const past = sync.deadline !== undefined && sync.now.getTime() >= sync.deadline.atMs
+  const stopped = sync.deadline === undefined || finished
+    ? new Map<string, JobRecord>()
+    : overdueRecords(records, sync.deadline, sync.now)
+  for (const [name, record] of stopped) {
+    flows.set(name, { ...flows.get(name) as FlowState, current: record })
+    records.set(name, record)
+  }
   for (const flow of flowsInStepOrder(sync.spec, sync.steps)) {
     const state = flows.get(flow.name) as FlowState
     if (state.current !== undefined) continue
-    if (state.retryOf !== undefined && failed.length > 0) {
-      // After a failure no new Job starts, retries included: this flow's failure stands too.
+    if (state.retryOf !== undefined && (failed.length > 0 || past)) {
+      // After a failure, or past the deadline, no new Job starts, retries included: its failure stands.
       const back = backToFailure(state)
       flows.set(flow.name, back)
       records.set(flow.name, back.current as JobRecord)
@@ -284,33 +297,13 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
     records.set(name, current)
   }
   const failedLeaves = failedLeavesOf(sync, records)
-  if (suspended || retryWake === undefined) return { flows, toCreate, failedLeaves }
-  return { flows, toCreate, retryWake, failedLeaves }
+  const ended = { flows, toCreate, failedLeaves, stopped: new Set(stopped.keys()) }
+  return suspended || retryWake === undefined ? ended : { ...ended, retryWake }
 }
 
 /** The leaf steps on a failed branch, from the flows' records. */
 function failedLeavesOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>): string[] {
   return failedLeaves(sync.steps, records, sync.groups)
-}
-
-/** For each fan-out step with a `parallelism`: how many more of its items may start now. */
-function itemSlots (flows: Flows): Map<string, number> {
-  const slots = new Map<string, number>()
-  for (const { flow, current } of flows.values()) {
-    if (flow.item?.parallelism === undefined) continue
-    const left = slots.get(flow.item.step) ?? flow.item.parallelism
-    slots.set(flow.item.step, current !== undefined && isUnderway(current) ? left - 1 : left)
-  }
-  return slots
-}
-
-/** Whether `flow` may start now under its step's `parallelism`, taking a slot if so. */
-function takeSlot (slots: Map<string, number>, flow: PlannedFlow): boolean {
-  if (flow.item?.parallelism === undefined) return true
-  const left = slots.get(flow.item.step) ?? 0
-  if (left <= 0) return false
-  slots.set(flow.item.step, left - 1)
-  return true
 }
 
 /** What deciding one flow's start looks at. */
@@ -348,6 +341,9 @@ function decideStart (question: StartQuestion): {
     rerun: state.rerun
   })
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
+  if (sync.deadline !== undefined && sync.now.getTime() >= sync.deadline.atMs) {
+    return { record: record('Skipped', notStartedMessage(sync.deadline)), create: false }
+  }
   if (state.retryOf !== undefined) return decideRetry(sync, state, record)
   // A dependant's Job carries its dependencies' outputs from its creation on: it waits a little for them.
   const awaited = flow.dependencies.filter(d => outputWaits.has(d))

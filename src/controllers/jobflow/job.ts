@@ -28,6 +28,8 @@ export interface JobInputs {
   scriptsConfigMap: string | undefined
   /** Each dependency's output ('' without one), by flow name. */
   outputs: ReadonlyMap<string, string>
+  /** The Job's own activeDeadlineSeconds under the flow's deadline (deadline.ts). */
+  deadlineSeconds?: number
 }
 
 /**
@@ -40,9 +42,10 @@ export function buildFlowJob (
   flow: PlannedFlow,
   template: JobSpec,
   spec: JobFlowPlan,
-  { scriptsConfigMap, outputs }: JobInputs
+  { scriptsConfigMap, outputs, deadlineSeconds }: JobInputs
 ): KubeObject | string {
   const jobSpec = structuredClone(template)
+  if (deadlineSeconds !== undefined) jobSpec.activeDeadlineSeconds = deadlineSeconds
   // The service deletes the Job after its TTL, once its outcome is in the JobFlow's status.
   const ttlLabels = takeJobTtl(jobSpec)
   const podTemplate = jobSpec.template

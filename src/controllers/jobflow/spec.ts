@@ -61,6 +61,8 @@ export interface JobFlowSpec extends QueueSpec {
   ttlSecondsAfterFinished?: number
   /** `spec.parallelism`: at most this many of the flow's Jobs unfinished at once, items included. */
   parallelism?: number
+  /** `spec.activeDeadlineSeconds`: the whole flow's deadline (deadline.ts). */
+  activeDeadlineSeconds?: number
   /** `spec.arguments`: every container's `JOBHOOKS_ARG_<NAME>`, a `when`'s `args.<name>`. */
   arguments: FlowArgument[]
   /** After a failure: start nothing more (FailFast), or every flow that does not depend on it (Continue). */
@@ -98,9 +100,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const shareVolumeMounts = objectList<VolumeMount>(spec.shareVolumeMounts, 'spec.shareVolumeMounts', problems)
   const scripts = parseInlineScripts(spec.scripts)
   if (Array.isArray(scripts)) problems.push(...scripts)
-  const ttlSecondsAfterFinished = optionalWholeNumber(spec.ttlSecondsAfterFinished, 'spec.ttlSecondsAfterFinished',
-    0, undefined, problems)
-  const parallelism = optionalWholeNumber(spec.parallelism, 'spec.parallelism', 1, undefined, problems)
+  const limits = parseRunLimits(spec, problems)
   const args = parseArguments(spec.arguments, problems)
   const failurePolicy = spec.failurePolicy ?? 'FailFast'
   if (typeof failurePolicy !== 'string' || !FAILURE_POLICIES.includes(failurePolicy)) {
@@ -129,8 +129,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       suspend: suspend === true,
       arguments: args,
       ...queue,
-      ...(ttlSecondsAfterFinished !== undefined ? { ttlSecondsAfterFinished } : {}),
-      ...(parallelism !== undefined ? { parallelism } : {})
+      ...limits
     }
   }
 }
@@ -184,6 +183,21 @@ function itemNameClashes (flows: readonly FlowSpec[]): string[] {
     return [`flow ${JSON.stringify(flow.name)} has the Job name of an item of flow ${JSON.stringify(match[1])}: ` +
       'rename one of them']
   })
+}
+
+/** The numbers that bound a run: its TTL, its Jobs at once, its deadline; each only when set. */
+function parseRunLimits (
+  spec: Record<string, unknown>,
+  problems: string[]
+): Pick<JobFlowSpec, 'ttlSecondsAfterFinished' | 'parallelism' | 'activeDeadlineSeconds'> {
+  const number = (field: string, min: number): number | undefined =>
+    optionalWholeNumber(spec[field], `spec.${field}`, min, undefined, problems)
+  const limits = {
+    ttlSecondsAfterFinished: number('ttlSecondsAfterFinished', 0),
+    parallelism: number('parallelism', 1),
+    activeDeadlineSeconds: number('activeDeadlineSeconds', 1)
+  }
+  return Object.fromEntries(Object.entries(limits).filter(([, v]) => v !== undefined))
 }
 
 /**

@@ -38,6 +38,7 @@ import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
 import { argumentValues } from './arguments.js'
+import { deadlineWake, endedByDeadline, flowDeadline, jobDeadlineSeconds, type FlowDeadline } from './deadline.js'
 import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
@@ -69,15 +70,19 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   const parsed = parseJobFlowSpec(request.parent)
   if (!parsed.ok) return invalid(observed, parsed.problems)
   const wasFinished = typeof observed.previous.completionTime === 'string'
-  const { sync, observedFlows } = observeRun({ ...observed, scripts: context.scripts, wasFinished }, parsed.value)
+  const { sync: seen, observedFlows } = observeRun({ ...observed, scripts: context.scripts, wasFinished }, parsed.value)
   let flows = observedFlows
   // A rerun asked for on a finished JobFlow gives each failed and skipped flow a new attempt.
   // Decided on what the status remembers, so that a sync handed a copy from before the rerun's own
   // status write (its new Jobs already there) decides the same and only marks them.
   const lastRecords = [...flows.values()].map(f => f.remembered ?? f.current).filter(r => r !== undefined)
-  const rerun = rerunRequest(sync.parent, sync.previous, wasFinished, lastRecords, sync.now)
-  if (rerun?.act === true) flows = rerunFlows(sync, flows, rerun.value)
+  const rerun = rerunRequest(seen.parent, seen.previous, wasFinished, lastRecords, seen.now)
+  if (rerun?.act === true) flows = rerunFlows(seen, flows, rerun.value)
   const finished = wasFinished && rerun?.act !== true
+  // The deadline counts from the start, or from the rerun that starts the flow again.
+  const since = rerun?.act === true ? { ...seen.previous, rerun: rerun.status } : seen.previous
+  const deadline = flowDeadline(seen.spec.activeDeadlineSeconds, seen.parent, since)
+  const sync: FlowSync = deadline === undefined ? seen : { ...seen, deadline }
   // Only flows that still have to start need their JobTemplate and script: a template deleted
   // after its Job ran stops nothing.
   const unstarted = finished ? [] : sync.spec.flows.filter(f => flows.get(f.name)?.current === undefined)
@@ -97,7 +102,9 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   const desired = desiredChildren(sync, plan.value, started, suspend)
   if (typeof desired === 'string') return invalid(sync, [desired])
   const status = renderStatus(sync, started, { finished, rerun, suspend, suspendedJobs: desired.suspendedJobs })
-  return answer(sync, status, desired.children, [desired.ttlWake, started.retryWake])
+  const underway = [...started.flows.values()].some(f => f.current !== undefined && isUnderway(f.current))
+  const deadlineDue = finished ? undefined : deadlineWake(sync.deadline, sync.now, underway)
+  return answer(sync, status, desired.children, [desired.ttlWake, started.retryWake, deadlineDue])
 }
 
 /**
@@ -179,11 +186,18 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
   const creating = started.toCreate.size > 0
   // Each flow stands where its current attempt does; status.jobs keeps every attempt.
   const jobs = states.flatMap(s => (s.current !== undefined ? [s.current] : []))
-  const phase = finished && isOutcome(previous.phase) ? previous.phase : flowPhase(jobs, started.failedLeaves, creating)
+  const deadlinePassed = sync.deadline !== undefined && now.getTime() >= sync.deadline.atMs &&
+    jobs.some(endedByDeadline)
+  const computed = flowPhase(jobs, started.failedLeaves, creating)
+  const phase = finished && isOutcome(previous.phase)
+    ? previous.phase
+    : deadlinePassed && computed === 'Succeeded' ? 'Failed' : computed
   const running = jobs.some(j => j.phase !== 'Pending' && j.phase !== 'Skipped') || creating
   const describe = (succeeded: boolean): { reason: string, message: string } => succeeded
     ? { reason: 'AllJobsSucceeded', message: successMessage(jobs) }
-    : { reason: 'JobFailed', message: failureMessage(jobs) }
+    : deadlinePassed
+      ? { reason: 'DeadlineExceeded', message: deadlineFailure(sync.deadline as FlowDeadline, jobs) }
+      : { reason: 'JobFailed', message: failureMessage(jobs) }
   const conditions = outcomeCondition(validityConditions(base.conditions, [], now), phase, describe, now)
   const status: Record<string, unknown> = {
     phase,
@@ -321,6 +335,8 @@ function desiredChildren (
   for (const flow of sync.spec.flows) {
     const state = started.flows.get(flow.name) as FlowState
     for (const observed of observedAttempts(sync, state)) {
+      // Past the deadline and its grace, the Job still running is deleted (deadline.ts).
+      if (started.stopped.has(flow.name) && observed.metadata.name === state.id.name) continue
       const decision = ttlDecision(sync, flow, observed)
       decisions.push(decision)
       if (decision.drop) continue
@@ -334,7 +350,8 @@ function desiredChildren (
       const template = plan.templates.get(flow.name) as JobSpec
       const job = buildFlowJob(state.id, flow, template, sync.spec, {
         scriptsConfigMap: plan.scripts?.metadata.name,
-        outputs: dependencyOutputs(flow, started.flows, sync.spec.fanOuts)
+        outputs: dependencyOutputs(flow, started.flows, sync.spec.fanOuts),
+        ...deadlineInput(sync, template)
       })
       if (typeof job === 'string') return job
       children.push(job)
@@ -343,6 +360,12 @@ function desiredChildren (
   children.push(...scriptsConfigMapChildren(kept, plan.scripts, sync.request.children))
   const ttlWake = earliestWake(decisions)
   return ttlWake === undefined ? { children, suspendedJobs } : { children, suspendedJobs, ttlWake }
+}
+
+/** A new Job's own deadline under the flow's, when the spec sets one. */
+function deadlineInput (sync: FlowSync, template: JobSpec): { deadlineSeconds?: number } {
+  if (sync.deadline === undefined) return {}
+  return { deadlineSeconds: jobDeadlineSeconds(template.activeDeadlineSeconds ?? undefined, sync.deadline, sync.now) }
 }
 
 /** The Jobs this sync would create, by step, and the observed ones kept beside them. */
@@ -412,6 +435,12 @@ function successMessage (jobs: JobRecord[]): string {
   return `${succeeded} of ${jobs.length} jobs succeeded` +
     (skipped > 0 ? `, ${skipped} skipped` + (failed > 0 ? '' : ' by their when') : '') +
     (failed > 0 ? `, ${failed} failed and handled by the steps after them` : '')
+}
+
+/** A flow the deadline ended: what it stopped and what it kept from starting. */
+function deadlineFailure (deadline: FlowDeadline, jobs: JobRecord[]): string {
+  const ended = jobs.filter(endedByDeadline).map(j => j.name)
+  return `the JobFlow passed its activeDeadlineSeconds (${deadline.seconds} s): ${ended.join(', ')}`
 }
 
 /** Which flows failed, and which were skipped because of them (not those their own `when` skipped). */
