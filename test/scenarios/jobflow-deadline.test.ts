@@ -36,15 +36,26 @@ function status (sim: Simulator): Status {
   return isRecord(value) ? value as unknown as Status : { jobs: [], conditions: [] }
 }
 
-t.test('past the deadline nothing more starts, and the flow is Failed, DeadlineExceeded', async t => {
+/** The chain played to its end under a deadline of `seconds`. */
+async function played (t: { teardown: (fn: () => unknown) => void }, seconds: number): Promise<Simulator> {
   const sim = new Simulator({ controllers: [jobflowController('v2')] })
   t.teardown(async () => await sim.close())
-  sim.apply(chain(25))
+  sim.apply(chain(seconds))
   await sim.runUntilQuiet()
+  return sim
+}
+
+/** The activeDeadlineSeconds a Job of the flow was created with. */
+function jobDeadline (sim: Simulator, name: string): number | undefined {
+  const job = sim.listJobs().find(j => j.metadata.name === name) as KubeObject
+  return (job.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds
+}
+
+t.test('past the deadline nothing more starts, and the flow is Failed, DeadlineExceeded', async t => {
+  const sim = await played(t, 25)
   t.equal(status(sim).phase, 'Failed')
   t.same(createdJobs(sim), ['nightly-a', 'nightly-b', 'nightly-c'], 'd never created')
-  const c = sim.listJobs().find(j => j.metadata.name === 'nightly-c') as KubeObject
-  t.equal((c.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds, 5, 'c got the 5 s the flow had left')
+  t.equal(jobDeadline(sim, 'nightly-c'), 5, 'c got the 5 s the flow had left')
   t.same(status(sim).jobs.map(j => [j.name, j.phase, j.message]), [
     ['a', 'Succeeded', undefined],
     ['b', 'Succeeded', undefined],
@@ -59,11 +70,7 @@ t.test('past the deadline nothing more starts, and the flow is Failed, DeadlineE
 })
 
 t.test('a deadline with room to spare changes nothing but each Job\'s own deadline', async t => {
-  const sim = new Simulator({ controllers: [jobflowController('v2')] })
-  t.teardown(async () => await sim.close())
-  sim.apply(chain(600))
-  await sim.runUntilQuiet()
+  const sim = await played(t, 600)
   t.equal(status(sim).phase, 'Succeeded')
-  const d = sim.listJobs().find(j => j.metadata.name === 'nightly-d') as KubeObject
-  t.equal((d.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds, 570, 'd started 30 s in: 570 s left')
+  t.equal(jobDeadline(sim, 'nightly-d'), 570, 'd started 30 s in: 570 s left')
 })

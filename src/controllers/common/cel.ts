@@ -238,3 +238,17 @@ export function firstLine (error: unknown): string {
       : String(error)
   return message.split('\n')[0] ?? message
 }
+
+/**
+ * The keys of a map variable an expression reads, by a scan of its text: `flows.name` and
+ * `flows['name-with-dashes']`; not `item.flows.x`, another variable's field. For checks made when
+ * a spec is read (only dependencies in `flows`, only given arguments in `args`); linear.
+ */
+export function keysRead (expression: string, variable: 'flows' | 'args'): string[] {
+  const names = new Set<string>()
+  const dotted = new RegExp(`(?<![.\\w])${variable}\\s*\\.\\s*([A-Za-z_][A-Za-z0-9_]*)`, 'g')
+  const indexed = new RegExp(`(?<![.\\w])${variable}\\s*\\[\\s*(['"])([^'"]*)\\1\\s*\\]`, 'g')
+  for (const match of expression.matchAll(dotted)) names.add(match[1] as string)
+  for (const match of expression.matchAll(indexed)) names.add(match[2] as string)
+  return [...names]
+}

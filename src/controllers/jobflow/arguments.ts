@@ -5,6 +5,7 @@
 import type { EnvVar } from 'kubernetes-types/core/v1.js'
 import { isRecord } from '../../k8s/types.js'
 import { literalEnvVar } from '../../k8s/expansion.js'
+import { keysRead } from '../common/cel.js'
 
 /** One argument: a name and a string, as Argo's parameters are. */
 export interface FlowArgument { name: string, value: string }
@@ -72,13 +73,7 @@ export function argumentValues (args: readonly FlowArgument[]): Record<string, s
 
 /** The argument names an expression reads: `args.name` and `args['name-with-dashes']`. */
 export function argumentsRead (expression: string): string[] {
-  const names = new Set<string>()
-  // Not `item.args.x`: only the variable itself.
-  const dotted = /(?<![.\w])args\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)/g
-  const indexed = /(?<![.\w])args\s*\[\s*(['"])([^'"]*)\1\s*\]/g
-  for (const match of expression.matchAll(dotted)) names.add(match[1] as string)
-  for (const match of expression.matchAll(indexed)) names.add(match[2] as string)
-  return [...names]
+  return keysRead(expression, 'args')
 }
 
 /** The flows whose `when` reads an argument the spec does not give, as problems. */

@@ -30,6 +30,11 @@ export function flowDeadline (
   return Number.isFinite(from) ? { atMs: from + seconds * 1000, seconds } : undefined
 }
 
+/** Whether the flow has a deadline and it has passed. */
+export function isPast (deadline: FlowDeadline | undefined, now: Date): deadline is FlowDeadline {
+  return deadline !== undefined && now.getTime() >= deadline.atMs
+}
+
 /** Whole seconds left before the deadline (0 once it passed). */
 export function secondsLeft (deadline: FlowDeadline, now: Date): number {
   return Math.max(0, Math.ceil((deadline.atMs - now.getTime()) / 1000))

@@ -15,7 +15,7 @@ import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { flowsInStepOrder, ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 import { evaluateDepends, type SettledStep } from './depends.js'
 import { heldByParallelism, heldMessage, itemSlots, takeSlot } from './flow-cap.js'
-import { notStartedMessage, overdueRecords, type FlowDeadline } from './deadline.js'
+import { isPast, notStartedMessage, overdueRecords, type FlowDeadline } from './deadline.js'
 import { failedLeaves, groupPhase, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
 
 export { WHEN_FALSE }
@@ -258,7 +258,7 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
   const slots = itemSlots(observed)
   const whens = whenBudget()
   const steps = stepView(records, sync.groups)
-  const past = sync.deadline !== undefined && sync.now.getTime() >= sync.deadline.atMs
+  const past = isPast(sync.deadline, sync.now)
   const stopped = sync.deadline === undefined || finished
     ? new Map<string, JobRecord>()
     : overdueRecords(records, sync.deadline, sync.now)
@@ -341,7 +341,7 @@ function decideStart (question: StartQuestion): {
     rerun: state.rerun
   })
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
-  if (sync.deadline !== undefined && sync.now.getTime() >= sync.deadline.atMs) {
+  if (isPast(sync.deadline, sync.now)) {
     return { record: record('Skipped', notStartedMessage(sync.deadline)), create: false }
   }
   if (state.retryOf !== undefined) return decideRetry(sync, state, record)

@@ -38,7 +38,9 @@ import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
 import { jobFlowAnswerFigures } from './answer-size.js'
 import { argumentValues } from './arguments.js'
-import { deadlineWake, endedByDeadline, flowDeadline, jobDeadlineSeconds, type FlowDeadline } from './deadline.js'
+import {
+  deadlineWake, endedByDeadline, flowDeadline, isPast, jobDeadlineSeconds, type FlowDeadline
+} from './deadline.js'
 import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
@@ -186,8 +188,7 @@ function renderStatus (sync: FlowSync, started: Started, run: RunState): Record<
   const creating = started.toCreate.size > 0
   // Each flow stands where its current attempt does; status.jobs keeps every attempt.
   const jobs = states.flatMap(s => (s.current !== undefined ? [s.current] : []))
-  const deadlinePassed = sync.deadline !== undefined && now.getTime() >= sync.deadline.atMs &&
-    jobs.some(endedByDeadline)
+  const deadlinePassed = isPast(sync.deadline, now) && jobs.some(endedByDeadline)
   const computed = flowPhase(jobs, started.failedLeaves, creating)
   const phase = finished && isOutcome(previous.phase)
     ? previous.phase

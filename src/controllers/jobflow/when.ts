@@ -8,7 +8,7 @@
 import type { FlowPhase } from './records.js'
 import { OUTPUT_MAX_BYTES, outputJSON } from './outputs.js'
 import {
-  BudgetedCel, firstLine, jsonBound, mapBound, recordBound, stringBound, type Bound
+  BudgetedCel, firstLine, jsonBound, keysRead, mapBound, recordBound, stringBound, type Bound
 } from '../common/cel.js'
 import { ARGUMENT_VALUE_MAX_BYTES, MAX_ARGUMENTS } from './arguments.js'
 
@@ -57,10 +57,7 @@ const itemCel = new BudgetedCel({
 
 /** The flow names an expression reads: `flows.name` and `flows['name-with-dashes']`. */
 export function flowsRead (expression: string): string[] {
-  const names = new Set<string>()
-  for (const match of expression.matchAll(/\bflows\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)/g)) names.add(match[1] as string)
-  for (const match of expression.matchAll(/\bflows\s*\[\s*(['"])([^'"]*)\1\s*\]/g)) names.add(match[2] as string)
-  return [...names]
+  return keysRead(expression, 'flows')
 }
 
 /**
