@@ -24,12 +24,14 @@ export const SIMULATE_USAGE = `usage: kubectl jobhooks simulate -f <manifest.yam
   --set [OBJ:]PATH=VALUE
                      edit an object at the time of the next --at, as kubectl edit would: OBJ names
                      it (default: the last jobhooks object of the manifests), VALUE is YAML; a key
-                     with dots in brackets: 'metadata.annotations[jobhooks.io/rerun]=1'
+                     with dots in brackets: 'metadata.annotations[jobhooks.io/rerun]=1', a list's
+                     item by its index: 'spec.flows[1].jobTemplate.activeDeadlineSeconds=600'
   --apply FILE       apply FILE's objects at the time of the next --at, as kubectl apply would
                      (e.g. a Job that takes a Kueue quota, to see a preemption)
   --at SECONDS       when the --set edits and --apply files before it happen (simulated seconds
                      from the start: 60 or 60s)
-  --duration SECONDS how long every Job runs before it finishes (default 10)
+  --duration SECONDS how long every Job runs before it finishes (default 10); a Job whose own
+                     activeDeadlineSeconds is shorter fails then, DeadlineExceeded, as on a cluster
   --output-of STEP=VALUE
                      the termination message of step STEP's succeeded pod (or of the Job named
                      STEP), its output: --output-of build=v1.2.3. Repeat for more steps. Without

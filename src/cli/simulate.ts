@@ -341,7 +341,7 @@ class Run {
         : this.parents().filter(p => p.kind !== 'CollaSet').at(-1) ?? this.parents().at(-1)
       if (target === undefined) continue
       const set = (object: KubeObject): void => {
-        setPath(object, edit.path, edit.value)
+        setPath(object, edit)
       }
       this.sim.edit(refOf(target), set, `set ${edit.text}`)
       edited = true
@@ -350,17 +350,30 @@ class Run {
   }
 }
 
-function setPath (object: Record<string, unknown>, path: string[], value: unknown): void {
+/**
+ * Makes an edit as kubectl edit would: a missing object on the way is made, and a list's item is
+ * named by its index (spec.flows[1], as kubectl patch's /spec/flows/1), or the edit fails.
+ */
+function setPath (object: Record<string, unknown>, edit: Edit): void {
+  const { path } = edit
+  let value = edit.value
   // Labels and annotations are strings, as kubectl writes them (rerun=1 is "1", not 1).
   const labelOrAnnotation = path.length === 3 && path[0] === 'metadata' &&
     (path[1] === 'labels' || path[1] === 'annotations')
   if (labelOrAnnotation && value !== null) value = String(value)
-  let at = object
-  for (const key of path.slice(0, -1)) {
-    if (!isRecord(at[key])) at[key] = {}
-    at = at[key] as Record<string, unknown>
+  // A list is read by its indexes as keys: flows['1'] is flows[1].
+  let at: Record<string, unknown> | unknown[] = object
+  for (const [i, key] of path.entries()) {
+    if (Array.isArray(at) && !(/^\d+$/.test(key) && Number(key) < at.length)) {
+      const list = path.slice(0, i).join('.')
+      const items = `${at.length} item${at.length === 1 ? '' : 's'}`
+      throw new Error(`--set ${edit.text}: ${list} is a list of ${items}; name one by its index: ${list}[0]`)
+    }
+    const holder = at as Record<string, unknown>
+    if (i === path.length - 1) holder[key] = value
+    else if (!isRecord(holder[key]) && !Array.isArray(holder[key])) holder[key] = {}
+    at = holder[key] as Record<string, unknown> | unknown[]
   }
-  at[path[path.length - 1] as string] = value
 }
 
 interface Report {

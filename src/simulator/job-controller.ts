@@ -1,13 +1,14 @@
 // Kubernetes' Job controller and TTL-after-finished controller, as scripted by a JobBehaviour
-// (./jobs.ts): a new Job starts, runs its script's time and finishes; `spec.suspend` stops it
-// with its time left kept and resumes it; a finished Job with `ttlSecondsAfterFinished` is
-// deleted that long after it finished.
+// (./jobs.ts): a new Job starts, runs its script's time and finishes, or fails with
+// DeadlineExceeded once it ran its `activeDeadlineSeconds`; `spec.suspend` stops it with its time
+// left kept and resumes it; a finished Job with `ttlSecondsAfterFinished` is deleted that long
+// after it finished.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { describeRef, refOf, type ObjectRef } from './objects.js'
 import {
-  defaultJob, finishedStatus, givenOutput, isSuspended, jobFinished, jobScript, resumedStatus, startedStatus,
-  suspendedStatus, type FailureReason, type JobBehaviour, type JobResult, type JobScript
+  activeDeadlineMs, defaultJob, finishedStatus, givenOutput, isSuspended, jobFinished, jobScript, resumedStatus,
+  startedStatus, suspendedStatus, type FailureReason, type JobBehaviour, type JobResult, type JobScript
 } from './jobs.js'
 import type { Scheduled } from './scheduler.js'
 import { succeededPod } from './job-pods.js'
@@ -106,6 +107,11 @@ export class JobController {
 
   /** Schedules the outcome of a Job that runs from now: its script's, or what was left of it when it was suspended. */
   private run (job: KubeObject, ref: ObjectRef, uid: string, run: PausedRun = this.scriptedRun(job)): void {
+    // Its deadline counts from now: a start or a resume sets its startTime, as Kubernetes does.
+    const deadline = activeDeadlineMs(job)
+    if (deadline !== undefined && (run === 'hang' || run.leftMs > deadline)) {
+      run = { leftMs: deadline, result: 'fail', reason: 'DeadlineExceeded' }
+    }
     if (run === 'hang') return
     const modern = this.jobs.interimConditions ?? true
     const at = this.world.clock.nowMs + run.leftMs

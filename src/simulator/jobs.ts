@@ -1,8 +1,9 @@
 // The simulated Job controller and the API server's defaulting of batch/v1 Jobs. A Job starts on
 // the step after it is created (startTime, active 1) and then succeeds, fails, or runs forever
-// as its script says. Terminal states are written the way the Job controller of Kubernetes
-// ≥ 1.31 writes them: first SuccessCriteriaMet / FailureTarget, then Complete / Failed; a failure's
-// reason is BackoffLimitExceeded, or PodFailurePolicy when its script says a FailJob rule matched.
+// as its script says, unless its `activeDeadlineSeconds` ends it first. Terminal states are
+// written the way the Job controller of Kubernetes ≥ 1.31 writes them: first SuccessCriteriaMet /
+// FailureTarget, then Complete / Failed; a failure's reason is BackoffLimitExceeded,
+// PodFailurePolicy when its script says a FailJob rule matched, or DeadlineExceeded.
 //
 // `spec.suspend` as Kubernetes 1.36 has it: a suspended Job that has not finished runs no pod
 // (active 0), its condition Suspended is True (reason JobSuspended) and its startTime is cleared;
@@ -18,10 +19,11 @@ import { JOB_NAME_LABEL, LEGACY_JOB_NAME_LABEL } from '../k8s/jobs.js'
 export type JobResult = 'succeed' | 'fail' | 'hang'
 
 /**
- * Why a failing Job fails: its pods' retries ran out, or a `FailJob` rule of its podFailurePolicy
- * matched a pod's failure (the user's final word, which no retry may defeat).
+ * Why a failing Job fails: its pods' retries ran out, a `FailJob` rule of its podFailurePolicy
+ * matched a pod's failure (the user's final word, which no retry may defeat), or it ran past its
+ * `activeDeadlineSeconds`.
  */
-export type FailureReason = 'BackoffLimitExceeded' | 'PodFailurePolicy'
+export type FailureReason = 'BackoffLimitExceeded' | 'PodFailurePolicy' | 'DeadlineExceeded'
 
 /** What happens to one Job once it started. */
 export interface JobScript {
@@ -211,10 +213,12 @@ export function resumedStatus (job: KubeObject, nowMs: number): { status: Record
 
 const SUCCESS = { reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods' }
 const BACKOFF_LIMIT = 'Job has reached the specified backoff limit'
+const DEADLINE = 'Job was active longer than specified deadline'
 
 /** The failure's reason and message, as the Job controller words them. */
 function failure (job: KubeObject, reason: FailureReason): { reason: string, message: string } {
   if (reason === 'BackoffLimitExceeded') return { reason, message: BACKOFF_LIMIT }
+  if (reason === 'DeadlineExceeded') return { reason, message: DEADLINE }
   const pod = isRecord(job.spec) && isRecord(job.spec.template) ? job.spec.template.spec : undefined
   const first: unknown = isRecord(pod) && Array.isArray(pod.containers) ? pod.containers[0] : undefined
   const container = isRecord(first) && typeof first.name === 'string' ? first.name : 'main'
@@ -254,4 +258,13 @@ export function finishedStatus (
   }
   next.conditions = list
   return next
+}
+
+/**
+ * A Job's `activeDeadlineSeconds` in milliseconds, counted (as Kubernetes does) from its
+ * startTime, which a start or a resume sets to now; undefined without one.
+ */
+export function activeDeadlineMs (job: KubeObject): number | undefined {
+  const seconds = isRecord(job.spec) ? job.spec.activeDeadlineSeconds : undefined
+  return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : undefined
 }

@@ -4,40 +4,15 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { stringify } from 'yaml'
-import { main } from '../../src/cli/simulate.js'
 import { exampleJobFlow } from '../helpers/examples.js'
+import { creations, run } from '../helpers/simulate-cli.js'
 
 const MANIFEST = fileURLToPath(new URL('../../manifests/examples/jobflow.yaml', import.meta.url))
-
-interface Run {
-  code: number
-  out: string[]
-  err: string[]
-}
-
-async function run (argv: string[]): Promise<Run> {
-  const out: string[] = []
-  const err: string[] = []
-  const code = await main(
-    argv,
-    (line) => out.push(line),
-    (line) => err.push(line)
-  )
-  return { code, out, err }
-}
 
 /** The example manifest, or the same JobFlow written to a temporary file while it does not exist. */
 function exampleManifest (t: { testdir: (files: Record<string, string>) => string }): string {
   if (existsSync(MANIFEST)) return MANIFEST
   return join(t.testdir({ 'jobflow.yaml': stringify(exampleJobFlow()) }), 'jobflow.yaml')
-}
-
-/** Job names in the order the output says they were created. */
-function creations (lines: string[]): string[] {
-  return lines.flatMap((line) => {
-    const match = /created Jobs? ([^;]+)/.exec(line)
-    return match?.[1] === undefined ? [] : match[1].split(', ').map((s) => s.trim())
-  })
 }
 
 t.test('the example runs job1 and job4, then job2, then job3 and job5, and succeeds', async (t) => {
@@ -101,70 +76,6 @@ t.test('--fail job2 stops the flow: job3 and job5 are skipped', async (t) => {
     /Failed.*BackoffLimitExceeded/
   )
 })
-
-t.test(
-  '--fail flow:N fails the first N attempts of a flow: with retries left the flow recovers, ' +
-    'the earlier attempts stay in the table',
-  async (t) => {
-    const retry = fileURLToPath(new URL('../../manifests/examples/jobflow-retry.yaml', import.meta.url))
-    const recovered = await run([retry, '--fail', 'upload:1'])
-    t.equal(recovered.code, 0)
-    t.same(recovered.err, [])
-    t.same(creations(recovered.out), [
-      'jobflow-retry-fetch',
-      'jobflow-retry-upload',
-      'jobflow-retry-upload-2',
-      'jobflow-retry-publish'
-    ])
-    t.ok(
-      recovered.out.some((l) =>
-        /jobflow-retry\s+Succeeded at t=45s \(3\/4 jobs succeeded, 1 skipped, 1 earlier attempt\)/.test(l)
-      ),
-      'the flows count, the earlier attempt is told apart'
-    )
-    t.match(
-      recovered.out.filter((l) => /^\s+upload\s/.test(l)),
-      [
-        /jobflow-retry-upload\s+Failed\s+t=10s\s+t=20s\s+BackoffLimitExceeded/,
-        /jobflow-retry-upload-2\s+Succeeded\s+t=25s/
-      ]
-    )
-
-    const spent = await run([retry, '--fail', 'upload:3'])
-    t.same(
-      creations(spent.out).filter((n) => n.includes('upload')),
-      ['jobflow-retry-upload', 'jobflow-retry-upload-2', 'jobflow-retry-upload-3'],
-      'two retries, then no more'
-    )
-    t.ok(spent.out.some((l) => /jobflow-retry\s+Failed at t=65s/.test(l)))
-  }
-)
-
-t.test(
-  '--set with a bracketed key annotates: jobhooks.io/rerun at 120 s reruns the failed upload ' +
-    'and the publish it skipped',
-  async (t) => {
-    const retry = fileURLToPath(new URL('../../manifests/examples/jobflow-retry.yaml', import.meta.url))
-    const { code, out, err } = await run([
-      retry,
-      '--fail',
-      'upload:3',
-      '--set',
-      'metadata.annotations[jobhooks.io/rerun]=1',
-      '--at',
-      '120'
-    ])
-    t.equal(code, 0)
-    t.same(err, [])
-    t.match(
-      out.find((l) => l.startsWith('t=120s')),
-      /edited \(set metadata.annotations\[jobhooks.io\/rerun\]=1\); created Job jobflow-retry-upload-4/
-    )
-    t.ok(out.some((l) => /jobflow-retry\s+Succeeded at t=140s \(4\/4 jobs succeeded, 4 earlier attempts\)/.test(l)))
-    const bad = await run([retry, '--set', 'metadata.annotations[=1', '--at', '5'])
-    t.not(bad.code, 0, 'an unclosed bracket is a usage error')
-  }
-)
 
 t.test('--duration sets how long each Job runs', async (t) => {
   const { code, out } = await run([exampleManifest(t), '--duration=5'])

@@ -1,7 +1,6 @@
 // spec.activeDeadlineSeconds on the in-process Metacontroller: each new Job gets the time the flow
-// has left as its own deadline (on a cluster the Job controller stops it there, DeadlineExceeded;
-// the simulated one does not model a Job's deadline yet, so here it runs its course); past the
-// deadline no step starts, and the flow is Failed, saying why.
+// has left as its own deadline, where the Job controller (the simulated one as a cluster's) stops
+// it, DeadlineExceeded; past the deadline no step starts, and the flow is Failed, saying why.
 import t from 'tap'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
@@ -59,13 +58,13 @@ t.test('past the deadline nothing more starts, and the flow is Failed, DeadlineE
   t.same(status(sim).jobs.map(j => [j.name, j.phase, j.message]), [
     ['a', 'Succeeded', undefined],
     ['b', 'Succeeded', undefined],
-    ['c', 'Succeeded', undefined],
+    ['c', 'Failed', 'DeadlineExceeded: Job was active longer than specified deadline'],
     ['d', 'Skipped', 'not started: the JobFlow passed its activeDeadlineSeconds (25 s)']
-  ])
+  ], 'c, 5 s into its 10 s, is stopped by its own deadline')
   t.match(status(sim).conditions, [{ type: 'Valid' }, {
     type: 'Failed',
     reason: 'DeadlineExceeded',
-    message: 'the JobFlow passed its activeDeadlineSeconds (25 s): d'
+    message: 'the JobFlow passed its activeDeadlineSeconds (25 s): c, d'
   }])
 })
 
