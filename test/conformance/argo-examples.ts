@@ -28,6 +28,8 @@ export interface Run {
   outcomes?: Record<string, JobScript | JobResult>
   /** Termination messages by Job name without the prefix (the simulator's `--output-of`). */
   outputs?: Record<string, string>
+  /** Argument values by name, over the flow's `spec.arguments`, as `argo submit -p name=value`. */
+  arguments?: Record<string, string>
   expect: {
     /** The Jobs created, without the prefix: Argo's pods (an item's, a retry's included). */
     jobs: string[]
@@ -37,6 +39,12 @@ export interface Run {
     phase: string
     /** Variables some Jobs' first containers must carry: `{{item}}` and `{{item.key}}`. */
     env?: Record<string, Record<string, string>>
+    /** Words the message of some records must hold, by record name: Argo's node messages. */
+    messages?: Record<string, string>
+    /** A condition of the JobFlow at the end, True: its type, its reason, words of its message. */
+    condition?: { type: string, reason?: string, message?: string }
+    /** The most Jobs unfinished (created, not yet finished) at any one time: a parallelism at work. */
+    mostAtOnce?: number
   }
 }
 
@@ -57,6 +65,18 @@ export function argoExamples (): Example[] {
     const sidecar = JSON.parse(readFileSync(join(ARGO_DIR, `${name}.json`), 'utf8')) as { argo: string[], runs: Run[] }
     return { name, yaml, flow: parse(yaml) as KubeObject, ...sidecar }
   })
+}
+
+/** The flow as the run submits it: the example's, its `spec.arguments` given the run's values. */
+export function submitted (example: Example, run: Run): KubeObject {
+  const flow = structuredClone(example.flow)
+  if (run.arguments === undefined) return flow
+  const spec = flow.spec as { arguments?: Array<{ name: string, value: string }> }
+  const given = new Map(Object.entries(run.arguments))
+  spec.arguments = (spec.arguments ?? []).map(arg => ({ ...arg, value: given.get(arg.name) ?? arg.value }))
+  const unknown = [...given.keys()].filter(name => !spec.arguments?.some(arg => arg.name === name))
+  if (unknown.length > 0) throw new Error(`${example.name}: ${run.name}: no spec.arguments ${unknown.join(', ')}`)
+  return flow
 }
 
 export interface FlowSpec {
@@ -103,6 +123,24 @@ export interface Played {
   jobs: Map<string, KubeObject>
 }
 
+/**
+ * The most Jobs unfinished at any one time: created and not yet finished, one finished in the
+ * second another is created counting as finished first (the finish is what lets the next start).
+ */
+function mostAtOnce (played: Played): number {
+  const changes = [
+    ...played.created.map(({ seconds }) => ({ seconds, by: 1 })),
+    ...[...played.finished.values()].map(seconds => ({ seconds, by: -1 }))
+  ].sort((a, b) => a.seconds - b.seconds || a.by - b.by)
+  let unfinished = 0
+  let most = 0
+  for (const { by } of changes) {
+    unfinished += by
+    most = Math.max(most, unfinished)
+  }
+  return most
+}
+
 /** The last record of each name in status.jobs (a retried step's last attempt). */
 function lastRecords (status: Record<string, unknown>): Map<string, Record<string, unknown>> {
   const records = Array.isArray(status.jobs) ? status.jobs.filter(isRecord) : []
@@ -110,9 +148,28 @@ function lastRecords (status: Record<string, unknown>): Map<string, Record<strin
 }
 
 /**
+ * The flow's end as the workflow's: its phase, the condition that says why, and the most Jobs
+ * it had unfinished at once, where the run expects them.
+ */
+function holdFlowEnd (t: Test, run: Run, played: Played): void {
+  const { expect } = run
+  const conditions = Array.isArray(played.status.conditions) ? played.status.conditions : []
+  t.equal(played.status.phase, expect.phase, `the JobFlow ends ${expect.phase}, as the workflow`, { conditions })
+  if (expect.condition !== undefined) {
+    const { type, ...said } = expect.condition
+    const found: unknown = conditions.find(c => isRecord(c) && c.type === type)
+    t.match(found, { status: 'True', ...said }, `its ${type} condition says what the workflow's message says`)
+  }
+  if (expect.mostAtOnce !== undefined) {
+    t.equal(mostAtOnce(played), expect.mostAtOnce, `the most Jobs unfinished at once: ${expect.mostAtOnce}`)
+  }
+}
+
+/**
  * Holds what a tier saw of `run` to the sidecar's expectations: the Jobs created are Argo's
- * pods, each step ends as in Argo, the flow as the workflow, no Job before its dependencies
- * finished, and the items' variables in their containers.
+ * pods, each step ends as in Argo (and, where the run says, its message), the flow as the
+ * workflow (and its condition, the most Jobs at once), no Job before its dependencies finished,
+ * and the items' variables in their containers.
  */
 export function holdToArgo (t: Test, example: Example, run: Run, played: Played): void {
   const { expect } = run
@@ -134,9 +191,11 @@ export function holdToArgo (t: Test, example: Example, run: Run, played: Played)
     const depends = flows.find(f => f.name === name)?.depends ?? ''
     t.match(records.get(name)?.message, depends, `${name}: Omitted, its message names its depends "${depends}"`)
   }
+  for (const [name, words] of Object.entries(expect.messages ?? {})) {
+    t.match(records.get(name)?.message, words, `${name}: its message says "${words}"`)
+  }
 
-  const conditions = Array.isArray(played.status.conditions) ? played.status.conditions : []
-  t.equal(played.status.phase, expect.phase, `the JobFlow ends ${expect.phase}, as the workflow`, { conditions })
+  holdFlowEnd(t, run, played)
 
   for (const { job, seconds } of played.created) {
     const step = flows.find(f => f.name === played.stepOf.get(job))

@@ -1,18 +1,19 @@
 // Argo Workflows' own examples, kept: test/conformance/argo/ holds translations of them into
 // JobFlows, one YAML a person can `kubectl apply` per example, each beside a JSON file of the same
 // name that says which Argo files it comes from, how the test plays it (which Jobs fail, what
-// outputs they write) and what Argo does with it: which steps get a pod (here a Job), what each
-// step ends as, and what the workflow ends as. Each is played to the end on the in-process
-// Metacontroller and held to Argo's outcome (argo-examples.ts, holdToArgo), whatever the engine
-// does today: an example whose semantics JobFlow lacks fails here until it has them. Three of
-// them run on a real control plane too: test/e2e/argo.e2e.ts.
+// outputs they write, what arguments it is submitted with) and what Argo does with it: which
+// steps get a pod (here a Job), what each step ends as, and what the workflow ends as. Each is
+// played to the end on the in-process Metacontroller and held to Argo's outcome
+// (argo-examples.ts, holdToArgo), whatever the engine does today: an example whose semantics
+// JobFlow lacks fails here until it has them. Three of them run on a real control plane too:
+// test/e2e/argo.e2e.ts.
 import t from 'tap'
 import { isRecord } from '../../src/k8s/types.js'
 import { Simulator } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
 import { crdErrors } from '../helpers/manifests.js'
-import { argoExamples, holdToArgo, type Example, type Played, type Run } from './argo-examples.js'
+import { argoExamples, holdToArgo, submitted, type Example, type Played, type Run } from './argo-examples.js'
 
 /** Argo's examples that issue 37 names; each must be here. */
 const REQUIRED = [
@@ -33,7 +34,7 @@ async function play (t: { teardown: (fn: () => unknown) => void }, example: Exam
     jobs: { outcomes: prefixed(prefix, run.outcomes), outputs: prefixed(prefix, run.outputs) }
   })
   t.teardown(async () => await sim.close())
-  sim.apply(structuredClone(example.flow))
+  sim.apply(submitted(example, run))
   await sim.runUntilQuiet()
   const ref: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name }
   const status = sim.get(ref)?.status
