@@ -33,10 +33,17 @@ export function flowRecords (jobflow: KubeObject): FlowRecord[] {
   return placed.map(({ r: { rerun: _, attempt, ...rest } }) => ({ ...rest, attempt: attempt ?? 1 }))
 }
 
+/** The steps a JobFlow's spec writes, spec.flows then spec.onExit (marked `exit`), each with a name. */
+export function specSteps (flow: KubeObject): Array<Record<string, unknown>> {
+  const list = (field: string): unknown[] =>
+    isRecord(flow.spec) && Array.isArray(flow.spec[field]) ? flow.spec[field] : []
+  const named = (f: unknown): f is Record<string, unknown> => isRecord(f) && typeof f.name === 'string'
+  return [...list('flows').filter(named), ...list('onExit').filter(named).map(f => ({ ...f, exit: true }))]
+}
+
 /** Each step's place in the spec. */
 function stepOrder (jobflow: KubeObject): Map<string, number> {
-  const flows = isRecord(jobflow.spec) && Array.isArray(jobflow.spec.flows) ? jobflow.spec.flows : []
-  const names = flows.map(f => (isRecord(f) && typeof f.name === 'string' ? f.name : ''))
+  const names = specSteps(jobflow).map(f => f.name as string)
   return new Map(names.map((name, i) => [name, i]))
 }
 

@@ -8,7 +8,7 @@ import { attemptJobName } from '../formats/jobflow-status.js'
 import { groupPhase, stepOfFlowName } from '../formats/jobflow-status.js'
 import { parseDepends } from '../controllers/jobflow/depends.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
-import { flowRecords, type FlowRecord } from './flow-records.js'
+import { flowRecords, specSteps, type FlowRecord } from './flow-records.js'
 import type { Simulator } from '../simulator/simulator.js'
 
 export interface FlowStep {
@@ -20,6 +20,8 @@ export interface FlowStep {
   depends?: string
   /** The phase of the step's last attempt at the end ('Pending' when it has no record). */
   phase: string
+  /** A step of spec.onExit: it starts once every step of spec.flows has finished. */
+  exit?: true
 }
 
 /** One attempt of a step, in simulated seconds (`end` undefined: still running at the end). */
@@ -62,9 +64,8 @@ function stepPhases (records: FlowRecord[]): Map<string, string> {
 
 /** The steps of a JobFlow's spec, in spec order, with the phase of each one's last attempt. */
 export function flowSteps (flow: KubeObject): FlowStep[] {
-  const raw = isRecord(flow.spec) && Array.isArray(flow.spec.flows) ? flow.spec.flows : []
   const phases = stepPhases(flowRecords(flow))
-  return raw.filter(isRecord).filter(f => typeof f.name === 'string').map(f => {
+  return specSteps(flow).map(f => {
     const name = f.name as string
     const parsed = typeof f.depends === 'string' ? parseDepends(f.depends) : undefined
     const depends = typeof parsed === 'object' ? parsed : undefined
@@ -75,7 +76,8 @@ export function flowSteps (flow: KubeObject): FlowStep[] {
       dependencies,
       ...(when !== undefined ? { when } : {}),
       ...(depends !== undefined ? { depends: depends.source } : {}),
-      phase: phases.get(name) ?? 'Pending'
+      phase: phases.get(name) ?? 'Pending',
+      ...(f.exit === true ? { exit: true } : {})
     }
   })
 }
@@ -85,9 +87,14 @@ const NAMED_DEPENDENCIES = 3
 
 /**
  * A step's dependencies as a table cell: `job1, job2`, `a, b, +4 more`, `-` for none, or its
- * `depends` expression.
+ * `depends` expression; an exit step's begin `onExit`.
  */
-export function dependenciesText (step: Pick<FlowStep, 'dependencies' | 'depends'>): string {
+export function dependenciesText (step: Pick<FlowStep, 'dependencies' | 'depends' | 'exit'>): string {
+  // An exit step runs after the whole DAG: said first, before the exit steps it waits for.
+  if (step.exit === true) {
+    const rest = dependenciesText({ dependencies: step.dependencies, depends: step.depends })
+    return rest === '-' ? 'onExit' : `onExit: ${rest}`
+  }
   if (step.depends !== undefined) return step.depends
   const all = step.dependencies
   if (all.length === 0) return '-'

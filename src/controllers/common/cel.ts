@@ -244,7 +244,7 @@ export function firstLine (error: unknown): string {
  * `flows['name-with-dashes']`; not `item.flows.x`, another variable's field. For checks made when
  * a spec is read (only dependencies in `flows`, only given arguments in `args`); linear.
  */
-export function keysRead (expression: string, variable: 'flows' | 'args'): string[] {
+export function keysRead (expression: string, variable: 'flows' | 'args' | 'flow'): string[] {
   const names = new Set<string>()
   const dotted = new RegExp(`(?<![.\\w])${variable}\\s*\\.\\s*([A-Za-z_][A-Za-z0-9_]*)`, 'g')
   const indexed = new RegExp(`(?<![.\\w])${variable}\\s*\\[\\s*(['"])([^'"]*)\\1\\s*\\]`, 'g')

@@ -142,7 +142,7 @@ function keptJobs (observedJobs: ReadonlyMap<string, KubeObject>, steps: Readonl
  */
 export function jobFlowNewBytes (request: SyncRequest): number {
   const spec = isRecord(request.parent.spec) ? request.parent.spec : {}
-  const flows = Array.isArray(spec.flows) ? spec.flows.filter(isRecord) : []
+  const flows = ['flows', 'onExit'].flatMap(field => (Array.isArray(spec[field]) ? spec[field].filter(isRecord) : []))
   const globalEnv = isRecord(spec.globalParams) ? spec.globalParams.env : undefined
   const templates = new Map(objectsOf(request.related, 'JobTemplate', JOBTEMPLATE_API_VERSION)
     .map(t => [t.metadata.name, isRecord(t.spec) ? t.spec.jobTemplate : undefined]))

@@ -29,7 +29,9 @@ function unreadItems (flows: unknown[]): { key: string, operator: string, values
 
 export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse {
   const spec = request.parent.spec
-  const flows = isRecord(spec) && Array.isArray(spec.flows) ? spec.flows : []
+  // Exit steps (spec.onExit) have the shape of flows: their templates and pods are asked for too.
+  const list = (field: string): unknown[] => (isRecord(spec) && Array.isArray(spec[field]) ? spec[field] : [])
+  const flows = [...list('flows'), ...list('onExit')]
   const names = [...new Set(flows.flatMap(
     f => (isRecord(f) && typeof f.jobTemplateRef === 'string' && f.jobTemplateRef !== '' ? [f.jobTemplateRef] : [])
   ))].sort()

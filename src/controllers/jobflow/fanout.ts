@@ -7,7 +7,7 @@
 // index, and carry JOBHOOKS_ITEM, JOBHOOKS_INDEX, and for an object item
 // JOBHOOKS_ITEM_<KEY> per key.
 import type { EnvVar } from 'kubernetes-types/core/v1.js'
-import { itemsProblem, type FlowSpec, type JobFlowSpec } from './spec.js'
+import { allSteps, itemsProblem, type FlowSpec, type JobFlowSpec } from './spec.js'
 import { isSettled, type JobRecord } from './records.js'
 import { OUTPUT_MAX_BYTES, outputJSON, outputWaitOf } from './outputs.js'
 import { orderByDependencies } from './dag.js'
@@ -43,7 +43,8 @@ export interface FanOutNode {
 
 /**
  * The run plan: the spec's settings; every flow that has a record of its own (a step, a fan-out
- * step's placeholder, an item), in spec order; and the fan-out steps whose items are known.
+ * step's placeholder, an item), in spec order, the exit steps' after the DAG's; and the fan-out
+ * steps whose items are known.
  * Dependencies name steps as the spec does: a fan-out step is never flattened into its items.
  */
 export type JobFlowPlan = Omit<JobFlowSpec, 'flows'> & {
@@ -106,9 +107,11 @@ export type LatestRecord = (flow: string) => JobRecord | undefined
  */
 export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date): JobFlowPlan {
   const fanOuts = new Map<string, FanOutNode>()
-  if (!spec.flows.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)) return { ...spec, fanOuts }
+  const steps = allSteps(spec)
+  const fansOut = steps.some(f => f.forEach !== undefined || f.forEachFrom !== undefined)
+  if (!fansOut) return { ...spec, flows: steps, fanOuts }
   const placeholders = new Map<string, PlannedFlow>()
-  for (const flow of orderByDependencies(spec.flows).order) {
+  for (const flow of orderByDependencies(steps).order) {
     if (flow.forEach === undefined && flow.forEachFrom === undefined) continue
     const items = itemsOf(flow, { latest, fanOuts, now })
     // A step decided as a whole before its items were known (skipped, failed) stays so: only a new
@@ -128,7 +131,7 @@ export function expandFanOut (spec: JobFlowSpec, latest: LatestRecord, now: Date
       }))
     })
   }
-  const flows = spec.flows.flatMap(flow => fanOuts.get(flow.name)?.items ?? [placeholders.get(flow.name) ?? flow])
+  const flows = steps.flatMap(flow => fanOuts.get(flow.name)?.items ?? [placeholders.get(flow.name) ?? flow])
   return { ...spec, flows, fanOuts }
 }
 

@@ -10,15 +10,18 @@ import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL, JOBFLOW_LABEL, type JobIdentity } from './job.js'
 import { compact, isFinalRecord, isSettled, recordFromJob, type JobRecord } from './records.js'
 import { attemptJobName, attemptOf, observedAttempt, retriesUsed, retryDueAt, type RetryPolicy } from './attempts.js'
-import { evaluateWhen, whenBudget, type DependencyOutcome, type WhenBudget } from './when.js'
+import { whenBudget, type WhenBudget } from './when.js'
+import { decideWhen, isWhenOverLimit, unfinishedSteps, WHEN_DEFERRED } from './when-decide.js'
+import { dagEnd, EXIT_WAITING, type DagEnd } from './exit.js'
 import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { flowsInStepOrder, ITEM_INDEX_LABEL, jobPartOf, namesForPeople, stepOf } from './fanout.js'
 import { evaluateDepends, type SettledStep } from './depends.js'
 import { heldByParallelism, heldMessage, itemSlots, takeSlot } from './flow-cap.js'
 import { isPast, notStartedMessage, overdueRecords, type FlowDeadline } from './deadline.js'
-import { failedLeaves, groupPhase, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
+import { failedLeaves, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
 
 export { WHEN_FALSE }
+export { WHEN_DEFERRED, WHEN_OVER_LIMIT } from './when-decide.js'
 
 /** What a sync observed before it reads the spec: enough to keep everything on an invalid one. */
 export interface Observed {
@@ -208,7 +211,10 @@ export function rerunFlows (sync: FlowSync, flows: Flows, value: string): Flows 
 
 function rerunFlow (parent: KubeObject, state: FlowState, value: string): FlowState {
   const from = state.remembered ?? state.current
-  if (from?.phase !== 'Failed' && from?.phase !== 'Skipped') return state
+  // An exit step runs again after every rerun, however it ended: it reports the new outcome.
+  const again = from?.phase === 'Failed' || from?.phase === 'Skipped' ||
+    (state.flow.exit === true && from !== undefined)
+  if (!again) return state
   if (state.attempt > attemptOf(from)) {
     // The rerun's attempt exists already: this sync was handed the JobFlow from before the status
     // that named it. It is marked as the rerun's, as that status had it.
@@ -227,6 +233,8 @@ export interface Started {
   failedLeaves: string[]
   /** The flows whose Job the deadline stops: left out of the answer, so deleted. */
   stopped: ReadonlySet<string>
+  /** How the DAG ended, once it has: what the exit steps' Jobs are told (exit.ts). */
+  dag?: DagEnd
 }
 
 /**
@@ -241,12 +249,19 @@ export interface Started {
 export function startFlows (sync: FlowSync, observed: Flows, finished: boolean): Started {
   const decided = decideFlows(sync, observed, finished, [])
   if (sync.spec.failurePolicy !== 'FailFast' || decided.failedLeaves.length === 0) return decided
-  const failed = [...observed.values()].flatMap(s => (s.current?.phase === 'Failed' ? [s.flow.name] : []))
+  const failed = [...observed.values()].flatMap(s => (s.current?.phase === 'Failed' ? [s.flow] : []))
   return failed.length === 0 ? decided : decideFlows(sync, observed, finished, failed)
 }
 
-/** One walk of startFlows: `failed` are the failures that stop what is still to start (FailFast). */
-function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed: readonly string[]): Started {
+/**
+ * One walk of startFlows: `failed` are the failures that stop what is still to start (FailFast),
+ * the DAG's for its steps and the exit steps' for theirs: an exit step runs whatever the DAG did.
+ */
+function decideFlows (
+  sync: FlowSync, observed: Flows, finished: boolean, failedFlows: readonly PlannedFlow[]
+): Started {
+  const failedIn = (exit: boolean): string[] => failedFlows.filter(f => (f.exit === true) === exit).map(f => f.name)
+  const failedOf = { dag: failedIn(false), exit: failedIn(true) }
   const flows = new Map(observed)
   const records = new Map<string, JobRecord>()
   for (const [name, state] of flows) if (state.current !== undefined) records.set(name, state.current)
@@ -259,24 +274,26 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
   const whens = whenBudget()
   const steps = stepView(records, sync.groups)
   const past = isPast(sync.deadline, sync.now)
-  const stopped = sync.deadline === undefined || finished
-    ? new Map<string, JobRecord>()
-    : overdueRecords(records, sync.deadline, sync.now)
-  for (const [name, record] of stopped) {
-    flows.set(name, { ...flows.get(name) as FlowState, current: record })
-    records.set(name, record)
-  }
+  const stopped = finished ? new Set<string>() : stopOverdue(sync, flows, records)
+  let dag: DagEnd | undefined
+  let dagAsked = false
   for (const flow of flowsInStepOrder(sync.spec, sync.steps)) {
     const state = flows.get(flow.name) as FlowState
+    const exit = flow.exit === true
+    // Every flow of the DAG comes before the first exit step: its records are all decided here.
+    if (exit && !dagAsked) [dag, dagAsked] = [dagOf(sync, records, steps), true]
     if (state.current !== undefined) continue
-    if (state.retryOf !== undefined && (failed.length > 0 || past)) {
+    const failed = exit ? failedOf.exit : failedOf.dag
+    if (state.retryOf !== undefined && (failed.length > 0 || (past && !exit))) {
       // After a failure, or past the deadline, no new Job starts, retries included: its failure stands.
       const back = backToFailure(state)
       flows.set(flow.name, back)
       records.set(flow.name, back.current as JobRecord)
       continue
     }
-    const start = decideStart({ sync, state, records, steps, failed, finished, outputWaits, whens })
+    const start = exit && dag === undefined
+      ? { record: unstartedRecord(state, 'Pending', EXIT_WAITING), create: false }
+      : decideStart({ sync, state, records, steps, failed, finished, outputWaits, whens, dag })
     let current = start.record
     if (start.wakeSeconds !== undefined) retryWake = Math.min(retryWake ?? Infinity, start.wakeSeconds)
     if (start.create && suspended) {
@@ -289,6 +306,37 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
     flows.set(flow.name, { ...state, current })
     records.set(flow.name, current)
   }
+  holdOverCap(sync, flows, records, toCreate)
+  const failedLeaves = failedLeavesOf(sync, records)
+  const ended: Started = { flows, toCreate, failedLeaves, stopped, ...(dag !== undefined ? { dag } : {}) }
+  return suspended || retryWake === undefined ? ended : { ...ended, retryWake }
+}
+
+/**
+ * The DAG's Jobs still unfinished a grace period past the deadline: their records Failed in
+ * `flows` and `records`, their names returned (their Jobs are deleted). The exit steps' Jobs,
+ * which report the deadline, are left to run.
+ */
+function stopOverdue (sync: FlowSync, flows: Map<string, FlowState>, records: Map<string, JobRecord>): Set<string> {
+  if (sync.deadline === undefined) return new Set()
+  const stopped = new Set<string>()
+  for (const [name, record] of overdueRecords(records, sync.deadline, sync.now)) {
+    const state = flows.get(name) as FlowState
+    if (state.flow.exit === true) continue
+    flows.set(name, { ...state, current: record })
+    records.set(name, record)
+    stopped.add(name)
+  }
+  return stopped
+}
+
+/** Takes out of `toCreate` what `spec.parallelism` holds back, saying so in their records. */
+function holdOverCap (
+  sync: FlowSync,
+  flows: Map<string, FlowState>,
+  records: Map<string, JobRecord>,
+  toCreate: Set<string>
+): void {
   for (const name of heldByParallelism(sync.spec.parallelism, sync.steps, flows, toCreate)) {
     const state = flows.get(name) as FlowState
     const current = { ...state.current as JobRecord, message: heldMessage(sync.spec.parallelism as number) }
@@ -296,9 +344,12 @@ function decideFlows (sync: FlowSync, observed: Flows, finished: boolean, failed
     flows.set(name, { ...state, current })
     records.set(name, current)
   }
-  const failedLeaves = failedLeavesOf(sync, records)
-  const ended = { flows, toCreate, failedLeaves, stopped: new Set(stopped.keys()) }
-  return suspended || retryWake === undefined ? ended : { ...ended, retryWake }
+}
+
+/** How the DAG (the steps but the exit steps) ended, from the records decided so far. */
+function dagOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>, steps: StepView): DagEnd | undefined {
+  const dagSteps = sync.steps.filter(step => step.exit !== true)
+  return dagEnd(dagSteps, sync.spec.flows.filter(f => f.exit !== true), records, { groups: sync.groups, steps })
 }
 
 /** The leaf steps on a failed branch, from the flows' records. */
@@ -321,6 +372,8 @@ interface StartQuestion {
   outputWaits: ReadonlyMap<string, number>
   /** What this sync's `when`s have left to spend. */
   whens: WhenBudget
+  /** How the DAG ended: asked of an exit step only, once it has. */
+  dag?: DagEnd
 }
 
 /** One flow still to start: its record, whether its Job is created now, and when its retry is due. */
@@ -331,17 +384,9 @@ function decideStart (question: StartQuestion): {
 } {
   const { sync, state, finished, outputWaits } = question
   const { flow } = state
-  const record = (phase: JobRecord['phase'], message: string): JobRecord => compact({
-    name: flow.name,
-    jobName: state.id.name,
-    phase,
-    startTime: state.pending?.startTime,
-    message,
-    attempt: state.attempt >= 2 ? state.attempt : undefined,
-    rerun: state.rerun
-  })
+  const record = (phase: JobRecord['phase'], message: string): JobRecord => unstartedRecord(state, phase, message)
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
-  if (isPast(sync.deadline, sync.now)) {
+  if (flow.exit !== true && isPast(sync.deadline, sync.now)) {
     return { record: record('Skipped', notStartedMessage(sync.deadline)), create: false }
   }
   if (state.retryOf !== undefined) return decideRetry(sync, state, record)
@@ -370,6 +415,19 @@ function decideStart (question: StartQuestion): {
   return verdict.wakeSeconds === undefined ? decision : { ...decision, wakeSeconds: verdict.wakeSeconds }
 }
 
+/** The record of a flow's attempt still to start, carrying its first start, attempt and rerun. */
+function unstartedRecord (state: FlowState, phase: JobRecord['phase'], message: string): JobRecord {
+  return compact({
+    name: state.flow.name,
+    jobName: state.id.name,
+    phase,
+    startTime: state.pending?.startTime,
+    message,
+    attempt: state.attempt >= 2 ? state.attempt : undefined,
+    rerun: state.rerun
+  })
+}
+
 /** What a flow's dependencies say of it: start it (true), or the phase and message it stays with. */
 type Verdict = true | { phase: 'Pending' | 'Skipped' | 'Failed', message: string, wakeSeconds?: number }
 
@@ -380,7 +438,7 @@ type Verdict = true | { phase: 'Pending' | 'Skipped' | 'Failed', message: string
  * output is still awaited.
  */
 function dependencyVerdict (
-  { sync, state: { flow }, records, steps, failed, whens }: StartQuestion,
+  { sync, state: { flow }, records, steps, failed, whens, dag }: StartQuestion,
   awaited: readonly string[]
 ): Verdict {
   const waiting = (names: string[]): Verdict => {
@@ -397,7 +455,7 @@ function dependencyVerdict (
   }
   if (flow.when !== undefined) {
     if (unfinished().length === 0 && awaited.length > 0) return true
-    const decided = decideWhen(flow, flow.when, { records, steps, args: sync.args }, whens)
+    const decided = decideWhen(flow, flow.when, { records, steps, args: sync.args, dag }, whens)
     if (typeof decided === 'string') return { phase: 'Skipped', message: decided }
     if (typeof decided === 'object' && 'failed' in decided) return { phase: 'Failed', message: decided.failed }
     if (typeof decided === 'object') return { phase: 'Pending', message: WHEN_DEFERRED, wakeSeconds: 1 }
@@ -431,55 +489,5 @@ function decideRetry (
   return { record: record('Pending', message), create: false, wakeSeconds: Math.ceil((due - nowMs) / 1000) }
 }
 
-/** The dependencies of `flow` that have not finished (a fan-out step: every item). */
-function unfinishedSteps (flow: PlannedFlow, steps: StepView): string[] {
-  return [...new Set(flow.dependencies.filter(d => steps.settled(d) === undefined))]
-}
-
-/**
- * A flow's `when`, once its dependencies have finished: true to start it, false to wait, the
- * message it is skipped with (the expression was false, or gave no answer), or the message it
- * fails with (it passed its cost limit: a tenant's expression that costly is an error, as Argo
- * fails a node whose expression errs, not a branch not taken).
- */
-function decideWhen (
-  flow: PlannedFlow,
-  when: string,
-  { records, steps, args }: { records: ReadonlyMap<string, JobRecord>, steps: StepView, args: Record<string, string> },
-  budget: WhenBudget
-): boolean | string | { failed: string } | { deferred: true } {
-  if (unfinishedSteps(flow, steps).length > 0) return false
-  const outcomes = new Map<string, DependencyOutcome>(flow.dependencies.map(d => {
-    const items = steps.itemRecords(d)
-    return [d, items === undefined ? records.get(d) as JobRecord : stepOutcome(items)]
-  }))
-  const value = evaluateWhen(when, outcomes, budget, { item: flow.item, args })
-  if (value === true) return true
-  if (typeof value === 'object' && 'deferred' in value) return value
-  if (typeof value === 'object') return { failed: `${WHEN_OVER_LIMIT} (${value.overLimit}): ${when}` }
-  return value === false ? `${WHEN_FALSE}: ${when}` : `${WHEN_FALSE} (it gave no answer: ${value}): ${when}`
-}
-
-/** A fan-out step's outcome as a `when` reads it, from its items' (all finished): groupPhase. */
-function stepOutcome (items: Array<JobRecord | undefined>): DependencyOutcome {
-  const known = items.filter((r): r is JobRecord => r !== undefined)
-  const failed = known.filter(r => r.phase === 'Failed').length
-  const succeeded = known.filter(r => r.phase === 'Succeeded').length
-  const message = failed > 0
-    ? `${failed} of ${items.length} items failed`
-    : `${succeeded} of ${items.length} items succeeded`
-  return { phase: groupPhase(known), message }
-}
-
 /** How a flow whose `depends` is false is recorded (Argo's Omitted). */
 export const DEPENDS_FALSE = 'not started: its depends is false'
-/** How a flow whose `when` this sync had no budget left for waits: the next sync evaluates it. */
-export const WHEN_DEFERRED = 'waiting: the when expressions decided in this sync used its budget; ' +
-  'this one is evaluated at the next'
-/** How a flow whose `when` passed its cost limit is recorded: failed, and never retried. */
-export const WHEN_OVER_LIMIT = 'failed: its when gave no answer within its budget'
-
-/** A record of a flow failed by its own `when`: a retry would start its Job without the when holding. */
-function isWhenOverLimit (record: JobRecord): boolean {
-  return record.phase === 'Failed' && record.message?.startsWith(WHEN_OVER_LIMIT) === true
-}

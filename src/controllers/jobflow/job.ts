@@ -10,6 +10,7 @@ import { enqueueJob } from '../common/queue.js'
 import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { outputEnv } from './outputs.js'
 import { itemEnv } from './fanout.js'
+import { exitEnv, type DagEnd } from './exit.js'
 
 export const JOBFLOW_LABEL = 'jobhooks.io/jobflow'
 export const FLOW_LABEL = 'jobhooks.io/flow'
@@ -30,6 +31,8 @@ export interface JobInputs {
   outputs: ReadonlyMap<string, string>
   /** The Job's own activeDeadlineSeconds under the flow's deadline (deadline.ts). */
   deadlineSeconds?: number
+  /** How the DAG ended: an exit step's Job is told (exit.ts). */
+  dag?: DagEnd
 }
 
 /**
@@ -42,7 +45,7 @@ export function buildFlowJob (
   flow: PlannedFlow,
   template: JobSpec,
   spec: JobFlowPlan,
-  { scriptsConfigMap, outputs, deadlineSeconds }: JobInputs
+  { scriptsConfigMap, outputs, deadlineSeconds, dag }: JobInputs
 ): KubeObject | string {
   const jobSpec = structuredClone(template)
   if (deadlineSeconds !== undefined) jobSpec.activeDeadlineSeconds = deadlineSeconds
@@ -58,7 +61,8 @@ export function buildFlowJob (
   // because then every failed attempt leaves a pod behind to read the logs of.
   pod.restartPolicy ??= 'Never'
   appendEnv(pod, [
-    ...argumentEnv(spec.arguments), ...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : [])
+    ...argumentEnv(spec.arguments), ...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : []),
+    ...(flow.exit === true && dag !== undefined ? exitEnv(dag) : [])
   ])
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {
     const problem = runScriptInPod(pod, scriptsConfigMap, flow.script)

@@ -48,11 +48,15 @@ export interface FlowSpec {
   forEachFrom?: string
   /** ...at most this many running at once. */
   parallelism?: number
+  /** A step of `spec.onExit` (exit.ts): it starts once the DAG has finished. */
+  exit?: true
 }
 
 export interface JobFlowSpec extends QueueSpec {
   /** Flows in spec order; the dependency graph is checked to be a DAG. */
   flows: FlowSpec[]
+  /** `spec.onExit`: the exit steps, in spec order (exit.ts). */
+  onExit: FlowSpec[]
   globalParams: GlobalParams
   shareVolumes: Volume[]
   shareVolumeMounts: VolumeMount[]
@@ -71,6 +75,9 @@ export interface JobFlowSpec extends QueueSpec {
   suspend: boolean
 }
 
+/** The most exit steps a JobFlow has (the CRD says the same). */
+export const MAX_EXIT_STEPS = 50
+
 export type FailurePolicy = 'FailFast' | 'Continue'
 const FAILURE_POLICIES: readonly string[] = ['FailFast', 'Continue']
 
@@ -81,19 +88,11 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
   const problems: string[] = []
 
-  const flows: FlowSpec[] = []
-  if (!Array.isArray(spec.flows) || spec.flows.length === 0) {
-    problems.push('spec.flows must list at least one flow')
-  } else {
-    const seen = new Set<string>()
-    spec.flows.forEach((raw, i) => {
-      const flow = parseFlow(raw, `spec.flows[${i}]`, problems)
-      if (flow === undefined) return
-      if (seen.has(flow.name)) problems.push(`duplicate flow name ${JSON.stringify(flow.name)}`)
-      seen.add(flow.name)
-      flows.push(flow)
-    })
-  }
+  const seen = new Set<string>()
+  const hasFlows = Array.isArray(spec.flows) && spec.flows.length > 0
+  if (!hasFlows) problems.push('spec.flows must list at least one flow')
+  const flows = hasFlows ? parseSteps(spec.flows, 'flows', seen, problems) : []
+  const onExit = parseSteps(spec.onExit, 'onExit', seen, problems)
 
   const globalParams = parseGlobalParams(spec.globalParams, problems)
   const shareVolumes = objectList<Volume>(spec.shareVolumes, 'spec.shareVolumes', problems)
@@ -112,15 +111,17 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (typeof suspend !== 'boolean') problems.push(`spec.suspend must be true or false, not ${JSON.stringify(suspend)}`)
   const queue = parseQueue(spec, 'spec', problems)
 
-  problems.push(...attemptNameClashes(flows.map(f => f.name)), ...itemNameClashes(flows), ...itemlessReaders(flows),
-    ...unknownArguments(flows, args))
+  const steps = [...flows, ...onExit]
+  problems.push(...attemptNameClashes(steps.map(f => f.name)), ...itemNameClashes(steps), ...itemlessReaders(steps),
+    ...unknownArguments(steps, args), ...exitDependencyProblems(flows, onExit))
   if (problems.length > 0) return { ok: false, problems }
-  const graphProblems = orderByDependencies(flows).problems
+  const graphProblems = orderByDependencies(steps).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
   return {
     ok: true,
     value: {
       flows,
+      onExit,
       globalParams,
       shareVolumes,
       shareVolumeMounts,
@@ -132,6 +133,49 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       ...limits
     }
   }
+}
+
+/**
+ * The steps of `spec.flows` or `spec.onExit`, each name unique across both (`seen`): a step's Job
+ * is named after it either way. Exit steps are marked so.
+ */
+function parseSteps (raw: unknown, field: 'flows' | 'onExit', seen: Set<string>, problems: string[]): FlowSpec[] {
+  if (raw === undefined || raw === null) return []
+  if (!Array.isArray(raw)) {
+    problems.push(`spec.${field} must be a list of steps`)
+    return []
+  }
+  if (field === 'onExit' && raw.length > MAX_EXIT_STEPS) {
+    problems.push(`spec.onExit has ${raw.length} steps, more than ${MAX_EXIT_STEPS}`)
+  }
+  const steps: FlowSpec[] = []
+  raw.forEach((entry, i) => {
+    const step = parseFlow(entry, `spec.${field}[${i}]`, problems, field === 'onExit')
+    if (step === undefined) return
+    if (seen.has(step.name)) problems.push(`duplicate flow name ${JSON.stringify(step.name)}`)
+    seen.add(step.name)
+    steps.push(step)
+  })
+  return steps
+}
+
+/** The steps of a spec in the order a sync walks them: the DAG's in dependency order, then the exit steps'. */
+export function stepsInOrder (spec: Pick<JobFlowSpec, 'flows' | 'onExit'>): FlowSpec[] {
+  return [...orderByDependencies(spec.flows).order, ...orderByDependencies(spec.onExit).order]
+}
+
+/** Every step of a spec, the DAG's then the exit steps', in spec order. */
+export function allSteps (spec: Pick<JobFlowSpec, 'flows' | 'onExit'>): FlowSpec[] {
+  return spec.onExit.length === 0 ? spec.flows : [...spec.flows, ...spec.onExit]
+}
+
+/** Exit steps naming a step of the DAG: they run after it whatever it did, so the name would mean nothing. */
+function exitDependencyProblems (flows: readonly FlowSpec[], onExit: readonly FlowSpec[]): string[] {
+  const dag = new Set(flows.map(f => f.name))
+  return onExit.flatMap(step => step.dependencies.filter(d => dag.has(d)).map(d =>
+    `exit step ${JSON.stringify(step.name)} depends on ${JSON.stringify(d)}, a step of spec.flows: exit steps ` +
+    'start once every step of spec.flows has finished, and may depend only on other exit steps ' +
+    '(read the outcome from flow.phase or JOBHOOKS_FLOW_FAILURES)'))
 }
 
 /** Whether a flow as written fans out. */
@@ -280,7 +324,7 @@ function parseTemplate (raw: Record<string, unknown>, flow: FlowSpec, at: string
   }
 }
 
-function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec | undefined {
+function parseFlow (raw: unknown, where: string, problems: string[], exit = false): FlowSpec | undefined {
   if (!isRecord(raw)) {
     problems.push(`${where} must be an object`)
     return undefined
@@ -291,11 +335,12 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
       '(a-z, 0-9, \'-\', at most 63 characters): it becomes part of a Job name')
     return undefined
   }
-  const at = `flow ${JSON.stringify(name)}`
+  const at = `${exit ? 'exit step' : 'flow'} ${JSON.stringify(name)}`
   const flow: FlowSpec = {
     name,
     dependencies: [],
-    shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems)
+    shareVolumeMounts: objectList<VolumeMount>(raw.shareVolumeMounts, `${at}: shareVolumeMounts`, problems),
+    ...(exit ? { exit: true } : {})
   }
 
   if (raw.dependencies !== undefined && raw.dependencies !== null) {
@@ -308,7 +353,7 @@ function parseFlow (raw: unknown, where: string, problems: string[]): FlowSpec |
 
   if (raw.when !== undefined && raw.when !== null) {
     const problem = typeof raw.when === 'string'
-      ? whenProblem(raw.when, flow.dependencies, at, isFanOut(raw))
+      ? whenProblem(raw.when, flow.dependencies, at, { fanOut: isFanOut(raw), exit })
       : `${at}: when must be a CEL expression (a string)`
     if (problem !== undefined) problems.push(problem)
     else flow.when = raw.when as string

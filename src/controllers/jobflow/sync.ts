@@ -18,7 +18,7 @@ import { earliestWake, jobTtlDecision, type JobTtlDecision } from '../common/job
 import { parentTtl } from '../common/parent-ttl.js'
 import { mergePatch } from '../../k8s/merge-patch.js'
 import {
-  JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, type JobFlowSpec
+  allSteps, JOBTEMPLATE_API_VERSION, jobSpecProblems, parseJobFlowSpec, stepsInOrder, type JobFlowSpec
 } from './spec.js'
 import { buildFlowJob, FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import {
@@ -32,7 +32,6 @@ import {
   type Flows, type FlowState, type FlowSync, type Observed, type Started
 } from './flows.js'
 import { shownOutputs, succeededPodsByJob } from './outputs.js'
-import { orderByDependencies } from './dag.js'
 import { itemGroups, outputStillRead } from './branches.js'
 import { groupRecords } from './record-groups.js'
 import { answerSizeProblems, type AnswerFigures } from '../common/answer-size.js'
@@ -120,13 +119,14 @@ function observeRun (
 ): { sync: FlowSync, observedFlows: Flows } {
   const { memory, now } = base
   const remembered: LatestRecord = name => memory.get(name)?.at(-1)
-  const steps = orderByDependencies(spec.flows).order
+  const steps = stepsInOrder(spec)
   const args = argumentValues(spec.arguments)
   const expanded = (plan: JobFlowPlan): FlowSync => ({ ...base, spec: plan, steps, groups: itemGroups(plan), args })
   let sync = expanded(expandFanOut(spec, remembered, now))
   let flows = observeFlows(sync)
-  if (!spec.flows.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }
-  for (let pass = 0; pass < spec.flows.length; pass++) {
+  const withSteps = allSteps(spec)
+  if (!withSteps.some(f => f.forEachFrom !== undefined)) return { sync, observedFlows: flows }
+  for (let pass = 0; pass < withSteps.length; pass++) {
     const observed = flows
     const plan = expandFanOut(spec, name => observed.get(name)?.current ?? remembered(name), now)
     if (sameExpansion(plan, sync.spec)) break
@@ -352,7 +352,8 @@ function desiredChildren (
       const job = buildFlowJob(state.id, flow, template, sync.spec, {
         scriptsConfigMap: plan.scripts?.metadata.name,
         outputs: dependencyOutputs(flow, started.flows, sync.spec.fanOuts),
-        ...deadlineInput(sync, template)
+        // An exit step reports the deadline rather than being bound by it.
+        ...(flow.exit === true ? { dag: started.dag } : deadlineInput(sync, template))
       })
       if (typeof job === 'string') return job
       children.push(job)

@@ -41,19 +41,34 @@ export const WHEN_ITEM_MAX_BYTES = 4096
 const ARGS_BOUND: Bound = mapBound(MAX_ARGUMENTS, stringBound(63), stringBound(ARGUMENT_VALUE_MAX_BYTES))
 
 const LIMITS = { maxAstNodes: 500, maxDepth: 32, maxListElements: 100, maxMapEntries: 100, maxCallArguments: 8 }
-const cel = new BudgetedCel({
-  limits: LIMITS,
-  variables: { flows: { type: 'map', bound: flowsBound(0) }, args: { type: 'map', bound: ARGS_BOUND } }
-})
-/** A fan-out step's `when` reads its item too, once per item (Argo's `when` with `{{item}}`). */
-const itemCel = new BudgetedCel({
-  limits: LIMITS,
-  variables: {
+/** `flow` as an exit step's `when` reads it (exit.ts): the DAG's outcome. */
+const FLOW_BOUND: Bound = recordBound({ phase: stringBound(PHASE_MAX_CHARS) })
+
+/** What a `when` may read: every step its dependencies and the arguments; an item, an exit step `flow`. */
+interface WhenKind { fanOut: boolean, exit: boolean }
+
+/**
+ * One environment per kind of step: a fan-out step's `when` reads its item too, once per item
+ * (Argo's `when` with `{{item}}`), and an exit step's reads `flow.phase`.
+ */
+function environment ({ fanOut, exit }: WhenKind): BudgetedCel {
+  const variables: ConstructorParameters<typeof BudgetedCel>[0]['variables'] = {
     flows: { type: 'map', bound: flowsBound(0) },
-    args: { type: 'map', bound: ARGS_BOUND },
-    item: { type: 'dyn', bound: jsonBound(WHEN_ITEM_MAX_BYTES) }
+    args: { type: 'map', bound: ARGS_BOUND }
   }
-})
+  if (fanOut) variables.item = { type: 'dyn', bound: jsonBound(WHEN_ITEM_MAX_BYTES) }
+  if (exit) variables.flow = { type: 'map', bound: FLOW_BOUND }
+  return new BudgetedCel({ limits: LIMITS, variables })
+}
+const cel = environment({ fanOut: false, exit: false })
+const itemCel = environment({ fanOut: true, exit: false })
+const exitCel = environment({ fanOut: false, exit: true })
+const itemExitCel = environment({ fanOut: true, exit: true })
+
+function environmentOf ({ fanOut, exit }: WhenKind): BudgetedCel {
+  if (exit) return fanOut ? itemExitCel : exitCel
+  return fanOut ? itemCel : cel
+}
 
 /** The flow names an expression reads: `flows.name` and `flows['name-with-dashes']`. */
 export function flowsRead (expression: string): string[] {
@@ -68,13 +83,17 @@ export function whenProblem (
   expression: string,
   dependencies: readonly string[],
   at: string,
-  fanOut = false
+  { fanOut = false, exit = false }: Partial<WhenKind> = {}
 ): string | undefined {
   if (expression.trim() === '') return `${at}: when is empty`
   if (expression.length > WHEN_MAX_LENGTH) return `${at}: when is longer than ${WHEN_MAX_LENGTH} characters`
+  if (!exit && keysRead(expression, 'flow').length > 0) {
+    return `${at}: when reads flow, the outcome of the whole DAG, which only an exit step (spec.onExit) can read`
+  }
   let checked: ReturnType<typeof cel.check>
   try {
-    checked = (fanOut ? itemCel : cel).check(expression, new Map([['flows', flowsBound(new Set(dependencies).size)]]))
+    const bounds = new Map([['flows', flowsBound(new Set(dependencies).size)]])
+    checked = environmentOf({ fanOut, exit }).check(expression, bounds)
   } catch (error) {
     return `${at}: when is not a CEL expression it can run: ${firstLine(error)}`
   }
@@ -91,6 +110,9 @@ export function whenProblem (
   }
   return checked.problem === undefined ? undefined : `${at}: when ${checked.problem}`
 }
+
+/** What a `when` reads beside its dependencies: a fan-out item, the arguments, an exit step's `flow`. */
+export interface WhenContext { item?: { value: unknown }, args?: Record<string, string>, flow?: { phase: string } }
 
 /** What a `when` sees of each dependency. */
 export interface DependencyOutcome { phase: FlowPhase, message?: string, output?: string }
@@ -124,13 +146,15 @@ export function evaluateWhen (
   expression: string,
   dependencies: ReadonlyMap<string, DependencyOutcome>,
   budget: WhenBudget = whenBudget(),
-  { item, args = {} }: { item?: { value: unknown }, args?: Record<string, string> } = {}
+  { item, args = {}, flow }: WhenContext = {}
 ): WhenValue {
   const flows = Object.fromEntries([...dependencies].map(([name, outcome]) => [name, celOutcome(outcome)]))
   const limit = Math.min(cel.costLimit, budget.left)
-  const result = item === undefined
-    ? cel.evaluate(expression, { flows, args }, limit)
-    : itemCel.evaluate(expression, { flows, args, item: celValue(item.value) }, limit)
+  const variables: Record<string, unknown> = { flows, args }
+  if (item !== undefined) variables.item = celValue(item.value)
+  if (flow !== undefined) variables.flow = { phase: flow.phase }
+  const environment = environmentOf({ fanOut: item !== undefined, exit: flow !== undefined })
+  const result = environment.evaluate(expression, variables, limit)
   budget.left = Math.max(0, budget.left - result.cost)
   if (!result.ok && result.overLimit && limit < cel.costLimit) return { deferred: true }
   if (!result.ok) return result.overLimit ? { overLimit: firstLine(result.error) } : firstLine(result.error)

@@ -62,3 +62,40 @@ t.test('a container a flow names must be one of its pod', async t => {
   t.same(jobSpecProblems({ template: { spec: { containers: [] } } }, 'flow "a"', { outputFrom: 'report' }),
     ['flow "a": the Job template has no containers (template.spec.containers)'], 'what the API server refuses first')
 })
+
+/** The problems of a spec of `flows` and `onExit` (each with an inline template), none when valid. */
+function exitProblems (flows: Array<Record<string, unknown>>, onExit: unknown): string[] {
+  const flow = jobFlow(flows)
+  const exits = Array.isArray(onExit) ? onExit.map(e => ({ jobTemplate: template, ...e })) : onExit
+  flow.spec = { ...flow.spec as object, onExit: exits }
+  const parsed = parseJobFlowSpec(flow)
+  return parsed.ok ? [] : parsed.problems
+}
+
+t.test('exit steps: marked, after the DAG in the plan, and depending only on one another', async t => {
+  const parsed = parseJobFlowSpec({
+    ...jobFlow([{ name: 'a' }]),
+    spec: { flows: [{ name: 'a', jobTemplate: template }], onExit: [{ name: 'z', jobTemplate: template }] }
+  })
+  t.ok(parsed.ok)
+  if (parsed.ok) t.same(parsed.value.onExit.map(s => [s.name, s.exit]), [['z', true]])
+  t.same(exitProblems([{ name: 'a' }], [{ name: 'z', dependencies: ['a'] }]), [
+    'exit step "z" depends on "a", a step of spec.flows: exit steps start once every step of spec.flows has ' +
+    'finished, and may depend only on other exit steps (read the outcome from flow.phase or JOBHOOKS_FLOW_FAILURES)'
+  ])
+  t.same(exitProblems([{ name: 'a' }], [{ name: 'a' }]), ['duplicate flow name "a"'], 'one Job name, one step')
+  t.same(exitProblems([{ name: 'a' }], [{ name: 'y', dependencies: ['z'] }, { name: 'z', dependencies: ['y'] }]),
+    ['dependency cycle: y → z → y'])
+  t.same(exitProblems([{ name: 'a' }], { name: 'z' }), ['spec.onExit must be a list of steps'])
+  t.same(exitProblems([{ name: 'a' }], Array.from({ length: 51 }, (_, i) => ({ name: `e${i}` }))),
+    ['spec.onExit has 51 steps, more than 50'])
+})
+
+t.test('flow.phase is read by an exit step\'s when only', async t => {
+  t.same(exitProblems([{ name: 'a' }], [{ name: 'z', when: "flow.phase == 'Failed'" }]), [])
+  t.same(exitProblems([{ name: 'a', when: "flow.phase == 'Failed'" }], []), [
+    'flow "a": when reads flow, the outcome of the whole DAG, which only an exit step (spec.onExit) can read'
+  ])
+  t.match(exitProblems([{ name: 'a' }], [{ name: 'z', when: 'flow.phase ==' }]),
+    [/exit step "z": when "flow.phase ==" is not valid CEL/])
+})

@@ -376,3 +376,18 @@ t.test('suspend with a Kueue queue: the admitted Job stays as last applied with 
     message: 'spec.suspend is true: no new Job starts; left as they are: jobflow-example-job4 (Kueue (queue team-a))'
   })
 })
+
+t.test('once the DAG failed, an exit step\'s Job is created and told so (sync-exit-after-failure)', async t => {
+  const response = respond(fixture('jobflow/sync-exit-after-failure.v2.json'), context())
+  const notify = jobsOf(response).get('jobflow-example-notify')
+  t.ok(notify, 'the exit step starts in the sync that sees the DAG end')
+  type Containers = Array<{ env?: Array<{ name: string }> }>
+  const pod = (notify?.spec as { template: { spec: { containers: Containers } } }).template.spec
+  const env = pod.containers[0]?.env ?? []
+  t.match(env.filter(e => e.name.startsWith('JOBHOOKS_FLOW_')), [
+    { name: 'JOBHOOKS_FLOW_PHASE', value: 'Failed' },
+    { name: 'JOBHOOKS_FLOW_FAILURES', value: /^\[\{"name":"job2","message":"BackoffLimitExceeded: / }
+  ])
+  t.match(record(response, 'notify'), { phase: 'Pending', message: 'creating the Job' })
+  t.equal(response.status.phase, 'Running', 'the flow runs on while its exit step does')
+})
