@@ -99,9 +99,10 @@ t.test('past the deadline the DAG stops but the exit steps still run, unbounded 
   sim.apply(flow)
   await sim.runUntilQuiet()
   t.same(phases(sim), [
-    ['build', 'Succeeded'], ['test', 'Succeeded'], ['publish', 'Skipped'],
+    ['build', 'Succeeded'], ['test', 'Failed'], ['publish', 'Skipped'],
     ['notify', 'Succeeded'], ['cleanup', 'Succeeded']
-  ], 'test ended past the deadline (its Job runs its course here), so publish never started')
+  ], 'test got the 5 s the flow had left and its Job failed at the deadline; publish never started')
+  t.match(status(sim).jobs.find(j => j.name === 'test')?.message, /^DeadlineExceeded/)
   const notify = sim.listJobs().find(j => j.metadata.name === 'nightly-notify') as KubeObject
   const own = (notify.spec as { activeDeadlineSeconds?: number }).activeDeadlineSeconds
   t.equal(own, undefined, 'no deadline of the flow')
