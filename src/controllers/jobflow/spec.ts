@@ -16,6 +16,7 @@ import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 import { parseArguments, unknownArguments, type FlowArgument } from './arguments.js'
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
+import { parseApproval, type ApprovalSpec } from './approval.js'
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
 export { MAX_ITEMS }
@@ -50,6 +51,8 @@ export interface FlowSpec {
   parallelism?: number
   /** A step of `spec.onExit` (exit.ts): it starts once the DAG has finished. */
   exit?: true
+  /** A step that runs no Job and waits for a person to approve it (approval.ts). */
+  approval?: ApprovalSpec
 }
 
 export interface JobFlowSpec extends QueueSpec {
@@ -324,6 +327,16 @@ function parseTemplate (raw: Record<string, unknown>, flow: FlowSpec, at: string
   }
 }
 
+/** A step's `when`, checked for the step it is (a fan-out step's reads `item`, an exit step's `flow`). */
+function parseWhen (raw: Record<string, unknown>, flow: FlowSpec, at: string, problems: string[]): void {
+  if (raw.when === undefined || raw.when === null) return
+  const problem = typeof raw.when === 'string'
+    ? whenProblem(raw.when, flow.dependencies, at, { fanOut: isFanOut(raw), exit: flow.exit === true })
+    : `${at}: when must be a CEL expression (a string)`
+  if (problem !== undefined) problems.push(problem)
+  else flow.when = raw.when as string
+}
+
 function parseFlow (raw: unknown, where: string, problems: string[], exit = false): FlowSpec | undefined {
   if (!isRecord(raw)) {
     problems.push(`${where} must be an object`)
@@ -349,15 +362,13 @@ function parseFlow (raw: unknown, where: string, problems: string[], exit = fals
     else problems.push(`${at}: dependencies must be a list of flow names`)
   }
   parseDependsField(raw, flow, at, problems)
-  parseTemplate(raw, flow, at, problems)
-
-  if (raw.when !== undefined && raw.when !== null) {
-    const problem = typeof raw.when === 'string'
-      ? whenProblem(raw.when, flow.dependencies, at, { fanOut: isFanOut(raw), exit })
-      : `${at}: when must be a CEL expression (a string)`
-    if (problem !== undefined) problems.push(problem)
-    else flow.when = raw.when as string
+  if (raw.approval === undefined || raw.approval === null) parseTemplate(raw, flow, at, problems)
+  else {
+    const approval = parseApproval(raw, at, problems)
+    if (approval !== undefined) flow.approval = approval
   }
+
+  parseWhen(raw, flow, at, problems)
 
   if (raw.patch !== undefined && raw.patch !== null) {
     if (isRecord(raw.patch)) flow.patch = raw.patch

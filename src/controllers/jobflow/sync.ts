@@ -28,9 +28,9 @@ import { observedAttempt } from './attempts.js'
 import { rerunRequest, rerunConditions, type RerunRequest } from './rerun.js'
 import { keptJob, suspendedCondition, type SuspendedJobs } from './suspend.js'
 import {
-  historyOf, observeFlows, rerunFlows, startFlows, WHEN_FALSE,
-  type Flows, type FlowState, type FlowSync, type Observed, type Started
+  historyOf, observeFlows, rerunFlows, WHEN_FALSE, type Flows, type FlowState, type FlowSync, type Observed
 } from './flows.js'
+import { startFlows, type Started } from './start.js'
 import { shownOutputs, succeededPodsByJob } from './outputs.js'
 import { itemGroups, outputStillRead } from './branches.js'
 import { groupRecords } from './record-groups.js'

@@ -99,3 +99,26 @@ t.test('flow.phase is read by an exit step\'s when only', async t => {
   t.match(exitProblems([{ name: 'a' }], [{ name: 'z', when: 'flow.phase ==' }]),
     [/exit step "z": when "flow.phase ==" is not valid CEL/])
 })
+
+/** The problems of a spec whose one step is `{name: 'gate', ...step}` with no Job spec of its own. */
+function approvalProblems (step: Record<string, unknown>): string[] {
+  const flow = jobFlow([])
+  flow.spec = { flows: [{ name: 'gate', ...step }] }
+  const parsed = parseJobFlowSpec(flow)
+  return parsed.ok ? [] : parsed.problems
+}
+
+t.test('an approval step runs no Job: no Job fields, a timeout for onTimeout', async t => {
+  t.same(approvalProblems({ approval: {} }), [], 'no jobTemplate needed')
+  t.same(approvalProblems({ approval: { timeoutSeconds: 600, onTimeout: 'Approve' } }), [])
+  t.same(approvalProblems({ approval: {}, jobTemplate: template, retry: { limit: 1 } }),
+    ['flow "gate": an approval step runs no Job, so it cannot have jobTemplate, retry'])
+  t.same(approvalProblems({ approval: { onTimeout: 'Approve' } }),
+    ['flow "gate": approval.onTimeout needs approval.timeoutSeconds'])
+  t.same(approvalProblems({ approval: { onTimeout: 'Later', timeoutSeconds: 5 } }),
+    ['flow "gate": approval.onTimeout must be Fail or Approve, not "Later"'])
+  t.same(approvalProblems({ approval: true }),
+    ['flow "gate": approval must be an object ({} or {timeoutSeconds, onTimeout})'])
+  t.same(approvalProblems({}), ['flow "gate": set exactly one of jobTemplate and jobTemplateRef'],
+    'a plain step needs a Job')
+})

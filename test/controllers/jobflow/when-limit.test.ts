@@ -3,7 +3,7 @@
 // observed, so only a record from elsewhere (a status edited by hand) can weigh this much.
 import t from 'tap'
 import { syncJobFlow } from '../../../src/controllers/jobflow/sync.js'
-import { WHEN_DEFERRED, WHEN_OVER_LIMIT } from '../../../src/controllers/jobflow/flows.js'
+import { WHEN_DEFERRED, WHEN_OVER_LIMIT } from '../../../src/controllers/jobflow/when-decide.js'
 import { responseOf } from '../../helpers/hooks.js'
 import { childrenOf, context, fixture } from '../../helpers/fixtures.js'
 import type { JobRecord } from '../../../src/controllers/jobflow/records.js'
