@@ -22,6 +22,8 @@ export interface FlowStep {
   phase: string
   /** A step of spec.onExit: it starts once every step of spec.flows has finished. */
   exit?: true
+  /** An approval step: it runs no Job and waits for a person. */
+  approval?: true
 }
 
 /** One attempt of a step, in simulated seconds (`end` undefined: still running at the end). */
@@ -77,7 +79,8 @@ export function flowSteps (flow: KubeObject): FlowStep[] {
       ...(when !== undefined ? { when } : {}),
       ...(depends !== undefined ? { depends: depends.source } : {}),
       phase: phases.get(name) ?? 'Pending',
-      ...(f.exit === true ? { exit: true } : {})
+      ...(f.exit === true ? { exit: true } : {}),
+      ...(isRecord(f.approval) ? { approval: true } : {})
     }
   })
 }

@@ -80,7 +80,9 @@ function flowRows (sim: Simulator, flow: KubeObject, records: readonly FlowRecor
     const output = typeof r.output === 'string' && r.output !== '' ? r.output : '-'
     return [
       String(r.name), step !== undefined ? dependenciesText(step) : '-', ...(anyWhen ? [step?.when ?? '-'] : []),
-      String(r.jobName), String(r.phase), time(r.startTime), time(r.completionTime),
+      // An approval step runs no Job: its record's Job name is only a name.
+      step?.approval === true ? '(approval)' : String(r.jobName), String(r.phase), time(r.startTime),
+      time(r.completionTime),
       ...(anyOutput ? [output] : []), typeof r.message === 'string' ? r.message : ''
     ]
   })]

@@ -11,6 +11,7 @@ import { logsCommand } from './logs.js'
 import { commandIndex, parseOptions, USAGE, UsageError, type Options } from './options.js'
 import type { Io, Session } from './session.js'
 import { rerunCommand, suspendCommand } from './steer.js'
+import { approveCommand } from './approve.js'
 import { validateCommand } from './validate.js'
 import { watchCommand } from './watch.js'
 
@@ -73,6 +74,7 @@ async function run (options: Options, io: Io): Promise<void> {
   switch (options.command) {
     case 'get': return options.watch ? await watchCommand(session) : await getCommand(session)
     case 'rerun': return await rerunCommand(session)
+    case 'approve': return await approveCommand(session)
     case 'suspend': return await suspendCommand(session, true)
     case 'resume': return await suspendCommand(session, false)
     case 'logs': return await logsCommand(session)

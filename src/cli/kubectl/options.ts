@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util'
 
 export class UsageError extends Error {}
 
-export const COMMANDS = ['get', 'rerun', 'suspend', 'resume', 'logs', 'preview'] as const
+export const COMMANDS = ['get', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview'] as const
 export type Command = typeof COMMANDS[number]
 export type Output = 'tree' | 'json' | 'yaml' | 'html'
 
@@ -32,6 +32,7 @@ export const USAGE = `kubectl jobhooks: see and steer jobhooks workloads.
 Usage:
   kubectl jobhooks get <kind> [<name>] [-o json|yaml|html] [-w]   a kind: jf, dj, ejob, opj, cls
   kubectl jobhooks rerun jf <name>                 rerun the failed and skipped steps of a finished JobFlow
+  kubectl jobhooks approve jf <name> <step>        approve a waiting approval step
   kubectl jobhooks suspend jf|dj <name>            start no new Job (spec.suspend: true)
   kubectl jobhooks resume jf|dj <name>             go on (spec.suspend: false)
   kubectl jobhooks logs jf <name> <step> [--attempt N | --item I] [-f]   the logs of a step's pods

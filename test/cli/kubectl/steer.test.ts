@@ -151,3 +151,34 @@ t.test('--help, and no command: the usage, exit 0; an unknown command: exit 1', 
   t.same(await run(['delete', 'jf', 'x']),
     { code: 1, out: '', err: 'error: unknown command "delete"\nSee \'kubectl jobhooks --help\' for usage.\n' })
 })
+
+/** A JobFlow whose step `gate` waits for approval, annotated with `approved` when given. */
+function gatedFlow (approved?: string): KubeObject {
+  const flow = runningFlow()
+  const spec = flow.spec as { flows: Array<Record<string, unknown>> }
+  spec.flows = [...spec.flows, { name: 'gate', approval: {} }]
+  if (approved !== undefined) flow.metadata.annotations = { 'jobhooks.io/approve': approved }
+  return flow
+}
+
+t.test('approve jf: adds the step to jobhooks.io/approve, guarded by the resourceVersion it read (the fake server\'s)', async t => {
+  const { run, fake } = await plugin(t, [gatedFlow()])
+  t.same(await run(['approve', 'jf', 'jobflow-example', 'gate']), {
+    code: 0, out: 'jobflow.jobhooks.io/jobflow-example approved: gate (jobhooks.io/approve=gate)\n', err: ''
+  })
+  t.same(patches(fake.requests), [{
+    url: FLOW_PATH,
+    body: { metadata: { annotations: { 'jobhooks.io/approve': 'gate' }, resourceVersion: '101' } },
+    contentType: 'application/merge-patch+json'
+  }])
+  const again = await plugin(t, [gatedFlow('gate')])
+  t.same(await again.run(['approve', 'jf', 'jobflow-example', 'gate']),
+    { code: 0, out: 'jobflow.jobhooks.io/jobflow-example already approved: gate\n', err: '' })
+  t.same(patches(again.fake.requests), [], 'nothing sent twice')
+  t.same(await again.run(['approve', 'jf', 'jobflow-example', 'job1']), {
+    code: 1,
+    out: '',
+    err: 'error: jobflow.jobhooks.io/jobflow-example has no approval step "job1" (its approval steps: gate)\n'
+  })
+  t.match((await again.run(['approve', 'jf', 'jobflow-example'])).err, /approve needs a JobFlow and a step/)
+})

@@ -1,0 +1,43 @@
+// `kubectl jobhooks approve jf <name> <step> [<step>…]`: approves waiting approval steps of a
+// JobFlow by adding their names to its annotation jobhooks.io/approve (docs/jobflow.md,
+// "Approval steps"), one merge patch, as `kubectl annotate --overwrite` would send it.
+import { isRecord } from '../../k8s/types.js'
+import { specSteps } from '../flow-records.js'
+import { APPROVE_ANNOTATION, approvedSteps } from '../../controllers/jobflow/approval.js'
+import { KubeError } from './client.js'
+import { getObject, requireKind } from './get.js'
+import { objectPath } from './kinds.js'
+import type { Session } from './session.js'
+
+
+/**
+ * Adds the steps to the annotation. The patch carries the resourceVersion it read, so a
+ * concurrent approval is refused (409) rather than overwritten.
+ */
+export async function approveCommand (session: Session): Promise<void> {
+  const [kindName, name, ...steps] = session.options.args
+  const kind = requireKind(kindName, ['JobFlow'])
+  if (name === undefined || steps.length === 0) {
+    throw new KubeError(`error: approve needs a JobFlow and a step: kubectl jobhooks approve ${kindName} <name> <step>`)
+  }
+  const flow = await getObject(session, kind, name)
+  const shown = `${kind.singular}.${kind.group}/${name}`
+  const gates = specSteps(flow).filter(s => isRecord(s.approval)).map(s => s.name as string)
+  const unknown = steps.filter(s => !gates.includes(s))
+  if (unknown.length > 0) {
+    const has = gates.length > 0 ? `its approval steps: ${gates.join(', ')}` : 'it has none'
+    const named = unknown.map(s => JSON.stringify(s)).join(', ')
+    throw new KubeError(`error: ${shown} has no approval step ${named} (${has})`)
+  }
+  const before = [...approvedSteps(flow)]
+  const value = [...new Set([...before, ...steps])].join(',')
+  if (before.length > 0 && steps.every(s => before.includes(s))) {
+    session.io.out(`${shown} already approved: ${steps.join(', ')}\n`)
+    return
+  }
+  const patch = {
+    metadata: { annotations: { [APPROVE_ANNOTATION]: value }, resourceVersion: flow.metadata.resourceVersion }
+  }
+  await session.client.mergePatch(objectPath(kind, session.namespace, name), patch)
+  session.io.out(`${shown} approved: ${steps.join(', ')} (${APPROVE_ANNOTATION}=${value})\n`)
+}
