@@ -9,7 +9,6 @@ import { getObject, requireKind } from './get.js'
 import { objectPath } from './kinds.js'
 import type { Session } from './session.js'
 
-
 /**
  * Adds the steps to the annotation. The patch carries the resourceVersion it read, so a
  * concurrent approval is refused (409) rather than overwritten.

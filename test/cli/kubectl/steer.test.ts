@@ -161,7 +161,7 @@ function gatedFlow (approved?: string): KubeObject {
   return flow
 }
 
-t.test('approve jf: adds the step to jobhooks.io/approve, guarded by the resourceVersion it read (the fake server\'s)', async t => {
+t.test('approve jf: adds the step to jobhooks.io/approve, guarded by the resourceVersion it read', async t => {
   const { run, fake } = await plugin(t, [gatedFlow()])
   t.same(await run(['approve', 'jf', 'jobflow-example', 'gate']), {
     code: 0, out: 'jobflow.jobhooks.io/jobflow-example approved: gate (jobhooks.io/approve=gate)\n', err: ''
