@@ -20,7 +20,7 @@ import type { JobResult, JobScript } from '../../src/simulator/jobs.js'
 export const ARGO_DIR = join(import.meta.dirname, 'argo')
 
 /** A step's end as Argo names it. */
-export type ArgoPhase = 'Succeeded' | 'Failed' | 'Skipped' | 'Omitted'
+export type ArgoPhase = 'Succeeded' | 'Failed' | 'Skipped' | 'Omitted' | 'Pending'
 
 export interface Run {
   name: string
@@ -30,6 +30,11 @@ export interface Run {
   outputs?: Record<string, string>
   /** Argument values by name, over the flow's `spec.arguments`, as `argo submit -p name=value`. */
   arguments?: Record<string, string>
+  /**
+   * Approval steps a person approves (`argo resume`): the JobFlow is submitted with them in
+   * jobhooks.io/approve, so each goes on as soon as it waits.
+   */
+  approve?: string[]
   expect: {
     /** The Jobs created, without the prefix: Argo's pods (an item's, a retry's included). */
     jobs: string[]
@@ -70,6 +75,9 @@ export function argoExamples (): Example[] {
 /** The flow as the run submits it: the example's, its `spec.arguments` given the run's values. */
 export function submitted (example: Example, run: Run): KubeObject {
   const flow = structuredClone(example.flow)
+  if (run.approve !== undefined) {
+    flow.metadata.annotations = { ...flow.metadata.annotations, 'jobhooks.io/approve': run.approve.join(',') }
+  }
   if (run.arguments === undefined) return flow
   const spec = flow.spec as { arguments?: Array<{ name: string, value: string }> }
   const given = new Map(Object.entries(run.arguments))
@@ -89,6 +97,11 @@ export interface FlowSpec {
 
 export function flowsOf (flow: KubeObject): FlowSpec[] {
   return (flow.spec as { flows: FlowSpec[] }).flows
+}
+
+/** The exit steps (`spec.onExit`, Argo's exit handler): none start before every Job of the DAG finished. */
+export function exitStepsOf (flow: KubeObject): FlowSpec[] {
+  return (flow.spec as { onExit?: FlowSpec[] }).onExit ?? []
 }
 
 /** A task result of Argo's `depends` grammar, after the task's name. */
@@ -197,10 +210,13 @@ export function holdToArgo (t: Test, example: Example, run: Run, played: Played)
 
   holdFlowEnd(t, run, played)
 
+  const exits = exitStepsOf(example.flow)
+  const dagSteps = new Set(flows.map(f => f.name))
   for (const { job, seconds } of played.created) {
-    const step = flows.find(f => f.name === played.stepOf.get(job))
+    const step = [...flows, ...exits].find(f => f.name === played.stepOf.get(job))
     if (step === undefined) continue
-    for (const dependency of waitsFor(step)) {
+    const after = exits.includes(step) ? [...dagSteps, ...waitsFor(step)] : waitsFor(step)
+    for (const dependency of after) {
       const late = [...played.stepOf]
         .filter(([other, of]) => of === dependency && !((played.finished.get(other) ?? Infinity) <= seconds))
         .map(([other]) => other)
