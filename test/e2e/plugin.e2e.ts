@@ -94,3 +94,27 @@ t.test('get, watch, suspend, resume, rerun and logs of a running JobFlow', async
   const pods = await getJson(['get', 'pods', '-n', ns, '-l', 'batch.kubernetes.io/job-name=jobflow-example-job1'])
   t.ok(pods.items.length > 0, 'the step has a pod, found by the same label')
 })
+
+t.test('approve: the waiting approval step goes on; a second approver is told it was done', async t => {
+  const ns = await namespace('approve')
+  const flow = jobFlowExample(cluster, spec => {
+    // job1 → gate (a person) → job2: the rest of the example's steps are left out.
+    spec.flows = [spec.flows[0], { name: 'gate', dependencies: ['job1'], approval: {} },
+      { ...spec.flows[1], dependencies: ['gate'] }]
+  })
+  await apply(cluster.kubectl, JSON.stringify(flow), ns)
+  const waiting = await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'gate waiting',
+    s => (s.jobs ?? []).some((r: any) => r.name === 'gate' && /^waiting for approval since /.test(r.message ?? '')),
+    60_000)
+  t.match(waiting.status.jobs.find((r: any) => r.name === 'gate').message,
+    `kubectl jobhooks approve jf jobflow-example gate -n ${ns}`, 'the record says how to approve')
+  t.same(await plugin(ns, 'approve', 'jf', 'jobflow-example', 'gate'), {
+    code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example approved: gate (jobhooks.io/approve=gate)\n', stderr: ''
+  })
+  const done = await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'Succeeded',
+    s => s.phase === 'Succeeded', 120_000)
+  t.match(done.status.jobs.map((r: any) => [r.name, r.phase]), [['job1', 'Succeeded'], ['gate', 'Succeeded'],
+    ['job2', 'Succeeded']])
+  t.same(await plugin(ns, 'approve', 'jf', 'jobflow-example', 'gate'),
+    { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example already approved: gate\n', stderr: '' })
+})
