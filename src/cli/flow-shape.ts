@@ -85,6 +85,16 @@ export function flowSteps (flow: KubeObject): FlowStep[] {
   })
 }
 
+/**
+ * The steps of spec.flows that no other one depends on: the DAG's last steps, after which the exit
+ * steps run.
+ */
+export function dagLeaves (steps: FlowStep[]): FlowStep[] {
+  const dag = steps.filter(step => step.exit !== true)
+  const needed = new Set(dag.flatMap(step => step.dependencies))
+  return dag.filter(step => !needed.has(step.name))
+}
+
 /** Past this many dependencies a cell names the first two and counts the rest, to stay readable. */
 const NAMED_DEPENDENCIES = 3
 

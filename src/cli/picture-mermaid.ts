@@ -1,7 +1,9 @@
 // `npm run simulate -- <manifest> --output mermaid`: each simulated JobFlow as a Mermaid flowchart,
 // for docs and issues (GitHub draws a ```mermaid block). A step is a node labelled with its name
 // and final phase, a dependency an edge; a step with a `when` says so, and its edges are dotted.
-import type { FlowShape, FlowStep } from './flow-shape.js'
+// Exit steps (spec.onExit) form a subgraph `onExit` after the DAG, a dotted edge into it from the
+// DAG's leaves: they run after the whole DAG, not after any one step.
+import { dagLeaves, type FlowShape, type FlowStep } from './flow-shape.js'
 
 /** The colour of each final phase, shared with the SVG pictures (picture-svg.ts). */
 export const PHASE_COLOURS: Record<string, { fill: string, stroke: string }> = {
@@ -27,12 +29,28 @@ function nodeId (flowIndex: number, stepIndex: number): string {
   return `f${flowIndex}s${stepIndex}`
 }
 
-function nodeLine (id: string, step: FlowStep): string {
+function nodeLine (id: string, step: FlowStep, indent = '    '): string {
   const when = step.when !== undefined ? `<br/>when ${label(step.when)}` : ''
-  return `    ${id}["${label(step.name)}<br/>${label(step.phase)}${when}"]:::${step.phase.toLowerCase()}`
+  return `${indent}${id}["${label(step.name)}<br/>${label(step.phase)}${when}"]:::${step.phase.toLowerCase()}`
 }
 
-/** One JobFlow as a subgraph: its steps, then its edges (dotted into a step with a when). */
+/**
+ * The exit steps' subgraph, and the dotted edge into it from the DAG's leaves (none without exit
+ * steps). Its id is the flow's: each JobFlow of the chart has its own.
+ */
+function exitLines (flow: FlowShape, flowIndex: number): { group: string[], edge: string[] } {
+  const exits = flow.steps.flatMap((step, i) =>
+    step.exit === true ? [nodeLine(nodeId(flowIndex, i), step, '      ')] : [])
+  if (exits.length === 0) return { group: [], edge: [] }
+  const group = [`    subgraph f${flowIndex}x["onExit"]`, ...exits, '    end']
+  const leaves = dagLeaves(flow.steps).map(leaf => nodeId(flowIndex, flow.steps.indexOf(leaf)))
+  return { group, edge: leaves.length === 0 ? [] : [`    ${leaves.join(' & ')} -.-> f${flowIndex}x`] }
+}
+
+/**
+ * One JobFlow as a subgraph: its steps (the exit steps in a subgraph of their own), then its edges
+ * (dotted into a step with a when, and into the exit steps' subgraph).
+ */
 function flowLines (flow: FlowShape, flowIndex: number): string[] {
   const ids = new Map(flow.steps.map((step, i) => [step.name, nodeId(flowIndex, i)]))
   const edges = flow.steps.flatMap(step => step.dependencies.flatMap(dependency => {
@@ -41,10 +59,15 @@ function flowLines (flow: FlowShape, flowIndex: number): string[] {
     if (from === undefined) return []
     return [step.when !== undefined ? `    ${from} -.->|when| ${to}` : `    ${from} --> ${to}`]
   }))
+  // The exit steps are declared in their subgraph before any edge names them: Mermaid puts a node
+  // in the first subgraph that lists it.
+  const exit = exitLines(flow, flowIndex)
   return [
     `  subgraph f${flowIndex}["${label(`${flow.namespace}/${flow.name}: ${flow.phase}`)}"]`,
-    ...flow.steps.map((step, i) => nodeLine(nodeId(flowIndex, i), step)),
+    ...flow.steps.flatMap((step, i) => step.exit === true ? [] : [nodeLine(nodeId(flowIndex, i), step)]),
+    ...exit.group,
     ...edges,
+    ...exit.edge,
     '  end'
   ]
 }

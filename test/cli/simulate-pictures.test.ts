@@ -17,10 +17,11 @@ async function run (argv: string[]): Promise<{ code: number, text: string }> {
   return { code, text: out.join('\n') }
 }
 
-/** The example's JobFlow spec as edges `dependency->step` and its step names. */
+/** The example's JobFlow spec (its flows and exit steps) as edges `dependency->step` and its step names. */
 function specShape (file: string): { steps: string[], edges: string[], whens: string[] } {
   const flow = exampleObjects(file).find(o => o.kind === 'JobFlow')
-  const flows: Array<{ name: string, dependencies?: string[], depends?: string, when?: string }> = flow.spec.flows
+  const flows: Array<{ name: string, dependencies?: string[], depends?: string, when?: string }> =
+    [...flow.spec.flows, ...flow.spec.onExit ?? []]
   return {
     steps: flows.map(f => f.name).sort(),
     edges: flows.flatMap(f => stepDependencies(f).map(d => `${d}->${f.name}`)).sort(),
@@ -43,7 +44,9 @@ function parseMermaid (text: string): { labels: Map<string, string>, edges: stri
   return { labels, edges: edges.sort(), dotted: [...new Set(dotted)].sort() }
 }
 
-for (const file of ['jobflow.yaml', 'jobflow-when.yaml', 'jobflow-retry.yaml', 'jobflow-kueue.yaml']) {
+const PICTURED = ['jobflow.yaml', 'jobflow-when.yaml', 'jobflow-retry.yaml', 'jobflow-kueue.yaml',
+  'jobflow-onexit.yaml']
+for (const file of PICTURED) {
   t.test(`--output mermaid draws ${file}: every step a node, every dependency an edge`, async t => {
     const { code, text } = await run([`${EXAMPLES}${file}`, '--kueue-quota', '2', '--output', 'mermaid'])
     t.equal(code, 0)
@@ -70,6 +73,50 @@ for (const file of ['jobflow.yaml', 'jobflow-when.yaml', 'jobflow-retry.yaml', '
     t.match(text, /<svg class="gantt"/)
   })
 }
+
+t.test('--output mermaid: the exit steps in a subgraph onExit, a dotted edge into it from the DAG\'s leaf', async t => {
+  const { code, text } = await run([`${EXAMPLES}jobflow-onexit.yaml`, '--output', 'mermaid'])
+  t.equal(code, 0)
+  const { labels } = parseMermaid(text)
+  const id = (name: string): string => [...labels].find(([, l]) => l.startsWith(`${name}<br/>`))?.[0] ?? name
+  const group = /^ {4}subgraph (\w+)\["onExit"\]\n((?: {6}.*\n)*) {4}end$/m.exec(text)
+  t.ok(group, 'a subgraph labelled onExit inside the flow\'s')
+  const [, groupId = '', members = ''] = group ?? []
+  t.same([...members.matchAll(/^ +(\w+)\[/gm)].map(m => labels.get(m[1] as string)?.split('<br/>')[0]),
+    ['notify', 'cleanup'], 'holding the exit steps, and no step of flows')
+  t.match(members, `${id('notify')}["notify<br/>Succeeded"]:::succeeded`, 'an exit step keeps its phase\'s colour')
+  t.match(text, `\n    ${id('notify')} -.->|when| ${id('cleanup')}\n`, 'and its edges among exit steps')
+  t.equal([...text.matchAll(new RegExp(`-\\.-> ${groupId}$`, 'gm'))].length, 1, 'one edge into the subgraph')
+  t.match(text, `\n    ${id('publish')} -.-> ${groupId}\n  end\n`, 'dotted, from publish, the leaf of the DAG')
+})
+
+t.test('--output html: the exit steps framed as onExit after the DAG, a dashed connector into the frame', async t => {
+  const { code, text } = await run([`${EXAMPLES}jobflow-onexit.yaml`, '--output', 'html'])
+  t.equal(code, 0)
+  const dag = /<svg class="dag"[\s\S]*?<\/svg>/.exec(text)?.[0] ?? ''
+  const frame = /<g class="exit-group" data-group="onExit">.*?<rect x="(\d+)" y="(\d+)" width="(\d+)" height="(\d+)"/
+    .exec(dag)?.slice(1).map(Number) ?? []
+  t.equal(frame.length, 4, 'a frame')
+  t.match(dag, /<g class="exit-group"[^]*?>onExit<\/text><\/g>/, 'labelled onExit')
+  const [fx = 0, fy = 0, fw = 0, fh = 0] = frame
+  const boxes = new Map([...dag.matchAll(/data-step="([^"]+)"[^]*?<rect x="(\d+)" y="(\d+)"/g)]
+    .map(m => [m[1] as string, [Number(m[2]), Number(m[3])]]))
+  const inside = (name: string): boolean => {
+    const [x = 0, y = 0] = boxes.get(name) ?? []
+    return x > fx && x + 170 < fx + fw && y > fy && y + 46 < fy + fh
+  }
+  t.same(['build', 'test', 'publish', 'notify', 'cleanup'].filter(inside), ['notify', 'cleanup'],
+    'around the exit steps only')
+  t.ok(['build', 'test', 'publish'].every(name => (boxes.get(name)?.[0] ?? 0) + 170 < fx), 'right of the DAG')
+  t.match(dag, /data-step="cleanup" data-phase="Succeeded">[^]*?<rect [^>]*fill="#d4edda" stroke="#2e7d32"\/>/,
+    'in its phase\'s colours')
+  t.match(dag, /class="edge" data-from="notify" data-to="cleanup" [^>]*stroke-dasharray/, 'its edges kept')
+  const connector = [...dag.matchAll(/<path class="exit-edge" data-from="([^"]+)" data-into="onExit" d="([^"]+)".*?>/g)]
+  t.equal(connector.length, 1, 'one connector')
+  t.equal(connector[0]?.[1], 'publish', 'from the leaf of the DAG')
+  t.match(connector[0]?.[2], new RegExp(` ${fx},63$`), 'into the frame')
+  t.match(connector[0]?.[0], 'stroke-dasharray="5 4" marker-end="url(#arrow)"', 'dashed, an arrow')
+})
 
 t.test('the Gantt chart has a bar per Job attempt, from its start to its end', async t => {
   const { text } = await run([`${EXAMPLES}jobflow-retry.yaml`, '--output', 'html'])
@@ -114,4 +161,37 @@ t.test('an invalid spec still draws: a cycle ends, a missing dependency draws no
   const mermaid = mermaidText([SHAPE])
   t.match(mermaid, /when flows\.a\.message == #quot;#lt;x#gt;#quot;"\]/)
   t.notMatch(mermaid, /gone/)
+})
+
+const EXITS: FlowShape = {
+  namespace: 'default',
+  name: 'exits',
+  phase: 'Succeeded',
+  attempts: [],
+  steps: [
+    { name: 'a', dependencies: [], phase: 'Succeeded' },
+    { name: 'b', dependencies: ['a'], phase: 'Succeeded' },
+    { name: 'c', dependencies: [], phase: 'Failed' },
+    { name: 'x', dependencies: [], phase: 'Succeeded', exit: true },
+    { name: 'y', dependencies: ['x'], phase: 'Skipped', exit: true }
+  ]
+}
+
+t.test('several leaves: one edge into the exit steps, a curve from each, none through a box', async t => {
+  const mermaid = mermaidText([SHAPE, EXITS])
+  t.match(mermaid, '\n    subgraph f1x["onExit"]\n      f1s3["x<br/>Succeeded"]:::succeeded\n' +
+    '      f1s4["y<br/>Skipped"]:::skipped\n    end\n', 'a subgraph of its own for each JobFlow')
+  t.match(mermaid, '\n    f1s3 --> f1s4\n    f1s1 & f1s2 -.-> f1x\n  end\n', 'from b and c, the leaves')
+  t.notMatch(mermaid, /f0x/, 'none for a JobFlow without exit steps')
+  const svg = dagSvg(EXITS)
+  const connector = /<path class="exit-edge" data-from="b c" data-into="onExit" d="([^"]+)"/.exec(svg)?.[1] ?? ''
+  const curves = connector.split(/ (?=M)/)
+  t.equal(curves.length, 2, 'a curve from each leaf, in one path')
+  const frameX = /<g class="exit-group"[^]*?<rect x="(\d+)"/.exec(svg)?.[1]
+  t.ok(curves.every(c => new RegExp(`[ L]${frameX},63$`).test(c)), 'each ending where the arrow is, at the frame')
+  const boxes = [...svg.matchAll(/<g class="step"[^>]*>(?:<title>[^<]*<\/title>)?<rect x="(\d+)" y="(\d+)"/g)]
+    .map(m => [Number(m[1]), Number(m[2])])
+  const verticals = [...(curves[1] ?? '').matchAll(/Q(\d+),\d+ \1,/g)].map(m => Number(m[1]))
+  t.ok(verticals.length > 0, 'c, left of the last column, goes round')
+  t.ok(verticals.every(x => boxes.every(([bx = 0]) => x < bx || x > bx + 170)), 'in the gaps between columns')
 })

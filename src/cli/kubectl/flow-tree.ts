@@ -1,7 +1,8 @@
 // `kubectl jobhooks get jf <name>`: a JobFlow as a tree in dependency order. Each step sits one
 // level deeper than its deepest dependency and after all of them; a row per attempt says its
 // phase, Job, when it started, how long it ran, its output (cut) and why it waits or was skipped.
-// A fan-out step has a row of its own and its items as rows under it.
+// A fan-out step has a row of its own and its items as rows under it. Exit steps (spec.onExit)
+// come last, one level under an `onExit` row: they run after the whole DAG, not after its last step.
 import type { KubeObject } from '../../k8s/types.js'
 import { stepOfFlowName } from '../../formats/jobflow-status.js'
 import { dependenciesText, flowSteps, type FlowStep } from '../flow-shape.js'
@@ -65,9 +66,14 @@ function stepRows (step: FlowStep, depth: number, records: FlowRecord[], now: Da
 export function flowTree (jobflow: KubeObject, now: Date): string[] {
   const records = flowRecords(jobflow)
   const rows = [['STEP', 'AFTER', 'PHASE', 'ATTEMPT', 'JOB', 'STARTED', 'DURATION', 'OUTPUT', 'MESSAGE']]
-  for (const { step, depth } of dependencyOrder(flowSteps(jobflow))) {
+  const steps = flowSteps(jobflow)
+  for (const { step, depth } of dependencyOrder(steps.filter(s => s.exit !== true))) {
     rows.push(...stepRows(step, depth, records, now))
   }
+  const exits = steps.filter(s => s.exit === true)
+  // No step reads as this row: step names are lowercase RFC 1123 labels.
+  if (exits.length > 0) rows.push(['onExit'])
+  for (const { step, depth } of dependencyOrder(exits)) rows.push(...stepRows(step, depth + 1, records, now))
   const extra = [`Jobs:       ${field(jobflow, 'jobsSucceeded') ?? '-'} succeeded`]
   return [...header(jobflow, 'phase', now), ...extra, ...conditionLines(jobflow), '', ...alignRows(rows)]
 }

@@ -2,6 +2,8 @@
 // errors kubectl users know, against a fake API server in the test process.
 import t from 'tap'
 import { parse } from 'yaml'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { exampleObjects } from '../../helpers/example-promises.js'
 import { collaSetObjects, daemonJobObjects, ephemeralJobObjects, NOW, operationJob, plugin, runningFlow } from
   '../../helpers/plugin.js'
 
@@ -33,6 +35,52 @@ t.test('get jf <name>: the tree in dependency order, each attempt with its Job, 
   ], 'a row per attempt, dependants after their dependencies, deeper ones indented')
   t.same(fake.requests.map(r => `${r.method} ${r.url}`),
     ['GET /apis/jobhooks.io/v1alpha1/namespaces/team-a/jobflows/jobflow-example'], 'one read, in the context namespace')
+})
+
+/** manifests/examples/jobflow-onexit.yaml in team-a as it ends: test failed, publish skipped, both exit steps ran. */
+function finishedExitFlow (): KubeObject {
+  const flow: KubeObject = exampleObjects('jobflow-onexit.yaml').find(o => o.kind === 'JobFlow')
+  const at = (seconds: number): string => new Date(Date.parse('2026-01-02T03:04:00Z') + seconds * 1000)
+    .toISOString().replace('.000Z', 'Z')
+  const ran = (name: string, phase: string, start: number, end: number, message?: string): Record<string, unknown> => {
+    const times = { startTime: at(start), completionTime: at(end) }
+    return { name, jobName: `jobflow-onexit-${name}`, phase, ...times, ...message && { message } }
+  }
+  flow.metadata = { ...flow.metadata, namespace: 'team-a', creationTimestamp: at(0) }
+  flow.status = {
+    phase: 'Failed',
+    jobsSucceeded: '3/5',
+    startTime: at(0),
+    completionTime: at(31),
+    jobs: [
+      ran('build', 'Succeeded', 0, 10),
+      ran('test', 'Failed', 10, 11, 'DeadlineExceeded: Job was active longer than specified deadline'),
+      { name: 'publish', jobName: 'jobflow-onexit-publish', phase: 'Skipped', message: 'not started: test failed' },
+      ran('notify', 'Succeeded', 11, 21),
+      ran('cleanup', 'Succeeded', 21, 31)
+    ]
+  }
+  return flow
+}
+
+t.test('get jf <name>: exit steps after the DAG\'s, one level under an onExit row', async t => {
+  const { run } = await plugin(t, [finishedExitFlow()])
+  const { code, out } = await run(['get', 'jf', 'jobflow-onexit'])
+  t.equal(code, 0)
+  const rows = squeezed(out)
+  t.same(rows.slice(rows.findIndex(row => row.startsWith('STEP '))), [
+    'STEP | AFTER | PHASE | ATTEMPT | JOB | STARTED | DURATION | OUTPUT | MESSAGE',
+    'build | - | Succeeded | 1 | jobflow-onexit-build | 60s | 10s | -',
+    '  test | build | Failed | 1 | jobflow-onexit-test | 50s | 1s | - | ' +
+      'DeadlineExceeded: Job was active longer than specified deadline',
+    '    publish | test | Skipped | 1 | jobflow-onexit-publish | - | - | - | not started: test failed',
+    'onExit',
+    '  notify | onExit | Succeeded | 1 | jobflow-onexit-notify | 49s | 10s | -',
+    '    cleanup | onExit: notify | Succeeded | 1 | jobflow-onexit-cleanup | 39s | 10s | -'
+  ], 'the exit steps last, in their own dependency order, under a row that says what they are')
+  const html = await run(['get', 'jf', 'jobflow-onexit', '-o', 'html'])
+  t.match(html.out, '<g class="exit-group" data-group="onExit">', 'the live picture frames them too')
+  t.match(html.out, '<path class="exit-edge" data-from="publish" data-into="onExit"')
 })
 
 t.test('get <kind> <name> -o json|yaml: the object as data', async t => {
