@@ -48,8 +48,9 @@ function stepRows (step: FlowStep, depth: number, records: FlowRecord[], now: Da
     return [[`${indent}${step.name}`, after, 'Pending', '-', '-', '-', '-', '-', `no record yet${when}`]]
   }
   const rows = own.map(r => {
-    const [label = '', ...rest] = recordRow(r, `${indent}${step.name}`, now)
-    return [label, after, ...rest]
+    const [label = '', phase = '', attempt = '', job = '', ...rest] = recordRow(r, `${indent}${step.name}`, now)
+    // An approval step runs no Job: its record's Job name is only a name.
+    return [label, after, phase, attempt, step.approval === true ? '(approval)' : job, ...rest]
   })
   if (items.length > 0) {
     const count = new Set(items.map(r => r.name)).size

@@ -83,6 +83,21 @@ t.test('get jf <name>: exit steps after the DAG\'s, one level under an onExit ro
   t.match(html.out, '<path class="exit-edge" data-from="publish" data-into="onExit"')
 })
 
+t.test('get jf <name>: an approval step shows (approval) where a step shows its Job', async t => {
+  const flow = exampleObjects('jobflow-approval.yaml').find(o => o.kind === 'JobFlow') as KubeObject
+  flow.metadata = { ...flow.metadata, namespace: 'team-a', creationTimestamp: '2026-01-02T03:04:00Z' }
+  flow.status = {
+    phase: 'Running',
+    jobs: [
+      { name: 'build', jobName: 'jobflow-approval-build', phase: 'Succeeded' },
+      { name: 'approve', jobName: 'jobflow-approval-approve', phase: 'Pending', message: 'waiting for approval' }
+    ]
+  }
+  const { run } = await plugin(t, [flow])
+  const rows = squeezed((await run(['get', 'jf', 'jobflow-approval'])).out)
+  t.match(rows.find(row => row.trim().startsWith('approve ')), /^ {2}approve \| build \| Pending \| 1 \| \(approval\) \|/)
+})
+
 t.test('get <kind> <name> -o json|yaml: the object as data', async t => {
   const { run } = await plugin(t, [runningFlow()])
   const json = await run(['get', 'jobflow', 'jobflow-example', '-o', 'json'])
