@@ -95,7 +95,8 @@ t.test('get jf <name>: an approval step shows (approval) where a step shows its 
   }
   const { run } = await plugin(t, [flow])
   const rows = squeezed((await run(['get', 'jf', 'jobflow-approval'])).out)
-  t.match(rows.find(row => row.trim().startsWith('approve ')), /^ {2}approve \| build \| Pending \| 1 \| \(approval\) \|/)
+  const approve = rows.find(row => row.trim().startsWith('approve '))
+  t.match(approve, /^ {2}approve \| build \| Pending \| 1 \| \(approval\) \|/)
 })
 
 t.test('get <kind> <name> -o json|yaml: the object as data', async t => {
