@@ -19,6 +19,8 @@ import { evaluateDepends, type SettledStep } from './depends.js'
 import { heldByParallelism, heldMessage, itemSlots, takeSlot } from './flow-cap.js'
 import { isPast, notStartedMessage, overdueRecords, type FlowDeadline } from './deadline.js'
 import { failedLeaves, stepView, WHEN_FALSE, type ItemGroups, type StepView } from './branches.js'
+import { reruns, type RerunRequest } from './rerun.js'
+import { retargeted, untargetedMessage } from './targets.js'
 
 export { WHEN_FALSE }
 export { WHEN_DEFERRED, WHEN_OVER_LIMIT } from './when-decide.js'
@@ -131,7 +133,8 @@ function observeFlow (sync: FlowSync, flow: PlannedFlow): FlowState {
   const mine = history.find(r => attemptOf(r) === attempt)
   const id = jobIdentity(parent, flow, attempt)
   const job = jobOf(id.name)
-  const current = job !== undefined ? fromJob(job, mine, attempt) : isSettled(mine) ? mine : undefined
+  const settled = isSettled(mine) && !retargeted(sync, flow, mine) ? mine : undefined
+  const current = job !== undefined ? fromJob(job, mine, attempt) : settled
   const pending = job === undefined && !isSettled(mine) ? mine : undefined
   const last = history[history.length - 1]
   const remembered = last === undefined
@@ -204,17 +207,15 @@ function backToFailure (state: FlowState): FlowState {
   return { flow, earlier: state.earlier.slice(0, -1), attempt: attemptOf(failed), id, current: failed, remembered }
 }
 
-/** A rerun: each failed or skipped flow's record becomes history, and a new attempt is to start. */
-export function rerunFlows (sync: FlowSync, flows: Flows, value: string): Flows {
-  return new Map([...flows].map(([name, state]) => [name, rerunFlow(sync.parent, state, value)]))
+/** A rerun: the record of each flow it reruns (rerun.ts) becomes history, and a new attempt is to start. */
+export function rerunFlows (sync: FlowSync, flows: Flows, rerun: RerunRequest): Flows {
+  return new Map([...flows].map(([name, state]) => [name, rerunFlow(sync.parent, state, rerun)]))
 }
 
-function rerunFlow (parent: KubeObject, state: FlowState, value: string): FlowState {
+function rerunFlow (parent: KubeObject, state: FlowState, rerun: RerunRequest): FlowState {
+  const { value } = rerun
   const from = state.remembered ?? state.current
-  // An exit step runs again after every rerun, however it ended: it reports the new outcome.
-  const again = from?.phase === 'Failed' || from?.phase === 'Skipped' ||
-    (state.flow.exit === true && from !== undefined)
-  if (!again) return state
+  if (from === undefined || !reruns(rerun, state.flow, from)) return state
   if (state.attempt > attemptOf(from)) {
     // The rerun's attempt exists already: this sync was handed the JobFlow from before the status
     // that named it. It is marked as the rerun's, as that status had it.
@@ -349,12 +350,13 @@ function holdOverCap (
 /** How the DAG (the steps but the exit steps) ended, from the records decided so far. */
 function dagOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>, steps: StepView): DagEnd | undefined {
   const dagSteps = sync.steps.filter(step => step.exit !== true)
-  return dagEnd(dagSteps, sync.spec.flows.filter(f => f.exit !== true), records, { groups: sync.groups, steps })
+  const view = { groups: sync.groups, steps, targets: sync.spec.targets?.names }
+  return dagEnd(dagSteps, sync.spec.flows.filter(f => f.exit !== true), records, view)
 }
 
 /** The leaf steps on a failed branch, from the flows' records. */
 function failedLeavesOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>): string[] {
-  return failedLeaves(sync.steps, records, sync.groups)
+  return failedLeaves(sync.steps, records, sync.groups, sync.spec.targets?.names)
 }
 
 /** What deciding one flow's start looks at. */
@@ -385,6 +387,8 @@ function decideStart (question: StartQuestion): {
   const { sync, state, finished, outputWaits } = question
   const { flow } = state
   const record = (phase: JobRecord['phase'], message: string): JobRecord => unstartedRecord(state, phase, message)
+  const untargeted = untargetedMessage(sync.spec.targets, flow)
+  if (untargeted !== undefined) return { record: record('Skipped', untargeted), create: false }
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
   if (flow.exit !== true && isPast(sync.deadline, sync.now)) {
     return { record: record('Skipped', notStartedMessage(sync.deadline)), create: false }
