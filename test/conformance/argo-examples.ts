@@ -35,6 +35,8 @@ export interface Run {
    * jobhooks.io/approve, so each goes on as soon as it waits.
    */
   approve?: string[]
+  /** The flow's `spec.targets` instead of its own, as `argo submit -p target="b e"` sets a DAG's target. */
+  targets?: string[]
   expect: {
     /** The Jobs created, without the prefix: Argo's pods (an item's, a retry's included). */
     jobs: string[]
@@ -72,14 +74,15 @@ export function argoExamples (): Example[] {
   })
 }
 
-/** The flow as the run submits it: the example's, its `spec.arguments` given the run's values. */
+/** The flow as the run submits it: the example's, with the run's `spec.arguments` values and `spec.targets`. */
 export function submitted (example: Example, run: Run): KubeObject {
   const flow = structuredClone(example.flow)
   if (run.approve !== undefined) {
     flow.metadata.annotations = { ...flow.metadata.annotations, 'jobhooks.io/approve': run.approve.join(',') }
   }
+  const spec = flow.spec as { arguments?: Array<{ name: string, value: string }>, targets?: string[] }
+  if (run.targets !== undefined) spec.targets = run.targets
   if (run.arguments === undefined) return flow
-  const spec = flow.spec as { arguments?: Array<{ name: string, value: string }> }
   const given = new Map(Object.entries(run.arguments))
   spec.arguments = (spec.arguments ?? []).map(arg => ({ ...arg, value: given.get(arg.name) ?? arg.value }))
   const unknown = [...given.keys()].filter(name => !spec.arguments?.some(arg => arg.name === name))

@@ -23,6 +23,8 @@ export interface Options {
   attempt?: number
   item?: number
   follow: boolean
+  /** `rerun --step`: the steps to rerun with every step after them (repeatable, or comma separated). */
+  steps?: string[]
   /** How long a request may wait for an answer (--request-timeout; a watch or a followed log only for its start). */
   timeoutMs: number
 }
@@ -31,7 +33,8 @@ export const USAGE = `kubectl jobhooks: see and steer jobhooks workloads.
 
 Usage:
   kubectl jobhooks get <kind> [<name>] [-o json|yaml|html] [-w]   a kind: jf, dj, ejob, opj, cls
-  kubectl jobhooks rerun jf <name>                 rerun the failed and skipped steps of a finished JobFlow
+  kubectl jobhooks rerun jf <name> [--step S …]    rerun the failed and skipped steps of a finished JobFlow,
+                                                   or step S and every step after it
   kubectl jobhooks approve jf <name> <step>        approve a waiting approval step
   kubectl jobhooks suspend jf|dj <name>            start no new Job (spec.suspend: true)
   kubectl jobhooks resume jf|dj <name>             go on (spec.suspend: false)
@@ -50,6 +53,7 @@ Flags:
   -A, --all-namespaces    get <kind> without a name: list every namespace's
   -o, --output FORMAT     json, yaml, or html (a JobFlow's graph and Gantt chart)
   -w, --watch             draw again on every change (a watch, not polling)
+  --step S                rerun: step S and every step after it, however they ended (repeatable)
   --request-timeout D     give up on a request after D (30s, 500ms; default 30s)
   -h, --help              this text`
 
@@ -64,6 +68,7 @@ const FLAGS = {
   follow: { type: 'boolean' },
   attempt: { type: 'string' },
   item: { type: 'string' },
+  step: { type: 'string', multiple: true },
   'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
@@ -126,6 +131,8 @@ export function parseOptions (argv: string[]): Options {
     throw new UsageError('give --attempt or --item, not both')
   }
   const options = defaults(first as Command, args)
+  const steps = values.step?.flatMap(s => s.split(',')).map(s => s.trim()).filter(s => s !== '')
+  if (steps !== undefined && first !== 'rerun') throw new UsageError('--step is a flag of rerun')
   const attempt = wholeNumber(values.attempt, '--attempt')
   const item = wholeNumber(values.item, '--item')
   return {
@@ -136,6 +143,7 @@ export function parseOptions (argv: string[]): Options {
     ...(values.filename !== undefined ? { filename: values.filename } : {}),
     ...(attempt !== undefined ? { attempt } : {}),
     ...(item !== undefined ? { item } : {}),
+    ...(steps !== undefined && steps.length > 0 ? { steps } : {}),
     allNamespaces: values['all-namespaces'] === true,
     output: outputOf(values.output),
     watch: values.watch === true,

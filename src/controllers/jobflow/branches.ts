@@ -100,12 +100,15 @@ export function stepView (records: ReadonlyMap<string, JobRecord>, groups: ItemG
  * skipped or omitted carries on the failure of any step it follows. A leaf on a failed branch
  * fails the flow; a failure followed by a step that succeeded was handled. A step still to start
  * whose `dependencies` (no `when`, no `depends`) include a failed or omitted step is counted as
- * omitted already: it can never run, so the failure is known before it is recorded.
+ * omitted already: it can never run, so the failure is known before it is recorded. With
+ * `spec.targets` (targets.ts) the DAG's branches end at its targets, as Argo's targetTasks, not at
+ * its leaves: a step no target needs is on no branch that counts. Exit steps end at their leaves.
  */
 export function failedLeaves (
   steps: readonly FlowSpec[],
   records: ReadonlyMap<string, JobRecord>,
-  groups: ItemGroups
+  groups: ItemGroups,
+  targets?: readonly string[]
 ): string[] {
   const ends = new Map<string, StepEnd | undefined>()
   const failing = new Set<string>()
@@ -119,7 +122,10 @@ export function failedLeaves (
     const inherits = end === 'Skipped' || end === 'Omitted'
     if (end === 'Failed' || (inherits && step.dependencies.some(d => failing.has(d)))) failing.add(step.name)
   }
-  return steps.filter(s => !hasDependants.has(s.name) && failing.has(s.name)).map(s => s.name)
+  const named = targets === undefined ? undefined : new Set(targets)
+  const isEnd = (s: FlowSpec): boolean =>
+    named === undefined || s.exit === true ? !hasDependants.has(s.name) : named.has(s.name)
+  return steps.filter(s => isEnd(s) && failing.has(s.name)).map(s => s.name)
 }
 
 /**

@@ -74,3 +74,20 @@ function findCycle<T extends Node> (rest: T[], byName: Map<string, T>): string[]
   if (current === undefined) return path
   return [...path.slice(seenAt.get(current)), current]
 }
+
+/**
+ * The names reachable from `from` (themselves included) by `next`: a step's dependencies, or its
+ * dependants. Iterative, each name visited once: a chain of 2,000 steps recurses nowhere.
+ */
+export function reachable (from: Iterable<string>, next: (name: string) => readonly string[]): Set<string> {
+  const seen = new Set<string>(from)
+  const queue = [...seen]
+  for (let i = 0; i < queue.length; i++) {
+    for (const other of next(queue[i] as string)) {
+      if (seen.has(other)) continue
+      seen.add(other)
+      queue.push(other)
+    }
+  }
+  return seen
+}

@@ -42,14 +42,14 @@ export function dagEnd (
   dagSteps: readonly FlowSpec[],
   dagFlows: readonly PlannedFlow[],
   records: ReadonlyMap<string, JobRecord>,
-  view: { groups: ItemGroups, steps: StepView }
+  view: { groups: ItemGroups, steps: StepView, targets?: readonly string[] }
 ): DagEnd | undefined {
   if (!dagFlows.every(flow => isSettled(records.get(flow.name)))) return undefined
   const failures = dagSteps.filter(step => view.steps.certain(step.name) === 'Failed').map(step => ({
     name: step.name,
     message: failureMessage(step.name, records, view)
   }))
-  const failed = failures.length > 0 && failedLeaves(dagSteps, records, view.groups).length > 0
+  const failed = failures.length > 0 && failedLeaves(dagSteps, records, view.groups, view.targets).length > 0
   const byDeadline = dagFlows.some(flow => endedByDeadline(records.get(flow.name) as JobRecord))
   return { phase: failed || byDeadline ? 'Failed' : 'Succeeded', failures }
 }

@@ -14,6 +14,8 @@ import { observedOutput, outputContainer, outputWaitOf } from './outputs.js'
 import { ITEM_INDEX_LABEL, jobPartOf, stepOf } from './fanout.js'
 import type { FlowDeadline } from './deadline.js'
 import { WHEN_FALSE, type ItemGroups } from './branches.js'
+import { reruns, type RerunRequest } from './rerun.js'
+import { retargeted } from './targets.js'
 
 export { WHEN_FALSE }
 
@@ -125,7 +127,8 @@ function observeFlow (sync: FlowSync, flow: PlannedFlow): FlowState {
   const mine = history.find(r => attemptOf(r) === attempt)
   const id = jobIdentity(parent, flow, attempt)
   const job = jobOf(id.name)
-  const current = job !== undefined ? fromJob(job, mine, attempt) : isSettled(mine) ? mine : undefined
+  const settled = isSettled(mine) && !retargeted(sync, flow, mine) ? mine : undefined
+  const current = job !== undefined ? fromJob(job, mine, attempt) : settled
   const pending = job === undefined && !isSettled(mine) ? mine : undefined
   const last = history[history.length - 1]
   const remembered = last === undefined
@@ -198,17 +201,15 @@ export function backToFailure (state: FlowState): FlowState {
   return { flow, earlier: state.earlier.slice(0, -1), attempt: attemptOf(failed), id, current: failed, remembered }
 }
 
-/** A rerun: each failed or skipped flow's record becomes history, and a new attempt is to start. */
-export function rerunFlows (sync: FlowSync, flows: Flows, value: string): Flows {
-  return new Map([...flows].map(([name, state]) => [name, rerunFlow(sync.parent, state, value)]))
+/** A rerun: the record of each flow it reruns (rerun.ts) becomes history, and a new attempt is to start. */
+export function rerunFlows (sync: FlowSync, flows: Flows, rerun: RerunRequest): Flows {
+  return new Map([...flows].map(([name, state]) => [name, rerunFlow(sync.parent, state, rerun)]))
 }
 
-function rerunFlow (parent: KubeObject, state: FlowState, value: string): FlowState {
+function rerunFlow (parent: KubeObject, state: FlowState, rerun: RerunRequest): FlowState {
+  const { value } = rerun
   const from = state.remembered ?? state.current
-  // An exit step runs again after every rerun, however it ended: it reports the new outcome.
-  const again = from?.phase === 'Failed' || from?.phase === 'Skipped' ||
-    (state.flow.exit === true && from !== undefined)
-  if (!again) return state
+  if (from === undefined || !reruns(rerun, state.flow, from)) return state
   if (state.attempt > attemptOf(from)) {
     // The rerun's attempt exists already: this sync was handed the JobFlow from before the status
     // that named it. It is marked as the rerun's, as that status had it.

@@ -17,6 +17,7 @@ import { parseArguments, unknownArguments, type FlowArgument } from './arguments
 import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
 import { parseApproval, type ApprovalSpec } from './approval.js'
+import { parseTargets, type Targets } from './targets.js'
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
 export { MAX_ITEMS }
@@ -76,6 +77,8 @@ export interface JobFlowSpec extends QueueSpec {
   failurePolicy: FailurePolicy
   /** Start no Job, and suspend the running ones, until it is false again. */
   suspend: boolean
+  /** `spec.targets`: only these steps and what they need run (targets.ts); unset, every step. */
+  targets?: Targets
 }
 
 /** The most exit steps a JobFlow has (the CRD says the same). */
@@ -96,6 +99,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   if (!hasFlows) problems.push('spec.flows must list at least one flow')
   const flows = hasFlows ? parseSteps(spec.flows, 'flows', seen, problems) : []
   const onExit = parseSteps(spec.onExit, 'onExit', seen, problems)
+  const targets = parseTargets(spec.targets, flows, onExit, problems)
 
   const globalParams = parseGlobalParams(spec.globalParams, problems)
   const shareVolumes = objectList<Volume>(spec.shareVolumes, 'spec.shareVolumes', problems)
@@ -133,7 +137,8 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
       suspend: suspend === true,
       arguments: args,
       ...queue,
-      ...limits
+      ...limits,
+      ...(targets !== undefined ? { targets } : {})
     }
   }
 }

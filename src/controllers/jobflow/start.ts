@@ -15,6 +15,7 @@ import { evaluateDepends, type SettledStep } from './depends.js'
 import { heldByParallelism, heldMessage, itemSlots, takeSlot } from './flow-cap.js'
 import { isPast, notStartedMessage, overdueRecords } from './deadline.js'
 import { failedLeaves, stepView, type StepView } from './branches.js'
+import { untargetedMessage } from './targets.js'
 import { backToFailure, type FlowState, type Flows, type FlowSync } from './flows.js'
 
 /** The flows once every one still to start has its record, which Jobs start now, and when the next retry is due. */
@@ -142,12 +143,13 @@ function holdOverCap (
 /** How the DAG (the steps but the exit steps) ended, from the records decided so far. */
 function dagOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>, steps: StepView): DagEnd | undefined {
   const dagSteps = sync.steps.filter(step => step.exit !== true)
-  return dagEnd(dagSteps, sync.spec.flows.filter(f => f.exit !== true), records, { groups: sync.groups, steps })
+  const view = { groups: sync.groups, steps, targets: sync.spec.targets?.names }
+  return dagEnd(dagSteps, sync.spec.flows.filter(f => f.exit !== true), records, view)
 }
 
 /** The leaf steps on a failed branch, from the flows' records. */
 function failedLeavesOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>): string[] {
-  return failedLeaves(sync.steps, records, sync.groups)
+  return failedLeaves(sync.steps, records, sync.groups, sync.spec.targets?.names)
 }
 
 /** What deciding one flow's start looks at. */
@@ -178,6 +180,8 @@ function decideStart (question: StartQuestion): {
   const { sync, state, finished, outputWaits } = question
   const { flow } = state
   const record = (phase: JobRecord['phase'], message: string): JobRecord => unstartedRecord(state, phase, message)
+  const untargeted = untargetedMessage(sync.spec.targets, flow)
+  if (untargeted !== undefined) return { record: record('Skipped', untargeted), create: false }
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
   if (flow.exit !== true && isPast(sync.deadline, sync.now)) {
     return { record: record('Skipped', notStartedMessage(sync.deadline)), create: false }

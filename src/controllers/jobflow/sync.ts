@@ -41,6 +41,7 @@ import {
   deadlineWake, endedByDeadline, flowDeadline, isPast, jobDeadlineSeconds, type FlowDeadline
 } from './deadline.js'
 import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
+import { isNeeded, isUntargeted } from './targets.js'
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
 interface Plan {
@@ -77,16 +78,18 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   // Decided on what the status remembers, so that a sync handed a copy from before the rerun's own
   // status write (its new Jobs already there) decides the same and only marks them.
   const lastRecords = [...flows.values()].map(f => f.remembered ?? f.current).filter(r => r !== undefined)
-  const rerun = rerunRequest(seen.parent, seen.previous, wasFinished, lastRecords, seen.now)
-  if (rerun?.act === true) flows = rerunFlows(seen, flows, rerun.value)
+  const rerun = rerunRequest(seen, wasFinished, lastRecords)
+  if (rerun?.act === true) flows = rerunFlows(seen, flows, rerun)
   const finished = wasFinished && rerun?.act !== true
   // The deadline counts from the start, or from the rerun that starts the flow again.
   const since = rerun?.act === true ? { ...seen.previous, rerun: rerun.status } : seen.previous
   const deadline = flowDeadline(seen.spec.activeDeadlineSeconds, seen.parent, since)
   const sync: FlowSync = deadline === undefined ? seen : { ...seen, deadline }
   // Only flows that still have to start need their JobTemplate and script: a template deleted
-  // after its Job ran stops nothing.
-  const unstarted = finished ? [] : sync.spec.flows.filter(f => flows.get(f.name)?.current === undefined)
+  // after its Job ran stops nothing, nor one of a step no target needs.
+  const unstarted = finished
+    ? []
+    : sync.spec.flows.filter(f => flows.get(f.name)?.current === undefined && isNeeded(sync.spec.targets, f))
   const plan = resolvePlan(sync, unstarted)
   if (!plan.ok) {
     const answer = invalid(sync, plan.problems)
@@ -429,14 +432,16 @@ function flowPhase (jobs: JobRecord[], failedLeaves: readonly string[], creating
   return 'Pending'
 }
 
-/** How many flows ran and succeeded, and how many their own `when` skipped. */
+/** How many flows ran and succeeded, how many their own `when` skipped, and how many no target needs. */
 function successMessage (jobs: JobRecord[]): string {
   const succeeded = jobs.filter(j => j.phase === 'Succeeded').length
-  const skipped = jobs.filter(j => j.phase === 'Skipped').length
+  const untargeted = jobs.filter(isUntargeted).length
+  const skipped = jobs.filter(j => j.phase === 'Skipped').length - untargeted
   const failed = jobs.filter(j => j.phase === 'Failed').length
   return `${succeeded} of ${jobs.length} jobs succeeded` +
     (skipped > 0 ? `, ${skipped} skipped` + (failed > 0 ? '' : ' by their when') : '') +
-    (failed > 0 ? `, ${failed} failed and handled by the steps after them` : '')
+    (failed > 0 ? `, ${failed} failed and handled by the steps after them` : '') +
+    (untargeted > 0 ? `, ${untargeted} not run: no target needs them (spec.targets)` : '')
 }
 
 /** A flow the deadline ended: what it stopped and what it kept from starting. */
@@ -448,6 +453,7 @@ function deadlineFailure (deadline: FlowDeadline, jobs: JobRecord[]): string {
 /** Which flows failed, and which were skipped because of them (not those their own `when` skipped). */
 function failureMessage (jobs: JobRecord[]): string {
   const failed = jobs.filter(j => j.phase === 'Failed').map(j => `${j.name}: ${j.message ?? 'failed'}`).join('; ')
-  const skipped = jobs.filter(j => j.phase === 'Skipped' && j.message?.startsWith(WHEN_FALSE) !== true).map(j => j.name)
+  const skipped = jobs.filter(j => j.phase === 'Skipped' && j.message?.startsWith(WHEN_FALSE) !== true &&
+    !isUntargeted(j)).map(j => j.name)
   return skipped.length > 0 ? `${failed}; skipped because of them: ${skipped.join(', ')}` : failed
 }
