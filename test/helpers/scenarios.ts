@@ -54,3 +54,9 @@ export function mostRunning (sim: Simulator): number {
   }
   return most
 }
+
+/** A step of a scenario's JobFlow: `name` with an inline Job of one container, and `extra` fields. */
+export function inlineStep (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'work'] }]
+  return { name, jobTemplate: { template: { spec: { containers } } }, ...extra }
+}

@@ -9,14 +9,11 @@ import { isRecord } from '../../src/k8s/types.js'
 import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
-import { createdJobs } from '../helpers/scenarios.js'
+import { createdJobs, inlineStep } from '../helpers/scenarios.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'nightly' }
 
-type Step = Record<string, unknown>
-const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'work'] }]
-const step = (name: string, extra: Step = {}): Step =>
-  ({ name, jobTemplate: { template: { spec: { containers } } }, ...extra })
+const step = inlineStep
 
 function jobFlow (spec: Record<string, unknown>): KubeObject {
   const metadata = { name: 'nightly', namespace: 'default' }
@@ -94,7 +91,7 @@ t.test('a failed exit step fails a flow whose DAG succeeded (Argo\'s rule)', asy
 t.test('past the deadline the DAG stops but the exit steps still run, unbounded by it', async t => {
   const sim = simulator(t, { jobs: { durationSeconds: 10 } })
   const flow = withExits({ activeDeadlineSeconds: 15 })
-  const spec = flow.spec as { flows: Step[] }
+  const spec = flow.spec as { flows: Array<Record<string, unknown>> }
   spec.flows.push(step('publish', { dependencies: ['test'] }))
   sim.apply(flow)
   await sim.runUntilQuiet()

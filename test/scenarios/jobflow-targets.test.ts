@@ -8,14 +8,11 @@ import { isRecord } from '../../src/k8s/types.js'
 import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
-import { createdJobs } from '../helpers/scenarios.js'
+import { createdJobs, inlineStep } from '../helpers/scenarios.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'release' }
 
-type Step = Record<string, unknown>
-const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'work'] }]
-const step = (name: string, extra: Step = {}): Step =>
-  ({ name, jobTemplate: { template: { spec: { containers } } }, ...extra })
+const step = inlineStep
 
 /**
  * build → test → publish, build → docs, lint alone, a fan-out `shard` over a list `plan` writes,
