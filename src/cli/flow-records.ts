@@ -5,6 +5,7 @@
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { attemptOf, itemOfFlowName, readRecords, type JobRecord } from '../formats/jobflow-status.js'
+import { writtenSteps } from '../controllers/jobflow/spec.js'
 
 /** One attempt of a step (or of a fan-out item, named `step[i]`), as status records it. */
 export interface FlowRecord {
@@ -35,10 +36,7 @@ export function flowRecords (jobflow: KubeObject): FlowRecord[] {
 
 /** The steps a JobFlow's spec writes, spec.flows then spec.onExit (marked `exit`), each with a name. */
 export function specSteps (flow: KubeObject): Array<Record<string, unknown>> {
-  const list = (field: string): unknown[] =>
-    isRecord(flow.spec) && Array.isArray(flow.spec[field]) ? flow.spec[field] : []
-  const named = (f: unknown): f is Record<string, unknown> => isRecord(f) && typeof f.name === 'string'
-  return [...list('flows').filter(named), ...list('onExit').filter(named).map(f => ({ ...f, exit: true }))]
+  return writtenSteps(flow.spec).filter(step => typeof step.name === 'string')
 }
 
 /** Each step's place in the spec. */

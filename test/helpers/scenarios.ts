@@ -4,6 +4,7 @@
 import type { KubeObject } from '../../src/k8s/types.js'
 import type { Simulator } from '../../src/simulator/simulator.js'
 import { conditionsOf } from '../../src/simulator/collaset.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 
 /** The status of a Pod's condition `type`, if it has one. */
 export function podCondition (pod: KubeObject | undefined, type: string): string | undefined {
@@ -59,4 +60,9 @@ export function mostRunning (sim: Simulator): number {
 export function inlineStep (name: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'work'] }]
   return { name, jobTemplate: { template: { spec: { containers } } }, ...extra }
+}
+
+/** A JobFlow `name` in namespace default, of `spec`, as a scenario applies it. */
+export function scenarioJobFlow (name: string, spec: Record<string, unknown>): KubeObject {
+  return { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', metadata: { name, namespace: 'default' }, spec }
 }

@@ -7,26 +7,21 @@ import { isRecord } from '../../src/k8s/types.js'
 import { Simulator } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
-import { createdJobs, inlineStep } from '../helpers/scenarios.js'
+import { createdJobs, inlineStep, scenarioJobFlow } from '../helpers/scenarios.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'release' }
 const step = inlineStep
 
 /** build → approve (a person) → deploy, and docs beside them. */
 function release (approval: Record<string, unknown> = {}): KubeObject {
-  return {
-    apiVersion: JOBHOOKS_API_VERSION,
-    kind: 'JobFlow',
-    metadata: { name: 'release', namespace: 'default' },
-    spec: {
-      flows: [
-        step('build'),
-        { name: 'approve', dependencies: ['build'], approval },
-        step('deploy', { dependencies: ['approve'] }),
-        step('docs')
-      ]
-    }
-  }
+  return scenarioJobFlow('release', {
+    flows: [
+      step('build'),
+      { name: 'approve', dependencies: ['build'], approval },
+      step('deploy', { dependencies: ['approve'] }),
+      step('docs')
+    ]
+  })
 }
 
 interface Row { name: string, phase: string, message?: string, startTime?: string, completionTime?: string }

@@ -9,15 +9,14 @@ import { isRecord } from '../../src/k8s/types.js'
 import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
-import { createdJobs, inlineStep } from '../helpers/scenarios.js'
+import { createdJobs, inlineStep, scenarioJobFlow } from '../helpers/scenarios.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'nightly' }
 
 const step = inlineStep
 
 function jobFlow (spec: Record<string, unknown>): KubeObject {
-  const metadata = { name: 'nightly', namespace: 'default' }
-  return { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', metadata, spec }
+  return scenarioJobFlow('nightly', spec)
 }
 
 /** A build → test DAG with a notifier and a clean-up after it: `cleanup` only on failure. */

@@ -8,7 +8,7 @@ import { isRecord } from '../../src/k8s/types.js'
 import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
-import { createdJobs, inlineStep } from '../helpers/scenarios.js'
+import { createdJobs, inlineStep, scenarioJobFlow } from '../helpers/scenarios.js'
 
 const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'release' }
 
@@ -19,20 +19,15 @@ const step = inlineStep
  * and a notifier on exit.
  */
 function release (spec: Record<string, unknown> = {}): KubeObject {
-  return {
-    apiVersion: JOBHOOKS_API_VERSION,
-    kind: 'JobFlow',
-    metadata: { name: 'release', namespace: 'default' },
-    spec: {
-      flows: [
-        step('build'), step('test', { dependencies: ['build'] }), step('publish', { depends: 'test && build' }),
-        step('docs', { dependencies: ['build'] }), step('lint'),
-        step('plan'), step('shard', { dependencies: ['plan'], forEachFrom: 'plan' })
-      ],
-      onExit: [step('notify')],
-      ...spec
-    }
-  }
+  return scenarioJobFlow('release', {
+    flows: [
+      step('build'), step('test', { dependencies: ['build'] }), step('publish', { depends: 'test && build' }),
+      step('docs', { dependencies: ['build'] }), step('lint'),
+      step('plan'), step('shard', { dependencies: ['plan'], forEachFrom: 'plan' })
+    ],
+    onExit: [step('notify')],
+    ...spec
+  })
 }
 
 interface Record_ { name: string, phase: string, message?: string, attempt?: number }

@@ -8,6 +8,7 @@ import { KubeError } from './client.js'
 import { getObject, requireKind } from './get.js'
 import { objectPath } from './kinds.js'
 import type { Session } from './session.js'
+import { shown } from './steer.js'
 
 /**
  * Adds the steps to the annotation. The patch carries the resourceVersion it read, so a
@@ -20,23 +21,22 @@ export async function approveCommand (session: Session): Promise<void> {
     throw new KubeError(`error: approve needs a JobFlow and a step: kubectl jobhooks approve ${kindName} <name> <step>`)
   }
   const flow = await getObject(session, kind, name)
-  const shown = `${kind.singular}.${kind.group}/${name}`
   const gates = specSteps(flow).filter(s => isRecord(s.approval)).map(s => s.name as string)
   const unknown = steps.filter(s => !gates.includes(s))
   if (unknown.length > 0) {
     const has = gates.length > 0 ? `its approval steps: ${gates.join(', ')}` : 'it has none'
     const named = unknown.map(s => JSON.stringify(s)).join(', ')
-    throw new KubeError(`error: ${shown} has no approval step ${named} (${has})`)
+    throw new KubeError(`error: ${shown(kind, name)} has no approval step ${named} (${has})`)
   }
   const before = [...approvedSteps(flow)]
   const value = [...new Set([...before, ...steps])].join(',')
   if (before.length > 0 && steps.every(s => before.includes(s))) {
-    session.io.out(`${shown} already approved: ${steps.join(', ')}\n`)
+    session.io.out(`${shown(kind, name)} already approved: ${steps.join(', ')}\n`)
     return
   }
   const patch = {
     metadata: { annotations: { [APPROVE_ANNOTATION]: value }, resourceVersion: flow.metadata.resourceVersion }
   }
   await session.client.mergePatch(objectPath(kind, session.namespace, name), patch)
-  session.io.out(`${shown} approved: ${steps.join(', ')} (${APPROVE_ANNOTATION}=${value})\n`)
+  session.io.out(`${shown(kind, name)} approved: ${steps.join(', ')} (${APPROVE_ANNOTATION}=${value})\n`)
 }

@@ -24,7 +24,8 @@ function named (session: Session, verb: string, allowed: string[]): { kind: Kind
   return { kind, name }
 }
 
-const shown = (kind: Kind, name: string): string => `${kind.singular}.${kind.group}/${name}`
+/** An object as kubectl names it in its messages: `jobflow.jobhooks.io/<name>`. */
+export const shown = (kind: Kind, name: string): string => `${kind.singular}.${kind.group}/${name}`
 
 /**
  * `rerun jf <name> [--step S …]`: a value the JobFlow has not seen (the time in seconds, made

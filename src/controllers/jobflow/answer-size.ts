@@ -9,7 +9,7 @@ import {
   CHILD_OVERHEAD_BYTES, containerCount, copiesBytes, formatBytes, podParts, specBytes,
   type AnswerFigures, type ChildFigure, type KeptChildren
 } from '../common/answer-size.js'
-import { JOBTEMPLATE_API_VERSION } from './spec.js'
+import { JOBTEMPLATE_API_VERSION, writtenSteps } from './spec.js'
 import type { JobFlowPlan, PlannedFlow } from './fanout.js'
 import { FLOW_LABEL } from './job.js'
 import { argumentEnv } from './arguments.js'
@@ -142,7 +142,7 @@ function keptJobs (observedJobs: ReadonlyMap<string, KubeObject>, steps: Readonl
  */
 export function jobFlowNewBytes (request: SyncRequest): number {
   const spec = isRecord(request.parent.spec) ? request.parent.spec : {}
-  const flows = ['flows', 'onExit'].flatMap(field => (Array.isArray(spec[field]) ? spec[field].filter(isRecord) : []))
+  const flows = writtenSteps(spec)
   const globalEnv = isRecord(spec.globalParams) ? spec.globalParams.env : undefined
   const templates = new Map(objectsOf(request.related, 'JobTemplate', JOBTEMPLATE_API_VERSION)
     .map(t => [t.metadata.name, isRecord(t.spec) ? t.spec.jobTemplate : undefined]))

@@ -1,7 +1,7 @@
 import type { CustomizeRequest, CustomizeResponse } from '../../protocol/hooks.js'
 import { isRecord } from '../../k8s/types.js'
 import { fitName } from '../../k8s/names.js'
-import { JOBTEMPLATE_API_VERSION } from './spec.js'
+import { JOBTEMPLATE_API_VERSION, writtenSteps } from './spec.js'
 import { FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import { ITEM_INDEX_LABEL } from './fanout.js'
 
@@ -30,8 +30,7 @@ function unreadItems (flows: unknown[]): { key: string, operator: string, values
 export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse {
   const spec = request.parent.spec
   // Exit steps (spec.onExit) have the shape of flows: their templates and pods are asked for too.
-  const list = (field: string): unknown[] => (isRecord(spec) && Array.isArray(spec[field]) ? spec[field] : [])
-  const flows = [...list('flows'), ...list('onExit')]
+  const flows = writtenSteps(spec)
   const names = [...new Set(flows.flatMap(
     f => (isRecord(f) && typeof f.jobTemplateRef === 'string' && f.jobTemplateRef !== '' ? [f.jobTemplateRef] : [])
   ))].sort()

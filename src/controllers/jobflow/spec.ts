@@ -167,6 +167,17 @@ function parseSteps (raw: unknown, field: 'flows' | 'onExit', seen: Set<string>,
   return steps
 }
 
+/**
+ * The steps an unparsed spec writes, `flows` then `onExit` (each of those marked `exit: true`),
+ * every one an object: what customize, the answer's size estimate and the CLI read before (or
+ * without) parsing.
+ */
+export function writtenSteps (spec: unknown): Array<Record<string, unknown>> {
+  const list = (field: string): Array<Record<string, unknown>> =>
+    isRecord(spec) && Array.isArray(spec[field]) ? spec[field].filter(isRecord) : []
+  return [...list('flows'), ...list('onExit').map(step => ({ ...step, exit: true }))]
+}
+
 /** The steps of a spec in the order a sync walks them: the DAG's in dependency order, then the exit steps'. */
 export function stepsInOrder (spec: Pick<JobFlowSpec, 'flows' | 'onExit'>): FlowSpec[] {
   return [...orderByDependencies(spec.flows).order, ...orderByDependencies(spec.onExit).order]
