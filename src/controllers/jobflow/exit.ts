@@ -19,9 +19,12 @@ export const FLOW_FAILURES_ENV = 'JOBHOOKS_FLOW_FAILURES'
 /** How a JobFlow's exit step waits while the DAG runs. */
 export const EXIT_WAITING = 'waiting: an exit step starts once every step of spec.flows has finished'
 
-/** The most failed steps JOBHOOKS_FLOW_FAILURES lists, and the most of each message it keeps. */
-export const MAX_FAILURES_LISTED = 100
-export const FAILURE_MESSAGE_MAX_CHARS = 1024
+/**
+ * The most JOBHOOKS_FLOW_FAILURES weighs, in bytes of JSON (a termination message's limit: every
+ * container of every exit Job carries it), and the most of each message it keeps.
+ */
+export const FLOW_FAILURES_MAX_BYTES = 4096
+export const FAILURE_MESSAGE_MAX_CHARS = 512
 
 /** One failed step of the DAG, as an exit step reads it. */
 export interface DagFailure { name: string, message: string }
@@ -68,9 +71,18 @@ function failureMessage (
 
 /** The variables every container of an exit step's Job gets. */
 export function exitEnv (end: DagEnd): EnvVar[] {
-  const listed = end.failures.slice(0, MAX_FAILURES_LISTED)
-  return [
-    literalEnvVar(FLOW_PHASE_ENV, end.phase),
-    literalEnvVar(FLOW_FAILURES_ENV, JSON.stringify(listed))
-  ]
+  return [literalEnvVar(FLOW_PHASE_ENV, end.phase), literalEnvVar(FLOW_FAILURES_ENV, failuresJSON(end))]
+}
+
+/** The failed steps as JSON, in step order, as many as fit in FLOW_FAILURES_MAX_BYTES. */
+export function failuresJSON (end: DagEnd): string {
+  const listed: DagFailure[] = []
+  let bytes = 2
+  for (const failure of end.failures) {
+    const more = Buffer.byteLength(JSON.stringify(failure)) + (listed.length > 0 ? 1 : 0)
+    if (bytes + more > FLOW_FAILURES_MAX_BYTES) break
+    listed.push(failure)
+    bytes += more
+  }
+  return JSON.stringify(listed)
 }

@@ -40,6 +40,7 @@ import { argumentValues } from './arguments.js'
 import {
   deadlineWake, endedByDeadline, flowDeadline, isPast, jobDeadlineSeconds, type FlowDeadline
 } from './deadline.js'
+import { failuresJSON, FLOW_FAILURES_ENV } from './exit.js'
 import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
 import { isNeeded, isUntargeted } from './targets.js'
 
@@ -383,7 +384,12 @@ function answerFigures (sync: FlowSync, plan: Plan, started: Started): AnswerFig
     observedJobs: sync.observedJobs,
     creating,
     templates: plan.templates,
-    outputsOf: flow => dependencyOutputs(flow, started.flows, sync.spec.fanOuts)
+    outputsOf: flow => {
+      const outputs = dependencyOutputs(flow, started.flows, sync.spec.fanOuts)
+      // An exit step's containers carry the DAG's failures too: weighed as an output.
+      if (flow.exit !== true || started.dag === undefined) return outputs
+      return new Map([...outputs, [FLOW_FAILURES_ENV, failuresJSON(started.dag)]])
+    }
   })
 }
 
