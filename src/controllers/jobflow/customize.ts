@@ -4,6 +4,7 @@ import { fitName } from '../../k8s/names.js'
 import { JOBTEMPLATE_API_VERSION, writtenSteps } from './spec.js'
 import { FLOW_LABEL, JOBFLOW_LABEL } from './job.js'
 import { ITEM_INDEX_LABEL } from './fanout.js'
+import { JOBFLOWTEMPLATE_API_VERSION } from './flow-templates.js'
 
 /**
  * Asks Metacontroller for the JobTemplates the flows reference, by name, and for the pods of this
@@ -43,6 +44,19 @@ export function customizeJobFlow (request: CustomizeRequest): CustomizeResponse 
     labelSelector: {
       matchLabels: { [JOBFLOW_LABEL]: fitName(request.parent.metadata.name) },
       matchExpressions: [unreadItems(flows)]
+    }
+  }
+  // A JobFlowTemplate's steps name JobTemplates, and templates, that only its spec says: with any
+  // template, every JobFlowTemplate and JobTemplate of the namespace is asked for.
+  if (flows.some(f => f.flowTemplateRef !== undefined && f.flowTemplateRef !== null)) {
+    // Which of their steps read a fan-out's outputs is not known here either: every pod is asked for.
+    const { matchExpressions: _, ...everyPod } = pods.labelSelector
+    return {
+      relatedResources: [
+        { apiVersion: JOBFLOWTEMPLATE_API_VERSION, resource: 'jobflowtemplates', ...inNamespace },
+        { apiVersion: JOBTEMPLATE_API_VERSION, resource: 'jobtemplates', ...inNamespace },
+        { ...pods, labelSelector: everyPod }
+      ]
     }
   }
   if (names.length === 0) return { relatedResources: [pods] }

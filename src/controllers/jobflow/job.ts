@@ -61,7 +61,8 @@ export function buildFlowJob (
   // because then every failed attempt leaves a pod behind to read the logs of.
   pod.restartPolicy ??= 'Never'
   appendEnv(pod, [
-    ...argumentEnv(spec.arguments), ...outputEnv(outputs), ...(flow.item !== undefined ? itemEnv(flow.item) : []),
+    ...argumentEnv(flow.args ?? spec.arguments), ...outputEnv(outputs),
+    ...(flow.item !== undefined ? itemEnv(flow.item) : []),
     ...(flow.exit === true && dag !== undefined ? exitEnv(dag) : [])
   ])
   if (flow.script !== undefined && scriptsConfigMap !== undefined) {

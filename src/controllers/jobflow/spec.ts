@@ -18,6 +18,9 @@ import { attemptNameClashes, parseRetry, type RetryPolicy } from './attempts.js'
 import { optionalLabelValue, parseQueue, type QueueSpec } from '../common/queue.js'
 import { parseApproval, type ApprovalSpec } from './approval.js'
 import { parseTargets, type Targets } from './targets.js'
+import {
+  groupOrderingNodes, parseFlowTemplateRef, type FlowTemplateRef, type TemplateGroup
+} from './template-ref.js'
 
 export const JOBTEMPLATE_API_VERSION = 'jobhooks.io/v1alpha1'
 export { MAX_ITEMS }
@@ -54,6 +57,14 @@ export interface FlowSpec {
   exit?: true
   /** A step that runs no Job and waits for a person to approve it (approval.ts). */
   approval?: ApprovalSpec
+  /** A step that runs a JobFlowTemplate's DAG as a group of steps (flow-templates.ts). */
+  flowTemplateRef?: FlowTemplateRef
+  /** Once templates are expanded, such a step: its template, and its own steps (`<step>.<inner>`). */
+  group?: TemplateGroup
+  /** Once templates are expanded, a step of a group: the group's name. */
+  scope?: string
+  /** A group's step: the arguments its Job and its `when` read (the flow's, then its template's). */
+  args?: FlowArgument[]
 }
 
 export interface JobFlowSpec extends QueueSpec {
@@ -119,8 +130,7 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   const queue = parseQueue(spec, 'spec', problems)
 
   const steps = [...flows, ...onExit]
-  problems.push(...attemptNameClashes(steps.map(f => f.name)), ...itemNameClashes(steps), ...itemlessReaders(steps),
-    ...unknownArguments(steps, args), ...exitDependencyProblems(flows, onExit))
+  problems.push(...stepProblems(flows, onExit), ...unknownArguments(steps, args))
   if (problems.length > 0) return { ok: false, problems }
   const graphProblems = orderByDependencies(steps).problems
   if (graphProblems.length > 0) return { ok: false, problems: graphProblems }
@@ -143,11 +153,20 @@ export function parseJobFlowSpec (parent: KubeObject): Parsed<JobFlowSpec> {
   }
 }
 
+/** What is wrong with a DAG's steps taken together (a JobFlow's, a JobFlowTemplate's), but its graph. */
+export function stepProblems (flows: readonly FlowSpec[], onExit: readonly FlowSpec[]): string[] {
+  const steps = [...flows, ...onExit]
+  return [...attemptNameClashes(steps.map(f => f.name)), ...itemNameClashes(steps), ...itemlessReaders(steps),
+    ...exitDependencyProblems(flows, onExit)]
+}
+
 /**
  * The steps of `spec.flows` or `spec.onExit`, each name unique across both (`seen`): a step's Job
  * is named after it either way. Exit steps are marked so.
  */
-function parseSteps (raw: unknown, field: 'flows' | 'onExit', seen: Set<string>, problems: string[]): FlowSpec[] {
+export function parseSteps (
+  raw: unknown, field: 'flows' | 'onExit', seen: Set<string>, problems: string[]
+): FlowSpec[] {
   if (raw === undefined || raw === null) return []
   if (!Array.isArray(raw)) {
     problems.push(`spec.${field} must be a list of steps`)
@@ -180,7 +199,13 @@ export function writtenSteps (spec: unknown): Array<Record<string, unknown>> {
 
 /** The steps of a spec in the order a sync walks them: the DAG's in dependency order, then the exit steps'. */
 export function stepsInOrder (spec: Pick<JobFlowSpec, 'flows' | 'onExit'>): FlowSpec[] {
-  return [...orderByDependencies(spec.flows).order, ...orderByDependencies(spec.onExit).order]
+  return [...ordered(spec.flows), ...ordered(spec.onExit)]
+}
+
+/** Steps in dependency order, a template group's (template-ref.ts) between the group and its dependants. */
+function ordered (steps: FlowSpec[]): FlowSpec[] {
+  const grouped = groupOrderingNodes(steps)
+  return grouped === undefined ? orderByDependencies(steps).order : orderByDependencies(grouped).order.map(n => n.step)
 }
 
 /** Every step of a spec, the DAG's then the exit steps', in spec order. */
@@ -378,7 +403,10 @@ function parseFlow (raw: unknown, where: string, problems: string[], exit = fals
     else problems.push(`${at}: dependencies must be a list of flow names`)
   }
   parseDependsField(raw, flow, at, problems)
-  if (raw.approval === undefined || raw.approval === null) parseTemplate(raw, flow, at, problems)
+  if (raw.flowTemplateRef !== undefined && raw.flowTemplateRef !== null) {
+    const ref = parseFlowTemplateRef(raw, at, problems, exit)
+    if (ref !== undefined) flow.flowTemplateRef = ref
+  } else if (raw.approval === undefined || raw.approval === null) parseTemplate(raw, flow, at, problems)
   else {
     const approval = parseApproval(raw, at, problems)
     if (approval !== undefined) flow.approval = approval

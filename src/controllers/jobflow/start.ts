@@ -17,6 +17,8 @@ import { isPast, notStartedMessage, overdueRecords } from './deadline.js'
 import { failedLeaves, stepView, type StepView } from './branches.js'
 import { untargetedMessage } from './targets.js'
 import { backToFailure, type FlowState, type Flows, type FlowSync } from './flows.js'
+import { groupEnd, groupRunningMessage, heldByGroup, membersByGroup } from './group-end.js'
+import type { FlowSpec } from './spec.js'
 
 /** The flows once every one still to start has its record, which Jobs start now, and when the next retry is due. */
 export interface Started {
@@ -71,9 +73,12 @@ function decideFlows (
   const stopped = finished ? new Set<string>() : stopOverdue(sync, flows, records)
   let dag: DagEnd | undefined
   let dagAsked = false
+  const settle = groupSettler(sync, flows, records, steps)
   for (const flow of flowsInStepOrder(sync.spec, sync.steps)) {
     const state = flows.get(flow.name) as FlowState
     const exit = flow.exit === true
+    // A group a step depends on has ended once every step inside it has: each was decided before it.
+    flow.dependencies.forEach(settle)
     // Every flow of the DAG comes before the first exit step: its records are all decided here.
     if (exit && !dagAsked) [dag, dagAsked] = [dagOf(sync, records, steps), true]
     if (state.current !== undefined) continue
@@ -100,6 +105,7 @@ function decideFlows (
     flows.set(flow.name, { ...state, current })
     records.set(flow.name, current)
   }
+  for (const step of sync.steps) if (step.group !== undefined) settle(step.name)
   holdOverCap(sync, flows, records, toCreate)
   const failedLeaves = failedLeavesOf(sync, records)
   const ended: Started = { flows, toCreate, failedLeaves, stopped, ...(dag !== undefined ? { dag } : {}) }
@@ -124,6 +130,32 @@ function stopOverdue (sync: FlowSync, flows: Map<string, FlowState>, records: Ma
   return stopped
 }
 
+/**
+ * Settles a running template group (group-end.ts) once every step inside it has ended, in
+ * `flows` and `records`: a group inside it first. Does nothing to any other step.
+ */
+function groupSettler (
+  sync: FlowSync,
+  flows: Map<string, FlowState>,
+  records: Map<string, JobRecord>,
+  steps: StepView
+): (name: string) => void {
+  const members = membersByGroup(sync.steps)
+  const settle = (name: string): void => {
+    const inside = members.get(name)
+    const record = records.get(name)
+    if (inside === undefined || record?.phase !== 'Running') return
+    inside.forEach(m => { settle(m.name) })
+    const state = flows.get(name) as FlowState
+    const end = groupEnd(state.flow, inside, records, { groups: sync.groups, steps })
+    if (end === undefined) return
+    const current = { ...record, phase: end.phase, message: end.message, completionTime: timestamp(sync.now) }
+    flows.set(name, { ...state, current })
+    records.set(name, current)
+  }
+  return settle
+}
+
 /** Takes out of `toCreate` what `spec.parallelism` holds back, saying so in their records. */
 function holdOverCap (
   sync: FlowSync,
@@ -142,14 +174,19 @@ function holdOverCap (
 
 /** How the DAG (the steps but the exit steps) ended, from the records decided so far. */
 function dagOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>, steps: StepView): DagEnd | undefined {
-  const dagSteps = sync.steps.filter(step => step.exit !== true)
+  const dagSteps = topLevel(sync.steps).filter(step => step.exit !== true)
   const view = { groups: sync.groups, steps, targets: sync.spec.targets?.names }
   return dagEnd(dagSteps, sync.spec.flows.filter(f => f.exit !== true), records, view)
 }
 
 /** The leaf steps on a failed branch, from the flows' records. */
 function failedLeavesOf (sync: FlowSync, records: ReadonlyMap<string, JobRecord>): string[] {
-  return failedLeaves(sync.steps, records, sync.groups, sync.spec.targets?.names)
+  return failedLeaves(topLevel(sync.steps), records, sync.groups, sync.spec.targets?.names)
+}
+
+/** The steps but those inside a template group: a group stands for its own (group-end.ts). */
+function topLevel (steps: readonly FlowSpec[]): readonly FlowSpec[] {
+  return steps.some(s => s.scope !== undefined) ? steps.filter(s => s.scope === undefined) : steps
 }
 
 /** What deciding one flow's start looks at. */
@@ -180,17 +217,22 @@ function decideStart (question: StartQuestion): {
   const { sync, state, finished, outputWaits } = question
   const { flow } = state
   const record = (phase: JobRecord['phase'], message: string): JobRecord => unstartedRecord(state, phase, message)
+  // A group that started runs on until its steps end (groupSettler), whatever happens after.
+  if (flow.group !== undefined && state.pending?.phase === 'Running') return groupStart(sync, state)
   const untargeted = untargetedMessage(sync.spec.targets, flow)
   if (untargeted !== undefined) return { record: record('Skipped', untargeted), create: false }
   if (finished) return { record: record('Skipped', 'added after the JobFlow finished'), create: false }
   if (flow.exit !== true && isPast(sync.deadline, sync.now)) {
     return { record: record('Skipped', notStartedMessage(sync.deadline)), create: false }
   }
+  const held = flow.scope === undefined ? undefined : heldByGroup(flow.scope, question.records.get(flow.scope))
+  if (held !== undefined) return { record: record(held.phase, held.message), create: false }
   if (state.retryOf !== undefined) return decideRetry(sync, state, record)
   // A dependant's Job carries its dependencies' outputs from its creation on: it waits a little for them.
   const awaited = flow.dependencies.filter(d => outputWaits.has(d))
   const create = (): { record: JobRecord, create: boolean, wakeSeconds?: number } => {
     if (flow.approval !== undefined) return approvalStart(sync, state, flow.approval)
+    if (flow.group !== undefined) return groupStart(sync, state)
     // A fan-out step whose items are not known runs no Job of its own.
     if (flow.itemsProblem !== undefined) return { record: record('Failed', flow.itemsProblem), create: false }
     // Its output, as a fan-out step's is its items': none, an empty array.
@@ -224,6 +266,12 @@ function unstartedRecord (state: FlowState, phase: JobRecord['phase'], message: 
     attempt: state.attempt >= 2 ? state.attempt : undefined,
     rerun: state.rerun
   })
+}
+
+/** A template group free to start: it runs (no Job of its own) while its steps do. */
+function groupStart (sync: FlowSync, state: FlowState): { record: JobRecord, create: false } {
+  const running = unstartedRecord(state, 'Running', groupRunningMessage(state.flow))
+  return { record: { ...running, startTime: state.pending?.startTime ?? timestamp(sync.now) }, create: false }
 }
 
 /** An approval step free to start: it waits for its approval (approval.ts) and runs no Job. */

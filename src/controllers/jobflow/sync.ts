@@ -43,6 +43,15 @@ import {
 import { failuresJSON, FLOW_FAILURES_ENV } from './exit.js'
 import { expandFanOut, stepOf, type JobFlowPlan, type LatestRecord, type PlannedFlow } from './fanout.js'
 import { isNeeded, isUntargeted } from './targets.js'
+import { localName } from './template-ref.js'
+import { withFlowTemplates } from './flow-templates.js'
+
+/** An invalid spec's answer; a JobFlowTemplate missing is looked for again (as a JobTemplate is). */
+function templatesInvalid (observed: Observed, parsed: { problems: string[], missingTemplate?: boolean }): SyncAnswer {
+  const answer = invalid(observed, parsed.problems)
+  if (parsed.missingTemplate === true) answer.response.resyncAfterSeconds = TEMPLATE_RECHECK_SECONDS
+  return answer
+}
 
 /** What the spec resolves to once its JobTemplates and scripts are known. */
 interface Plan {
@@ -70,8 +79,8 @@ function observe (request: SyncRequest, now: Date): Observed {
  */
 export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAnswer {
   const observed = observe(request, context.now)
-  const parsed = parseJobFlowSpec(request.parent)
-  if (!parsed.ok) return invalid(observed, parsed.problems)
+  const parsed = withFlowTemplates(request, parseJobFlowSpec(request.parent))
+  if (!parsed.ok) return templatesInvalid(observed, parsed)
   const wasFinished = typeof observed.previous.completionTime === 'string'
   const { sync: seen, observedFlows } = observeRun({ ...observed, scripts: context.scripts, wasFinished }, parsed.value)
   let flows = observedFlows
@@ -395,8 +404,10 @@ function answerFigures (sync: FlowSync, plan: Plan, started: Started): AnswerFig
 
 /** The outputs of a flow's dependencies, by dependency: '' for one that succeeded without an output. */
 function dependencyOutputs (flow: PlannedFlow, flows: Flows, fanOuts: JobFlowPlan['fanOuts']): Map<string, string> {
-  // A fan-out step hands nothing on: its items' outputs are read by a `forEachFrom` over it.
-  return new Map(flow.dependencies.filter(d => !fanOuts.has(d)).map(d => [d, flows.get(d)?.current?.output ?? '']))
+  // A fan-out step hands nothing on: its items' outputs are read by a `forEachFrom` over it. A
+  // group's step names its dependencies as its template does.
+  return new Map(flow.dependencies.filter(d => !fanOuts.has(d))
+    .map(d => [localName(d, flow.scope), flows.get(d)?.current?.output ?? '']))
 }
 
 /** The observed Jobs of a flow's attempts, earlier ones first. */

@@ -6,6 +6,8 @@ import type { PlannedFlow } from './fanout.js'
 import { evaluateWhen, type DependencyOutcome, type WhenBudget } from './when.js'
 import { groupPhase, WHEN_FALSE, type StepView } from './branches.js'
 import type { DagEnd } from './exit.js'
+import { localName } from './template-ref.js'
+import { argumentValues } from './arguments.js'
 
 /** What a `when` is decided over, beside the flow. */
 export interface WhenInputs {
@@ -34,11 +36,13 @@ export function decideWhen (
   budget: WhenBudget
 ): boolean | string | { failed: string } | { deferred: true } {
   if (unfinishedSteps(flow, steps).length > 0) return false
+  // A step of a template group reads its dependencies, and its arguments, as its template names them.
   const outcomes = new Map<string, DependencyOutcome>(flow.dependencies.map(d => {
     const items = steps.itemRecords(d)
-    return [d, items === undefined ? records.get(d) as JobRecord : stepOutcome(items)]
+    return [localName(d, flow.scope), items === undefined ? records.get(d) as JobRecord : stepOutcome(items)]
   }))
-  const value = evaluateWhen(when, outcomes, budget, { item: flow.item, args, flow: dag })
+  const read = flow.args !== undefined ? argumentValues(flow.args) : args
+  const value = evaluateWhen(when, outcomes, budget, { item: flow.item, args: read, flow: dag })
   if (value === true) return true
   if (typeof value === 'object' && 'deferred' in value) return value
   if (typeof value === 'object') return { failed: `${WHEN_OVER_LIMIT} (${value.overLimit}): ${when}` }

@@ -1,0 +1,147 @@
+// flows[].flowTemplateRef on the in-process Metacontroller: a JobFlowTemplate's DAG runs as a
+// group of steps named <step>.<inner>, started once the group may start, reading the template's
+// arguments (defaults, then the reference's values) and their dependencies' outputs by the names
+// the template gives them; the group ends as Argo's nested DAG node, and its dependants read that.
+import t from 'tap'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { Simulator, type SimulatorOptions } from '../../src/simulator/simulator.js'
+import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
+import { createdJobs, inlineStep as step, scenarioJobFlow } from '../helpers/scenarios.js'
+
+const flowRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name: 'ci' }
+
+/** A JobFlowTemplate `name` of `spec`. */
+function template (name: string, spec: Record<string, unknown>): KubeObject {
+  return { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlowTemplate', metadata: { name, namespace: 'default' }, spec }
+}
+
+/** Argo's dag-nested in small: a diamond template run twice, the second after the first. */
+const diamond = template('diamond', {
+  arguments: [{ name: 'target', value: 'linux' }, { name: 'suite' }],
+  flows: [
+    step('a'),
+    step('b', { dependencies: ['a'] }),
+    step('c', { dependencies: ['a'], when: "args.target == 'linux'" }),
+    step('d', { dependencies: ['b', 'c'] })
+  ]
+})
+
+const arg = (name: string, value: string): { name: string, value: string } => ({ name, value })
+
+function ci (flows: unknown[]): KubeObject {
+  return scenarioJobFlow('ci', { arguments: [{ name: 'release', value: 'v1' }], flows })
+}
+
+const twice = ci([
+  { name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } },
+  {
+    name: 'second',
+    dependencies: ['first'],
+    flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'slow'), arg('target', 'mac')] }
+  },
+  step('publish', { dependencies: ['second'] })
+])
+
+interface Row { name: string, phase: string, message?: string }
+function records (sim: Simulator): Row[] {
+  const status = sim.get(flowRef)?.status
+  return isRecord(status) && Array.isArray(status.jobs) ? status.jobs as Row[] : []
+}
+const recordOf = (sim: Simulator, name: string): Row | undefined => records(sim).find(r => r.name === name)
+const statusOf = (sim: Simulator): unknown => sim.get(flowRef)?.status
+
+function simulator (t: { teardown: (fn: () => unknown) => void }, options: Partial<SimulatorOptions> = {}): Simulator {
+  const sim = new Simulator({ controllers: [jobflowController('v2')], jobs: { durationSeconds: 10 }, ...options })
+  t.teardown(async () => await sim.close())
+  return sim
+}
+
+/** The env of a created Job's first container, by name. */
+function envOf (sim: Simulator, job: string): Record<string, unknown> {
+  const found = sim.list({ apiVersion: 'batch/v1', kind: 'Job' }, 'default').find(j => j.metadata.name === job)
+  type Env = Array<{ name: string, value: string }>
+  const env = (found?.spec as { template: { spec: { containers: Array<{ env?: Env }> } } } | undefined)
+    ?.template.spec.containers[0]?.env ?? []
+  return Object.fromEntries(env.map(e => [e.name, e.value]))
+}
+
+t.test('a template runs as a group of steps; the next group and step wait for it', async t => {
+  const sim = simulator(t)
+  sim.apply(diamond)
+  sim.apply(twice)
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim), [
+    'ci-first.a', 'ci-first.b', 'ci-first.c', 'ci-first.d',
+    'ci-second.a', 'ci-second.b', 'ci-second.d', 'ci-publish'
+  ], 'in dependency order, each group after what it depends on; second.c skipped by its when')
+  t.match(recordOf(sim, 'first'), { phase: 'Succeeded', message: 'JobFlowTemplate diamond: 4 of 4 steps succeeded' })
+  t.match(recordOf(sim, 'second.c'), { phase: 'Skipped', message: /when is false: args.target == 'linux'/ })
+  t.match(recordOf(sim, 'second'), { phase: 'Succeeded' })
+  t.match(statusOf(sim), { phase: 'Succeeded' })
+  t.match(envOf(sim, 'ci-first.a'),
+    { JOBHOOKS_ARG_RELEASE: 'v1', JOBHOOKS_ARG_TARGET: 'linux', JOBHOOKS_ARG_SUITE: 'fast' })
+  t.match(envOf(sim, 'ci-second.a'), { JOBHOOKS_ARG_TARGET: 'mac', JOBHOOKS_ARG_SUITE: 'slow' })
+  t.equal(envOf(sim, 'ci-publish').JOBHOOKS_ARG_SUITE, undefined, 'a template\'s arguments stay in its group')
+})
+
+t.test('a failure inside fails the group, and its dependants read that as any step\'s failure', async t => {
+  const sim = simulator(t, { jobs: { durationSeconds: 10, outcomes: { 'ci-first.b': 'fail' } } })
+  sim.apply(diamond)
+  sim.apply(ci([
+    { name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } },
+    step('report', { depends: 'first.Failed' })
+  ]))
+  await sim.runUntilQuiet()
+  t.match(recordOf(sim, 'first.b'), { phase: 'Failed' })
+  t.match(recordOf(sim, 'first'), { phase: 'Failed', message: 'JobFlowTemplate diamond: failed: d' })
+  t.match(recordOf(sim, 'first.d'), { phase: 'Skipped' }, 'd needs b')
+  t.match(recordOf(sim, 'report'), { phase: 'Succeeded' })
+  t.match(statusOf(sim), { phase: 'Succeeded' }, 'the failure was handled by report (Argo\'s leaves rule)')
+})
+
+t.test('a group its dependencies skip skips every step inside it', async t => {
+  const sim = simulator(t, { jobs: { durationSeconds: 10, outcomes: { 'ci-build': 'fail' } } })
+  sim.apply(diamond)
+  sim.apply(ci([
+    step('build'),
+    { name: 'test', dependencies: ['build'], flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'x')] } }
+  ]))
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim), ['ci-build'])
+  t.match(recordOf(sim, 'test'), { phase: 'Skipped' })
+  t.match(recordOf(sim, 'test.a'), { phase: 'Skipped', message: 'not started: its group test was skipped' })
+  t.match(statusOf(sim), { phase: 'Failed' })
+})
+
+t.test('templates run templates; a missing one, a cycle and a missing argument are Invalid', async t => {
+  const sim = simulator(t)
+  sim.apply(diamond)
+  const inner = { name: 'inner', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 's')] } }
+  sim.apply(template('outer', { flows: [inner] }))
+  sim.apply(ci([{ name: 'all', flowTemplateRef: { name: 'outer' } }]))
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim), ['ci-all.inner.a', 'ci-all.inner.b', 'ci-all.inner.c', 'ci-all.inner.d'])
+  t.match(recordOf(sim, 'all'), { phase: 'Succeeded', message: 'JobFlowTemplate outer: 1 of 1 steps succeeded' })
+  t.match(recordOf(sim, 'all.inner'),
+    { phase: 'Succeeded', message: 'JobFlowTemplate diamond: 4 of 4 steps succeeded' })
+
+  const invalid = async (spec: KubeObject, extra: KubeObject[], message: RegExp): Promise<void> => {
+    const other = simulator(t)
+    for (const object of extra) other.apply(object)
+    other.apply(spec)
+    // A missing template is looked for again every 300 s: the run stops before the first look.
+    await other.runUntilQuiet({ untilSeconds: 200 })
+    t.match(other.get(flowRef)?.status, { phase: 'Invalid', conditions: [{ type: 'Valid', status: 'False', message }] })
+    t.same(createdJobs(other), [])
+  }
+  await invalid(ci([{ name: 'x', flowTemplateRef: { name: 'nowhere' } }]), [],
+    /flow "x": JobFlowTemplate "nowhere" not found in namespace default/)
+  await invalid(ci([{ name: 'x', flowTemplateRef: { name: 'diamond' } }]), [diamond],
+    /JobFlowTemplate "diamond" needs argument suite/)
+  await invalid(ci([{ name: 'x', flowTemplateRef: { name: 'p' } }]), [
+    template('p', { flows: [{ name: 'q', flowTemplateRef: { name: 'q' } }] }),
+    template('q', { flows: [{ name: 'p', flowTemplateRef: { name: 'p' } }] })
+  ], /a cycle of JobFlowTemplates: p → q → p/)
+})
