@@ -39,6 +39,9 @@ const METADATA: ObjectShape = {
 /** An object's identity and metadata, nothing of its spec or status: ConfigMaps of scripts. */
 export const OBJECT_IDENTITY: Shape = { apiVersion: true, kind: true, metadata: METADATA }
 
+/** A ConfigMap's identity and data: one that holds what a hook wrote for itself (JobFlow's pinned templates). */
+export const CONFIGMAP_DATA_READS: Shape = { apiVersion: true, kind: true, metadata: METADATA, data: true }
+
 /**
  * A Pod: its containers' names, its ephemeral containers and their statuses (EphemeralJob, Exec),
  * its readiness gates, phase and conditions (readiness, the PodOpsLifecycle gate).

@@ -76,7 +76,8 @@ t.test('a template runs as a group of steps; the next group and step wait for it
     'ci-first.a', 'ci-first.b', 'ci-first.c', 'ci-first.d',
     'ci-second.a', 'ci-second.b', 'ci-second.d', 'ci-publish'
   ], 'in dependency order, each group after what it depends on; second.c skipped by its when')
-  t.match(recordOf(sim, 'first'), { phase: 'Succeeded', message: 'JobFlowTemplate diamond: 4 of 4 steps succeeded' })
+  t.match(recordOf(sim, 'first'),
+    { phase: 'Succeeded', message: 'JobFlowTemplate diamond (generation 1): 4 of 4 steps succeeded' })
   t.match(recordOf(sim, 'second.c'), { phase: 'Skipped', message: /when is false: args.target == 'linux'/ })
   t.match(recordOf(sim, 'second'), { phase: 'Succeeded' })
   t.match(statusOf(sim), { phase: 'Succeeded' })
@@ -95,7 +96,7 @@ t.test('a failure inside fails the group, and its dependants read that as any st
   ]))
   await sim.runUntilQuiet()
   t.match(recordOf(sim, 'first.b'), { phase: 'Failed' })
-  t.match(recordOf(sim, 'first'), { phase: 'Failed', message: 'JobFlowTemplate diamond: failed: d' })
+  t.match(recordOf(sim, 'first'), { phase: 'Failed', message: 'JobFlowTemplate diamond (generation 1): failed: d' })
   t.match(recordOf(sim, 'first.d'), { phase: 'Skipped' }, 'd needs b')
   t.match(recordOf(sim, 'report'), { phase: 'Succeeded' })
   t.match(statusOf(sim), { phase: 'Succeeded' }, 'the failure was handled by report (Argo\'s leaves rule)')
@@ -123,9 +124,10 @@ t.test('templates run templates; a missing one, a cycle and a missing argument a
   sim.apply(ci([{ name: 'all', flowTemplateRef: { name: 'outer' } }]))
   await sim.runUntilQuiet()
   t.same(createdJobs(sim), ['ci-all.inner.a', 'ci-all.inner.b', 'ci-all.inner.c', 'ci-all.inner.d'])
-  t.match(recordOf(sim, 'all'), { phase: 'Succeeded', message: 'JobFlowTemplate outer: 1 of 1 steps succeeded' })
+  t.match(recordOf(sim, 'all'),
+    { phase: 'Succeeded', message: 'JobFlowTemplate outer (generation 1): 1 of 1 steps succeeded' })
   t.match(recordOf(sim, 'all.inner'),
-    { phase: 'Succeeded', message: 'JobFlowTemplate diamond: 4 of 4 steps succeeded' })
+    { phase: 'Succeeded', message: 'JobFlowTemplate diamond (generation 1): 4 of 4 steps succeeded' })
 
   const invalid = async (spec: KubeObject, extra: KubeObject[], message: RegExp): Promise<void> => {
     const other = simulator(t)
@@ -144,4 +146,26 @@ t.test('templates run templates; a missing one, a cycle and a missing argument a
     template('p', { flows: [{ name: 'q', flowTemplateRef: { name: 'q' } }] }),
     template('q', { flows: [{ name: 'p', flowTemplateRef: { name: 'p' } }] })
   ], /a cycle of JobFlowTemplates: p → q → p/)
+})
+
+t.test('a template edited while the flow runs changes nothing of it: the JobFlow pinned it', async t => {
+  const sim = simulator(t)
+  sim.apply(diamond)
+  sim.apply(twice)
+  await sim.runUntil(s => createdJobs(s).includes('ci-first.a'))
+  const pins = sim.list({ apiVersion: 'v1', kind: 'ConfigMap' }, 'default')
+    .filter(c => c.metadata.labels?.['jobhooks.io/pinned'] === 'jobflowtemplates')
+  t.same(pins.map(c => Object.keys(c.data as object)), [['diamond']], 'the template is pinned in a ConfigMap child')
+  sim.apply(template('diamond', { arguments: [{ name: 'suite' }, { name: 'target' }], flows: [step('only')] }))
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim).filter(j => j.startsWith('ci-second')), ['ci-second.a', 'ci-second.b', 'ci-second.d'],
+    'the second group, started after the edit, runs the template as it was')
+  t.match(recordOf(sim, 'second'), { phase: 'Succeeded', message: /^JobFlowTemplate diamond \(generation 1\)/ })
+  t.match(statusOf(sim), { phase: 'Succeeded' })
+
+  const later = simulator(t)
+  later.apply(template('diamond', { flows: [step('only')] }))
+  later.apply(ci([{ name: 'first', flowTemplateRef: { name: 'diamond' } }]))
+  await later.runUntilQuiet()
+  t.same(createdJobs(later), ['ci-first.only'], 'a new JobFlow reads the template as it is now')
 })

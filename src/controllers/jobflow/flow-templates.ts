@@ -7,6 +7,7 @@ import type { KubeObject } from '../../k8s/types.js'
 import type { SyncRequest } from '../../protocol/hooks.js'
 import { objectsByName } from '../../k8s/objects.js'
 import type { Parsed } from '../common/parsed.js'
+import { pinnedTemplates, pinsConfigMap } from './template-pins.js'
 import { isRecord } from '../../k8s/types.js'
 import {
   parseSteps, stepProblems, type FlowSpec, type JobFlowSpec
@@ -23,8 +24,8 @@ export const MAX_TEMPLATE_DEPTH = 5
 export const MAX_EXPANDED_STEPS = 2000
 
 export type Expanded =
-  | { ok: true, value: JobFlowSpec }
-  | { ok: false, problems: string[], missingTemplate: boolean }
+  | { ok: true, value: JobFlowSpec, pins?: KubeObject }
+  | { ok: false, problems: string[], missingTemplate?: boolean }
 
 /** What one expansion carries from template to template. */
 interface Expansion {
@@ -33,16 +34,22 @@ interface Expansion {
   problems: string[]
   missing: boolean
   count: number
+  /** The templates read, by name: what the JobFlow pins (template-pins.ts). */
+  used: Map<string, KubeObject>
 }
 
-/** A parsed spec with its templates expanded from the JobFlowTemplates Metacontroller sent. */
-export function withFlowTemplates (
-  request: SyncRequest,
-  parsed: Parsed<JobFlowSpec>
-): Parsed<JobFlowSpec> | Expanded {
+/**
+ * A parsed spec with its templates expanded: those the JobFlow pinned (template-pins.ts), else
+ * those Metacontroller sent; `pins` is the ConfigMap that pins what it read.
+ */
+export function withFlowTemplates (request: SyncRequest, parsed: Parsed<JobFlowSpec>): Expanded {
   if (!parsed.ok || !runsTemplates(parsed.value)) return parsed
-  const templates = objectsByName(request.related, 'JobFlowTemplate', JOBFLOWTEMPLATE_API_VERSION)
-  return expandFlowTemplates(parsed.value, templates, request.parent.metadata.namespace ?? 'default')
+  const live = objectsByName(request.related, 'JobFlowTemplate', JOBFLOWTEMPLATE_API_VERSION)
+  const templates = new Map([...live, ...pinnedTemplates(request)])
+  const expansion = expandFlowTemplates(parsed.value, templates, request.parent.metadata.namespace ?? 'default')
+  if (!expansion.ok) return expansion
+  const pins = pinsConfigMap(request.parent, expansion.used)
+  return typeof pins === 'string' ? { ok: false, problems: [pins] } : { ok: true, value: expansion.value, pins }
 }
 
 /** Whether a spec runs any template: then customize asks for JobFlowTemplates. */
@@ -58,9 +65,10 @@ export function expandFlowTemplates (
   spec: JobFlowSpec,
   templates: ReadonlyMap<string, KubeObject>,
   namespace: string
-): Expanded {
-  if (!runsTemplates(spec)) return { ok: true, value: spec }
-  const expansion: Expansion = { templates, namespace, problems: [], missing: false, count: spec.flows.length }
+): { ok: true, value: JobFlowSpec, used: KubeObject[] } | { ok: false, problems: string[], missingTemplate: boolean } {
+  const used = new Map<string, KubeObject>()
+  if (!runsTemplates(spec)) return { ok: true, value: spec, used: [] }
+  const expansion: Expansion = { templates, namespace, problems: [], missing: false, count: spec.flows.length, used }
   const flows = expandSteps(spec.flows, spec.arguments, [], expansion)
   if (expansion.count > MAX_EXPANDED_STEPS) {
     expansion.problems.push(`the JobFlow has ${expansion.count} steps once its templates are expanded, more ` +
@@ -76,7 +84,7 @@ export function expandFlowTemplates (
     const needed = reachable(spec.targets.needed, name => byName.get(name)?.group?.members ?? [])
     value.targets = { ...spec.targets, needed }
   }
-  return { ok: true, value }
+  return { ok: true, value, used: [...used.values()] }
 }
 
 /** Steps with each group followed by its own steps, expanded in turn; `chain` is the templates above. */
@@ -91,7 +99,8 @@ function expandSteps (
     if (ref === undefined) return [step]
     const inner = instantiate(step, args, chain, expansion)
     if (inner === undefined) return [step]
-    const group = { ...step, group: { template: ref.name, members: inner.own.map(s => s.name) } }
+    const members = inner.own.map(s => s.name)
+    const group = { ...step, group: { template: ref.name, members, generation: inner.generation } }
     return [group, ...expandSteps(inner.own, inner.args, [...chain, ref.name], expansion)]
   })
 }
@@ -102,7 +111,7 @@ function instantiate (
   outer: readonly FlowArgument[],
   chain: readonly string[],
   expansion: Expansion
-): { own: FlowSpec[], args: FlowArgument[] } | undefined {
+): { own: FlowSpec[], args: FlowArgument[], generation?: number } | undefined {
   const ref = step.flowTemplateRef as NonNullable<FlowSpec['flowTemplateRef']>
   const at = `flow ${JSON.stringify(step.name)}`
   const problem = (text: string): undefined => { expansion.problems.push(`${at}: ${text}`) }
@@ -116,6 +125,7 @@ function instantiate (
     expansion.missing = true
     return problem(`JobFlowTemplate ${JSON.stringify(ref.name)} not found in namespace ${expansion.namespace}`)
   }
+  expansion.used.set(ref.name, template)
   const of = `JobFlowTemplate ${JSON.stringify(ref.name)}`
   const parsed = parseTemplate(template, `${at} (${of})`, expansion.problems)
   if (parsed === undefined) return undefined
@@ -128,7 +138,8 @@ function instantiate (
   const own = parsed.flows.map(inner => scoped(inner, step.name, merged))
   const long = own.filter(s => !isGroupStepName(s.name)).map(s => s.name)
   if (long.length > 0) return problem(`its steps' names pass 63 characters: ${long.join(', ')} (shorten them)`)
-  return { own, args: merged }
+  const { generation } = template.metadata
+  return generation === undefined ? { own, args: merged } : { own, args: merged, generation }
 }
 
 /** A JobFlowTemplate's arguments and steps, checked as a JobFlow's are; undefined after a problem. */

@@ -5,7 +5,7 @@
 import type { FlowSpec } from './spec.js'
 import type { JobRecord } from './records.js'
 import { failedLeaves, type ItemGroups, type StepView } from './branches.js'
-import { localName } from './template-ref.js'
+import { localName, templateNamed } from './template-ref.js'
 
 /** How a group that runs stands once its steps have all ended; undefined while one has not. */
 export function groupEnd (
@@ -16,7 +16,7 @@ export function groupEnd (
 ): { phase: 'Succeeded' | 'Failed', message: string } | undefined {
   const ends = members.map(m => view.steps.settled(m.name)?.end)
   if (ends.some(end => end === undefined)) return undefined
-  const template = `JobFlowTemplate ${group.group?.template ?? ''}`
+  const template = templateNamed(group.group)
   const failed = failedLeaves(members, records, view.groups)
   if (failed.length > 0) {
     return { phase: 'Failed', message: `${template}: failed: ${failed.map(n => localName(n, group.name)).join(', ')}` }
@@ -39,7 +39,7 @@ export function membersByGroup (steps: readonly FlowSpec[]): Map<string, FlowSpe
 
 /** How a group that runs says so. */
 export function groupRunningMessage (group: FlowSpec): string {
-  return `running the steps of JobFlowTemplate ${group.group?.template ?? ''}`
+  return `running the steps of ${templateNamed(group.group)}`
 }
 
 /** Why a group's step does not start: its group has not started, or ended without it. */

@@ -116,6 +116,7 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
   const desired = desiredChildren(sync, plan.value, started, suspend)
   if (typeof desired === 'string') return invalid(sync, [desired])
   const status = renderStatus(sync, started, { finished, rerun, suspend, suspendedJobs: desired.suspendedJobs })
+  if (parsed.pins !== undefined) desired.children.push(parsed.pins)
   const underway = [...started.flows.values()].some(f => f.current !== undefined && isUnderway(f.current))
   const deadlineDue = finished ? undefined : deadlineWake(sync.deadline, sync.now, underway)
   return answer(sync, status, desired.children, [desired.ttlWake, started.retryWake, deadlineDue])

@@ -18,6 +18,15 @@ export interface FlowTemplateRef {
 export interface TemplateGroup {
   template: string
   members: string[]
+  /** The template's metadata.generation as the JobFlow pinned it (template-pins.ts). */
+  generation?: number | undefined
+}
+
+/** How records name a group's template: `JobFlowTemplate ci (generation 3)`. */
+export function templateNamed (group: TemplateGroup | undefined): string {
+  if (group === undefined) return 'JobFlowTemplate'
+  const generation = group.generation === undefined ? '' : ` (generation ${group.generation})`
+  return `JobFlowTemplate ${group.template}${generation}`
 }
 
 /** The fields a step with `flowTemplateRef` cannot have: they are a Job's, and it runs none of its own. */
