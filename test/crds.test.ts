@@ -46,6 +46,7 @@ t.test('there is a CRD for each kind', async t => {
     'DaemonJob',
     'EphemeralJob',
     'JobFlow',
+    'JobFlowTemplate',
     'JobTemplate',
     'OperationJob'
   ])
@@ -110,6 +111,7 @@ t.test('each kind prints the columns its reference shows', async t => {
     'AGE=.metadata.creationTimestamp'
   ])
   t.same(columns.JobTemplate, ['AGE=.metadata.creationTimestamp'])
+  t.same(columns.JobFlowTemplate, ['AGE=.metadata.creationTimestamp'])
   t.same(columns.DaemonJob, [
     'STATUS=.status.phase',
     'DESIRED=.status.desired',

@@ -117,7 +117,7 @@ export class Previewer {
   /**
    * What the next sync of `object` (a jobhooks object of the manifest) would do; `namespace`
    * when the manifest names none; `context`: objects of the manifest related rules may select
-   * instead of the cluster's (JobTemplates), namespaces set.
+   * instead of the cluster's (JobTemplates, JobFlowTemplates), namespaces set.
    */
   async preview (object: KubeObject, namespace: string, context: KubeObject[]): Promise<ObjectPreview> {
     const parentType = await this.cluster.resolve(object)

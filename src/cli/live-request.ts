@@ -72,8 +72,8 @@ export async function claimChildren (
 
 /**
  * The related objects of `rules`, one group per rule, as the simulator selects them; `context`
- * holds objects of the manifest that stand in for the cluster's (JobTemplates about to be
- * applied). A rule Metacontroller refuses fails the sync: its message is returned instead.
+ * holds objects of the manifest that stand in for the cluster's (JobTemplates and JobFlowTemplates
+ * about to be applied). A rule Metacontroller refuses fails the sync: its message is returned instead.
  */
 export async function relatedObjects (
   cluster: LiveCluster, controller: Controller, parent: KubeObject, rules: RelatedResourceRule[], context: KubeObject[]

@@ -15,6 +15,9 @@ import { Previewer, type ObjectPreview } from './live-preview.js'
 import { objectLines } from './live-report.js'
 import { LIVE_USAGE, parseLiveArguments, UsageError, type LiveArguments, type Write } from './arguments.js'
 
+/** The kinds a JobFlow refers to by name: the manifest's stand in for the cluster's. */
+const TEMPLATE_KINDS = ['JobTemplate', 'JobFlowTemplate']
+
 /** `kubeContext`: a kubeconfig context instead of the current one (`kubectl jobhooks preview --context`). */
 export async function liveMain (
   argv: string[], write: Write, writeError: Write, kubeContext?: string
@@ -41,7 +44,7 @@ export async function liveMain (
     writeError(`simulate: ${error.message}`)
     return 1
   }
-  // Every kind's parent is previewed; JobTemplates of the manifest are what JobFlows refer to.
+  // Every kind's parent is previewed; the manifest's templates (TEMPLATE_KINDS) are what JobFlows refer to.
   const previewed = parentKinds().map(k => k.kind)
   const ours = objects.filter(o => o.apiVersion === JOBHOOKS_API_VERSION && previewed.includes(o.kind))
   if (ours.length === 0) {
@@ -57,7 +60,7 @@ export async function liveMain (
     cluster = await LiveCluster.connect(args.kubeconfig, process.env, kubeContext)
     const namespace = args.namespace ?? cluster.contextNamespace ?? 'default'
     const context = objects
-      .filter(o => o.apiVersion === JOBHOOKS_API_VERSION && o.kind === 'JobTemplate')
+      .filter(o => o.apiVersion === JOBHOOKS_API_VERSION && TEMPLATE_KINDS.includes(o.kind))
       .map(o => ({ ...o, metadata: { ...o.metadata, namespace: o.metadata.namespace ?? namespace } }))
     const previewer = await Previewer.start(cluster, now)
     try {

@@ -1,8 +1,8 @@
 // A fake Kubernetes API server for the kubectl plugin: GETs of objects and lists (label and
-// field selectors), JSON merge patches, watches that stay open and carry each change, and pod
-// logs (followed or not), on 127.0.0.1 until the test ends. Every request is recorded with its
-// body; answers say what a real API server says (Status with reason, `jobflows.jobhooks.io "x"
-// not found`).
+// field selectors), JSON merge patches, creates (POST, a generateName made a name), watches that
+// stay open and carry each change, and pod logs (followed or not), on 127.0.0.1 until the test
+// ends. Every request is recorded with its body; answers say what a real API server says (Status
+// with reason, `jobflows.jobhooks.io "x" not found`).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { loadCrds } from '../../src/cli/printer-columns.js'
@@ -126,13 +126,14 @@ function answer (
   if (found === undefined) return status(res, 404, 'NotFound', 'the server could not find the requested resource')
   const { type, namespace, name, sub } = found
   if (fake.deny?.(seen.method, seen.url) === true) {
-    const verb = seen.method === 'PATCH' ? 'patch' : name === undefined ? 'list' : 'get'
+    const verb = { PATCH: 'patch', POST: 'create' }[seen.method] ?? (name === undefined ? 'list' : 'get')
     return status(res, 403, 'Forbidden', `${qualified(type)}${name !== undefined ? ` "${name}"` : ''} is forbidden: ` +
       `User "tester" cannot ${verb} resource "${type.plural}" in API group "${type.group}" in the namespace ` +
       `"${namespace ?? ''}"`)
   }
   const ofType = fake.objects.filter(o =>
     o.kind === type.kind && (namespace === undefined || o.metadata.namespace === namespace))
+  if (seen.method === 'POST' && name === undefined) return create(fake, type, namespace, seen.body, res)
   if (name === undefined) {
     const labels = url.searchParams.get('labelSelector') ?? ''
     const field = (url.searchParams.get('fieldSelector') ?? '').replace(/^metadata\.name=/, '')
@@ -162,6 +163,30 @@ function answer (
   if (sub === 'log') return log(fake, res, name, url)
   if (seen.method === 'PATCH') fake.change(mergePatch(object, seen.body) as KubeObject)
   res.writeHead(200, { 'content-type': 'application/json' })
+  res.end(JSON.stringify(fake.objects.find(o => o.kind === type.kind && o.metadata.name === name)))
+}
+
+/**
+ * A POST to a collection, as the API server takes it: the namespace of the path, a name made of
+ * generateName (five characters added, here counted rather than random), 409 for a name taken.
+ */
+function create (fake: FakeKube, type: Type, namespace: string | undefined, body: unknown, res: ServerResponse): void {
+  const object = body as KubeObject
+  const meta = object.metadata ?? {}
+  if (meta.namespace !== undefined && meta.namespace !== namespace) {
+    return status(res, 400, 'BadRequest',
+      'the namespace of the provided object does not match the namespace sent on the request')
+  }
+  const generated = typeof meta.generateName === 'string'
+    ? `${meta.generateName}${String(fake.objects.length).padStart(5, 'x')}`
+    : undefined
+  const name = meta.name ?? generated
+  if (name === undefined) return status(res, 422, 'Invalid', 'name or generateName is required')
+  if (fake.objects.some(o => o.kind === type.kind && o.metadata.namespace === namespace && o.metadata.name === name)) {
+    return status(res, 409, 'AlreadyExists', `${qualified(type)} "${name}" already exists`)
+  }
+  fake.change({ ...object, metadata: { ...meta, name, ...(namespace !== undefined ? { namespace } : {}) } }, 'ADDED')
+  res.writeHead(201, { 'content-type': 'application/json' })
   res.end(JSON.stringify(fake.objects.find(o => o.kind === type.kind && o.metadata.name === name)))
 }
 

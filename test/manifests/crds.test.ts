@@ -18,6 +18,7 @@ t.test('the CRDs are structural and follow the contract', async t => {
   const expected: Record<string, { shortName: string; status: boolean }> = {
     JobFlow: { shortName: 'jf', status: true },
     JobTemplate: { shortName: 'jt', status: false },
+    JobFlowTemplate: { shortName: 'jft', status: false },
     DaemonJob: { shortName: 'dj', status: true },
     OperationJob: { shortName: 'opj', status: true },
     CollaSet: { shortName: 'cls', status: true }

@@ -1,5 +1,6 @@
-// The plugin's line to the API server: JSON reads, merge patches (the only writes: the rerun
-// annotation and spec.suspend), and the two streams kubectl keeps open (a watch, a pod's log).
+// The plugin's line to the API server: JSON reads, its writes (merge patches of annotations and
+// spec.suspend, and the JobFlow that submit creates), and the two streams kubectl keeps open (a
+// watch, a pod's log).
 // Credentials come from the kubeconfig as kubectl reads it (live-cluster.ts); errors read as
 // kubectl's do, so that a user who knows one knows the other.
 import { request as httpRequest, type IncomingMessage } from 'node:http'
@@ -62,11 +63,18 @@ export class KubeClient {
     return await this.json('PATCH', path, body)
   }
 
+  /** A POST of a new object to its collection, as `kubectl create` sends it: the object as created. */
+  async create (collectionPath: string, body: unknown): Promise<Record<string, unknown>> {
+    return await this.json('POST', collectionPath, body)
+  }
+
   private async json (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> {
     const signal = AbortSignal.timeout(this.timeoutMs)
     const response = await this.open(method, path, signal, body)
     const text = await readAll(response, signal)
-    if (response.statusCode !== 200) throw statusError(response.statusCode ?? 0, text)
+    // 201 Created answers a POST.
+    const code = response.statusCode ?? 0
+    if (code !== 200 && code !== 201) throw statusError(code, text)
     let parsed: unknown
     try {
       parsed = JSON.parse(text)
@@ -103,7 +111,10 @@ export class KubeClient {
         'User-Agent': 'kubectl-jobhooks',
         ...(body === undefined
           ? {}
-          : { 'Content-Type': 'application/merge-patch+json', 'Content-Length': String(Buffer.byteLength(payload)) })
+          : {
+              'Content-Type': method === 'PATCH' ? 'application/merge-patch+json' : 'application/json',
+              'Content-Length': String(Buffer.byteLength(payload))
+            })
       }
     }
     // Tokens, exec plugins, client certificates, the CA: all from the kubeconfig.

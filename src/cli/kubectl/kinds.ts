@@ -1,5 +1,6 @@
 // The kinds the plugin shows, named as kubectl accepts them: kind, plural, singular or short name,
-// read from the CRDs of manifests/crds/ (jf, dj, ejob, opj, cls), and the paths of their objects.
+// read from the CRDs of manifests/crds/ (jf, dj, ejob, opj, cls; jft for submit --from), and the
+// paths of their objects.
 import { loadCrds, type CrdNames } from '../printer-columns.js'
 
 export type Kind = CrdNames
@@ -7,10 +8,10 @@ export type Kind = CrdNames
 /** The kinds `get` draws; a JobTemplate is data and has nothing to draw. */
 export const DRAWN = ['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet']
 
-/** The CRD `name` answers to (any case), or undefined. */
-export function kindNamed (name: string): Kind | undefined {
+/** The CRD of `among` (the drawn kinds unless said) that `name` answers to (any case), or undefined. */
+export function kindNamed (name: string, among: readonly string[] = DRAWN): Kind | undefined {
   const lower = name.toLowerCase()
-  return loadCrds().find(c => DRAWN.includes(c.kind) &&
+  return loadCrds().find(c => among.includes(c.kind) &&
     [c.kind.toLowerCase(), c.plural, c.singular, ...c.shortNames].includes(lower))
 }
 

@@ -12,6 +12,7 @@ import { commandIndex, parseOptions, USAGE, UsageError, type Options } from './o
 import type { Io, Session } from './session.js'
 import { rerunCommand, suspendCommand } from './steer.js'
 import { approveCommand } from './approve.js'
+import { submitCommand } from './submit.js'
 import { validateCommand } from './validate.js'
 import { watchCommand } from './watch.js'
 
@@ -73,6 +74,7 @@ async function run (options: Options, io: Io): Promise<void> {
   const session: Session = { io, options, client, namespace }
   switch (options.command) {
     case 'get': return options.watch ? await watchCommand(session) : await getCommand(session)
+    case 'submit': return await submitCommand(session)
     case 'rerun': return await rerunCommand(session)
     case 'approve': return await approveCommand(session)
     case 'suspend': return await suspendCommand(session, true)

@@ -1,11 +1,12 @@
 // The command line of `kubectl jobhooks`, read with kubectl's flags: --kubeconfig, --context,
 // -n/--namespace, -A/--all-namespaces, -o/--output, -w/--watch, --request-timeout; `-f` is
-// --follow for logs and --filename for preview, as in kubectl.
+// --follow for logs and --filename for preview, as in kubectl; submit's --from, -p and --name are
+// argo submit's.
 import { parseArgs } from 'node:util'
 
 export class UsageError extends Error {}
 
-export const COMMANDS = ['get', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview'] as const
+export const COMMANDS = ['get', 'submit', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview'] as const
 export type Command = typeof COMMANDS[number]
 export type Output = 'tree' | 'json' | 'yaml' | 'html'
 
@@ -25,6 +26,12 @@ export interface Options {
   follow: boolean
   /** `rerun --step`: the steps to rerun with every step after them (repeatable, or comma separated). */
   steps?: string[]
+  /** `submit --from`: the template, as `jobflowtemplate/<name>` or `jft/<name>`. */
+  from?: string
+  /** `submit -p key=value` (repeatable), as given. */
+  parameters?: string[]
+  /** `submit --name`: the JobFlow's name instead of a generated one. */
+  name?: string
   /** How long a request may wait for an answer (--request-timeout; a watch or a followed log only for its start). */
   timeoutMs: number
 }
@@ -33,6 +40,9 @@ export const USAGE = `kubectl jobhooks: see and steer jobhooks workloads.
 
 Usage:
   kubectl jobhooks get <kind> [<name>] [-o json|yaml|html] [-w]   a kind: jf, dj, ejob, opj, cls
+  kubectl jobhooks submit --from jft/<template> [-p K=V …] [--name N] [-o yaml|json]
+                                                   create a JobFlow of a JobFlowTemplate (-o: print it,
+                                                   create nothing)
   kubectl jobhooks rerun jf <name> [--step S …]    rerun the failed and skipped steps of a finished JobFlow,
                                                    or step S and every step after it
   kubectl jobhooks approve jf <name> <step>        approve a waiting approval step
@@ -54,6 +64,9 @@ Flags:
   -o, --output FORMAT     json, yaml, or html (a JobFlow's graph and Gantt chart)
   -w, --watch             draw again on every change (a watch, not polling)
   --step S                rerun: step S and every step after it, however they ended (repeatable)
+  --from jft/NAME         submit: the JobFlowTemplate (also jobflowtemplate/NAME)
+  -p, --parameter K=V     submit: the value of the template's argument K (repeatable)
+  --name N                submit: the JobFlow's name (default: generated, <template>-xxxxx)
   --request-timeout D     give up on a request after D (30s, 500ms; default 30s)
   -h, --help              this text`
 
@@ -69,6 +82,9 @@ const FLAGS = {
   attempt: { type: 'string' },
   item: { type: 'string' },
   step: { type: 'string', multiple: true },
+  from: { type: 'string' },
+  parameter: { type: 'string', short: 'p', multiple: true },
+  name: { type: 'string' },
   'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
@@ -133,6 +149,10 @@ export function parseOptions (argv: string[]): Options {
   const options = defaults(first as Command, args)
   const steps = values.step?.flatMap(s => s.split(',')).map(s => s.trim()).filter(s => s !== '')
   if (steps !== undefined && first !== 'rerun') throw new UsageError('--step is a flag of rerun')
+  const submitFlags = ['from', 'parameter', 'name'] as const
+  if (first !== 'submit' && submitFlags.some(flag => values[flag] !== undefined)) {
+    throw new UsageError('--from, -p and --name are flags of submit')
+  }
   const attempt = wholeNumber(values.attempt, '--attempt')
   const item = wholeNumber(values.item, '--item')
   return {
@@ -144,6 +164,9 @@ export function parseOptions (argv: string[]): Options {
     ...(attempt !== undefined ? { attempt } : {}),
     ...(item !== undefined ? { item } : {}),
     ...(steps !== undefined && steps.length > 0 ? { steps } : {}),
+    ...(values.from !== undefined ? { from: values.from } : {}),
+    ...(values.parameter !== undefined ? { parameters: values.parameter } : {}),
+    ...(values.name !== undefined ? { name: values.name } : {}),
     allNamespaces: values['all-namespaces'] === true,
     output: outputOf(values.output),
     watch: values.watch === true,

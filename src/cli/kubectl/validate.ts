@@ -13,9 +13,10 @@ import type { Io } from './session.js'
 
 export const VALIDATE_USAGE = `usage: kubectl jobhooks validate -f <manifest.yaml> [-f <manifest.yaml>...]
 
-  Checks every JobFlow, JobTemplate, DaemonJob, EphemeralJob, OperationJob and CollaSet of the
-  manifests against the jobhooks CRDs (their OpenAPI schemas and CEL rules) as the API server does
-  with kubectl apply --validate=strict, with no cluster. Exit 0 when all are valid, 1 otherwise.`
+  Checks every JobFlow, JobTemplate, JobFlowTemplate, DaemonJob, EphemeralJob, OperationJob and
+  CollaSet of the manifests against the jobhooks CRDs (their OpenAPI schemas and CEL rules) as the
+  API server does with kubectl apply --validate=strict, with no cluster. Exit 0 when all are valid,
+  1 otherwise.`
 
 function filesOf (argv: string[]): string[] | 'help' {
   let parsed

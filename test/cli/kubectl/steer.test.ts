@@ -182,3 +182,37 @@ t.test('approve jf: adds the step to jobhooks.io/approve, guarded by the resourc
   })
   t.match((await again.run(['approve', 'jf', 'jobflow-example'])).err, /approve needs a JobFlow and a step/)
 })
+
+t.test('approve jf: a step of a template group, known by its record waiting for approval', async t => {
+  const grouped = (approved?: string): KubeObject => {
+    const flow = gatedFlow(approved)
+    const jobs = (flow.status as { jobs: Array<Record<string, unknown>> }).jobs
+    jobs.push({ name: 'release.build', jobName: 'jobflow-example-release-build', phase: 'Running' }, {
+      name: 'release.approve',
+      jobName: 'jobflow-example-release-approve',
+      phase: approved === undefined ? 'Pending' : 'Succeeded',
+      startTime: '2026-01-02T03:04:00Z',
+      message: approved === undefined
+        ? 'waiting for approval since 2026-01-02T03:04:00Z: kubectl jobhooks approve jf jobflow-example ' +
+          'release.approve -n team-a (it takes the patch verb on jobflows.jobhooks.io in team-a)'
+        : 'approved (jobhooks.io/approve)'
+    })
+    return flow
+  }
+  const { run, fake } = await plugin(t, [grouped()])
+  t.same(await run(['approve', 'jf', 'jobflow-example', 'release.approve']), {
+    code: 0,
+    out: 'jobflow.jobhooks.io/jobflow-example approved: release.approve (jobhooks.io/approve=release.approve)\n',
+    err: ''
+  })
+  t.same(patches(fake.requests).map(p => (p as { body: unknown }).body),
+    [{ metadata: { annotations: { 'jobhooks.io/approve': 'release.approve' }, resourceVersion: '101' } }])
+  t.same((await run(['approve', 'jf', 'jobflow-example', 'release.build'])).err, 'error: jobflow.jobhooks.io/' +
+    'jobflow-example has no approval step "release.build" (its approval steps: gate, release.approve)\n',
+  'a step of the group that does not wait for approval')
+  const done = await plugin(t, [grouped('release.approve')])
+  t.same(await done.run(['approve', 'jf', 'jobflow-example', 'release.approve']),
+    { code: 0, out: 'jobflow.jobhooks.io/jobflow-example already approved: release.approve\n', err: '' },
+    'approved already: its record no longer waits, the annotation names it')
+  t.same(patches(done.fake.requests), [], 'nothing sent twice')
+})

@@ -58,3 +58,25 @@ t.test('validate: usage and unreadable files are errors as kubectl words them, e
   t.match(help.out, /^usage: kubectl jobhooks validate -f/)
   t.match((await run(['--help'])).out, /kubectl jobhooks validate -f <manifest\.yaml>/, 'in the plugin\'s usage')
 })
+
+t.test('validate -f: a JobFlowTemplate, checked as its CRD says, its steps as JobFlow steps', async t => {
+  const { run } = await plugin(t, [])
+  const flows = (exampleJobFlow('team-a').spec as { flows: unknown[] }).flows
+  const template = {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'JobFlowTemplate',
+    metadata: { name: 'five' },
+    spec: { arguments: [{ name: 'tag' }], flows }
+  }
+  const broken = structuredClone(template) as typeof template & { spec: { flows: Array<Record<string, unknown>> } }
+  broken.metadata.name = 'broken'
+  broken.spec.flows[0] = { name: 'job1', flowTemplateRef: { name: 'other' }, retry: { limit: 1 } }
+  const dir = t.testdir({ 'a.yaml': stringify(template), 'b.yaml': stringify(broken) })
+  t.same(await run(['validate', '-f', join(dir, 'a.yaml')]),
+    { code: 0, out: 'jobflowtemplate.jobhooks.io/five valid\n', err: '' })
+  const refused = await run(['validate', '-f', join(dir, 'b.yaml')])
+  t.equal(refused.code, 1)
+  t.equal(refused.err, 'The JobFlowTemplate "broken" is invalid: spec.flows[0]: Invalid value: a flowTemplateRef ' +
+    'step runs the template\'s steps and no Job of its own, so it cannot have jobTemplate, jobTemplateRef, approval, ' +
+    'patch, script, retry, queueName, outputFrom, forEachFrom, parallelism or shareVolumeMounts\n')
+})
