@@ -225,7 +225,12 @@ export const services = ofKind('Service', 'deploy/').map(d => d.object)
 /** A sync request for an example as Metacontroller would send it on the first pass. */
 export function firstSync (parent: Json, file: string): Json {
   const namespace = 'default'
-  const templates = examples.filter(d => d.file === file && d.object.kind === 'JobTemplate')
+  const related = (kind: string): Json => Object.fromEntries(
+    examples.filter(d => d.file === file && d.object.kind === kind).map(d => [
+      `${namespace}/${String(d.object.metadata.name)}`,
+      { ...clone(d.object), metadata: { ...d.object.metadata, namespace, generation: 1 } }
+    ])
+  )
   return {
     controller: {
       apiVersion: 'metacontroller.k8s.io/v1alpha1',
@@ -238,12 +243,8 @@ export function firstSync (parent: Json, file: string): Json {
     },
     children: { 'Job.batch/v1': {}, 'ConfigMap.v1': {} },
     related: {
-      'JobTemplate.jobhooks.io/v1alpha1': Object.fromEntries(
-        templates.map(d => [
-          `${namespace}/${String(d.object.metadata.name)}`,
-          { ...clone(d.object), metadata: { ...d.object.metadata, namespace } }
-        ])
-      )
+      'JobTemplate.jobhooks.io/v1alpha1': related('JobTemplate'),
+      'JobFlowTemplate.jobhooks.io/v1alpha1': related('JobFlowTemplate')
     },
     finalizing: false
   }

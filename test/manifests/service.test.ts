@@ -9,7 +9,7 @@ import { ALL_KINDS } from '../../src/controllers/kinds.js'
 import { updateStrategyProblem } from '../../src/protocol/update-strategy.js'
 import {
   type Json, NOW, ofKind, crds, storageVersion,
-  openApiErrors, exampleJobFlows, services, firstSync
+  openApiErrors, exampleJobFlows, services, firstSync, examples
 } from '../helpers/manifests.js'
 
 let app: FastifyInstance
@@ -88,6 +88,17 @@ t.test('every CompositeController calls routes the app serves, through the Servi
   }
 })
 
+/** The steps without dependencies, a template group by its template's own (`<group>.<step>`). */
+function rootSteps (flows: Json[], file: string): string[] {
+  const roots = flows.filter((f: Json) => (f.dependencies ?? []).length === 0 && f.depends === undefined)
+  return roots.flatMap((f: Json): string[] => {
+    if (f.flowTemplateRef === undefined) return [String(f.name)]
+    const template = examples.find(d => d.file === file && d.object.kind === 'JobFlowTemplate' &&
+      d.object.metadata.name === f.flowTemplateRef.name)
+    return rootSteps(template?.object.spec.flows ?? [], file).map(step => `${String(f.name)}.${step}`)
+  })
+}
+
 t.test('the hooks run every example JobFlow: root flows start and the status fits the CRD', async t => {
   const crd = crds.find(c => c.spec.names.kind === 'JobFlow')
   for (const { file, object } of exampleJobFlows) {
@@ -115,13 +126,7 @@ t.test('the hooks run every example JobFlow: root flows start and the status fit
       .map((c: Json) => c.metadata.name)
       .sort()
     // A JobFlow applied suspended starts nothing.
-    const roots =
-      object.spec.suspend === true
-        ? []
-        : object.spec.flows
-          .filter((f: Json) => (f.dependencies ?? []).length === 0 && f.depends === undefined)
-          .map((f: Json) => `${name}-${String(f.name)}`)
-          .sort()
+    const roots = object.spec.suspend === true ? [] : rootSteps(object.spec.flows, file).map(s => `${name}-${s}`).sort()
     t.same(jobs, roots, `${file}: the flows without dependencies start first (none while suspended)`)
     t.same(
       openApiErrors(crd, { ...object, status: body.status }),
