@@ -23,15 +23,23 @@ interface Pin { generation?: number, spec: unknown }
 
 /** The templates a JobFlow pinned, by name, from its observed ConfigMap children; none before the first. */
 export function pinnedTemplates (request: SyncRequest): Map<string, KubeObject> {
-  const { parent } = request
+  return templatesPinnedIn(request.parent, objectsOf(request.children, 'ConfigMap', 'v1'))
+}
+
+/**
+ * The templates pinned in `configMaps` (any ConfigMaps: those without the pins label are passed
+ * over), by name, as JobFlowTemplates of the JobFlow's namespace: what a sync reads, and what the
+ * plugin reads of a JobFlow on a cluster.
+ */
+export function templatesPinnedIn (jobflow: KubeObject, configMaps: Iterable<KubeObject>): Map<string, KubeObject> {
   const pinned = new Map<string, KubeObject>()
-  for (const configMap of objectsOf(request.children, 'ConfigMap', 'v1')) {
+  for (const configMap of configMaps) {
     if (configMap.metadata.labels?.[PINS_LABEL] !== PINS_VALUE || !isRecord(configMap.data)) continue
     for (const [name, text] of Object.entries(configMap.data)) {
       const pin = decodePin(text)
       if (pin === undefined || pinned.has(name)) continue
-      const metadata = { name, namespace: parent.metadata.namespace, generation: pin.generation }
-      pinned.set(name, { apiVersion: parent.apiVersion, kind: 'JobFlowTemplate', metadata, spec: pin.spec })
+      const metadata = { name, namespace: jobflow.metadata.namespace, generation: pin.generation }
+      pinned.set(name, { apiVersion: jobflow.apiVersion, kind: 'JobFlowTemplate', metadata, spec: pin.spec })
     }
   }
   return pinned
