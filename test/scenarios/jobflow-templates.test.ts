@@ -49,7 +49,8 @@ function records (sim: Simulator): Row[] {
   const status = sim.get(flowRef)?.status
   return isRecord(status) && Array.isArray(status.jobs) ? status.jobs as Row[] : []
 }
-const recordOf = (sim: Simulator, name: string): Row | undefined => records(sim).find(r => r.name === name)
+/** The record of a step's last attempt. */
+const recordOf = (sim: Simulator, name: string): Row | undefined => records(sim).findLast(r => r.name === name)
 const statusOf = (sim: Simulator): unknown => sim.get(flowRef)?.status
 
 function simulator (t: { teardown: (fn: () => unknown) => void }, options: Partial<SimulatorOptions> = {}): Simulator {
@@ -168,4 +169,27 @@ t.test('a template edited while the flow runs changes nothing of it: the JobFlow
   later.apply(ci([{ name: 'first', flowTemplateRef: { name: 'diamond' } }]))
   await later.runUntilQuiet()
   t.same(createdJobs(later), ['ci-first.only'], 'a new JobFlow reads the template as it is now')
+})
+
+t.test('rerun --step of a step inside a group reruns it, what follows it, its group and what follows that', async t => {
+  const sim = simulator(t)
+  sim.apply(diamond)
+  sim.apply(twice)
+  await sim.runUntilQuiet()
+  const rerun = async (value: string, steps: string): Promise<string[]> => {
+    const before = createdJobs(sim).length
+    sim.edit(flowRef, flow => {
+      flow.metadata.annotations = { 'jobhooks.io/rerun': value, 'jobhooks.io/rerun-steps': steps }
+    }, `rerun --step ${steps}`)
+    await sim.runUntilQuiet()
+    return createdJobs(sim).slice(before)
+  }
+  t.same(await rerun('1', 'second.b'), ['ci-second.b-2', 'ci-second.d-2', 'ci-publish-2'],
+    'second.a and second.c keep their records; the group ends again, then publish runs again')
+  t.match(recordOf(sim, 'second'), { phase: 'Succeeded', attempt: 2 })
+  t.same(await rerun('2', 'first'), [
+    'ci-first.a-2', 'ci-first.b-2', 'ci-first.c-2', 'ci-first.d-2',
+    'ci-second.a-2', 'ci-second.b-3', 'ci-second.d-3', 'ci-publish-3'
+  ], 'a group named reruns every step inside it, and everything after it')
+  t.match(statusOf(sim), { phase: 'Succeeded' })
 })

@@ -4,6 +4,8 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { flowSteps } from '../flow-shape.js'
+import { flowRecords } from '../flow-records.js'
+import { stepOfFlowName } from '../../formats/jobflow-status.js'
 import { KubeError } from './client.js'
 import { getObject, requireKind } from './get.js'
 import { objectPath, type Kind } from './kinds.js'
@@ -54,9 +56,13 @@ export async function rerunCommand (session: Session): Promise<void> {
   session.io.out(`${shown(kind, name)} rerun requested (${RERUN_ANNOTATION}=${value}${from})\n`)
 }
 
-/** Every step named is a step of the flow: the hook would rerun nothing for a name it does not know. */
+/**
+ * Every step named is a step of the flow (of its spec, or a template group's, which only its
+ * records name): the hook would rerun nothing for a name it does not know.
+ */
 function requireSteps (flow: KubeObject, steps: readonly string[]): void {
-  const known = flowSteps(flow).map(step => step.name)
+  const known = [...new Set([...flowSteps(flow).map(step => step.name),
+    ...flowRecords(flow).map(record => stepOfFlowName(record.name))])]
   const unknown = steps.filter(step => !known.includes(step))
   if (unknown.length > 0) {
     throw new KubeError(`error: jobflow ${flow.metadata.name} has no step ${unknown.map(s => `"${s}"`).join(', ')} ` +

@@ -107,7 +107,11 @@ function namedSteps (parent: KubeObject): string[] | undefined {
   return names.length > 0 ? names : undefined
 }
 
-/** The steps named and, transitively, every step that depends on one of them. */
+/**
+ * The steps named and, transitively, every step that depends on one of them. A template group
+ * named reruns every step inside it; a step inside a group reruns its group too (the group ends
+ * again once it has), and so what depends on the group.
+ */
 function stepsAfter (named: readonly string[], steps: readonly FlowSpec[]): Set<string> {
   const dependants = new Map<string, string[]>()
   for (const step of steps) {
@@ -117,7 +121,20 @@ function stepsAfter (named: readonly string[], steps: readonly FlowSpec[]): Set<
       else list.push(step.name)
     }
   }
-  return reachable(named, name => dependants.get(name) ?? [])
+  const byName = new Map(steps.map(step => [step.name, step]))
+  // A step reruns whole (a group with every step inside it) when named or after one that reruns;
+  // a group only ends again when a step inside it reruns.
+  const after = (name: string): string[] => [...byName.get(name)?.group?.members ?? [], ...dependants.get(name) ?? []]
+  const whole = reachable(named, after)
+  const rerun = new Set(whole)
+  for (const name of whole) {
+    const scopeOf = (step: string): string | undefined => byName.get(step)?.scope
+    for (let group = scopeOf(name); group !== undefined && !whole.has(group); group = scopeOf(group)) {
+      rerun.add(group)
+      for (const next of stepsAfter(dependants.get(group) ?? [], steps)) rerun.add(next)
+    }
+  }
+  return rerun
 }
 
 /** The outcome condition a rerun makes untrue (`kubectl wait --for=condition=Complete` waits again). */
