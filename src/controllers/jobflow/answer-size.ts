@@ -46,8 +46,12 @@ interface StepSize {
 /** The new Jobs, grouped by step, and the observed Jobs of the steps whose weight is known. */
 export function jobFlowAnswerFigures (sizing: JobFlowSizing): AnswerFigures {
   const steps = new Map<string, StepSize>()
-  // The arguments are copied into every container, as the global env is.
-  const globalEnvBytes = specBytes(sizing.spec.globalParams.env) + specBytes(argumentEnv(sizing.spec.arguments))
+  // The arguments are copied into every container, as the global env is: a template group's steps
+  // carry their template's too, so the most any step carries is weighed for each.
+  // One group's steps (and their items) share one list: each list is weighed once.
+  const lists = new Set([sizing.spec.arguments, ...sizing.creating.flatMap(flow => (flow.args ? [flow.args] : []))])
+  const argumentBytes = Math.max(...[...lists].map(args => specBytes(argumentEnv(args))))
+  const globalEnvBytes = specBytes(sizing.spec.globalParams.env) + argumentBytes
   const templateBytes = new Map<JobSpec, number>()
   for (const flow of sizing.creating) {
     const template = sizing.templates.get(flow.name)
