@@ -97,7 +97,7 @@ t.test('a failure inside fails the group, and its dependants read that as any st
   ]))
   await sim.runUntilQuiet()
   t.match(recordOf(sim, 'first.b'), { phase: 'Failed' })
-  t.match(recordOf(sim, 'first'), { phase: 'Failed', message: 'JobFlowTemplate diamond (generation 1): failed: d' })
+  t.match(recordOf(sim, 'first'), { phase: 'Failed', message: 'JobFlowTemplate diamond (generation 1): failed: b' })
   t.match(recordOf(sim, 'first.d'), { phase: 'Skipped' }, 'd needs b')
   t.match(recordOf(sim, 'report'), { phase: 'Succeeded' })
   t.match(statusOf(sim), { phase: 'Succeeded' }, 'the failure was handled by report (Argo\'s leaves rule)')
@@ -192,4 +192,22 @@ t.test('rerun --step of a step inside a group reruns it, what follows it, its gr
     'ci-second.a-2', 'ci-second.b-3', 'ci-second.d-3', 'ci-publish-3'
   ], 'a group named reruns every step inside it, and everything after it')
   t.match(statusOf(sim), { phase: 'Succeeded' })
+})
+
+t.test('a failure two templates deep fails both groups and the flow; FailFast stops a step beside them', async t => {
+  const outcomes = { 'ci-all.inner.a': 'fail' as const, 'ci-slow': { result: 'succeed' as const, afterSeconds: 30 } }
+  const sim = simulator(t, { jobs: { durationSeconds: 10, outcomes } })
+  sim.apply(diamond)
+  const inner = { name: 'inner', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 's')] } }
+  sim.apply(template('outer', { flows: [inner] }))
+  sim.apply(ci([
+    { name: 'all', flowTemplateRef: { name: 'outer' } },
+    step('slow'),
+    step('later', { dependencies: ['slow'] })
+  ]))
+  await sim.runUntilQuiet()
+  t.match(recordOf(sim, 'all.inner'), { phase: 'Failed', message: 'JobFlowTemplate diamond (generation 1): failed: a' })
+  t.match(recordOf(sim, 'all'), { phase: 'Failed', message: 'JobFlowTemplate outer (generation 1): failed: inner' })
+  t.match(recordOf(sim, 'later'), { phase: 'Skipped', message: 'not started: all.inner.a failed' })
+  t.match(statusOf(sim), { phase: 'Failed' })
 })

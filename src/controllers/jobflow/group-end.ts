@@ -17,9 +17,10 @@ export function groupEnd (
   const ends = members.map(m => view.steps.settled(m.name)?.end)
   if (ends.some(end => end === undefined)) return undefined
   const template = templateNamed(group.group)
-  const failed = failedLeaves(members, records, view.groups)
-  if (failed.length > 0) {
-    return { phase: 'Failed', message: `${template}: failed: ${failed.map(n => localName(n, group.name)).join(', ')}` }
+  if (failedLeaves(members, records, view.groups).length > 0) {
+    // The steps that failed, not the leaves their failure skipped: those are what to look at.
+    const failed = members.filter((m, i) => ends[i] === 'Failed').map(m => localName(m.name, group.name))
+    return { phase: 'Failed', message: `${template}: failed: ${failed.join(', ')}` }
   }
   const succeeded = ends.filter(end => end === 'Succeeded').length
   return { phase: 'Succeeded', message: `${template}: ${succeeded} of ${members.length} steps succeeded` }
