@@ -211,3 +211,18 @@ t.test('a failure two templates deep fails both groups and the flow; FailFast st
   t.match(recordOf(sim, 'later'), { phase: 'Skipped', message: 'not started: all.inner.a failed' })
   t.match(statusOf(sim), { phase: 'Failed' })
 })
+
+t.test('past the flow\'s deadline a group\'s Job is stopped, its other steps skipped, and it fails', async t => {
+  const sim = simulator(t)
+  sim.apply(diamond)
+  sim.apply(scenarioJobFlow('ci', {
+    activeDeadlineSeconds: 15,
+    flows: [{ name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } }]
+  }))
+  await sim.runUntilQuiet()
+  t.match(recordOf(sim, 'first.b'), { phase: 'Failed' })
+  t.match(recordOf(sim, 'first.d'), { phase: 'Skipped' })
+  t.match(recordOf(sim, 'first'), { phase: 'Failed' })
+  const conditions = [{ type: 'Valid' }, { type: 'Failed', reason: 'DeadlineExceeded' }]
+  t.match(statusOf(sim), { phase: 'Failed', conditions })
+})
