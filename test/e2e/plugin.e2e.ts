@@ -118,3 +118,36 @@ t.test('approve: the waiting approval step goes on; a second approver is told it
   t.same(await plugin(ns, 'approve', 'jf', 'jobflow-example', 'gate'),
     { code: 0, stdout: 'jobflow.jobhooks.io/jobflow-example already approved: gate\n', stderr: '' })
 })
+
+t.test('submit --from: a JobFlowTemplate runs as a JobFlow of its own, and as a group of another', async t => {
+  const ns = await namespace('submit')
+  const containers = [{ name: 'main', image: 'busybox:1.36', command: ['sh', '-c', 'sleep 3'] }]
+  const job = (name: string, extra: object = {}): object =>
+    ({ name, ...extra, jobTemplate: { template: { spec: { containers } } } })
+  const template = {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'JobFlowTemplate',
+    metadata: { name: 'checks' },
+    spec: { arguments: [{ name: 'suite' }], flows: [job('unit'), job('report', { dependencies: ['unit'] })] }
+  }
+  await apply(cluster.kubectl, JSON.stringify(template), ns)
+  t.same(await plugin(ns, 'submit', '--from', 'jft/checks', '-p', 'suite=full', '--name', 'checks-1'),
+    { code: 0, stdout: 'jobflow.jobhooks.io/checks-1 created\n', stderr: '' })
+  const succeeded = (s: any): boolean => s.phase === 'Succeeded'
+  const alone = await waitForStatusOf(getJson, 'jobflow', ns, 'checks-1', 'Succeeded', succeeded, 120_000)
+  t.match(alone.spec.arguments, [{ name: 'suite', value: 'full' }])
+  t.match(alone.status.jobs.map((r: any) => r.jobName), ['checks-1-unit', 'checks-1-report'])
+
+  const grouped = {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'JobFlow',
+    metadata: { name: 'grouped' },
+    spec: { flows: [{ name: 'ci', flowTemplateRef: { name: 'checks', arguments: [{ name: 'suite', value: 'go' }] } }] }
+  }
+  await apply(cluster.kubectl, JSON.stringify(grouped), ns)
+  const done = await waitForStatusOf(getJson, 'jobflow', ns, 'grouped', 'Succeeded', succeeded, 120_000)
+  t.match(done.status.jobs.map((r: any) => [r.name, r.phase]),
+    [['ci', 'Succeeded'], ['ci.unit', 'Succeeded'], ['ci.report', 'Succeeded']], 'a group and its steps, for real')
+  const pins = await getJson(['get', 'configmaps', '-n', ns, '-l', 'jobhooks.io/pinned=jobflowtemplates'])
+  t.same(pins.items.map((c: any) => Object.keys(c.data)), [['checks']], 'the template is pinned in a ConfigMap')
+})
