@@ -62,8 +62,11 @@ export const MAX_ITEMS = 10_000
 
 const PHASES = new Set<string>(['Pending', 'Queued', 'Running', 'Succeeded', 'Failed', 'Skipped'])
 
-/** An item name, or a group's name of items: a step and index ranges. Brackets never occur in a step's name. */
-const ITEM_NAME = /^([a-z0-9]([-a-z0-9]*[a-z0-9])?)\[([0-9][-,0-9]*)\]$/
+/**
+ * An item name, or a group's name of items: a step and index ranges. Brackets never occur in a
+ * step's name; dots do in a template group's steps (`build.shard[3]`).
+ */
+const ITEM_NAME = /^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)\[([0-9][-,0-9]*)\]$/
 
 /** The flow name of item `index` of `step`: `step[3]`. */
 export function itemFlowName (step: string, index: number): string {

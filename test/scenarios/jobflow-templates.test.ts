@@ -226,3 +226,18 @@ t.test('past the flow\'s deadline a group\'s Job is stopped, its other steps ski
   const conditions = [{ type: 'Valid' }, { type: 'Failed', reason: 'DeadlineExceeded' }]
   t.match(statusOf(sim), { phase: 'Failed', conditions })
 })
+
+t.test('a fan-out inside a group runs its items as the group\'s, and ends the group with them', async t => {
+  const sim = simulator(t)
+  sim.apply(template('shards', {
+    flows: [step('split'), step('shard', { dependencies: ['split'], forEach: ['a', 'b', 'c'], parallelism: 2 }),
+      step('merge', { dependencies: ['shard'] })]
+  }))
+  sim.apply(ci([{ name: 'run', flowTemplateRef: { name: 'shards' } }, step('after', { dependencies: ['run'] })]))
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim), ['ci-run.split', 'ci-run.shard-item-0', 'ci-run.shard-item-1', 'ci-run.shard-item-2',
+    'ci-run.merge', 'ci-after'], 'two items at a time, then merge, then what follows the group')
+  t.match(recordOf(sim, 'run.shard[2]'), { phase: 'Succeeded' })
+  t.match(recordOf(sim, 'run'), { phase: 'Succeeded', message: /3 of 3 steps succeeded/ })
+  t.match(statusOf(sim), { phase: 'Succeeded' })
+})

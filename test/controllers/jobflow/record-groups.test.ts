@@ -123,3 +123,13 @@ t.test('fixture sync-grouped: the last of 600 items ends, its Job goes once a st
   t.same(names(second.children), ['jobflow-fanout-merge'])
   t.same(second.status.jobGroups, first.status.jobGroups)
 })
+
+t.test('the items of a template group\'s step (dotted names) group and read back as any step\'s', async t => {
+  const records = Array.from({ length: GROUP_ABOVE + 1 }, (_, i) =>
+    ({ ...item(i), name: `run.shard[${i}]`, jobName: `jf-run.shard-item-${i}` }))
+  const status = groupRecords(records, 'jf', NOW)
+  t.same(status.jobGroups, [{ names: [`run.shard[0-${GROUP_ABOVE}]`], phase: 'Succeeded' }])
+  const memory = roundTrip(records)
+  t.equal(memory.size, GROUP_ABOVE + 1, 'every item read back')
+  t.same(memory.get('run.shard[7]'), [{ name: 'run.shard[7]', jobName: 'jf-run.shard-item-7', phase: 'Succeeded' }])
+})
