@@ -21,14 +21,16 @@ export interface FlowRecord {
 }
 
 /**
- * The records of a JobFlow in the order of its spec's steps (items by index), each step's oldest
- * attempt first; malformed entries are left out.
+ * The records of a JobFlow in the order of its spec's steps, or of `steps` (names, a template
+ * group's steps after it as flow-shape.ts has them), items by index, each step's oldest attempt
+ * first; malformed entries are left out.
  */
-export function flowRecords (jobflow: KubeObject): FlowRecord[] {
+export function flowRecords (jobflow: KubeObject, steps?: readonly string[]): FlowRecord[] {
   const status = isRecord(jobflow.status) ? jobflow.status : {}
   const jobs = [...readRecords(status, jobflow.metadata.name).values()].flat()
   // Whole records come before grouped ones in the status: put them back in the order of the steps.
-  const order = stepOrder(jobflow)
+  const names = steps ?? specSteps(jobflow).map(f => f.name as string)
+  const order = new Map(names.map((name, i) => [name, i]))
   const placed = jobs.map((r, i) => ({ r, at: [...placeOf(r, order), i] }))
   placed.sort((a, b) => compareTuples(a.at, b.at))
   return placed.map(({ r: { rerun: _, attempt, ...rest } }) => ({ ...rest, attempt: attempt ?? 1 }))
@@ -37,12 +39,6 @@ export function flowRecords (jobflow: KubeObject): FlowRecord[] {
 /** The steps a JobFlow's spec writes, spec.flows then spec.onExit (marked `exit`), each with a name. */
 export function specSteps (flow: KubeObject): Array<Record<string, unknown>> {
   return writtenSteps(flow.spec).filter(step => typeof step.name === 'string')
-}
-
-/** Each step's place in the spec. */
-function stepOrder (jobflow: KubeObject): Map<string, number> {
-  const names = specSteps(jobflow).map(f => f.name as string)
-  return new Map(names.map((name, i) => [name, i]))
 }
 
 /** Where a record goes: its step's place, its item index (-1 for none), its attempt. */

@@ -1,6 +1,6 @@
 // `npm run simulate -- <manifest> --output html` and `kubectl jobhooks get jf <name> -o html`: one
 // self-contained page (inline CSS and SVG, no script, nothing fetched) with each JobFlow's graph
-// and the Gantt chart of its Jobs.
+// and the Gantt chart of its Jobs, under a legend of the graph's colours, lines and shapes.
 import type { FlowShape } from './flow-shape.js'
 import { PHASE_COLOURS } from './picture-mermaid.js'
 import { dagSvg, escapeXml, ganttSvg } from './picture-svg.js'
@@ -14,7 +14,8 @@ svg text.phase, svg text.tick { fill: #555; font-size: 11px; }
 function legend (): string {
   return '<p class="legend">' + Object.entries(PHASE_COLOURS).map(([phase, { fill, stroke }]) =>
     `<span style="background:${fill};border-color:${stroke}">${phase}</span>`).join('') +
-    '<span style="border-style:dashed">- - - when</span></p>'
+    '<span style="border-style:dashed">- - - when</span><span>⬡ approval step</span>' +
+    '<span style="border-radius:8px;background:#f3f4f5">a frame: a template group\'s steps</span></p>'
 }
 
 function flowSection (flow: FlowShape, endSeconds: number, clock: string): string {

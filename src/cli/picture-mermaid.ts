@@ -1,9 +1,11 @@
 // `npm run simulate -- <manifest> --output mermaid`: each simulated JobFlow as a Mermaid flowchart,
 // for docs and issues (GitHub draws a ```mermaid block). A step is a node labelled with its name
-// and final phase, a dependency an edge; a step with a `when` says so, and its edges are dotted.
-// Exit steps (spec.onExit) form a subgraph `onExit` after the DAG, a dotted edge into it from the
-// DAG's leaves: they run after the whole DAG, not after any one step.
-import { dagLeaves, type FlowShape, type FlowStep } from './flow-shape.js'
+// and final phase (an approval step a hexagon), a dependency an edge; a step with a `when` says
+// so, and its edges are dotted. A template group is a subgraph holding its steps (a nested group's
+// nested), its edges drawn to and from the subgraph. Exit steps (spec.onExit) form a subgraph
+// `onExit` after the DAG, a dotted edge into it from the DAG's leaves: they run after the whole
+// DAG, not after any one step.
+import { dagLeaves, groupMembers, outsideGroups, shortName, type FlowShape, type FlowStep } from './flow-shape.js'
 
 /** The colour of each final phase, shared with the SVG pictures (picture-svg.ts). */
 export const PHASE_COLOURS: Record<string, { fill: string, stroke: string }> = {
@@ -29,9 +31,29 @@ function nodeId (flowIndex: number, stepIndex: number): string {
   return `f${flowIndex}s${stepIndex}`
 }
 
+/** A step's node: a box, or for an approval step (it runs no Job, a person decides) a hexagon. */
 function nodeLine (id: string, step: FlowStep, indent = '    '): string {
   const when = step.when !== undefined ? `<br/>when ${label(step.when)}` : ''
-  return `${indent}${id}["${label(step.name)}<br/>${label(step.phase)}${when}"]:::${step.phase.toLowerCase()}`
+  const text = `"${label(shortName(step))}<br/>${label(step.phase)}${when}"`
+  const shaped = step.approval === true ? `{{${text}}}` : `[${text}]`
+  return `${indent}${id}${shaped}:::${step.phase.toLowerCase()}`
+}
+
+/**
+ * The nodes of `steps`, each template group a subgraph `<group> (JobFlowTemplate <name>)` with its
+ * phase, holding its own steps (`members`, by group) a level deeper.
+ */
+function stepLines (
+  steps: readonly FlowStep[], members: ReadonlyMap<string, FlowStep[]>, ids: ReadonlyMap<string, string>,
+  indent: string
+): string[] {
+  return steps.flatMap(step => {
+    const id = ids.get(step.name) as string
+    const own = members.get(step.name) ?? []
+    if (own.length === 0) return [nodeLine(id, step, indent)]
+    const title = `${label(`${shortName(step)} (JobFlowTemplate ${step.template ?? ''})`)}<br/>${label(step.phase)}`
+    return [`${indent}subgraph ${id}["${title}"]`, ...stepLines(own, members, ids, `${indent}  `), `${indent}end`]
+  })
 }
 
 /**
@@ -48,8 +70,9 @@ function exitLines (flow: FlowShape, flowIndex: number): { group: string[], edge
 }
 
 /**
- * One JobFlow as a subgraph: its steps (the exit steps in a subgraph of their own), then its edges
- * (dotted into a step with a when, and into the exit steps' subgraph).
+ * One JobFlow as a subgraph: its steps (each template group's in its subgraph, the exit steps in
+ * a subgraph of their own), then its edges (dotted into a step with a when, and into the exit
+ * steps' subgraph).
  */
 function flowLines (flow: FlowShape, flowIndex: number): string[] {
   const ids = new Map(flow.steps.map((step, i) => [step.name, nodeId(flowIndex, i)]))
@@ -64,7 +87,7 @@ function flowLines (flow: FlowShape, flowIndex: number): string[] {
   const exit = exitLines(flow, flowIndex)
   return [
     `  subgraph f${flowIndex}["${label(`${flow.namespace}/${flow.name}: ${flow.phase}`)}"]`,
-    ...flow.steps.flatMap((step, i) => step.exit === true ? [] : [nodeLine(nodeId(flowIndex, i), step)]),
+    ...stepLines(outsideGroups(flow.steps).filter(step => step.exit !== true), groupMembers(flow.steps), ids, '    '),
     ...exit.group,
     ...edges,
     ...exit.edge,

@@ -1,17 +1,17 @@
 // The pictures of `--output html`, as SVG text: a JobFlow's graph laid out in layers by
-// dependency depth (left to right, steps coloured by outcome, an edge per dependency, a dashed
-// edge into a step with a `when`), and a Gantt chart with a bar per Job attempt. Pure functions
+// dependency depth (picture-layout.ts: left to right, steps coloured by outcome, an edge per
+// dependency, a dashed edge into a step with a `when`, an approval step a hexagon, a template
+// group a frame round its steps), and a Gantt chart with a bar per Job attempt. Pure functions
 // of the simulated shape; no library, nothing fetched. Exit steps (spec.onExit) are a DAG of their
 // own in a frame after the DAG, a dashed connector into it from the DAG's leaves: they run after
 // the whole DAG, not after any one step.
-import { dagLeaves, type FlowShape, type FlowStep, type StepAttempt } from './flow-shape.js'
+import { dagLeaves, shortName, type FlowShape, type FlowStep, type StepAttempt } from './flow-shape.js'
 import { phaseColours } from './picture-mermaid.js'
+import { FRAME, frameLabel, NODE, place, type Placed } from './picture-layout.js'
 
-// The top margin leaves room for the arches of edges that skip a layer.
-const NODE = { width: 170, height: 46, columnGap: 60, rowGap: 18, margin: 16, top: 40 }
-// The exit steps' frame: its padding, and the room for its label above the steps' first row.
-const GROUP = { pad: 12, label: 26 }
 const GANTT = { labelWidth: 220, chartWidth: 560, rowHeight: 24, bar: 16, top: 28, margin: 12 }
+/** How far an approval step's hexagon slants in at each end. */
+const HEXAGON_SLANT = 12
 
 /** Text for SVG and HTML: the five characters markup gives meaning escaped. */
 export function escapeXml (text: string): string {
@@ -19,85 +19,80 @@ export function escapeXml (text: string): string {
     .replaceAll('"', '&quot;').replaceAll("'", '&#39;')
 }
 
-/** Each step's layer: 0 without dependencies, else one past its deepest dependency (a cycle stops). */
-export function depths (steps: FlowStep[]): Map<string, number> {
-  const byName = new Map(steps.map(step => [step.name, step]))
-  const found = new Map<string, number>()
-  const depth = (name: string, seen: Set<string>): number => {
-    const known = found.get(name)
-    if (known !== undefined) return known
-    const step = byName.get(name)
-    if (step === undefined || seen.has(name)) return -1
-    seen.add(name)
-    const value = 1 + Math.max(-1, ...step.dependencies.map(d => depth(d, seen)))
-    seen.delete(name)
-    found.set(name, value)
-    return value
+/** A step's outline: a rounded box, or for an approval step (it runs no Job, a person decides) a hexagon. */
+function outlineSvg ({ step, x, y, width, height }: Placed, fill: string, stroke: string): string {
+  if (step.approval !== true) {
+    return `<rect x="${x}" y="${y}" width="${width}" height="${height}" rx="6" fill="${fill}" stroke="${stroke}"/>`
   }
-  for (const step of steps) depth(step.name, new Set())
-  return found
+  const [right, middle, bottom] = [x + width, y + height / 2, y + height]
+  const points = [[x + HEXAGON_SLANT, y], [right - HEXAGON_SLANT, y], [right, middle], [right - HEXAGON_SLANT, bottom],
+    [x + HEXAGON_SLANT, bottom], [x, middle]].map(([px, py]) => `${px},${py}`).join(' ')
+  return `<polygon class="approval" points="${points}" fill="${fill}" stroke="${stroke}"/>`
 }
 
-interface Placed { step: FlowStep, x: number, y: number }
-
-/** The steps' boxes: a column per layer from `left`, in spec order down each column. */
-function place (steps: FlowStep[], left = NODE.margin): Placed[] {
-  const layers = depths(steps)
-  const rows = new Map<number, number>()
-  return steps.map(step => {
-    const layer = layers.get(step.name) ?? 0
-    const row = rows.get(layer) ?? 0
-    rows.set(layer, row + 1)
-    return {
-      step,
-      x: left + layer * (NODE.width + NODE.columnGap),
-      y: NODE.top + row * (NODE.height + NODE.rowGap)
-    }
-  })
-}
-
-function nodeSvg ({ step, x, y }: Placed): string {
+function nodeSvg (placed: Placed): string {
+  const { step, x, y } = placed
   const { fill, stroke } = phaseColours(step.phase)
   const when = step.when !== undefined ? `<title>when ${escapeXml(step.when)}</title>` : ''
-  const mark = step.when !== undefined ? ' · when' : ''
-  const name = escapeXml(step.name)
-  return `<g class="step" data-step="${name}" data-phase="${escapeXml(step.phase)}">${when}` +
-    `<rect x="${x}" y="${y}" width="${NODE.width}" height="${NODE.height}" rx="6" fill="${fill}" stroke="${stroke}"/>` +
-    `<text x="${x + 10}" y="${y + 19}" class="name">${name}</text>` +
-    `<text x="${x + 10}" y="${y + 36}" class="phase">${escapeXml(step.phase)}${mark}</text></g>`
+  const mark = [...step.approval === true ? ['approval'] : [], ...step.when !== undefined ? ['when'] : []]
+    .map(m => ` · ${m}`).join('')
+  const inset = step.approval === true ? HEXAGON_SLANT : 10
+  return `<g class="step" data-step="${escapeXml(step.name)}" data-phase="${escapeXml(step.phase)}">${when}` +
+    outlineSvg(placed, fill, stroke) +
+    `<text x="${x + inset}" y="${y + 19}" class="name">${escapeXml(shortName(step))}</text>` +
+    `<text x="${x + inset}" y="${y + 36}" class="phase">${escapeXml(step.phase)}${mark}</text></g>`
 }
 
-/** A curve from the right of a box to the left of another, as path data. */
+/** A template group's frame: a rectangle round its steps, labelled with its name, template and phase. */
+function groupSvg ({ step, x, y, width, height }: Placed): string {
+  const { stroke } = phaseColours(step.phase)
+  // A faint fill: a group inside a group shows a shade darker.
+  return `<g class="group" data-group="${escapeXml(step.name)}" data-template="${escapeXml(step.template ?? '')}" ` +
+    `data-phase="${escapeXml(step.phase)}"><title>${escapeXml(`${step.name}: runs the steps of JobFlowTemplate ` +
+    `${step.template ?? ''}`)}</title><rect x="${x}" y="${y}" width="${width}" height="${height}" rx="8" ` +
+    `fill="#495057" fill-opacity="0.05" stroke="${stroke}"/>` +
+    `<text x="${x + 10}" y="${y + 17}" class="name">${escapeXml(frameLabel(step))}</text></g>`
+}
+
+/** A curve from the right of a box (from its column's right edge) to (x2, y2), the left of another, as path data. */
 function curve (from: Placed, x2: number, y2: number): string {
-  const x1 = from.x + NODE.width
-  const y1 = from.y + NODE.height / 2
+  const [x1, y1] = [from.columnRight, from.y + from.height / 2]
   const bend = (x2 - x1) / 2
-  // An edge that skips a layer arches over the row gap above, not through the boxes between.
-  const skips = x2 - x1 > NODE.columnGap + 1
-  const arch = Math.min(y1, y2) - 42
-  const [c1, c2] = skips ? [`${x1 + 40},${arch}`, `${x2 - 40},${arch}`] : [`${x1 + bend},${y1}`, `${x2 - bend},${y2}`]
-  return `M${x1},${y1} C${c1} ${c2} ${x2},${y2}`
+  return `${leaving(from)} C${x1 + bend},${y1} ${x2 - bend},${y2} ${x2},${y2}`
 }
 
+/**
+ * A way to (x2, y2) from a box columns away, crossing no box: up the gap after its column to the
+ * lane above the rows, along it, and down the gap before (x2, y2), as path data.
+ */
+function overLane (from: Placed, x2: number, y2: number): string {
+  const y1 = from.y + from.height / 2
+  const [up, down, lane, r] = [from.columnRight + NODE.columnGap / 2, x2 - NODE.columnGap / 2, from.lane, 10]
+  return `${leaving(from)} H${up - r} Q${up},${y1} ${up},${y1 - r} V${lane + r} Q${up},${lane} ${up + r},${lane} ` +
+    `H${down - r} Q${down},${lane} ${down},${lane + r} V${y2 - r} Q${down},${y2} ${down + r},${y2} L${x2},${y2}`
+}
+
+/** Where an edge leaves a box, as path data: its right, then on to its column's right edge if the column is wider. */
+function leaving ({ x, y, width, height, columnRight }: Placed): string {
+  const y1 = y + height / 2
+  return x + width < columnRight ? `M${x + width},${y1} H${columnRight}` : `M${columnRight},${y1}`
+}
+
+/** An edge to the left of a box from the right of its dependency's: a curve, over the lane when it skips columns. */
 function edgeSvg (from: Placed, to: Placed): string {
   const dashed = to.step.when !== undefined ? ' stroke-dasharray="5 4"' : ''
+  const [x2, y2] = [to.x, to.y + to.height / 2]
+  const d = to.layer - from.layer > 1 ? overLane(from, x2, y2) : curve(from, x2, y2)
   return `<path class="edge" data-from="${escapeXml(from.step.name)}" data-to="${escapeXml(to.step.name)}" ` +
-    `d="${curve(from, to.x, to.y + NODE.height / 2)}" fill="none" stroke="#555"` +
-    `${dashed} marker-end="url(#arrow)"/>`
+    `d="${d}" fill="none" stroke="#555"${dashed} marker-end="url(#arrow)"/>`
 }
 
 /**
  * A leaf's way into the exit steps' frame at (x2, y2): a curve from the DAG's last column; from an
- * earlier one up the gap beside it, over the top row and down the gap before the frame, so that
- * it crosses no box.
+ * earlier one over the lane, so that it crosses no box.
  */
 function intoFrame (leaf: Placed, x2: number, y2: number): string {
-  const x1 = leaf.x + NODE.width
-  if (x2 - x1 <= NODE.columnGap + 1) return curve(leaf, x2, y2)
-  const y1 = leaf.y + NODE.height / 2
-  const [up, down, top, r] = [x1 + NODE.columnGap / 2, x2 - NODE.columnGap / 2, NODE.top - 20, 10]
-  return `M${x1},${y1} H${up - r} Q${up},${y1} ${up},${y1 - r} V${top + r} Q${up},${top} ${up + r},${top} ` +
-    `H${down - r} Q${down},${top} ${down},${top + r} V${y2 - r} Q${down},${y2} ${down + r},${y2} L${x2},${y2}`
+  return x2 - leaf.columnRight <= NODE.columnGap + 1 ? curve(leaf, x2, y2) : overLane(leaf, x2, y2)
 }
 
 interface ExitGroup { placed: Placed[], x: number, y: number, width: number, height: number }
@@ -106,10 +101,10 @@ interface ExitGroup { placed: Placed[], x: number, y: number, width: number, hei
 function placeExits (exits: FlowStep[], dagRight: number): ExitGroup | undefined {
   if (exits.length === 0) return undefined
   const x = dagRight + NODE.columnGap
-  const y = NODE.top - GROUP.label
-  const placed = place(exits, x + GROUP.pad)
-  const width = Math.max(...placed.map(p => p.x + NODE.width)) + GROUP.pad - x
-  const height = Math.max(...placed.map(p => p.y + NODE.height)) + GROUP.pad - y
+  const y = NODE.top - FRAME.label
+  const placed = place(exits, x + FRAME.pad)
+  const width = Math.max(...placed.map(p => p.x + p.width)) + FRAME.pad - x
+  const height = Math.max(...placed.map(p => p.y + p.height)) + FRAME.pad - y
   return { placed, x, y, width, height }
 }
 
@@ -134,12 +129,13 @@ function exitGroupSvg (group: ExitGroup, leaves: Placed[]): { frame: string, con
 }
 
 /**
- * A JobFlow's graph as one `<svg>`: the exit steps' frame, an edge per dependency (dashed into a
- * step with a when), the connector into the frame, then the boxes.
+ * A JobFlow's graph as one `<svg>`: the exit steps' frame, the template groups' frames (a group's
+ * before those inside it), an edge per dependency (dashed into a step with a when), the connector
+ * into the exit steps' frame, then the boxes.
  */
 export function dagSvg (flow: FlowShape): string {
   const dag = place(flow.steps.filter(step => step.exit !== true))
-  const dagRight = Math.max(NODE.margin - NODE.columnGap, ...dag.map(p => p.x + NODE.width))
+  const dagRight = Math.max(NODE.margin - NODE.columnGap, ...dag.map(p => p.x + p.width))
   const group = placeExits(flow.steps.filter(step => step.exit === true), dagRight)
   const placed = [...dag, ...group?.placed ?? []]
   const byName = new Map(placed.map(p => [p.step.name, p]))
@@ -151,14 +147,15 @@ export function dagSvg (flow: FlowShape): string {
   const exit = group === undefined
     ? { frame: '', connector: '' }
     : exitGroupSvg(group, dag.filter(p => leaves.has(p.step)))
-  const frames = group === undefined ? [] : [group]
-  const width = Math.max(...placed.map(p => p.x + NODE.width), ...frames.map(f => f.x + f.width), 0) + NODE.margin
-  const height = Math.max(...placed.map(p => p.y + NODE.height), ...frames.map(f => f.y + f.height), 0) + NODE.margin
+  const extents = [...placed, ...group === undefined ? [] : [group]]
+  const width = Math.max(...extents.map(e => e.x + e.width), 0) + NODE.margin
+  const height = Math.max(...extents.map(e => e.y + e.height), 0) + NODE.margin
   const arrow = '<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" ' +
     'markerHeight="8" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>'
   return `<svg class="dag" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" ` +
     `aria-label="${escapeXml(`${flow.name}: steps and their dependencies`)}">${arrow}` +
-    `${exit.frame}${edges.join('')}${exit.connector}${placed.map(nodeSvg).join('')}</svg>`
+    `${exit.frame}${dag.filter(p => p.frame).map(groupSvg).join('')}${edges.join('')}${exit.connector}` +
+    `${placed.filter(p => !p.frame).map(nodeSvg).join('')}</svg>`
 }
 
 /** A round step between axis ticks, about six ticks over the run. */

@@ -9,8 +9,9 @@ import type { Simulator } from '../simulator/simulator.js'
 import { namespacedName } from '../simulator/objects.js'
 import { formatSeconds } from './simulate-timeline.js'
 import { alignRows, kubectlGet } from './printer-columns.js'
-import { dependenciesText, flowSteps } from './flow-shape.js'
+import { dependenciesText, flowSteps, jobCell, type FlowStep } from './flow-shape.js'
 import { flowRecords, type FlowRecord } from './flow-records.js'
+import { simulatedTemplates } from './flow-groups.js'
 import { stepOfFlowName } from '../formats/jobflow-status.js'
 
 /** A status time as simulated seconds (`t=20s`), `-` when there is none. */
@@ -47,7 +48,9 @@ export function kubectlLines (sim: Simulator, object: KubeObject, resource: stri
 /** The final phase of a JobFlow and a table of its jobs. */
 export function flowReport (sim: Simulator, flow: KubeObject): string[] {
   const status = statusOf(flow)
-  const records = flowRecords(flow)
+  // A template group's steps come right after it.
+  const steps = flowSteps(flow, simulatedTemplates(sim, flow))
+  const records = flowRecords(flow, steps.map(step => step.name))
   // A flow stands where its last attempt does; the earlier ones are counted apart.
   const flows = new Map(records.map(r => [String(r.name), r]))
   const counts = new Map<string, number>()
@@ -59,7 +62,7 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
   const summary = `${counts.get('Succeeded') ?? 0}/${flows.size} jobs succeeded${rest}`
   return [
     ...headline(sim, flow, status.phase, status.completionTime, summary),
-    ...table(flowRows(sim, flow, records)),
+    ...table(flowRows(sim, steps, records)),
     ...kubectlLines(sim, flow, 'jf')
   ]
 }
@@ -68,9 +71,9 @@ export function flowReport (sim: Simulator, flow: KubeObject): string[] {
  * A row per attempt, the step's dependencies (AFTER) and `when` (when any step has one) first:
  * the table shows the flow's shape before its outcomes; OUTPUT when any step left one.
  */
-function flowRows (sim: Simulator, flow: KubeObject, records: readonly FlowRecord[]): string[][] {
+function flowRows (sim: Simulator, shape: readonly FlowStep[], records: readonly FlowRecord[]): string[][] {
   const time = timeOf(sim)
-  const steps = new Map(flowSteps(flow).map(step => [step.name, step]))
+  const steps = new Map(shape.map(step => [step.name, step]))
   const anyWhen = [...steps.values()].some(step => step.when !== undefined)
   const anyOutput = records.some(r => typeof r.output === 'string' && r.output !== '')
   const header = ['FLOW', 'AFTER', ...(anyWhen ? ['WHEN'] : []), 'JOB', 'PHASE', 'START', 'END',
@@ -80,8 +83,7 @@ function flowRows (sim: Simulator, flow: KubeObject, records: readonly FlowRecor
     const output = typeof r.output === 'string' && r.output !== '' ? r.output : '-'
     return [
       String(r.name), step !== undefined ? dependenciesText(step) : '-', ...(anyWhen ? [step?.when ?? '-'] : []),
-      // An approval step runs no Job: its record's Job name is only a name.
-      step?.approval === true ? '(approval)' : String(r.jobName), String(r.phase), time(r.startTime),
+      step !== undefined ? jobCell(step, String(r.jobName)) : String(r.jobName), String(r.phase), time(r.startTime),
       time(r.completionTime),
       ...(anyOutput ? [output] : []), typeof r.message === 'string' ? r.message : ''
     ]

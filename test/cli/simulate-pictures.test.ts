@@ -5,7 +5,8 @@ import t from 'tap'
 import { fileURLToPath } from 'node:url'
 import { main } from '../../src/cli/simulate.js'
 import { mermaidText } from '../../src/cli/picture-mermaid.js'
-import { dagSvg, depths, escapeXml } from '../../src/cli/picture-svg.js'
+import { dagSvg, escapeXml } from '../../src/cli/picture-svg.js'
+import { depths } from '../../src/cli/picture-layout.js'
 import type { FlowShape } from '../../src/cli/flow-shape.js'
 import { exampleObjects, stepDependencies } from '../helpers/example-promises.js'
 
@@ -17,23 +18,71 @@ async function run (argv: string[]): Promise<{ code: number, text: string }> {
   return { code, text: out.join('\n') }
 }
 
-/** The example's JobFlow spec (its flows and exit steps) as edges `dependency->step` and its step names. */
+interface WrittenStep {
+  name: string
+  dependencies?: string[]
+  depends?: string
+  when?: string
+  flowTemplateRef?: { name: string }
+}
+
+/**
+ * The steps a list of steps makes, by full name: a template group's (a JobFlowTemplate of the
+ * example file) followed by its template's steps named `<group>.<step>`, their dependencies renamed so.
+ */
+function expanded (steps: WrittenStep[], file: string, group = ''): WrittenStep[] {
+  const full = (name: string): string => group === '' ? name : `${group}.${name}`
+  return steps.flatMap(step => {
+    const own = { ...step, name: full(step.name), dependencies: stepDependencies(step).map(full) }
+    const ref = step.flowTemplateRef
+    if (ref === undefined) return [own]
+    const template = exampleObjects(file).find(o => o.kind === 'JobFlowTemplate' && o.metadata.name === ref.name)
+    return [own, ...expanded(template.spec.flows, file, own.name)]
+  })
+}
+
+/**
+ * The example's JobFlow spec (its flows, its template groups' steps, its exit steps) as edges
+ * `dependency->step` and its step names.
+ */
 function specShape (file: string): { steps: string[], edges: string[], whens: string[] } {
   const flow = exampleObjects(file).find(o => o.kind === 'JobFlow')
-  const flows: Array<{ name: string, dependencies?: string[], depends?: string, when?: string }> =
-    [...flow.spec.flows, ...flow.spec.onExit ?? []]
+  const flows: WrittenStep[] = expanded([...flow.spec.flows, ...flow.spec.onExit ?? []], file)
   return {
     steps: flows.map(f => f.name).sort(),
-    edges: flows.flatMap(f => stepDependencies(f).map(d => `${d}->${f.name}`)).sort(),
+    edges: flows.flatMap(f => (f.dependencies ?? []).map(d => `${d}->${f.name}`)).sort(),
     whens: flows.filter(f => f.when !== undefined).map(f => f.name).sort()
   }
 }
 
-/** A Mermaid flowchart read back: node id to label, and the edges by step name. */
-function parseMermaid (text: string): { labels: Map<string, string>, edges: string[], dotted: string[] } {
+/**
+ * A Mermaid flowchart read back: node id to label, each node's and template group's step name (a
+ * group's steps' names under its own, as the subgraphs nest), and the edges by step name.
+ */
+function parseMermaid (text: string): {
+  labels: Map<string, string>, steps: string[], edges: string[], dotted: string[]
+} {
   const labels = new Map<string, string>()
-  for (const m of text.matchAll(/^\s+(\w+)\["([^"]*)"\]/gm)) labels.set(m[1] as string, m[2] as string)
-  const name = (id: string): string => (labels.get(id) ?? id).split('<br/>')[0] as string
+  const names = new Map<string, string>()
+  // For each subgraph the line is in, the group its steps' names begin with ('' for none).
+  const groups: string[] = []
+  const full = (name: string): string => [groups.at(-1) ?? '', name].filter(part => part !== '').join('.')
+  for (const line of text.split('\n')) {
+    const subgraph = /^\s+subgraph (\w+)\["([^"]*)"\]$/.exec(line)
+    const node = /^\s+(\w+)(?:\["([^"]*)"\]|\{\{"([^"]*)"\}\}):::/.exec(line)
+    if (subgraph !== null) {
+      const group = / \(JobFlowTemplate [^)]+\)<br\/>/.test(subgraph[2] as string)
+      const name = full((subgraph[2] as string).split(' (')[0] as string)
+      if (group) names.set(subgraph[1] as string, name)
+      groups.push(group ? name : groups.at(-1) ?? '')
+    } else if (/^\s+end$/.test(line)) groups.pop()
+    else if (node !== null) {
+      const label = node[2] ?? node[3] as string
+      labels.set(node[1] as string, label)
+      names.set(node[1] as string, full(label.split('<br/>')[0] as string))
+    }
+  }
+  const name = (id: string): string => names.get(id) ?? id
   const edges: string[] = []
   const dotted: string[] = []
   for (const m of text.matchAll(/^\s+(\w+) (-->|-\.->\|when\|) (\w+)$/gm)) {
@@ -41,11 +90,11 @@ function parseMermaid (text: string): { labels: Map<string, string>, edges: stri
     edges.push(edge)
     if (m[2] !== '-->') dotted.push(name(m[3] as string))
   }
-  return { labels, edges: edges.sort(), dotted: [...new Set(dotted)].sort() }
+  return { labels, steps: [...names.values()].sort(), edges: edges.sort(), dotted: [...new Set(dotted)].sort() }
 }
 
 const PICTURED = ['jobflow.yaml', 'jobflow-when.yaml', 'jobflow-retry.yaml', 'jobflow-kueue.yaml',
-  'jobflow-onexit.yaml']
+  'jobflow-onexit.yaml', 'jobflow-approval.yaml', 'jobflow-template.yaml']
 for (const file of PICTURED) {
   t.test(`--output mermaid draws ${file}: every step a node, every dependency an edge`, async t => {
     const { code, text } = await run([`${EXAMPLES}${file}`, '--kueue-quota', '2', '--output', 'mermaid'])
@@ -53,7 +102,7 @@ for (const file of PICTURED) {
     t.match(text, /^flowchart LR\n/)
     const spec = specShape(file)
     const parsed = parseMermaid(text)
-    t.same([...parsed.labels.values()].map(l => l.split('<br/>')[0]).sort(), spec.steps, 'the nodes')
+    t.same(parsed.steps, spec.steps, 'the nodes, and the subgraphs of template groups')
     t.same(parsed.edges, spec.edges, 'the edges')
     t.same(parsed.dotted, spec.whens, 'the edges into a step with a when are marked')
   })
@@ -64,7 +113,8 @@ for (const file of PICTURED) {
     t.match(text, /^<!DOCTYPE html>/)
     const spec = specShape(file)
     const dag = /<svg class="dag"[\s\S]*?<\/svg>/.exec(text)?.[0] ?? ''
-    t.same([...dag.matchAll(/<g class="step" data-step="([^"]+)"/g)].map(m => m[1]).sort(), spec.steps)
+    t.same([...dag.matchAll(/<g class="(?:step|group)" data-(?:step|group)="([^"]+)"/g)].map(m => m[1]).sort(),
+      spec.steps, 'a box per step, a frame per template group')
     t.same([...dag.matchAll(/class="edge" data-from="([^"]+)" data-to="([^"]+)"/g)]
       .map(m => `${m[1]}->${m[2]}`).sort(), spec.edges)
     t.same([...dag.matchAll(/data-to="([^"]+)"[^>]*stroke-dasharray/g)].map(m => m[1]).filter((v, i, a) =>

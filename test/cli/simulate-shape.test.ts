@@ -57,6 +57,25 @@ t.test('a when shows in its own column and in the timeline; the column is there 
   t.notOk(plain[0]?.includes('WHEN'), 'no WHEN column for a flow without one')
 })
 
+t.test('a template group\'s steps follow it, after the steps their template names; the group runs no Job', async t => {
+  const out = await run([`${EXAMPLES}jobflow-template.yaml`])
+  const rows = tableAfter(out, 'FLOW')
+  t.same(rows[0]?.slice(0, 4), ['FLOW', 'AFTER', 'WHEN', 'JOB'])
+  const steps = (group: string, phase: string): string[][] => [
+    [`${group}.compile`, '-', `jobflow-template-${group}.compile`, 'Succeeded'],
+    [`${group}.unit`, 'compile', `jobflow-template-${group}.unit`, 'Succeeded'],
+    [`${group}.lint`, 'compile', `jobflow-template-${group}.lint`, 'Succeeded'],
+    [`${group}.package`, 'unit, lint', `jobflow-template-${group}.package`, phase]
+  ]
+  t.same(rows.slice(1).map(r => [r[0], r[1], r[3], r[4]]), [
+    ['linux', '-', '(group)', 'Succeeded'], ...steps('linux', 'Succeeded'),
+    ['mac', 'linux', '(group)', 'Succeeded'], ...steps('mac', 'Skipped'),
+    ['release', 'mac', 'jobflow-template-release', 'Succeeded']
+  ])
+  t.match(out.find(l => l.startsWith('t=10s')), /linux\.unit after compile; linux\.lint after compile/,
+    'the timeline names their dependencies so too')
+})
+
 t.test('many dependencies name the first two and count the rest', async t => {
   const out = await run([`${EXAMPLES}jobflow-kueue.yaml`, '--kueue-quota', '2'])
   t.same(tableAfter(out, 'FLOW').find(r => r[0] === 'merge')?.slice(0, 2), ['merge', 'shard-1, shard-2, +4 more'])

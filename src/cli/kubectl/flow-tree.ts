@@ -1,13 +1,18 @@
 // `kubectl jobhooks get jf <name>`: a JobFlow as a tree in dependency order. Each step sits one
 // level deeper than its deepest dependency and after all of them; a row per attempt says its
 // phase, Job, when it started, how long it ran, its output (cut) and why it waits or was skipped.
-// A fan-out step has a row of its own and its items as rows under it. Exit steps (spec.onExit)
-// come last, one level under an `onExit` row: they run after the whole DAG, not after its last step.
+// A fan-out step has a row of its own and its items as rows under it. A template group's steps
+// follow it one level deeper, in their own dependency order (their AFTER names steps as their
+// template does). Exit steps (spec.onExit) come last, one level under an `onExit` row: they run
+// after the whole DAG, not after its last step.
 import type { KubeObject } from '../../k8s/types.js'
 import { stepOfFlowName } from '../../formats/jobflow-status.js'
-import { dependenciesText, flowSteps, type FlowStep } from '../flow-shape.js'
+import {
+  dependenciesText, flowSteps, groupMembers, jobCell, outsideGroups, type FlowStep
+} from '../flow-shape.js'
 import { flowRecords, type FlowRecord } from '../flow-records.js'
-import { depths } from '../picture-svg.js'
+import type { FlowTemplates } from '../flow-groups.js'
+import { depths } from '../picture-layout.js'
 import { alignRows } from '../printer-columns.js'
 import { age, conditionLines, field, header, span } from './view-parts.js'
 
@@ -37,6 +42,16 @@ function recordRow (record: FlowRecord, label: string, now: Date): string[] {
     cutOutput(record.output), record.message ?? '']
 }
 
+/** The rows of `steps` in dependency order from `depth`, each template group's steps after it, a level deeper. */
+function treeRows (
+  steps: FlowStep[], depth: number, members: ReadonlyMap<string, FlowStep[]>, records: FlowRecord[], now: Date
+): string[][] {
+  return dependencyOrder(steps).flatMap(({ step, depth: own }) => [
+    ...stepRows(step, depth + own, records, now),
+    ...treeRows(members.get(step.name) ?? [], depth + own + 1, members, records, now)
+  ])
+}
+
 /** The rows of one step: its attempts, or for a fan-out step a summary row and its items' attempts. */
 function stepRows (step: FlowStep, depth: number, records: FlowRecord[], now: Date): string[][] {
   const indent = '  '.repeat(depth)
@@ -49,8 +64,7 @@ function stepRows (step: FlowStep, depth: number, records: FlowRecord[], now: Da
   }
   const rows = own.map(r => {
     const [label = '', phase = '', attempt = '', job = '', ...rest] = recordRow(r, `${indent}${step.name}`, now)
-    // An approval step runs no Job: its record's Job name is only a name.
-    return [label, after, phase, attempt, step.approval === true ? '(approval)' : job, ...rest]
+    return [label, after, phase, attempt, jobCell(step, job), ...rest]
   })
   if (items.length > 0) {
     const count = new Set(items.map(r => r.name)).size
@@ -63,18 +77,21 @@ function stepRows (step: FlowStep, depth: number, records: FlowRecord[], now: Da
   return rows
 }
 
-/** The tree's lines: the flow's header, its conditions worth reading, then the table. */
-export function flowTree (jobflow: KubeObject, now: Date): string[] {
+/**
+ * The tree's lines: the flow's header, its conditions worth reading, then the table; `templates`
+ * are those the flow pinned, for its template groups' steps.
+ */
+export function flowTree (jobflow: KubeObject, now: Date, templates?: FlowTemplates): string[] {
   const records = flowRecords(jobflow)
   const rows = [['STEP', 'AFTER', 'PHASE', 'ATTEMPT', 'JOB', 'STARTED', 'DURATION', 'OUTPUT', 'MESSAGE']]
-  const steps = flowSteps(jobflow)
-  for (const { step, depth } of dependencyOrder(steps.filter(s => s.exit !== true))) {
-    rows.push(...stepRows(step, depth, records, now))
-  }
-  const exits = steps.filter(s => s.exit === true)
+  const steps = flowSteps(jobflow, templates)
+  const members = groupMembers(steps)
+  const outside = outsideGroups(steps)
+  rows.push(...treeRows(outside.filter(s => s.exit !== true), 0, members, records, now))
+  const exits = outside.filter(s => s.exit === true)
   // No step reads as this row: step names are lowercase RFC 1123 labels.
   if (exits.length > 0) rows.push(['onExit'])
-  for (const { step, depth } of dependencyOrder(exits)) rows.push(...stepRows(step, depth + 1, records, now))
+  rows.push(...treeRows(exits, 1, members, records, now))
   const extra = [`Jobs:       ${field(jobflow, 'jobsSucceeded') ?? '-'} succeeded`]
   return [...header(jobflow, 'phase', now), ...extra, ...conditionLines(jobflow), '', ...alignRows(rows)]
 }

@@ -1,17 +1,19 @@
 // `kubectl jobhooks get <kind> [<name>]`: one object drawn as its kind's view (JobFlow as a tree,
 // the others by node, pod or target), or as data (-o json|yaml), or a JobFlow's picture (-o html);
-// without a name, a list with the CRD's printer columns, as `kubectl get` prints it.
+// without a name, a list with the CRD's printer columns, as `kubectl get` prints it. A JobFlow that
+// runs JobFlowTemplates is drawn with its groups' steps, from the templates it pinned (a ConfigMap).
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { DAEMONJOB_LABEL } from '../../controllers/daemonjob/job.js'
 import { liveFlowShape } from '../flow-shape.js'
+import { flowTemplates, pinsSelector, runsTemplatesAsWritten } from '../flow-groups.js'
 import { htmlPage } from '../picture-html.js'
 import { alignRows, cell, humanAge } from '../printer-columns.js'
-import { KubeError } from './client.js'
+import { errorCode, KubeError } from './client.js'
 import { flowTree } from './flow-tree.js'
-import { collection, JOBS, kindNamed, objectPath, PODS, type Kind } from './kinds.js'
+import { collection, CONFIGMAPS, JOBS, kindNamed, objectPath, PODS, type Kind } from './kinds.js'
 import { text, type Session } from './session.js'
 import { collaSetView, daemonJobView, ephemeralJobView, operationJobView } from './views.js'
 
@@ -49,8 +51,27 @@ async function selectedPods (session: Session, object: KubeObject): Promise<Kube
     selectorString(selector))
 }
 
-/** What a view reads beside the object: a DaemonJob's Jobs, the Pods of an EphemeralJob or a CollaSet. */
+/**
+ * The ConfigMaps that pin the JobFlowTemplates `flows` ran (template-pins.ts): none when none runs
+ * one, or when RBAC keeps them from the user (a group is then drawn as one step).
+ */
+async function pinsOf (session: Session, flows: KubeObject[], namespace: string | undefined): Promise<KubeObject[]> {
+  const running = flows.filter(runsTemplatesAsWritten)
+  if (running.length === 0) return []
+  try {
+    return await listOf(session, { ...CONFIGMAPS, kind: 'ConfigMap' }, namespace, pinsSelector(running))
+  } catch (error) {
+    if (errorCode(error) === 403) return []
+    throw error
+  }
+}
+
+/**
+ * What a view reads beside the object: a DaemonJob's Jobs, the Pods of an EphemeralJob or a
+ * CollaSet, the ConfigMap pinning a JobFlow's templates.
+ */
 async function relatedOf (session: Session, kind: Kind, object: KubeObject): Promise<KubeObject[]> {
+  if (kind.kind === 'JobFlow') return await pinsOf(session, [object], object.metadata.namespace)
   if (kind.kind === 'DaemonJob') {
     return await listOf(session, { ...JOBS, kind: 'Job' }, object.metadata.namespace,
       `${DAEMONJOB_LABEL}=${object.metadata.name}`)
@@ -61,7 +82,7 @@ async function relatedOf (session: Session, kind: Kind, object: KubeObject): Pro
 
 function view (kind: Kind, object: KubeObject, related: KubeObject[], now: Date): string[] {
   switch (kind.kind) {
-    case 'JobFlow': return flowTree(object, now)
+    case 'JobFlow': return flowTree(object, now, flowTemplates(object, related))
     case 'DaemonJob': return daemonJobView(object, related, now)
     case 'EphemeralJob': return ephemeralJobView(object, related, now)
     case 'OperationJob': return operationJobView(object, now)
@@ -69,9 +90,12 @@ function view (kind: Kind, object: KubeObject, related: KubeObject[], now: Date)
   }
 }
 
-/** JobFlows as one page: their graphs and Gantt charts, in seconds since each started. */
-export function flowsPage (flows: KubeObject[], now: Date): string {
-  const shapes = flows.map(liveFlowShape)
+/**
+ * JobFlows as one page: their graphs and Gantt charts, in seconds since each started; `configMaps`
+ * hold the templates they pinned.
+ */
+export function flowsPage (flows: KubeObject[], now: Date, configMaps: KubeObject[] = []): string {
+  const shapes = flows.map(flow => liveFlowShape(flow, flowTemplates(flow, configMaps)))
   const ends = flows.map((flow, i) => {
     const status = isRecord(flow.status) ? flow.status : {}
     const end = typeof status.completionTime === 'string' ? Date.parse(status.completionTime) : now.getTime()
@@ -89,18 +113,24 @@ export async function render (session: Session, kind: Kind, object: KubeObject):
   const { output } = session.options
   if (output === 'json') return `${JSON.stringify(object, null, 4)}\n`
   if (output === 'yaml') return stringify(object)
-  if (output === 'html') return flowsPage([object], session.io.now())
-  return text(view(kind, object, await relatedOf(session, kind, object), session.io.now()))
+  const related = await relatedOf(session, kind, object)
+  if (output === 'html') return flowsPage([object], session.io.now(), related)
+  return text(view(kind, object, related, session.io.now()))
 }
 
-/** A list as the output format asks: kubectl's table of printer columns, a List, or one page of pictures. */
-export function renderList (session: Session, kind: Kind, objects: KubeObject[]): string {
+/**
+ * A list as the output format asks: kubectl's table of printer columns, a List, or one page of
+ * pictures (`configMaps` hold the templates the JobFlows pinned).
+ */
+export function renderList (
+  session: Session, kind: Kind, objects: KubeObject[], configMaps: KubeObject[] = []
+): string {
   const { output, allNamespaces } = session.options
   if (output === 'json' || output === 'yaml') {
     const list = { apiVersion: 'v1', kind: 'List', items: objects, metadata: { resourceVersion: '' } }
     return output === 'json' ? `${JSON.stringify(list, null, 4)}\n` : stringify(list)
   }
-  if (output === 'html') return flowsPage(objects, session.io.now())
+  if (output === 'html') return flowsPage(objects, session.io.now(), configMaps)
   if (objects.length === 0) {
     return allNamespaces ? 'No resources found\n' : `No resources found in ${session.namespace} namespace.\n`
   }
@@ -130,7 +160,9 @@ export async function getCommand (session: Session): Promise<void> {
   }
   if (name === undefined) {
     const namespace = session.options.allNamespaces ? undefined : session.namespace
-    session.io.out(renderList(session, kind, await listOf(session, kind, namespace)))
+    const objects = await listOf(session, kind, namespace)
+    const pins = session.options.output === 'html' ? await pinsOf(session, objects, namespace) : []
+    session.io.out(renderList(session, kind, objects, pins))
     return
   }
   session.io.out(await render(session, kind, await getObject(session, kind, name)))

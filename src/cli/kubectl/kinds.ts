@@ -36,3 +36,4 @@ export function objectPath (kind: Pick<Kind, 'group' | 'version' | 'plural'>, na
 /** The built-in types the views read beside ours. */
 export const PODS = { group: '', version: 'v1', plural: 'pods' }
 export const JOBS = { group: 'batch', version: 'v1', plural: 'jobs' }
+export const CONFIGMAPS = { group: '', version: 'v1', plural: 'configmaps' }
