@@ -5,7 +5,7 @@
 // steps get a pod (here a Job), what each step ends as, and what the workflow ends as. Each is
 // played to the end on the in-process Metacontroller and held to Argo's outcome
 // (argo-examples.ts, holdToArgo), whatever the engine does today: an example whose semantics
-// JobFlow lacks fails here until it has them. Three of them run on a real control plane too:
+// JobFlow lacks fails here until it has them. Six of them run on a real control plane too:
 // test/e2e/argo.e2e.ts.
 import t from 'tap'
 import { parseAllDocuments } from 'yaml'
