@@ -5,12 +5,15 @@
 //
 // Argo's words map onto a step's record as docs/jobflow.md, "Coming from Argo" says: Succeeded
 // and Failed are themselves; Skipped (its `when` was false) is Skipped; Omitted (its `depends` was
-// false) is Skipped too, with the expression in its message. Besides, no step's Job may start
-// before every step its dependencies or its `depends` names has finished, as in Argo.
+// false) is Skipped too, with the expression in its message. A group (a step with
+// `flowTemplateRef`) is Argo's nested DAG node: its record, which has no Job, ends as that node,
+// and its steps, `<group>.<step>`, as the node's children. Besides, no step's Job may start before
+// every step its dependencies or its `depends` names has finished (a group: every step of it), as
+// in Argo.
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Test } from 'tap'
-import { parse } from 'yaml'
+import { parseAllDocuments } from 'yaml'
 import type { Container } from 'kubernetes-types/core/v1.js'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { isRecord } from '../../src/k8s/types.js'
@@ -40,7 +43,10 @@ export interface Run {
   expect: {
     /** The Jobs created, without the prefix: Argo's pods (an item's, a retry's included). */
     jobs: string[]
-    /** Every record of status.jobs by name (a step, or `<step>[<i>]` for an item): its last phase. */
+    /**
+     * Every record of status.jobs by name (a step, `<step>[<i>]` for an item, a group and its
+     * steps `<group>.<step>`, the group's record having no Job): its last phase.
+     */
     steps: Record<string, ArgoPhase>
     /** The JobFlow's phase at the end: Argo's workflow phase. */
     phase: string
@@ -58,7 +64,10 @@ export interface Run {
 export interface Example {
   name: string
   yaml: string
+  /** The file's JobFlow, the run's flow. */
   flow: KubeObject
+  /** The file's JobFlowTemplates, the ones its groups run (Argo's nested DAG templates): applied first. */
+  templates: KubeObject[]
   /** The Argo files it comes from, paths in argoproj/argo-workflows. */
   argo: string[]
   runs: Run[]
@@ -70,7 +79,10 @@ export function argoExamples (): Example[] {
     const name = file.replace(/\.yaml$/, '')
     const yaml = readFileSync(join(ARGO_DIR, file), 'utf8')
     const sidecar = JSON.parse(readFileSync(join(ARGO_DIR, `${name}.json`), 'utf8')) as { argo: string[], runs: Run[] }
-    return { name, yaml, flow: parse(yaml) as KubeObject, ...sidecar }
+    const objects = parseAllDocuments(yaml).map(d => d.toJS() as KubeObject | null).filter(o => o !== null)
+    const [flow, ...others] = objects.filter(o => o.kind !== 'JobFlowTemplate')
+    if (flow === undefined || others.length > 0) throw new Error(`${file}: not one object besides JobFlowTemplates`)
+    return { name, yaml, flow, templates: objects.filter(o => o.kind === 'JobFlowTemplate'), ...sidecar }
   })
 }
 
@@ -95,6 +107,8 @@ export interface FlowSpec {
   dependencies?: string[]
   depends?: string
   forEachFrom?: string
+  /** A group: the JobFlowTemplate whose steps it runs as `<step>.<inner>`. */
+  flowTemplateRef?: { name: string }
   jobTemplate?: { template?: { metadata?: { labels?: Record<string, string>, annotations?: Record<string, string> } } }
 }
 
@@ -103,7 +117,7 @@ export function flowsOf (flow: KubeObject): FlowSpec[] {
 }
 
 /** The exit steps (`spec.onExit`, Argo's exit handler): none start before every Job of the DAG finished. */
-export function exitStepsOf (flow: KubeObject): FlowSpec[] {
+function exitStepsOf (flow: KubeObject): FlowSpec[] {
   return (flow.spec as { onExit?: FlowSpec[] }).onExit ?? []
 }
 
@@ -125,6 +139,43 @@ function waitsFor (step: FlowSpec): string[] {
   if (step.forEachFrom !== undefined) names.push(step.forEachFrom)
   return [...new Set(names)]
 }
+
+/** A step as the flow runs it: its full name (`<group>.<step>` inside a group) and what it waits for. */
+export interface PlacedStep {
+  name: string
+  step: FlowSpec
+  /** Full names of the steps whose every Job must have finished before one of its own starts. */
+  after: string[]
+}
+
+/** Templates run templates at most this deep, as the engine allows. */
+const DEEPEST = 5
+
+/**
+ * Every step of the flow by its full name: `spec.flows`, each group's steps after their group
+ * (`<group>.<inner>`, waiting for what the group waits for and for their own dependencies inside
+ * it), and the exit steps, which wait for every step of the DAG.
+ */
+export function placedSteps (example: Example): PlacedStep[] {
+  const place = (steps: FlowSpec[], prefix: string, before: string[], depth: number): PlacedStep[] =>
+    steps.flatMap(step => {
+      const name = `${prefix}${step.name}`
+      const after = [...before, ...waitsFor(step).map(dependency => `${prefix}${dependency}`)]
+      const ref = step.flowTemplateRef
+      if (ref === undefined) return [{ name, step, after }]
+      const template = example.templates.find(t => t.metadata.name === ref.name)
+      if (template === undefined) throw new Error(`${example.name}: ${name} runs ${ref.name}, not in the file`)
+      if (depth >= DEEPEST) throw new Error(`${example.name}: ${name} nests templates past ${DEEPEST}`)
+      return [{ name, step, after }, ...place(flowsOf(template), `${name}.`, after, depth + 1)]
+    })
+  const dag = place(flowsOf(example.flow), '', [], 0)
+  const exits = exitStepsOf(example.flow)
+    .map(step => ({ name: step.name, step, after: [...dag.map(p => p.name), ...waitsFor(step)] }))
+  return [...dag, ...exits]
+}
+
+/** Whether a Job of step `of` belongs to `name`: the step itself, or a step of its group. */
+const partOf = (of: string, name: string): boolean => of === name || of.startsWith(`${name}.`)
 
 /** What a tier saw of one run, Job names without the `<jobflow>-` prefix. */
 export interface Played {
@@ -181,6 +232,19 @@ function holdFlowEnd (t: Test, run: Run, played: Played): void {
   }
 }
 
+/** No Job created before every Job of each step its step waits for (a group's: its steps') finished. */
+function holdOrder (t: Test, placed: PlacedStep[], played: Played): void {
+  for (const { job, seconds } of played.created) {
+    const step = placed.find(p => p.name === played.stepOf.get(job))
+    for (const dependency of step?.after ?? []) {
+      const late = [...played.stepOf]
+        .filter(([other, of]) => partOf(of, dependency) && !((played.finished.get(other) ?? Infinity) <= seconds))
+        .map(([other]) => other)
+      t.same(late, [], `${job} is created (t=${seconds}s) once every Job of ${dependency} has finished`)
+    }
+  }
+}
+
 /**
  * Holds what a tier saw of `run` to the sidecar's expectations: the Jobs created are Argo's
  * pods, each step ends as in Argo (and, where the run says, its message), the flow as the
@@ -189,7 +253,7 @@ function holdFlowEnd (t: Test, run: Run, played: Played): void {
  */
 export function holdToArgo (t: Test, example: Example, run: Run, played: Played): void {
   const { expect } = run
-  const flows = flowsOf(example.flow)
+  const placed = placedSteps(example)
 
   t.same(
     played.created.map(c => c.job).sort(),
@@ -204,7 +268,7 @@ export function holdToArgo (t: Test, example: Example, run: Run, played: Played)
   t.same(phases, wanted, 'each step ends as in Argo (Omitted: Skipped)')
   for (const [name, phase] of Object.entries(expect.steps)) {
     if (phase !== 'Omitted') continue
-    const depends = flows.find(f => f.name === name)?.depends ?? ''
+    const depends = placed.find(p => p.name === name)?.step.depends ?? ''
     t.match(records.get(name)?.message, depends, `${name}: Omitted, its message names its depends "${depends}"`)
   }
   for (const [name, words] of Object.entries(expect.messages ?? {})) {
@@ -213,19 +277,7 @@ export function holdToArgo (t: Test, example: Example, run: Run, played: Played)
 
   holdFlowEnd(t, run, played)
 
-  const exits = exitStepsOf(example.flow)
-  const dagSteps = new Set(flows.map(f => f.name))
-  for (const { job, seconds } of played.created) {
-    const step = [...flows, ...exits].find(f => f.name === played.stepOf.get(job))
-    if (step === undefined) continue
-    const after = exits.includes(step) ? [...dagSteps, ...waitsFor(step)] : waitsFor(step)
-    for (const dependency of after) {
-      const late = [...played.stepOf]
-        .filter(([other, of]) => of === dependency && !((played.finished.get(other) ?? Infinity) <= seconds))
-        .map(([other]) => other)
-      t.same(late, [], `${job} is created (t=${seconds}s) once every Job of ${dependency} has finished`)
-    }
-  }
+  holdOrder(t, placed, played)
 
   for (const [job, variables] of Object.entries(expect.env ?? {})) {
     const spec = played.jobs.get(job)?.spec as { template?: { spec?: { containers?: Container[] } } } | undefined

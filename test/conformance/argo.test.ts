@@ -5,10 +5,11 @@
 // steps get a pod (here a Job), what each step ends as, and what the workflow ends as. Each is
 // played to the end on the in-process Metacontroller and held to Argo's outcome
 // (argo-examples.ts, holdToArgo), whatever the engine does today: an example whose semantics
-// JobFlow lacks fails here until it has them. Three of them run on a real control plane too:
+// JobFlow lacks fails here until it has them. Six of them run on a real control plane too:
 // test/e2e/argo.e2e.ts.
 import t from 'tap'
-import { isRecord } from '../../src/k8s/types.js'
+import { parseAllDocuments } from 'yaml'
+import { isRecord, type KubeObject } from '../../src/k8s/types.js'
 import { Simulator } from '../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
@@ -34,6 +35,8 @@ async function play (t: { teardown: (fn: () => unknown) => void }, example: Exam
     jobs: { outcomes: prefixed(prefix, run.outcomes), outputs: prefixed(prefix, run.outputs) }
   })
   t.teardown(async () => await sim.close())
+  // The templates first, as `kubectl apply -f` the file: the JobFlow's first sync finds them.
+  for (const template of example.templates) sim.apply(template)
   sim.apply(submitted(example, run))
   await sim.runUntilQuiet()
   const ref: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'JobFlow', namespace: 'default', name }
@@ -69,13 +72,19 @@ t.test('the translations: at least twelve, those issue 37 names among them, each
     t.match(header, new RegExp(`kubectl apply -f test/conformance/argo/${example.name}\\.yaml`),
       `${example.name}: its header says how to apply it`)
     t.equal(example.flow.kind, 'JobFlow', `${example.name} is a JobFlow`)
+    const kinds = parseAllDocuments(example.yaml).map(d => (d.toJS() as KubeObject | null)?.kind)
+    t.equal(kinds.at(-1), 'JobFlow', `${example.name}: its JobFlow last, after the templates it runs (kubectl apply)`)
     t.equal(example.flow.metadata.name, example.name, `${example.name}: named as its file`)
     t.ok(example.runs.length > 0, `${example.name}: played at least once`)
   }
 })
 
-t.test('each translation passes the JobFlow CRD\'s schema and CEL rules, as `kubectl apply` checks them', async t => {
-  for (const example of all) t.same(crdErrors(example.flow), [], example.name)
+t.test('each translation passes its CRDs\' schema and CEL rules, as `kubectl apply` checks them', async t => {
+  for (const example of all) {
+    for (const object of [...example.templates, example.flow]) {
+      t.same(crdErrors(object), [], `${example.name}: ${object.kind} ${object.metadata.name}`)
+    }
+  }
 })
 
 for (const example of all) {
