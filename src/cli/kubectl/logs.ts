@@ -16,9 +16,10 @@ import type { Session } from './session.js'
 /** The record of the attempt asked for: of the step or of one of its items, the last unless --attempt names one. */
 export function chosenRecord (flow: KubeObject, step: string, attempt?: number, item?: number): FlowRecord {
   const where = `jobflow ${flow.metadata.name}`
-  const steps = flowSteps(flow).map(s => s.name)
-  if (!steps.includes(step)) throw new KubeError(`error: ${where} has no step "${step}" (steps: ${steps.join(', ')})`)
+  // A template group's steps are named by the records alone when the plugin has not read its pins.
   const records = flowRecords(flow)
+  const steps = [...new Set([...flowSteps(flow).map(s => s.name), ...records.map(r => stepOfFlowName(r.name))])]
+  if (!steps.includes(step)) throw new KubeError(`error: ${where} has no step "${step}" (steps: ${steps.join(', ')})`)
   const items = new Set(records.filter(r => r.name !== step && stepOfFlowName(r.name) === step).map(r => r.name))
   if (item === undefined && items.size > 0) {
     throw new KubeError(`error: step ${step} runs one Job per item (${items.size} items): name one with --item`)

@@ -9,6 +9,7 @@ import { Simulator } from '../../../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../../../src/simulator/controllers.js'
 import { exampleObjects } from '../../helpers/example-promises.js'
 import { plugin } from '../../helpers/plugin.js'
+import { chosenRecord } from '../../../src/cli/kubectl/logs.js'
 
 /** The table's rows from its header, cut to STEP, AFTER, PHASE, ATTEMPT and JOB, indentation kept. */
 function treeRows (out: string): string[][] {
@@ -97,4 +98,10 @@ t.test('get jf -o html: a template group framed round its steps, for one JobFlow
     PINS_QUERY,
     `/api/v1/namespaces/team-a/configmaps?labelSelector=${encodeURIComponent('jobhooks.io/pinned=jobflowtemplates')}`
   ], 'the list reads the pins of every JobFlow at once, each JobFlow\'s its own')
+})
+
+t.test('logs takes a group\'s step by its full name, which only the records hold', async t => {
+  const { flow } = await finished(t)
+  t.match(chosenRecord(flow, 'linux.unit'), { name: 'linux.unit', jobName: 'jobflow-template-linux.unit' })
+  t.throws(() => chosenRecord(flow, 'linux.nope'), /has no step "linux.nope" \(steps: .*linux\.unit/)
 })
