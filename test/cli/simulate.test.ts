@@ -346,6 +346,17 @@ t.test('every example simulates to the end state its header promises', async (t)
       [],
       `${promise.file}: kubectl get ${promise.get.resource} ${promise.get.name} shows what the header says`
     )
+    // A `kubectl wait --for=condition=X` of the header after its last change (an edit, a rerun)
+    // returns only once X is True: it holds at the end.
+    const changes = /^kubectl (apply|patch|annotate|label|edit|jobhooks (rerun|approve|suspend|resume))\b/
+    const lastChange = promise.commands.findLastIndex(c => changes.test(c))
+    for (const command of promise.commands.slice(lastChange + 1)) {
+      const waited = /^kubectl wait \S+\/(\S+) --for=condition=(\w+)/.exec(command)
+      if (waited === null) continue
+      const holder = objects.find((o: any) => o.name === waited[1])
+      const condition = (holder?.status?.conditions ?? []).find((c: any) => c.type === waited[2])
+      t.equal(condition?.status, 'True', `${promise.file}: ${command} returns`)
+    }
   }
 })
 
