@@ -241,3 +241,16 @@ t.test('a fan-out inside a group runs its items as the group\'s, and ends the gr
   t.match(recordOf(sim, 'run'), { phase: 'Succeeded', message: /3 of 3 steps succeeded/ })
   t.match(statusOf(sim), { phase: 'Succeeded' })
 })
+
+t.test('spec.parallelism counts the Jobs of a group\'s steps, never the group, which runs none', async t => {
+  const sim = simulator(t)
+  sim.apply(diamond)
+  sim.apply(scenarioJobFlow('ci', {
+    parallelism: 1,
+    flows: [{ name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } }, step('docs')]
+  }))
+  await sim.runUntilQuiet()
+  t.same(createdJobs(sim), ['ci-docs', 'ci-first.a', 'ci-first.b', 'ci-first.c', 'ci-first.d'],
+    'one Job at a time: docs (a root, first by name), then the group\'s, in dependency order and by name')
+  t.match(statusOf(sim), { phase: 'Succeeded' })
+})

@@ -30,7 +30,10 @@ export function heldByParallelism (
 ): Set<string> {
   if (limit === undefined || due.size === 0) return new Set()
   let unfinished = 0
-  for (const state of flows.values()) if (state.current !== undefined && isUnderway(state.current)) unfinished++
+  // A template group runs no Job of its own: its steps' Jobs are what count.
+  for (const state of flows.values()) {
+    if (state.flow.group === undefined && state.current !== undefined && isUnderway(state.current)) unfinished++
+  }
   const free = Math.max(0, limit - unfinished)
   if (due.size <= free) return new Set()
   const depth = depths(steps)
