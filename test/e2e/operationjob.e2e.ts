@@ -95,7 +95,10 @@ async function checkReplaced (t: Test, ns: string, name: string, replacement: st
     `extraInfo.NewPod names the replacement of ${name}: ${String(replacement)}`
   )
   if (replacement === undefined) return
-  t.equal(await pod(ns, name), undefined, `${name} is gone`)
+  // Deleted, the Pod may still be terminating (its grace period): gone once the kubelet is done.
+  const gone = await waitFor(`${name} gone`, async () => ((await pod(ns, name)) === undefined ? true : undefined),
+    60_000, 500)
+  t.equal(gone, true, `${name} is gone`)
   const fresh = await pod(ns, replacement)
   t.ok(fresh !== undefined, `${replacement} exists`)
   if (fresh === undefined) return
