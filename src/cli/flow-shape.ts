@@ -116,6 +116,14 @@ function expandedShape (f: FlowSpec): StepShape {
 }
 
 /**
+ * Every step name a command may be given: the spec's, and a template group's steps, which only
+ * the records name when the templates were not read.
+ */
+export function knownStepNames (flow: KubeObject): string[] {
+  return [...new Set([...flowSteps(flow).map(s => s.name), ...flowRecords(flow).map(r => stepOfFlowName(r.name))])]
+}
+
+/**
  * The steps of a JobFlow's spec, in spec order, with the phase of each one's last attempt; with
  * the `templates` it runs, each template group followed by its steps, in the order of its records.
  */

@@ -53,6 +53,14 @@ function records (sim: Simulator): Row[] {
 const recordOf = (sim: Simulator, name: string): Row | undefined => records(sim).findLast(r => r.name === name)
 const statusOf = (sim: Simulator): unknown => sim.get(flowRef)?.status
 
+/** The JobFlow ci of `spec`: the group `first` (diamond, suite fast), then `more`, played to its end. */
+async function runFirst (sim: Simulator, spec: Record<string, unknown>, more: unknown[] = []): Promise<void> {
+  sim.apply(diamond)
+  const first = { name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } }
+  sim.apply(scenarioJobFlow('ci', { ...spec, flows: [first, ...more] }))
+  await sim.runUntilQuiet()
+}
+
 function simulator (t: { teardown: (fn: () => unknown) => void }, options: Partial<SimulatorOptions> = {}): Simulator {
   const sim = new Simulator({ controllers: [jobflowController('v2')], jobs: { durationSeconds: 10 }, ...options })
   t.teardown(async () => await sim.close())
@@ -214,12 +222,7 @@ t.test('a failure two templates deep fails both groups and the flow; FailFast st
 
 t.test('past the flow\'s deadline a group\'s Job is stopped, its other steps skipped, and it fails', async t => {
   const sim = simulator(t)
-  sim.apply(diamond)
-  sim.apply(scenarioJobFlow('ci', {
-    activeDeadlineSeconds: 15,
-    flows: [{ name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } }]
-  }))
-  await sim.runUntilQuiet()
+  await runFirst(sim, { activeDeadlineSeconds: 15 })
   t.match(recordOf(sim, 'first.b'), { phase: 'Failed' })
   t.match(recordOf(sim, 'first.d'), { phase: 'Skipped' })
   t.match(recordOf(sim, 'first'), { phase: 'Failed' })
@@ -244,12 +247,7 @@ t.test('a fan-out inside a group runs its items as the group\'s, and ends the gr
 
 t.test('spec.parallelism counts the Jobs of a group\'s steps, never the group, which runs none', async t => {
   const sim = simulator(t)
-  sim.apply(diamond)
-  sim.apply(scenarioJobFlow('ci', {
-    parallelism: 1,
-    flows: [{ name: 'first', flowTemplateRef: { name: 'diamond', arguments: [arg('suite', 'fast')] } }, step('docs')]
-  }))
-  await sim.runUntilQuiet()
+  await runFirst(sim, { parallelism: 1 }, [step('docs')])
   t.same(createdJobs(sim), ['ci-docs', 'ci-first.a', 'ci-first.b', 'ci-first.c', 'ci-first.d'],
     'one Job at a time: docs (a root, first by name), then the group\'s, in dependency order and by name')
   t.match(statusOf(sim), { phase: 'Succeeded' })

@@ -6,7 +6,7 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { JOB_NAME_LABEL } from '../../k8s/jobs.js'
 import { stepOfFlowName } from '../../formats/jobflow-status.js'
-import { flowSteps } from '../flow-shape.js'
+import { knownStepNames } from '../flow-shape.js'
 import { flowRecords, type FlowRecord } from '../flow-records.js'
 import { KubeError } from './client.js'
 import { getObject, listOf, requireKind } from './get.js'
@@ -16,9 +16,8 @@ import type { Session } from './session.js'
 /** The record of the attempt asked for: of the step or of one of its items, the last unless --attempt names one. */
 export function chosenRecord (flow: KubeObject, step: string, attempt?: number, item?: number): FlowRecord {
   const where = `jobflow ${flow.metadata.name}`
-  // A template group's steps are named by the records alone when the plugin has not read its pins.
   const records = flowRecords(flow)
-  const steps = [...new Set([...flowSteps(flow).map(s => s.name), ...records.map(r => stepOfFlowName(r.name))])]
+  const steps = knownStepNames(flow)
   if (!steps.includes(step)) throw new KubeError(`error: ${where} has no step "${step}" (steps: ${steps.join(', ')})`)
   const items = new Set(records.filter(r => r.name !== step && stepOfFlowName(r.name) === step).map(r => r.name))
   if (item === undefined && items.size > 0) {

@@ -3,9 +3,7 @@
 // starts from), and spec.suspend.
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
-import { flowSteps } from '../flow-shape.js'
-import { flowRecords } from '../flow-records.js'
-import { stepOfFlowName } from '../../formats/jobflow-status.js'
+import { knownStepNames } from '../flow-shape.js'
 import { KubeError } from './client.js'
 import { getObject, requireKind } from './get.js'
 import { objectPath, type Kind } from './kinds.js'
@@ -61,8 +59,7 @@ export async function rerunCommand (session: Session): Promise<void> {
  * records name): the hook would rerun nothing for a name it does not know.
  */
 function requireSteps (flow: KubeObject, steps: readonly string[]): void {
-  const known = [...new Set([...flowSteps(flow).map(step => step.name),
-    ...flowRecords(flow).map(record => stepOfFlowName(record.name))])]
+  const known = knownStepNames(flow)
   const unknown = steps.filter(step => !known.includes(step))
   if (unknown.length > 0) {
     throw new KubeError(`error: jobflow ${flow.metadata.name} has no step ${unknown.map(s => `"${s}"`).join(', ')} ` +

@@ -19,8 +19,8 @@ export interface ApprovalSpec {
   onTimeout: 'Fail' | 'Approve'
 }
 
-/** The fields a step with `approval` cannot have: they are a Job's, and it runs none. */
-const JOB_FIELDS = [
+/** The fields of a step that are its Job's: an approval step, which runs none, cannot have them. */
+export const JOB_FIELDS = [
   'jobTemplate', 'jobTemplateRef', 'patch', 'script', 'retry', 'queueName', 'outputFrom', 'forEach', 'forEachFrom',
   'parallelism', 'shareVolumeMounts'
 ]

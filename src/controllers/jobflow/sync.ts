@@ -46,7 +46,11 @@ import { isNeeded, isUntargeted } from './targets.js'
 import { localName } from './template-ref.js'
 import { withFlowTemplates } from './flow-templates.js'
 
-/** An invalid spec's answer; a JobFlowTemplate missing is looked for again (as a JobTemplate is). */
+/**
+ * An invalid spec's answer; a missing JobTemplate or JobFlowTemplate is looked for again:
+ * Metacontroller forgets which ones we asked for after 20 minutes; until then a new one wakes us
+ * at once, after that this resync does.
+ */
 function templatesInvalid (observed: Observed, parsed: { problems: string[], missingTemplate?: boolean }): SyncAnswer {
   const answer = invalid(observed, parsed.problems)
   if (parsed.missingTemplate === true) answer.response.resyncAfterSeconds = TEMPLATE_RECHECK_SECONDS
@@ -101,13 +105,7 @@ export function syncJobFlow (request: SyncRequest, context: HookContext): SyncAn
     ? []
     : sync.spec.flows.filter(f => flows.get(f.name)?.current === undefined && isNeeded(sync.spec.targets, f))
   const plan = resolvePlan(sync, unstarted)
-  if (!plan.ok) {
-    const answer = invalid(sync, plan.problems)
-    // Metacontroller forgets which JobTemplates we asked for after 20 minutes; until then a new
-    // one wakes us at once, after that this resync does.
-    if (plan.missingTemplate) answer.response.resyncAfterSeconds = TEMPLATE_RECHECK_SECONDS
-    return answer
-  }
+  if (!plan.ok) return templatesInvalid(sync, plan)
   const started = startFlows(sync, flows, finished)
   // Over the size budget nothing is built: the estimate comes from the spec alone.
   const oversize = answerSizeProblems(answerFigures(sync, plan.value, started))

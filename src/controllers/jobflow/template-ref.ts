@@ -6,6 +6,7 @@
 import { isRecord } from '../../k8s/types.js'
 import { isLabelValue, MAX_OBJECT_NAME } from '../../k8s/names.js'
 import { parseArguments, type FlowArgument } from './arguments.js'
+import { JOB_FIELDS } from './approval.js'
 
 export interface FlowTemplateRef {
   /** The JobFlowTemplate's name, in the JobFlow's namespace. */
@@ -29,11 +30,8 @@ export function templateNamed (group: TemplateGroup | undefined): string {
   return `JobFlowTemplate ${group.template}${generation}`
 }
 
-/** The fields a step with `flowTemplateRef` cannot have: they are a Job's, and it runs none of its own. */
-const JOB_FIELDS = [
-  'jobTemplate', 'jobTemplateRef', 'approval', 'patch', 'script', 'retry', 'queueName', 'outputFrom', 'forEach',
-  'forEachFrom', 'parallelism', 'shareVolumeMounts'
-]
+/** The fields a step with `flowTemplateRef` cannot have: a Job's (it runs none of its own), and approval. */
+const NOT_WITH_TEMPLATE = [...JOB_FIELDS, 'approval']
 
 /** A step's `flowTemplateRef`; problems are added to `problems`. */
 export function parseFlowTemplateRef (
@@ -54,7 +52,7 @@ export function parseFlowTemplateRef (
   }
   const unknown = Object.keys(value).filter(k => k !== 'name' && k !== 'arguments')
   if (unknown.length > 0) problems.push(`${at}: flowTemplateRef has unknown fields: ${unknown.join(', ')}`)
-  const withJob = JOB_FIELDS.filter(field => raw[field] !== undefined && raw[field] !== null)
+  const withJob = NOT_WITH_TEMPLATE.filter(field => raw[field] !== undefined && raw[field] !== null)
   if (withJob.length > 0) {
     problems.push(`${at}: a step with flowTemplateRef runs its template's steps, not a Job of its own, so it ` +
       `cannot have ${withJob.join(', ')}`)
