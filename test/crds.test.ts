@@ -43,6 +43,7 @@ function undescribed (node: Json, path: string, root = true): string[] {
 t.test('there is a CRD for each kind', async t => {
   t.same(crds.map(c => c.crd.spec.names.kind).sort(), [
     'CollaSet',
+    'CronJobFlow',
     'DaemonJob',
     'EphemeralJob',
     'JobFlow',

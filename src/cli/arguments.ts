@@ -44,7 +44,8 @@ export const SIMULATE_USAGE = `usage: kubectl jobhooks simulate -f <manifest.yam
   --kueue-quota N    model Kueue: Jobs with a kueue.x-k8s.io/queue-name label wait suspended until
                      admitted, at most N at once, higher priority (WorkloadPriorityClass) first,
                      preempting a lower priority when full. Without it nothing admits them
-  --until SECONDS    stop there if the simulation has not settled (default 3600)
+  --until SECONDS    stop there if the simulation has not settled (default 3600; 15m, 3h: a CronJobFlow plays
+                     until then)
   --coalesce         handle every event of one instant before the next sync, as Metacontroller's
                      queue folds a burst into one: a fan-out of thousands of items plays in
                      seconds (default: a sync after each event, as the examples' timelines show)
@@ -267,11 +268,16 @@ function names (raw: string): string[] {
   return raw.split(',').map(s => s.trim()).filter(s => s !== '')
 }
 
+/** Seconds per unit of a duration: `90`, `90s`, `15m`, `3h`, `1d`. */
+const UNIT_SECONDS: Record<string, number> = { '': 1, s: 1, m: 60, h: 3600, d: 86_400 }
+
 function seconds (flag: string, raw: string, min: number): number {
-  const value = Number(raw.replace(/s$/, ''))
-  if (!Number.isFinite(value) || value < min) {
+  const match = /^(.*?)([smhd]?)$/.exec(raw) as RegExpExecArray
+  const value = Number(match[1]) * (UNIT_SECONDS[match[2] as string] as number)
+  if (match[1] === '' || !Number.isFinite(value) || value < min) {
     const what = min > 0 ? 'a positive' : 'a'
-    throw new UsageError(`${flag} must be ${what} number of seconds, not ${JSON.stringify(raw)}`)
+    throw new UsageError(
+      `${flag} must be ${what} number of seconds (or with m, h, d: 15m, 3h), not ${JSON.stringify(raw)}`)
   }
   return value
 }

@@ -28,6 +28,7 @@ import {
   isLive, parseSimulateArguments, SIMULATE_USAGE, type Edit, type SimulateArguments, type Write
 } from './arguments.js'
 import { asNodes, daemonJobReport, defaultNodes } from './simulate-daemonjob.js'
+import { cronJobFlowReport } from './simulate-cronjobflow.js'
 import { PodWorld, REPLICASET_TYPE } from './simulate-pods.js'
 import { formatSeconds, timelineEntries, timelineText, type TimelineEntry } from './simulate-timeline.js'
 import { collaSetReport, ephemeralJobReport, flowReport, operationJobReport, timeOf } from './simulate-reports.js'
@@ -42,6 +43,8 @@ export type { Write }
 /** The phase a settled parent is in: finished, or (CollaSet) every replica up on the latest template. */
 function settled (object: KubeObject): boolean {
   const status = isRecord(object.status) ? object.status : {}
+  // A schedule never settles: it plays until --until, or stays idle while suspended or invalid.
+  if (object.kind === 'CronJobFlow') return status.nextScheduleTime === undefined && status.activeCount === 0
   if (object.kind === 'CollaSet') {
     const replicas = isRecord(object.spec) ? object.spec.replicas : undefined
     return typeof replicas === 'number' && status.availableReplicas === replicas &&
@@ -49,6 +52,11 @@ function settled (object: KubeObject): boolean {
   }
   const phase = object.kind === 'OperationJob' ? status.progress : status.phase
   return phase === 'Succeeded' || phase === 'Failed'
+}
+
+/** Whether a CronJobFlow has a time ahead: the simulation waits for it, however long nothing happens. */
+function scheduled (parents: readonly KubeObject[]): boolean {
+  return parents.some(p => p.kind === 'CronJobFlow' && isRecord(p.status) && p.status.nextScheduleTime !== undefined)
 }
 
 /** What the manifests hold: the objects of each file (--pods first), the Nodes of --nodes, the --apply files. */
@@ -307,7 +315,7 @@ class Run {
       if (seen !== this.activity) {
         this.activity = seen
         this.lastActivity = this.sim.seconds()
-      } else if (!pending && this.sim.seconds() - this.lastActivity >= this.idleSeconds) {
+      } else if (!pending && this.sim.seconds() - this.lastActivity >= this.idleSeconds && !scheduled(parents)) {
         return
       }
       this.world.tick()
@@ -396,7 +404,9 @@ function reports (sim: Simulator, kinds: string[]): Report[] {
         ? daemonJobReport(sim, object, sim.list({ apiVersion: 'v1', kind: 'Node' }), time)
         : kind === 'EphemeralJob'
           ? ephemeralJobReport(sim, object)
-          : kind === 'OperationJob' ? operationJobReport(sim, object) : collaSetReport(sim, object)
+          : kind === 'OperationJob'
+            ? operationJobReport(sim, object)
+            : kind === 'CronJobFlow' ? cronJobFlowReport(sim, object) : collaSetReport(sim, object)
     const status = isRecord(object.status) ? object.status : {}
     return {
       kind,

@@ -25,7 +25,7 @@ export const WHOLE_OBJECT: ObjectShape = { '*': true, metadata: { '*': true, man
  * when it came and is going. Not its annotations (Metacontroller's last-applied copy of the whole
  * object is one) nor managedFields.
  */
-const METADATA: ObjectShape = {
+export const METADATA_READS: ObjectShape = {
   name: true,
   namespace: true,
   uid: true,
@@ -37,10 +37,10 @@ const METADATA: ObjectShape = {
 }
 
 /** An object's identity and metadata, nothing of its spec or status: ConfigMaps of scripts. */
-export const OBJECT_IDENTITY: Shape = { apiVersion: true, kind: true, metadata: METADATA }
+export const OBJECT_IDENTITY: Shape = { apiVersion: true, kind: true, metadata: METADATA_READS }
 
 /** A ConfigMap's identity and data: one that holds what a hook wrote for itself (JobFlow's pinned templates). */
-export const CONFIGMAP_DATA_READS: Shape = { apiVersion: true, kind: true, metadata: METADATA, data: true }
+export const CONFIGMAP_DATA_READS: Shape = { apiVersion: true, kind: true, metadata: METADATA_READS, data: true }
 
 /**
  * A Pod: its containers' names, its ephemeral containers and their statuses (EphemeralJob, Exec),
@@ -49,7 +49,7 @@ export const CONFIGMAP_DATA_READS: Shape = { apiVersion: true, kind: true, metad
 export const POD_READS: Shape = {
   apiVersion: true,
   kind: true,
-  metadata: METADATA,
+  metadata: METADATA_READS,
   spec: { containers: { name: true }, ephemeralContainers: true, readinessGates: true },
   status: { phase: true, conditions: true, ephemeralContainerStatuses: true }
 }
@@ -62,7 +62,7 @@ export const POD_READS: Shape = {
 export const JOB_READS: ObjectShape = {
   apiVersion: true,
   kind: true,
-  metadata: METADATA,
+  metadata: METADATA_READS,
   // managedBy: a Job another controller manages is never written; suspend: Kueue holds a queued
   // Job by it (src/k8s/kueue.ts).
   // containers' names: a JobFlow step's output comes from its first container by default.
@@ -81,7 +81,7 @@ export const JOB_READS: ObjectShape = {
  */
 export const APPLIED_JOB_READS: Shape = {
   ...JOB_READS,
-  metadata: { ...METADATA, annotations: { [LAST_APPLIED_ANNOTATION]: true } }
+  metadata: { ...METADATA_READS, annotations: { [LAST_APPLIED_ANNOTATION]: true } }
 }
 
 /**
@@ -91,7 +91,7 @@ export const APPLIED_JOB_READS: Shape = {
 export const OUTPUT_POD_READS: Shape = {
   apiVersion: true,
   kind: true,
-  metadata: METADATA,
+  metadata: METADATA_READS,
   status: {
     phase: true,
     containerStatuses: { name: true, state: { terminated: { message: true, finishedAt: true } } }
@@ -102,7 +102,7 @@ export const OUTPUT_POD_READS: Shape = {
 export const NODE_READS: Shape = {
   apiVersion: true,
   kind: true,
-  metadata: METADATA,
+  metadata: METADATA_READS,
   spec: { taints: true, unschedulable: true }
 }
 

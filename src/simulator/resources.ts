@@ -29,6 +29,7 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   },
   { apiVersion: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'jobflows', kind: 'JobFlow', namespaced: true, hasStatus: true },
+  { apiVersion: JOBHOOKS, resource: 'cronjobflows', kind: 'CronJobFlow', namespaced: true, hasStatus: true },
   { apiVersion: JOBHOOKS, resource: 'jobtemplates', kind: 'JobTemplate', namespaced: true, hasStatus: false },
   { apiVersion: JOBHOOKS, resource: 'jobflowtemplates', kind: 'JobFlowTemplate', namespaced: true, hasStatus: false },
   { apiVersion: JOBHOOKS, resource: 'daemonjobs', kind: 'DaemonJob', namespaced: true, hasStatus: true },

@@ -336,7 +336,7 @@ t.test('a cluster that cannot be reached, or a manifest that cannot be read: exi
 
   const nothing = await run(['--kubeconfig', kubeconfig, '-f', join(dir, 'nothing.yaml')])
   t.equal(nothing.code, 1)
-  t.match(nothing.err[0], /has no JobFlow, DaemonJob, EphemeralJob, OperationJob, CollaSet .* to preview/)
+  t.match(nothing.err[0], /has no JobFlow, CronJobFlow, DaemonJob, EphemeralJob, OperationJob, CollaSet .* to preview/)
 })
 
 t.test("an API error is no preview: exit 1 with the API server's message", async (t) => {

@@ -84,8 +84,9 @@ export function promiseOf (file: string, text: string): ExamplePromise {
   // kubectl aligns each cell under its column's name, and leaves a cell empty when the field is
   // absent (QUEUED while no Job waits): a cell is what stands between its column's start and the next.
   const [head, row] = table as [string, string]
-  const starts = [...head.matchAll(/\S+/g)].map(m => m.index)
-  const names = head.split(/\s+/)
+  // A column's name may be two words (LAST SCHEDULE): kubectl puts three blanks between columns.
+  const starts = [...head.matchAll(/\S+(?: \S+)*/g)].map(m => m.index)
+  const names = head.split(/\s{2,}/)
   const cells = starts.map((start, i) => row.slice(start, starts[i + 1]).trim())
   if (cells.join(' ').split(/\s+/).filter(c => c !== '').join(' ') !== row.split(/\s+/).join(' ')) {
     throw new Error(`${file}: the kubectl get table's row is not aligned under its ${names.length} columns`)

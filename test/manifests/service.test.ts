@@ -45,8 +45,10 @@ t.test('every CompositeController calls routes the app serves, through the Servi
       `${file}: update strategies its kind is safe under`
     )
     for (const child of spec.childResources ?? []) {
-      const expected =
-        object.metadata.name === 'jobflow-controller' && child.resource === 'jobs' ? 'InPlace' : 'OnDelete'
+      // Only JobFlow's Jobs (spec.suspend) and CronJobFlow's runs (Replace's deadline) change in place.
+      const inPlace = (object.metadata.name === 'jobflow-controller' && child.resource === 'jobs') ||
+        (object.metadata.name === 'cronjobflow-controller' && child.resource === 'jobflows')
+      const expected = inPlace ? 'InPlace' : 'OnDelete'
       t.equal(child.updateStrategy?.method, expected, `${file}: ${String(child.resource)} update strategy`)
     }
     // After an outage every parent is synced again within a minute of the service's return: the

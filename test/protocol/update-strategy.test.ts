@@ -61,8 +61,19 @@ t.test('JobFlow: its Jobs InPlace too, nothing else', async (t) => {
   )
 })
 
+t.test('CronJobFlow: its JobFlows InPlace too (Replace\'s deadline), nothing else', async (t) => {
+  const cron = ALL_KINDS.find((k) => k.kind === 'cronjobflow') as (typeof ALL_KINDS)[number]
+  const runs = (method: string): [string, string, string] => ['jobhooks.io/v1alpha1', 'jobflows', method]
+  t.same(unsafeChildResources(controller(runs('InPlace')), cron), [])
+  t.same(unsafeChildResources(controller(runs('Recreate'), ['batch/v1', 'jobs', 'InPlace']), cron), [
+    'jobflows.jobhooks.io/v1alpha1 (Recreate; safe: OnDelete, InPlace)',
+    'jobs.batch/v1 (InPlace; safe: OnDelete)',
+  ])
+  t.same(keptAsApplied(cron), ['JobFlow.jobhooks.io/v1alpha1'], 'its runs are kept as last applied')
+})
+
 t.test('every other kind: OnDelete only', async (t) => {
-  for (const kind of ALL_KINDS.filter((k) => k.kind !== 'jobflow')) {
+  for (const kind of ALL_KINDS.filter((k) => k.kind !== 'jobflow' && k.kind !== 'cronjobflow')) {
     const unsafe = unsafeChildResources(
       controller(['batch/v1', 'jobs', 'InPlace'], ['v1', 'pods', 'InPlace'], ['v1', 'configmaps', 'Recreate']),
       kind

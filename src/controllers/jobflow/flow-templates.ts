@@ -14,6 +14,7 @@ import {
 } from './spec.js'
 import { orderByDependencies, reachable } from './dag.js'
 import { parseTemplateArguments, unknownArguments, type FlowArgument } from './arguments.js'
+import { resolveArguments } from '../common/arguments.js'
 import type { DependsNode } from './depends.js'
 import { GROUP_SEPARATOR, isGroupStepName } from './template-ref.js'
 
@@ -162,28 +163,6 @@ function parseTemplate (
   if (found.length === 0) found.push(...stepProblems(flows, []), ...orderByDependencies(flows).problems)
   problems.push(...found.map(p => `${at}: ${p}`))
   return found.length > 0 ? undefined : { arguments: args, flows }
-}
-
-/** A template's arguments with the reference's values: each given or defaulted, none unknown. */
-function resolveArguments (
-  given: readonly FlowArgument[],
-  declared: ReadonlyArray<{ name: string, value?: string }>,
-  at: string,
-  problems: string[]
-): FlowArgument[] {
-  const names = new Set(declared.map(a => a.name))
-  const unknown = given.filter(a => !names.has(a.name)).map(a => a.name)
-  if (unknown.length > 0) {
-    const has = declared.length > 0 ? `its arguments: ${[...names].join(', ')}` : 'it takes none'
-    problems.push(`${at} has no argument ${unknown.join(', ')} (${has})`)
-  }
-  const args: FlowArgument[] = []
-  for (const arg of declared) {
-    const value = given.find(a => a.name === arg.name)?.value ?? arg.value
-    if (value === undefined) problems.push(`${at} needs argument ${arg.name}: give it in flowTemplateRef.arguments`)
-    else args.push({ name: arg.name, value })
-  }
-  return args
 }
 
 /** A template's step as a step of the group `group`: its names prefixed, its scope and arguments set. */
