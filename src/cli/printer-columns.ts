@@ -3,7 +3,13 @@
 // hold each example's header to it.
 import { crdDocuments } from './validate/crds.js'
 
-export interface PrinterColumn { name: string, jsonPath: string, priority?: number }
+export interface PrinterColumn {
+  name: string
+  jsonPath: string
+  priority?: number
+  /** The column's type: `date` prints as an age (`kubectl get` shows LAST SCHEDULE as 5m, as AGE). */
+  type?: string
+}
 
 export interface CrdNames {
   group: string
@@ -31,7 +37,11 @@ export function loadCrds (): CrdNames[] {
       // Columns of priority above 0 show only with -o wide; `kubectl get` leaves them out.
       columns: (version.additionalPrinterColumns ?? [])
         .filter((c: PrinterColumn) => (c.priority ?? 0) === 0)
-        .map((c: PrinterColumn) => ({ name: c.name, jsonPath: c.jsonPath }))
+        .map((c: PrinterColumn) => ({
+          name: c.name,
+          jsonPath: c.jsonPath,
+          ...(c.type !== undefined ? { type: c.type } : {})
+        }))
     }
   })
 }

@@ -252,3 +252,72 @@ export function collaSetObjects (): KubeObject[] {
     pod('foo-b', labels({}), ready(true)), pod('foo-x', labels({ 'jobhooks.io/replace-origin': 'foo-a' }),
       ready(false))]
 }
+
+const BUSYBOX = { name: 'main', image: 'busybox:1.36' }
+
+/** A run's name: its CronJobFlow's followed by the schedule time in unix minutes. */
+export const runNameAt = (cronJobFlow: string, time: string): string =>
+  `${cronJobFlow}-${Date.parse(time) / 60_000}`
+
+/**
+ * A CronJobFlow `nightly` in team-a, hourly in Europe/Berlin under concurrencyPolicy Replace, and
+ * its runs, listed newest first: 03:00 running, one started by hand at 02:30, 01:00 stopped and
+ * replaced by 02:00 (which has no schedule-time annotation: its name says the time), and two
+ * JobFlows that are not its runs.
+ */
+export function cronJobFlowObjects (): KubeObject[] {
+  const cronJobFlow: KubeObject = {
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'CronJobFlow',
+    metadata: { name: 'nightly', namespace: 'team-a', uid: 'uid-nightly', creationTimestamp: '2026-01-01T00:00:00Z' },
+    spec: {
+      schedule: '0 * * * *',
+      timeZone: 'Europe/Berlin',
+      concurrencyPolicy: 'Replace',
+      suspend: false,
+      jobFlowTemplate: {
+        metadata: { labels: { team: 'a' }, annotations: { 'example.com/owner': 'ops' } },
+        spec: { flows: [{ name: 'report', jobTemplate: { template: { spec: { containers: [BUSYBOX] } } } }] }
+      }
+    },
+    status: {
+      phase: 'Active',
+      lastScheduleTime: '2026-01-02T03:00:00Z',
+      nextScheduleTime: '2026-01-02T04:00:00Z',
+      activeCount: 1,
+      conditions: [
+        { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid' },
+        { type: 'Scheduled', status: 'True', reason: 'Started', message: 'started a run' }
+      ]
+    }
+  }
+  const run = (name: string, scheduled: string | undefined, created: string, status: Record<string, unknown>,
+    annotations: Record<string, string> = {}, owner = 'nightly'): KubeObject => ({
+    apiVersion: 'jobhooks.io/v1alpha1',
+    kind: 'JobFlow',
+    metadata: {
+      name,
+      namespace: 'team-a',
+      creationTimestamp: created,
+      labels: { 'jobhooks.io/cronjobflow': owner },
+      annotations: { ...(scheduled !== undefined ? { 'jobhooks.io/scheduled-time': scheduled } : {}), ...annotations }
+    },
+    spec: {},
+    status
+  })
+  const at = (time: string): string => `2026-01-02T${time}Z`
+  return [
+    cronJobFlow,
+    run(runNameAt('nightly', at('03:00:00')), at('03:00:00'), at('03:00:01'),
+      { phase: 'Running', jobsSucceeded: '0/1', startTime: at('03:00:05') }),
+    run('nightly-manual-1767321000', undefined, at('02:30:00'),
+      { phase: 'Running', jobsSucceeded: '0/1', startTime: at('02:30:00') }, { 'jobhooks.io/instantiate': 'manual' }),
+    run(runNameAt('nightly', at('01:00:00')), at('01:00:00'), at('01:00:01'),
+      { phase: 'Failed', jobsSucceeded: '0/1', startTime: at('01:00:05'), completionTime: at('02:00:10') },
+      { 'jobhooks.io/replaced-by': runNameAt('nightly', at('02:00:00')) }),
+    run(runNameAt('nightly', at('02:00:00')), undefined, at('02:00:01'),
+      { phase: 'Succeeded', jobsSucceeded: '1/1', startTime: at('02:00:05'), completionTime: at('02:20:00') }),
+    run(runNameAt('weekly', at('00:00:00')), at('00:00:00'), at('00:00:01'), { phase: 'Succeeded' }, {}, 'weekly'),
+    { ...runningFlow(), metadata: { ...runningFlow().metadata, name: 'nightly-report' } }
+  ]
+}

@@ -1,17 +1,20 @@
 // `kubectl jobhooks get <kind> [<name>]`: one object drawn as its kind's view (JobFlow as a tree,
-// the others by node, pod or target), or as data (-o json|yaml), or a JobFlow's picture (-o html);
-// without a name, a list with the CRD's printer columns, as `kubectl get` prints it. A JobFlow that
-// runs JobFlowTemplates is drawn with its groups' steps, from the templates it pinned (a ConfigMap).
+// a CronJobFlow with its runs, the others by node, pod or target), or as data (-o json|yaml), or a
+// JobFlow's picture (-o html); without a name, a list with the CRD's printer columns, as `kubectl
+// get` prints it. A JobFlow that runs JobFlowTemplates is drawn with its groups' steps, from the
+// templates it pinned (a ConfigMap).
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { DAEMONJOB_LABEL } from '../../controllers/daemonjob/job.js'
+import { CRONJOBFLOW_LABEL } from '../../controllers/cronjobflow/runs.js'
 import { liveFlowShape } from '../flow-shape.js'
 import { flowTemplates, pinsSelector, runsTemplatesAsWritten } from '../flow-groups.js'
 import { htmlPage } from '../picture-html.js'
 import { alignRows, cell, humanAge } from '../printer-columns.js'
 import { errorCode, KubeError } from './client.js'
+import { cronJobFlowTree } from './cronjobflow-tree.js'
 import { flowTree } from './flow-tree.js'
 import { collection, CONFIGMAPS, JOBS, kindNamed, objectPath, PODS, type Kind } from './kinds.js'
 import { text, type Session } from './session.js'
@@ -68,10 +71,14 @@ async function pinsOf (session: Session, flows: KubeObject[], namespace: string 
 
 /**
  * What a view reads beside the object: a DaemonJob's Jobs, the Pods of an EphemeralJob or a
- * CollaSet, the ConfigMap pinning a JobFlow's templates.
+ * CollaSet, the ConfigMap pinning a JobFlow's templates, a CronJobFlow's runs (JobFlows).
  */
 async function relatedOf (session: Session, kind: Kind, object: KubeObject): Promise<KubeObject[]> {
   if (kind.kind === 'JobFlow') return await pinsOf(session, [object], object.metadata.namespace)
+  if (kind.kind === 'CronJobFlow') {
+    return await listOf(session, requireKind('jobflow'), object.metadata.namespace,
+      `${CRONJOBFLOW_LABEL}=${object.metadata.name}`)
+  }
   if (kind.kind === 'DaemonJob') {
     return await listOf(session, { ...JOBS, kind: 'Job' }, object.metadata.namespace,
       `${DAEMONJOB_LABEL}=${object.metadata.name}`)
@@ -83,6 +90,7 @@ async function relatedOf (session: Session, kind: Kind, object: KubeObject): Pro
 function view (kind: Kind, object: KubeObject, related: KubeObject[], now: Date): string[] {
   switch (kind.kind) {
     case 'JobFlow': return flowTree(object, now, flowTemplates(object, related))
+    case 'CronJobFlow': return cronJobFlowTree(object, related, now)
     case 'DaemonJob': return daemonJobView(object, related, now)
     case 'EphemeralJob': return ephemeralJobView(object, related, now)
     case 'OperationJob': return operationJobView(object, now)
@@ -118,6 +126,12 @@ export async function render (session: Session, kind: Kind, object: KubeObject):
   return text(view(kind, object, related, session.io.now()))
 }
 
+/** A `date` column as `kubectl get` prints it: how long ago (AGE, LAST SCHEDULE); empty when absent. */
+function dateCell (object: KubeObject, jsonPath: string, nowMs: number): string {
+  const at = Date.parse(cell(object, jsonPath))
+  return Number.isNaN(at) ? cell(object, jsonPath) : humanAge((nowMs - at) / 1000)
+}
+
 /**
  * A list as the output format asks: kubectl's table of printer columns, a List, or one page of
  * pictures (`configMaps` hold the templates the JobFlows pinned).
@@ -138,9 +152,7 @@ export function renderList (
   const rows = objects.map(object => [
     ...(allNamespaces ? [object.metadata.namespace ?? ''] : []),
     object.metadata.name,
-    ...kind.columns.map(c => c.jsonPath === '.metadata.creationTimestamp'
-      ? humanAge((now - Date.parse(object.metadata.creationTimestamp ?? '')) / 1000)
-      : cell(object, c.jsonPath))
+    ...kind.columns.map(c => c.type === 'date' ? dateCell(object, c.jsonPath, now) : cell(object, c.jsonPath))
   ])
   const head = [...(allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...kind.columns.map(c => c.name.toUpperCase())]
   return text(alignRows([head, ...rows]))

@@ -1,12 +1,12 @@
 // The kinds the plugin shows, named as kubectl accepts them: kind, plural, singular or short name,
-// read from the CRDs of manifests/crds/ (jf, dj, ejob, opj, cls; jft for submit --from), and the
+// read from the CRDs of manifests/crds/ (jf, cjf, dj, ejob, opj, cls; jft for submit --from), and the
 // paths of their objects.
 import { loadCrds, type CrdNames } from '../printer-columns.js'
 
 export type Kind = CrdNames
 
 /** The kinds `get` draws; a JobTemplate is data and has nothing to draw. */
-export const DRAWN = ['JobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet']
+export const DRAWN = ['JobFlow', 'CronJobFlow', 'DaemonJob', 'EphemeralJob', 'OperationJob', 'CollaSet']
 
 /** The CRD of `among` (the drawn kinds unless said) that `name` answers to (any case), or undefined. */
 export function kindNamed (name: string, among: readonly string[] = DRAWN): Kind | undefined {

@@ -13,6 +13,7 @@ import type { Io, Session } from './session.js'
 import { rerunCommand, suspendCommand } from './steer.js'
 import { approveCommand } from './approve.js'
 import { submitCommand } from './submit.js'
+import { triggerCommand } from './trigger.js'
 import { validateCommand } from './validate.js'
 import { watchCommand } from './watch.js'
 
@@ -75,6 +76,7 @@ async function run (options: Options, io: Io): Promise<void> {
   switch (options.command) {
     case 'get': return options.watch ? await watchCommand(session) : await getCommand(session)
     case 'submit': return await submitCommand(session)
+    case 'trigger': return await triggerCommand(session)
     case 'rerun': return await rerunCommand(session)
     case 'approve': return await approveCommand(session)
     case 'suspend': return await suspendCommand(session, true)

@@ -1,12 +1,14 @@
 // The command line of `kubectl jobhooks`, read with kubectl's flags: --kubeconfig, --context,
 // -n/--namespace, -A/--all-namespaces, -o/--output, -w/--watch, --request-timeout; `-f` is
 // --follow for logs and --filename for preview, as in kubectl; submit's --from, -p and --name are
-// argo submit's.
+// argo submit's (--name is also trigger's: the run's name, as `kubectl create job NAME --from`).
 import { parseArgs } from 'node:util'
 
 export class UsageError extends Error {}
 
-export const COMMANDS = ['get', 'submit', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview'] as const
+export const COMMANDS = [
+  'get', 'submit', 'trigger', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview'
+] as const
 export type Command = typeof COMMANDS[number]
 export type Output = 'tree' | 'json' | 'yaml' | 'html'
 
@@ -30,7 +32,7 @@ export interface Options {
   from?: string
   /** `submit -p key=value` (repeatable), as given. */
   parameters?: string[]
-  /** `submit --name`: the JobFlow's name instead of a generated one. */
+  /** `submit --name`, `trigger --name`: the JobFlow's name instead of a generated one. */
   name?: string
   /** How long a request may wait for an answer (--request-timeout; a watch or a followed log only for its start). */
   timeoutMs: number
@@ -39,10 +41,13 @@ export interface Options {
 export const USAGE = `kubectl jobhooks: see and steer jobhooks workloads.
 
 Usage:
-  kubectl jobhooks get <kind> [<name>] [-o json|yaml|html] [-w]   a kind: jf, dj, ejob, opj, cls
+  kubectl jobhooks get <kind> [<name>] [-o json|yaml|html] [-w]   a kind: jf, cjf, dj, ejob, opj, cls
   kubectl jobhooks submit --from jft/<template> [-p K=V …] [--name N] [-o yaml|json]
                                                    create a JobFlow of a JobFlowTemplate (-o: print it,
                                                    create nothing)
+  kubectl jobhooks trigger cjf <name> [--name N] [-o yaml|json]
+                                                   start a run of a CronJobFlow now, as kubectl create
+                                                   job --from=cronjob/<name> (-o: print it, create nothing)
   kubectl jobhooks rerun jf <name> [--step S …]    rerun the failed and skipped steps of a finished JobFlow,
                                                    or step S and every step after it
   kubectl jobhooks approve jf <name> <step>        approve a waiting approval step
@@ -66,7 +71,8 @@ Flags:
   --step S                rerun: step S and every step after it, however they ended (repeatable)
   --from jft/NAME         submit: the JobFlowTemplate (also jobflowtemplate/NAME)
   -p, --parameter K=V     submit: the value of the template's argument K (repeatable)
-  --name N                submit: the JobFlow's name (default: generated, <template>-xxxxx)
+  --name N                submit: the JobFlow's name (default: generated, <template>-xxxxx);
+                          trigger: the run's name (default: <cronjobflow>-manual-<unix seconds>)
   --request-timeout D     give up on a request after D (30s, 500ms; default 30s)
   -h, --help              this text`
 
@@ -149,9 +155,12 @@ export function parseOptions (argv: string[]): Options {
   const options = defaults(first as Command, args)
   const steps = values.step?.flatMap(s => s.split(',')).map(s => s.trim()).filter(s => s !== '')
   if (steps !== undefined && first !== 'rerun') throw new UsageError('--step is a flag of rerun')
-  const submitFlags = ['from', 'parameter', 'name'] as const
+  const submitFlags = ['from', 'parameter'] as const
   if (first !== 'submit' && submitFlags.some(flag => values[flag] !== undefined)) {
-    throw new UsageError('--from, -p and --name are flags of submit')
+    throw new UsageError('--from and -p are flags of submit')
+  }
+  if (first !== 'submit' && first !== 'trigger' && values.name !== undefined) {
+    throw new UsageError('--name is a flag of submit and trigger')
   }
   const attempt = wholeNumber(values.attempt, '--attempt')
   const item = wholeNumber(values.item, '--item')

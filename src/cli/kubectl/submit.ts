@@ -38,7 +38,14 @@ export interface Submission {
   name?: string
   /** The values given for the template's arguments, by name. */
   parameters: ReadonlyMap<string, string>
+  /** Where an argument without a default is given, as an error says it (default: `with -p <name>=<value>`). */
+  giving?: MissingHint
 }
+
+/** How to give `missing` arguments, after `give it`/`give them` in the error. */
+export type MissingHint = (missing: readonly string[]) => string
+
+const withParameters: MissingHint = missing => `with ${missing.map(name => `-p ${name}=<value>`).join(' ')}`
 
 /** A JobFlow to create: named, or with the prefix the API server makes a name of. */
 export interface NewJobFlow {
@@ -64,7 +71,7 @@ const quoted = (names: readonly string[]): string => names.map(n => JSON.stringi
  * template does not have, or an argument with neither, is an error that names them.
  */
 export function argumentValues (
-  template: KubeObject, parameters: ReadonlyMap<string, string>
+  template: KubeObject, parameters: ReadonlyMap<string, string>, giving: MissingHint = withParameters
 ): Array<{ name: string, value: string }> {
   const spec = isRecord(template.spec) ? template.spec : {}
   const declared = templateArguments(spec)
@@ -78,8 +85,7 @@ export function argumentValues (
   if (missing.length > 0) {
     const one = missing.length === 1
     throw new KubeError(`error: ${it}: ${one ? 'argument' : 'arguments'} ${quoted(missing)} ` +
-      `${one ? 'has' : 'have'} no default: give ${one ? 'it' : 'them'} with ` +
-      missing.map(name => `-p ${name}=<value>`).join(' '))
+      `${one ? 'has' : 'have'} no default: give ${one ? 'it' : 'them'} ${giving(missing)}`)
   }
   return declared.map(a => ({ name: a.name, value: parameters.get(a.name) ?? a.value ?? '' }))
 }
@@ -95,7 +101,7 @@ export function jobFlowOf (template: KubeObject, submission: Submission): NewJob
     throw new KubeError(`error: the name of jobflowtemplate.jobhooks.io/${name} is longer than ${LABEL_VALUE_MAX} ` +
       `characters: it cannot be the value of the label ${TEMPLATE_LABEL}`)
   }
-  const args = argumentValues(template, submission.parameters)
+  const args = argumentValues(template, submission.parameters, submission.giving)
   return {
     apiVersion: 'jobhooks.io/v1alpha1',
     kind: 'JobFlow',

@@ -131,7 +131,7 @@ t.test('submit: usage errors, a missing template, no permission', async t => {
       usage('submit takes no arguments, not extra: submit --from jft/<name>')],
     [['submit', '--from', 'jft/release', '-o', 'html'],
       usage('submit prints the JobFlow with -o yaml or -o json only')],
-    [['get', 'jf', '-p', 'tag=v1'], usage('--from, -p and --name are flags of submit')],
+    [['get', 'jf', '-p', 'tag=v1'], usage('--from and -p are flags of submit')],
     [['submit', '--from', 'jft/release', '-p', 'nope=1'],
       'error: jobflowtemplate.jobhooks.io/release has no argument "nope" (its arguments: tag, env)\n'],
     [['submit', '--from', 'jft/release'],
