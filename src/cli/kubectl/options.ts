@@ -51,8 +51,8 @@ Usage:
   kubectl jobhooks rerun jf <name> [--step S …]    rerun the failed and skipped steps of a finished JobFlow,
                                                    or step S and every step after it
   kubectl jobhooks approve jf <name> <step>        approve a waiting approval step
-  kubectl jobhooks suspend jf|dj <name>            start no new Job (spec.suspend: true)
-  kubectl jobhooks resume jf|dj <name>             go on (spec.suspend: false)
+  kubectl jobhooks suspend jf|dj|cjf <name>        start no new Job or run (spec.suspend: true)
+  kubectl jobhooks resume jf|dj|cjf <name>         go on (spec.suspend: false)
   kubectl jobhooks logs jf <name> <step> [--attempt N | --item I] [-f]   the logs of a step's pods
   kubectl jobhooks preview -f <manifest.yaml>      what the next sync would do (reads only)
   kubectl jobhooks simulate -f <manifest.yaml> [-o json|html|mermaid]

@@ -67,10 +67,10 @@ function requireSteps (flow: KubeObject, steps: readonly string[]): void {
   }
 }
 
-/** `suspend` / `resume` jf|dj <name>: spec.suspend true or false. */
+/** `suspend` / `resume` jf|dj|cjf <name>: spec.suspend true or false. */
 export async function suspendCommand (session: Session, suspend: boolean): Promise<void> {
   const verb = suspend ? 'suspend' : 'resume'
-  const { kind, name } = named(session, verb, ['JobFlow', 'DaemonJob'])
+  const { kind, name } = named(session, verb, ['JobFlow', 'DaemonJob', 'CronJobFlow'])
   await session.client.mergePatch(objectPath(kind, session.namespace, name), { spec: { suspend } })
   session.io.out(`${shown(kind, name)} ${suspend ? 'suspended' : 'resumed'}\n`)
 }

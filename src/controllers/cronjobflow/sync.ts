@@ -17,6 +17,12 @@ import {
   JOBFLOW_GROUP, REPLACED_BY_ANNOTATION, newRun, observedRuns, runName, runReference, type Run
 } from './runs.js'
 
+/**
+ * The most runs that may go at once, whatever the policy: under Allow, runs that never end would
+ * otherwise pile up one per schedule time, each carried whole in every request and answer.
+ */
+export const MAX_ACTIVE_RUNS = 100
+
 /** The condition that says what the last sync decided about a schedule time. */
 export const SCHEDULED = 'Scheduled'
 
@@ -87,6 +93,11 @@ export function decide (
     const message = `skipped the run due at ${at}: ${active.map(r => r.name).join(', ')} still running ` +
       '(concurrencyPolicy Forbid)'
     return { ...decision, condition: { type: SCHEDULED, status: 'False', reason: 'AlreadyActive', message } }
+  }
+  if (spec.concurrencyPolicy === 'Allow' && active.length >= MAX_ACTIVE_RUNS) {
+    const message = `skipped the run due at ${at}: ${active.length} runs are still running, ` +
+      `${MAX_ACTIVE_RUNS} at most (concurrencyPolicy Allow)`
+    return { ...decision, condition: { type: SCHEDULED, status: 'False', reason: 'TooManyActive', message } }
   }
   const stop = spec.concurrencyPolicy === 'Replace' ? active.filter(run => !run.replaced) : []
   const many = due.missed === 'many'

@@ -4,7 +4,7 @@ import t from 'tap'
 import { join } from 'node:path'
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../../src/k8s/types.js'
-import { daemonJobObjects, NOW, operationJob, plugin, runningFlow } from '../../helpers/plugin.js'
+import { cronJobFlowObjects, daemonJobObjects, NOW, operationJob, plugin, runningFlow } from '../../helpers/plugin.js'
 import { exampleJobFlow } from '../../helpers/examples.js'
 
 const FLOW_PATH = '/apis/jobhooks.io/v1alpha1/namespaces/team-a/jobflows/jobflow-example'
@@ -44,14 +44,21 @@ t.test('rerun jf: the rerun annotation with a fresh value, on a finished JobFlow
   t.same((await running.run(['rerun', 'dj', 'audit'])).err, 'error: this command acts on JobFlow, not DaemonJob\n')
 })
 
-t.test('suspend and resume jf|dj: a merge patch of spec.suspend', async t => {
-  const { run, fake } = await plugin(t, [runningFlow(), ...daemonJobObjects(), operationJob()])
+t.test('suspend and resume jf|dj|cjf: a merge patch of spec.suspend', async t => {
+  const { run, fake } = await plugin(t, [runningFlow(), ...daemonJobObjects(), operationJob(), ...cronJobFlowObjects()])
   t.same(await run(['suspend', 'jf', 'jobflow-example']),
     { code: 0, out: 'jobflow.jobhooks.io/jobflow-example suspended\n', err: '' })
   t.same(await run(['resume', 'jobflow', 'jobflow-example']),
     { code: 0, out: 'jobflow.jobhooks.io/jobflow-example resumed\n', err: '' })
   t.same(await run(['suspend', 'dj', 'audit']), { code: 0, out: 'daemonjob.jobhooks.io/audit suspended\n', err: '' })
-  t.same(patches(fake.requests), [
+  t.same(await run(['suspend', 'cjf', 'nightly']),
+    { code: 0, out: 'cronjobflow.jobhooks.io/nightly suspended\n', err: '' })
+  t.same(patches(fake.requests).slice(3), [{
+    url: '/apis/jobhooks.io/v1alpha1/namespaces/team-a/cronjobflows/nightly',
+    body: { spec: { suspend: true } },
+    contentType: 'application/merge-patch+json'
+  }])
+  t.same(patches(fake.requests).slice(0, 3), [
     { url: FLOW_PATH, body: { spec: { suspend: true } }, contentType: 'application/merge-patch+json' },
     { url: FLOW_PATH, body: { spec: { suspend: false } }, contentType: 'application/merge-patch+json' },
     {
@@ -60,9 +67,10 @@ t.test('suspend and resume jf|dj: a merge patch of spec.suspend', async t => {
       contentType: 'application/merge-patch+json'
     }
   ])
-  t.equal((fake.objects.find(o => o.kind === 'JobFlow')?.spec as { suspend: boolean }).suspend, false, 'applied')
+  const flow = fake.objects.find(o => o.metadata.name === 'jobflow-example')
+  t.equal((flow?.spec as { suspend: boolean }).suspend, false, 'applied')
   t.same((await run(['suspend', 'opj', 'opj-replace'])).err,
-    'error: this command acts on JobFlow or DaemonJob, not OperationJob\n')
+    'error: this command acts on JobFlow or DaemonJob or CronJobFlow, not OperationJob\n')
   t.same(await run(['suspend', 'jf', 'nope']),
     { code: 1, out: '', err: 'Error from server (NotFound): jobflows.jobhooks.io "nope" not found\n' })
   fake.deny = method => method === 'PATCH'

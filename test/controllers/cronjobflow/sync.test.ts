@@ -59,6 +59,25 @@ t.test('Forbid skips a due time while a run goes, saying so, and starts nothing'
   t.equal(response.resyncAfterSeconds, 55)
 })
 
+t.test('Allow starts a due run beside a running one, up to 100 running at once', async t => {
+  const request = fixture<SyncRequest>('cronjobflow/sync-forbid-active.v2.json')
+  at(request.parent, 'spec').concurrencyPolicy = 'Allow'
+  t.equal(syncCronJobFlow(request, context()).response.children.length, 2, 'the running one and the new one')
+  const group = request.children['JobFlow.jobhooks.io/v1alpha1'] as Record<string, KubeObject>
+  const running = Object.values(group)[0] as KubeObject
+  for (let i = 1; i < 100; i++) {
+    const copy = structuredClone(running)
+    copy.metadata.name = `nightly-manual-${i}`
+    copy.metadata.annotations = { 'jobhooks.io/instantiate': 'manual' }
+    group[`default/${copy.metadata.name}`] = copy
+  }
+  const { response } = syncCronJobFlow(request, context())
+  t.equal(response.children.length, 100, 'no 101st')
+  t.match(condition(response.status, 'Scheduled'), {
+    status: 'False', reason: 'TooManyActive', message: /100 runs are still running, 100 at most/
+  })
+})
+
 t.test('Replace stops the running run by its own deadline, marks it, and starts the due one', async t => {
   const { response } = sync('sync-replace.v2.json')
   const old = `nightly-${minutes('2026-01-02T02:55:00Z')}`
