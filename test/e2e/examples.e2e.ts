@@ -244,7 +244,8 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   const table = await cluster.kubectl(['get', promise.get.resource, promise.get.name, '-n', ns])
   t.comment(`$ kubectl get ${promise.get.resource} ${promise.get.name} -n ${ns}\n${table.stdout.trimEnd()}`)
   t.same(
-    table.stdout.split('\n')[0]?.trim().split(/\s+/),
+    // Columns are three blanks apart; a name may be two words (LAST SCHEDULE).
+    table.stdout.split('\n')[0]?.trim().split(/\s{2,}/),
     ['NAME', ...Object.keys(promise.columns), 'AGE'],
     "kubectl prints the columns of the header's table"
   )

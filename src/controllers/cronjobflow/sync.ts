@@ -30,6 +30,8 @@ export const SCHEDULED = 'Scheduled'
 export interface Decision {
   start?: { scheduledMs: number, name: string }
   stop: Run[]
+  /** The run that replaces those stopped: the one started now, or the newest. */
+  replacedBy?: string
   condition?: Condition
   /** The next schedule time, for the resync and the status. */
   nextMs?: number
@@ -48,7 +50,7 @@ export function syncCronJobFlow (request: SyncRequest, context: HookContext): Sy
     return invalidSpecAnswer(previous, { status, children, problems: parsed.problems }, now)
   }
   const spec = parsed.value
-  const decision = decide(parent, spec, runs, previous, now)
+  const decision = withLeftOverStops(decide(parent, spec, runs, previous, now), spec, runs)
   const started = decision.start !== undefined ? newRun(parent, spec.run, decision.start.scheduledMs) : undefined
   const children = [
     ...keptRuns(runs, spec).map(run => answered(run, decision, now)),
@@ -111,7 +113,21 @@ export function decide (
     reason: many ? 'TooManyMissedTimes' : 'Started',
     message: `started ${name} for ${at}${stopping}${tooMany}`
   }
-  return { ...decision, start: { scheduledMs: due.scheduledMs, name }, stop, condition }
+  return { ...decision, start: { scheduledMs: due.scheduledMs, name }, stop, replacedBy: name, condition }
+}
+
+/**
+ * Under Replace, a run older than the newest one that still runs and was never stopped: the sync
+ * that started the newest stopped it, unless Metacontroller applied the new run and not the stop.
+ * Stopping it now makes the answer whatever sync it comes from.
+ */
+function withLeftOverStops (decision: Decision, spec: CronJobFlowSpec, runs: readonly Run[]): Decision {
+  if (spec.concurrencyPolicy !== 'Replace' || decision.start !== undefined) return decision
+  const newest = runs.at(-1)
+  if (newest === undefined) return decision
+  const stop = runs.filter(run =>
+    run !== newest && run.state === 'Active' && !run.replaced && run.sinceMs < newest.sinceMs)
+  return stop.length === 0 ? decision : { ...decision, stop, replacedBy: newest.name }
 }
 
 /**
@@ -136,7 +152,7 @@ export function keptRuns (runs: readonly Run[], spec: Pick<CronJobFlowSpec, 'suc
 /** A kept run as the answer gives it: as last applied, or stopped for the run that replaces it. */
 function answered (run: Run, decision: Decision, now: Date): KubeObject {
   const kept = keepAsApplied(run.object)
-  if (decision.start === undefined || !decision.stop.includes(run)) return kept
+  if (decision.replacedBy === undefined || !decision.stop.includes(run)) return kept
   // The JobFlow's own deadline stops it: no step starts, unfinished Jobs are deleted after its
   // grace, and every record stays (src/controllers/jobflow/deadline.ts).
   const stopped = structuredClone(kept)
@@ -144,7 +160,7 @@ function answered (run: Run, decision: Decision, now: Date): KubeObject {
   stopped.spec = { ...spec, activeDeadlineSeconds: secondsRun(run.object, now) }
   stopped.metadata.annotations = {
     ...(isRecord(stopped.metadata.annotations) ? stopped.metadata.annotations : {}),
-    [REPLACED_BY_ANNOTATION]: decision.start.name
+    [REPLACED_BY_ANNOTATION]: decision.replacedBy
   }
   return stopped
 }

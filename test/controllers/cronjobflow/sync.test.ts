@@ -92,6 +92,23 @@ t.test('Replace stops the running run by its own deadline, marks it, and starts 
   t.match(condition(response.status, 'Scheduled').message, `stopping ${old}`)
 })
 
+t.test('Replace stops a run left running beside a newer one, whichever sync sees it', async t => {
+  const request = fixture<SyncRequest>('cronjobflow/sync-replace.v2.json')
+  const group = request.children['JobFlow.jobhooks.io/v1alpha1'] as Record<string, KubeObject>
+  const old = Object.values(group)[0] as KubeObject
+  const newer = structuredClone(old)
+  const name = `nightly-${minutes('2026-01-02T03:00:00Z')}`
+  newer.metadata.name = name
+  newer.metadata.annotations = { 'jobhooks.io/scheduled-time': '2026-01-02T03:00:00Z' }
+  group[`default/${name}`] = newer
+  request.parent.status = { lastScheduleTime: '2026-01-02T03:00:00Z' }
+  const { response } = syncCronJobFlow(request, context())
+  t.same(names(response.children), [old.metadata.name, name], 'nothing new to start')
+  t.equal(at(response.children[0], 'spec.activeDeadlineSeconds'), 544)
+  t.equal((response.children[0] as KubeObject).metadata.annotations?.['jobhooks.io/replaced-by'], name)
+  t.equal(at(response.children[1], 'spec.activeDeadlineSeconds'), undefined, 'the newest goes on')
+})
+
 t.test('history: the oldest finished runs past each limit go; running and manual runs are counted as any', async t => {
   const { response } = sync('sync-history.v2.json')
   const m = (iso: string): string => `nightly-${minutes(iso)}`
