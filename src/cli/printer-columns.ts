@@ -82,18 +82,19 @@ export function alignRows (rows: string[][], gap = '   '): string[] {
   return rows.map(row => row.map((c, i) => c.padEnd(widths[i] ?? 0)).join(gap).trimEnd())
 }
 
-/** What `kubectl get <kind> <name>` prints for one object, its age given. */
+/**
+ * What `kubectl get <kind> <name>` prints for one object, its age given, and at `nowMs` every
+ * other date column as an age too (a CronJobFlow's LAST SCHEDULE), as kubectl prints them.
+ */
 export function kubectlGet (
-  object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number
+  object: { kind: string, metadata: { name: string, creationTimestamp?: string } }, ageSeconds: number, nowMs?: number
 ): string[] {
   const columns = printerColumns(object.kind)
-  return alignRows([
-    ['NAME', ...columns.map(c => c.name)],
-    [
-      object.metadata.name,
-      ...columns.map(c => (c.jsonPath === '.metadata.creationTimestamp'
-        ? humanAge(ageSeconds)
-        : cell(object, c.jsonPath)))
-    ]
-  ])
+  const shown = (c: PrinterColumn): string => {
+    if (c.jsonPath === '.metadata.creationTimestamp') return humanAge(ageSeconds)
+    const value = cell(object, c.jsonPath)
+    const at = Date.parse(value)
+    return c.type === 'date' && nowMs !== undefined && Number.isFinite(at) ? humanAge((nowMs - at) / 1000) : value
+  }
+  return alignRows([['NAME', ...columns.map(c => c.name)], [object.metadata.name, ...columns.map(shown)]])
 }

@@ -42,7 +42,8 @@ function table (rows: string[][]): string[] {
 /** What `kubectl get` shows for the object at the end of the simulation. */
 export function kubectlLines (sim: Simulator, object: KubeObject, resource: string): string[] {
   const age = sim.seconds() - sim.secondsAt(object.metadata.creationTimestamp ?? sim.now().toISOString())
-  return [`  $ kubectl get ${resource} ${object.metadata.name}`, ...kubectlGet(object, age).map(line => `  ${line}`)]
+  const table = kubectlGet(object, age, sim.now().getTime())
+  return [`  $ kubectl get ${resource} ${object.metadata.name}`, ...table.map(line => `  ${line}`)]
 }
 
 /** The final phase of a JobFlow and a table of its jobs. */
