@@ -1,6 +1,7 @@
-// The benchmark of the DaemonJob, EphemeralJob, OperationJob and CollaSet sync hooks, each at two
-// sizes ten times apart (Nodes, matched Pods, targets: 500 and 5,000; a CollaSet's Pods: 100 and
-// 1,000), requests as the API server returns the objects. One sync at a time through real HTTP on
+// The benchmark of the DaemonJob, EphemeralJob, OperationJob, CollaSet and CronJobFlow sync hooks,
+// each at two sizes ten times apart (Nodes, matched Pods, targets: 500 and 5,000; a CollaSet's
+// Pods: 100 and 1,000; a CronJobFlow's runs, JobFlows of 50 steps each sent whole: 10 and 100),
+// requests as the API server returns the objects. One sync at a time through real HTTP on
 // 127.0.0.1: the latency Metacontroller sees.
 //
 // How a size is timed, and why:
@@ -40,6 +41,7 @@ import { daemonJobFixture } from './daemonjob.js'
 import { ephemeralJobFixture } from './ephemeraljob.js'
 import { operationJobFixture } from './operationjob.js'
 import { collaSetFixture } from './collaset.js'
+import { cronJobFlowFixture } from './cronjobflow.js'
 import { Poster } from './poster.js'
 
 interface Fixture {
@@ -75,6 +77,15 @@ export const CASES: readonly KindCase[] = [
   },
   // The issue asks for a CollaSet of 1,000 Pods.
   { kind: 'CollaSet', path: '/hooks/collaset/sync', unit: 'Pods', sizes: [100, 1000], build: collaSetFixture },
+  // Every finished run kept (history limits 100 and 100), each a JobFlow of 50 steps with its
+  // status, and a due time that starts one more.
+  {
+    kind: 'CronJobFlow',
+    path: '/hooks/cronjobflow/sync',
+    unit: 'runs',
+    sizes: [10, 100],
+    build: cronJobFlowFixture,
+  },
 ]
 
 /** The goal: one sync answers within a second at the largest size. */

@@ -34,6 +34,9 @@ function parentBody (text: string, request: Request, i: number): string {
   const own = `${namespace}-${i}`
   return text.replaceAll(uid, `${uid.slice(0, -4)}${String(i).padStart(4, '0')}`)
     .replaceAll(`"namespace":"${namespace}"`, `"namespace":"${own}"`)
+    // and inside a last-applied copy, a JSON string (a CronJobFlow's runs are answered as that copy,
+    // which must name the object it is on)
+    .replaceAll(`\\"namespace\\":\\"${namespace}\\"`, `\\"namespace\\":\\"${own}\\"`)
     .replaceAll(`"${namespace}/`, `"${own}/`)
 }
 
