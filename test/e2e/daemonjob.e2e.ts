@@ -7,7 +7,14 @@
 import t, { type Test } from 'tap'
 import { stringify } from 'yaml'
 import { addKwokNode, apply } from './cluster.js'
-import { daemonJobExample, SPOT_TAINT, startScenarios, waitForStatusOf } from './scenario.js'
+import {
+  daemonJobExample,
+  SPOT_TAINT,
+  startScenarios,
+  waitForStatusOf,
+  watchObjects,
+  type WatchEvent,
+} from './scenario.js'
 
 const { cluster, namespace, getJson, track } = await startScenarios(t)
 const ownCluster = cluster.nodeName !== undefined
@@ -54,16 +61,21 @@ const counts = (status: any): string =>
 
 /**
  * Samples the DaemonJob's status about four times a second until `stop()`: the distinct
- * `counts` seen, in order (a poll: a status that lasts less than a round trip can slip by).
+ * `show(status)` seen (`counts` unless told), in order (a poll: a status that lasts less than a
+ * round trip can slip by).
  */
-function sampleStatus (ns: string, name: string): { stop: () => Promise<string[]> } {
+function sampleStatus (
+  ns: string,
+  name: string,
+  show: (status: any) => string = counts
+): { stop: () => Promise<string[]> } {
   let running = true
   const seen: string[] = []
   const loop = (async () => {
     while (running) {
       try {
         const status = (await daemonJob(ns, name)).status
-        if (status !== undefined && seen[seen.length - 1] !== counts(status)) seen.push(counts(status))
+        if (status !== undefined && seen[seen.length - 1] !== show(status)) seen.push(show(status))
       } catch {
         // Not there yet, or a failed read: no sample.
       }
@@ -157,6 +169,54 @@ async function checkJobs (
       `the scheduler put ${String(job.metadata.name)}'s pod on ${String(node)}`
     )
   }
+}
+
+/**
+ * The conditions that give a Job's verdict: from the first of them on it no longer runs, for the
+ * DaemonJob too (src/k8s/jobs.ts; docs/daemonjob.md, "Outcomes"). Kubernetes writes
+ * SuccessCriteriaMet or FailureTarget first, Complete or Failed once the pods are gone: a next
+ * Job may rightly come between the two.
+ */
+const VERDICTS = ['SuccessCriteriaMet', 'Complete', 'FailureTarget', 'Failed']
+
+/**
+ * A watch of the Jobs of `ns`, started before the DaemonJob is applied, with each event's Job
+ * name and True conditions; stopped at the end of the test if the caller has not stopped it.
+ * It has nothing to start on until the first Job: `started` resolves with that Job's ADDED.
+ */
+function watchJobs (t: Test, ns: string): ReturnType<typeof watchObjects> {
+  const watch = watchObjects(
+    cluster,
+    ['jobs', '-n', ns],
+    ['.metadata.name', '.status.conditions[?(@.status=="True")].type']
+  )
+  void watch.started.catch(() => {})
+  t.teardown(async () => {
+    await watch.stop().catch(() => {})
+  })
+  return watch
+}
+
+const hasVerdict = (event: WatchEvent, verdicts = VERDICTS): boolean =>
+  (event.fields[1] ?? '').split(/\s+/).some((type) => verdicts.includes(type))
+
+/**
+ * Replays the watch's events in the API server's order: the most Jobs that existed at once
+ * without one of `verdicts`, and a line per event for the log (ms since the first event).
+ */
+function mostRunning (events: WatchEvent[], verdicts = VERDICTS): { most: number, log: string[] } {
+  const running = new Set<string>()
+  let most = 0
+  const log: string[] = []
+  for (const event of events) {
+    const [name = '', conditions = ''] = event.fields
+    if (event.type === 'DELETED' || hasVerdict(event, verdicts)) running.delete(name)
+    else running.add(name)
+    most = Math.max(most, running.size)
+    const at = event.at - (events[0]?.at ?? event.at)
+    log.push(`+${at}ms ${event.type} ${name} [${conditions}] running: ${[...running].join(' ')}`)
+  }
+  return { most, log }
 }
 
 t.test('one Job per eligible node; excluded, cordoned and tainted nodes get none; Succeeded', async (t) => {
@@ -399,6 +459,169 @@ t.test(
       { phase: 'Failed', desired: 2, failed: 2, failedNodes: [{ name: 'kwok-fail-1' }, { name: 'kwok-fail-2' }] },
       'the status still counts and names both failures'
     )
+  }
+)
+
+t.test(
+  'nodeParallelism 1 over 3 nodes: one Job at a time, in the order of the names, all Succeeded',
+  { skip: ownCluster ? false : "needs the tier's own kwok nodes" },
+  async (t) => {
+    const pool = { 'e2e/pool': 'one-at-a-time' }
+    const nodes = ['kwok-par-1', 'kwok-par-2', 'kwok-par-3']
+    for (const node of nodes) await addNode(node, {}, pool)
+    const ns = await namespace('dj-parallelism')
+    const name = 'daemonjob-one-at-a-time'
+    const jobs = watchJobs(t, ns)
+    const samples = sampleStatus(ns, name)
+    const holds = sampleStatus(
+      ns,
+      name,
+      (s) => `${String(s.phase)} waiting ${String(s.waiting ?? 0)}: ${String(s.message ?? '')}`
+    )
+    t.teardown(async () => {
+      await samples.stop()
+      await holds.stop()
+    })
+    await apply(
+      cluster.kubectl,
+      stringify(
+        example(
+          '',
+          (spec) => {
+            spec.nodeParallelism = 1
+            // 15 s a pod: two Jobs running together could not slip between two events.
+            spec.template.metadata = { annotations: { 'e2e.jobhooks.io/slow': 'true' } }
+            spec.template.spec.nodeSelector = pool
+          },
+          name
+        )
+      ),
+      ns
+    )
+    await jobs.started
+    const dj = await waitForStatus(ns, name, 'finished', finished)
+    const seen = await samples.stop()
+    const held = await holds.stop()
+    const events = await jobs.stop()
+
+    t.match(
+      dj.status,
+      { phase: 'Succeeded', desired: 3, active: 0, succeeded: 3, failed: 0, succeededNodes: nodes, failedNodes: [] },
+      `Succeeded on the three nodes${dj.status.message !== undefined ? ` (message: ${String(dj.status.message)})` : ''}`
+    )
+    t.notOk(dj.status.waiting, 'nothing waits once finished')
+    t.notOk(dj.status.message, 'no message once finished')
+    checkSamples(t, seen, 'Succeeded')
+    t.comment(`what held Jobs back, as sampled:\n${held.join('\n')}`)
+    t.ok(
+      held.includes('Running waiting 2: nodeParallelism 1: 2 nodes waiting for their Job'),
+      'the status said two nodes waited while the first ran'
+    )
+    t.ok(
+      held.includes('Running waiting 1: nodeParallelism 1: 1 node waiting for their Job'),
+      'and one node while the second ran'
+    )
+
+    const { most, log } = mostRunning(events)
+    t.comment(`the Jobs' watch events (type, name, True conditions, Jobs running after it):\n${log.join('\n')}`)
+    const added = events.filter((e) => e.type === 'ADDED').map((e) => e.fields[0])
+    const jobNames = nodes.map((node) => `${name}-${node}`)
+    t.same(added, jobNames, 'each node got one Job, in the order of the names')
+    t.ok(
+      jobNames.every((job) => {
+        const first = events.find((e) => e.fields[0] === job)
+        return first?.type === 'ADDED' && !hasVerdict(first)
+      }),
+      'the watch saw every Job before it ended'
+    )
+    t.same(
+      events.filter((e) => e.type === 'DELETED'),
+      [],
+      'no Job deleted'
+    )
+    t.equal(most, 1, 'never two Jobs without a verdict at once')
+    // Stricter, for the log only: until Complete or Failed, the next Job may rightly come first.
+    t.comment(`Jobs at once until Complete or Failed: at most ${mostRunning(events, ['Complete', 'Failed']).most}`)
+    await checkJobs(t, ns, name, nodes, 'SuccessCriteriaMet')
+  }
+)
+
+t.test(
+  "FailFast, the default, with nodeParallelism 1: the first node's Job fails, the DaemonJob is Failed, no other Job",
+  { skip: ownCluster ? false : "needs the tier's own kwok nodes" },
+  async (t) => {
+    const pool = { 'e2e/pool': 'fail-fast' }
+    const nodes = ['kwok-ff-1', 'kwok-ff-2', 'kwok-ff-3']
+    for (const node of nodes) await addNode(node, {}, pool)
+    const ns = await namespace('dj-failfast')
+    const name = 'daemonjob-failfast'
+    const failing = `${name}-kwok-ff-1`
+    const jobs = watchJobs(t, ns)
+    await apply(
+      cluster.kubectl,
+      stringify(
+        example(
+          '',
+          (spec) => {
+            // No failurePolicy: FailFast is the default of a new DaemonJob.
+            spec.nodeParallelism = 1
+            spec.backoffLimit = 0
+            // kwok fails the pod of the Job named here (test/e2e/kwok-stages.yaml): kwok-ff-1's only.
+            spec.template.metadata = { labels: { 'e2e-fail-job': failing } }
+            spec.template.spec.restartPolicy = 'Never'
+            spec.template.spec.nodeSelector = pool
+          },
+          name
+        )
+      ),
+      ns
+    )
+    await jobs.started
+    const dj = await waitForStatus(ns, name, 'finished', finished)
+
+    t.match(
+      dj.status,
+      { phase: 'Failed', desired: 1, active: 0, succeeded: 0, failed: 1, succeededNodes: [] },
+      'Failed on the first node: the others never got a Job'
+    )
+    t.match(
+      dj.status.failedNodes,
+      [{ name: 'kwok-ff-1', jobName: failing, message: /BackoffLimitExceeded/, completionTime: /./ }],
+      "status.failedNodes names kwok-ff-1, its Job and the Job's failure"
+    )
+    t.equal(dj.status.failedNodes.length, 1, 'one failed node, no more')
+    t.equal(
+      dj.status.defaultFailurePolicy,
+      'FailFast',
+      'status.defaultFailurePolicy records FailFast, chosen at the first sync'
+    )
+    t.match(
+      dj.status.conditions.find((c: any) => c.type === 'Failed'),
+      { status: 'True', reason: 'NodeJobFailed', message: /^the Jobs of 1 of 1 nodes failed: kwok-ff-1: / },
+      'condition Failed'
+    )
+    t.notOk(dj.status.waiting, 'no node counted as waiting once Failed')
+    t.notOk(dj.status.message, 'no message once finished')
+
+    // Metacontroller syncs it again (the Jobs, the Nodes, its resync): still no Job for the others.
+    await new Promise((resolve) => setTimeout(resolve, 5_000))
+    const events = await jobs.stop()
+    t.same(
+      events.filter((e) => e.type === 'ADDED').map((e) => e.fields[0]),
+      [failing],
+      "the watch saw one Job created, kwok-ff-1's"
+    )
+    t.same(
+      (await jobsIn(ns)).map((j: any) => j.metadata.name),
+      [failing],
+      'one Job in the namespace'
+    )
+    t.match(
+      (await daemonJob(ns, name)).status,
+      { phase: 'Failed', desired: 1, failed: 1 },
+      'the DaemonJob stays Failed'
+    )
+    await checkJobs(t, ns, name, ['kwok-ff-1'], 'Failed')
   }
 )
 
