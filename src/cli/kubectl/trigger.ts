@@ -10,6 +10,8 @@ import { stringify } from 'yaml'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { CRONJOBFLOW_LABEL, INSTANTIATE_ANNOTATION, JOBFLOW_API } from '../../controllers/cronjobflow/runs.js'
+import { inlineRunTemplate, type RunTemplate } from '../../controllers/cronjobflow/spec.js'
+import { CONTROLLER_UID_LABEL } from '../../simulator/controller.js'
 import { KubeError } from './client.js'
 import { getObject, requireKind } from './get.js'
 import { collection, kindNamed, type Kind } from './kinds.js'
@@ -17,17 +19,6 @@ import { UsageError } from './options.js'
 import type { Session } from './session.js'
 import { shown } from './steer.js'
 import { jobFlowOf } from './submit.js'
-
-/** The label by which Metacontroller finds a parent's children: the parent's uid. */
-export const CONTROLLER_UID_LABEL = 'controller-uid'
-const CRONJOBFLOW_API = 'jobhooks.io/v1alpha1'
-
-/** What a run is made of beside the marks of its CronJobFlow. */
-export interface RunTemplate {
-  labels: Record<string, string>
-  annotations: Record<string, string>
-  spec: Record<string, unknown>
-}
 
 /** The JobFlow trigger creates. */
 export interface ManualRun {
@@ -43,25 +34,22 @@ export interface ManualRun {
   spec: Record<string, unknown>
 }
 
-const stringMap = (value: unknown): Record<string, string> => isRecord(value)
-  ? Object.fromEntries(Object.entries(value).filter((e): e is [string, string] => typeof e[1] === 'string'))
-  : {}
-
 /** The name kubectl would print for the CronJobFlow: `cronjobflow.jobhooks.io/<name>`. */
 const itsName = (cronJobFlow: KubeObject): string => `cronjobflow.jobhooks.io/${cronJobFlow.metadata.name}`
 
-/** spec.jobFlowTemplate as a run's template; undefined when the CronJobFlow names a JobFlowTemplate instead. */
+/**
+ * spec.jobFlowTemplate as a run's template, read as the hook reads it (a problem is kubectl's
+ * error); undefined when the CronJobFlow names a JobFlowTemplate instead.
+ */
 export function inlineTemplate (cronJobFlow: KubeObject): RunTemplate | undefined {
   const spec = isRecord(cronJobFlow.spec) ? cronJobFlow.spec : {}
-  const template = spec.jobFlowTemplate
-  if (!isRecord(template)) return undefined
-  if (!isRecord(template.spec)) throw new KubeError(`error: ${itsName(cronJobFlow)} has no spec.jobFlowTemplate.spec`)
-  const metadata = isRecord(template.metadata) ? template.metadata : {}
-  return {
-    labels: stringMap(metadata.labels),
-    annotations: stringMap(metadata.annotations),
-    spec: structuredClone(template.spec)
+  if (spec.jobFlowTemplate === undefined || spec.jobFlowTemplate === null) return undefined
+  const problems: string[] = []
+  const template = inlineRunTemplate(spec.jobFlowTemplate, problems)
+  if (template === undefined || problems.length > 0) {
+    throw new KubeError(`error: ${itsName(cronJobFlow)}: ${problems.join('; ')}`)
   }
+  return template
 }
 
 /**
@@ -107,7 +95,7 @@ export function manualRun (cronJobFlow: KubeObject, template: RunTemplate, name:
       labels: { ...template.labels, [CRONJOBFLOW_LABEL]: cronJobFlow.metadata.name, [CONTROLLER_UID_LABEL]: uid },
       annotations: { ...template.annotations, [INSTANTIATE_ANNOTATION]: 'manual' },
       ownerReferences: [{
-        apiVersion: CRONJOBFLOW_API,
+        apiVersion: cronJobFlow.apiVersion,
         kind: 'CronJobFlow',
         name: cronJobFlow.metadata.name,
         uid,

@@ -6,6 +6,7 @@ import type { KubeObject, ObjectMap } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { timestamp } from '../../k8s/time.js'
+import type { RunTemplate } from './spec.js'
 
 export const JOBFLOW_API = 'jobhooks.io/v1alpha1'
 /** The children's group, as `reads` and `childUpdates` name it. */
@@ -85,7 +86,7 @@ function scheduledTimeOf (object: KubeObject, cronJobFlow: string): number | und
 /** A new run's JobFlow: the template's, named and marked for its schedule time. */
 export function newRun (
   parent: KubeObject,
-  template: { labels: Record<string, string>, annotations: Record<string, string>, spec: Record<string, unknown> },
+  template: RunTemplate,
   scheduledMs: number
 ): KubeObject {
   const metadata: KubeObject['metadata'] = {

@@ -129,10 +129,11 @@ function readRunTemplate (
     problems.push('give exactly one of spec.jobFlowTemplate and spec.jobFlowTemplateRef')
     return undefined
   }
-  return inline !== undefined ? readInline(inline, problems) : readReference(ref, namespace, related, problems)
+  return inline !== undefined ? inlineRunTemplate(inline, problems) : readReference(ref, namespace, related, problems)
 }
 
-function readInline (inline: unknown, problems: string[]): RunTemplate | undefined {
+/** spec.jobFlowTemplate as a run's template, problems added (the plugin's `trigger` reads it so too). */
+export function inlineRunTemplate (inline: unknown, problems: string[]): RunTemplate | undefined {
   if (!isRecord(inline) || !isRecord(inline.spec)) {
     problems.push('spec.jobFlowTemplate must have a spec: the spec of a JobFlow')
     return undefined

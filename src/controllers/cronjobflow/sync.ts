@@ -131,14 +131,19 @@ function withLeftOverStops (decision: Decision, spec: CronJobFlowSpec, runs: rea
 }
 
 /**
- * Where missed times are counted from: the last schedule time (the status's, or a run's that is
- * newer, in case the status read is older than the runs), else the CronJobFlow's creation.
+ * The newest schedule time a run was started for: the status's, or a run's that is newer (the
+ * status read may be older than the runs); -Infinity when there is none.
  */
-function earliestTime (parent: KubeObject, runs: readonly Run[], previous: Record<string, unknown>): number {
+function lastScheduledMs (previous: Record<string, unknown>, runs: readonly Run[]): number {
   const times = [Date.parse(stringOrUndefined(previous.lastScheduleTime) ?? '')]
   for (const run of runs) if (run.scheduledMs !== undefined) times.push(run.scheduledMs)
-  const latest = Math.max(...times.filter(Number.isFinite))
-  return Number.isFinite(latest) ? latest : Date.parse(parent.metadata.creationTimestamp ?? '') || 0
+  return Math.max(...times.filter(Number.isFinite))
+}
+
+/** Where missed times are counted from: the last schedule time, else the CronJobFlow's creation. */
+function earliestTime (parent: KubeObject, runs: readonly Run[], previous: Record<string, unknown>): number {
+  const last = lastScheduledMs(previous, runs)
+  return Number.isFinite(last) ? last : Date.parse(parent.metadata.creationTimestamp ?? '') || 0
 }
 
 /** The runs kept: every active one and the newest finished ones of each outcome, up to its limit. */
@@ -222,9 +227,6 @@ function renderStatus (
 function lastScheduleTime (
   previous: Record<string, unknown>, runs: readonly Run[], decision: Decision
 ): string | undefined {
-  const times = [Date.parse(stringOrUndefined(previous.lastScheduleTime) ?? '')]
-  for (const run of runs) if (run.scheduledMs !== undefined) times.push(run.scheduledMs)
-  if (decision.start !== undefined) times.push(decision.start.scheduledMs)
-  const latest = Math.max(...times.filter(Number.isFinite))
+  const latest = Math.max(lastScheduledMs(previous, runs), decision.start?.scheduledMs ?? -Infinity)
   return Number.isFinite(latest) ? timestamp(new Date(latest)) : undefined
 }
