@@ -23,6 +23,7 @@
 // the memo's hit rate over 50 parents of each kind synced in turn (bench/parents.ts).
 // BENCH_FLOW_SIZE=0 skips the JobFlows of 10,000 items and of 2,000 steps (bench/jobflow-size.ts).
 // BENCH_SHED=0 skips the burst of 20 first syncs of a 10,000-item JobFlow (bench/shed.ts).
+// BENCH_PLUGIN=0 skips the single-file plugin's cold start (bench/plugin-start.ts).
 //
 // This module is the driver: bench/jobflow-echo.ts times the JobFlow part, bench/load.ts drives the
 // load, bench/settings.ts reads the environment.
@@ -32,7 +33,8 @@ import { benchScale, BURST_CALLS, BURST_NODES, LARGEST_NODES, scaleReport } from
 import { hitRateGoals, hitRateTable, memoHitRates, PARENTS } from './parents.js'
 import { benchSizes, sizeGoals, sizeTable } from './jobflow-size.js'
 import { benchShed, SHED_CALLS, SHED_ITEMS, shedReport } from './shed.js'
-import { duration, flowSize, kindNames, kindSizes, parents, scale, shed, sizes } from './settings.js'
+import { benchPluginStart, PLUGIN_STARTS, pluginStartReport } from './plugin-start.js'
+import { duration, flowSize, kindNames, kindSizes, parents, pluginStart, scale, shed, sizes } from './settings.js'
 
 async function main (): Promise<void> {
   if (sizes.length > 0) await benchJobFlow()
@@ -71,6 +73,10 @@ async function main (): Promise<void> {
         'once, small requests and large answers, against the service as the Deployment runs it\n'
     )
     console.log(shedReport(await benchShed()))
+  }
+  if (pluginStart) {
+    console.log(`\n# The single-file plugin's cold start: --help as a new process, the median of ${PLUGIN_STARTS}\n`)
+    console.log(pluginStartReport(benchPluginStart()))
   }
 }
 

@@ -32,6 +32,8 @@ export const parents = process.env.BENCH_PARENTS !== '0'
 export const flowSize = process.env.BENCH_FLOW_SIZE !== '0'
 /** BENCH_SHED=0 skips the burst of JobFlow first syncs shed by cost (bench/shed.ts). */
 export const shed = process.env.BENCH_SHED !== '0'
+/** BENCH_PLUGIN=0 skips the single-file plugin's cold start (bench/plugin-start.ts). */
+export const pluginStart = process.env.BENCH_PLUGIN !== '0'
 export const slice = duration / rounds
 export const warmup = Math.max(0.5, Math.min(2, duration / 4))
 

@@ -15,7 +15,7 @@ import { RecordingExecutor } from '../effects/dry-run.js'
 import {
   describeEffect, type Effect, type EffectExecutor, type EffectOutcome, type ObjectRef as EffectTarget
 } from '../effects/types.js'
-import { defaultHooksDir, loadScriptLibrary } from '../scripts/library.js'
+import { shippedScriptLibrary } from '../scripts/library.js'
 import { CONTROLLER_UID_LABEL } from '../simulator/controller.js'
 import { comparable } from '../simulator/children.js'
 import type { Controller } from '../simulator/types.js'
@@ -105,7 +105,7 @@ export class Previewer {
   /** The real app, on a clock pinned to `now`, with effects recorded and never applied. */
   static async start (cluster: LiveCluster, now: Date): Promise<Previewer> {
     const executor = new PreviewExecutor()
-    const scripts = loadScriptLibrary(defaultHooksDir())
+    const scripts = shippedScriptLibrary()
     const app = await buildApp({ logger: false, scripts, clock: () => now, effects: executor })
     return new Previewer(cluster, app, executor, now)
   }

@@ -459,7 +459,8 @@ function plural (n: number, word: string): string {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exitCode = await main(process.argv.slice(2))
+  // Not a top-level await: the single-file plugin bundles this module as CommonJS.
+  void main(process.argv.slice(2)).then(code => { process.exitCode = code })
 }
 
 /**

@@ -4,13 +4,11 @@
 // the bytes of requests in flight and their budget; the memo of built objects (its bytes, objects
 // and lookups); and which build answers (jobhooks_build_info). The plugin at the end puts them on
 // the app and serves them.
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import fp from 'fastify-plugin'
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
 import type { EffectOutcome } from '../effects/types.js'
 import type { Outcome } from '../protocol/hooks.js'
-import { packageRoot } from '../scripts/library.js'
+import { packageVersion } from '../scripts/package-files.js'
 
 export type { Outcome } from '../protocol/hooks.js'
 
@@ -159,12 +157,6 @@ function memoMetrics (registers: Registry[]): Pick<Metrics, 'watchMemo'> {
       counted = { hits: figures.hits, misses: figures.misses }
     }
   }
-}
-
-/** The version in package.json, read when an app builds its metrics (once per app, no module cache). */
-function packageVersion (): string {
-  const json = JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version?: unknown }
-  return String(json.version ?? 'unknown')
 }
 
 declare module 'fastify' {

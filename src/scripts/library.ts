@@ -1,8 +1,10 @@
 // Scripts shipped with the service: every file of the top-level `hooks/` folder, read once at
 // start-up (the way go:embed ships scripts inside an operator binary).
-import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { packageFolder, packageRoot, packageText } from './package-files.js'
+
+export { packageRoot } from './package-files.js'
 
 /** Script name → content. */
 export type ScriptLibrary = ReadonlyMap<string, string>
@@ -22,25 +24,23 @@ export function isScriptName (name: string): boolean {
 
 /** Loads every script file of `dir`. Documentation (`*.md`) is not a script. */
 export function loadScriptLibrary (dir: string): ScriptLibrary {
-  const scripts = new Map<string, string>()
-  for (const entry of readdirSync(dir).sort()) {
-    const path = join(dir, entry)
-    if (entry.endsWith('.md') || !statSync(path).isFile()) continue
-    if (!isScriptName(entry)) throw new Error(`hooks/${entry}: a shipped script needs a plain file name`)
-    scripts.set(entry, readFileSync(path, 'utf8'))
-  }
-  return scripts
+  const files = readdirSync(dir).sort().filter(entry => statSync(join(dir, entry)).isFile())
+  return scriptsOf(files, entry => readFileSync(join(dir, entry), 'utf8'))
 }
 
-/** The folder of this package's package.json, found by walking up from this module (src/ or dist/src/). */
-export function packageRoot (): string {
-  let dir = dirname(fileURLToPath(import.meta.url))
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir)
-    if (parent === dir) throw new Error('cannot find the package root (package.json)')
-    dir = parent
+/** The scripts of this package's own `hooks/` (embedded in the single-file plugin): the simulator's. */
+export function shippedScriptLibrary (): ScriptLibrary {
+  return scriptsOf(packageFolder('hooks'), entry => packageText(`hooks/${entry}`))
+}
+
+function scriptsOf (files: string[], read: (entry: string) => string): ScriptLibrary {
+  const scripts = new Map<string, string>()
+  for (const entry of files) {
+    if (entry.endsWith('.md')) continue
+    if (!isScriptName(entry)) throw new Error(`hooks/${entry}: a shipped script needs a plain file name`)
+    scripts.set(entry, read(entry))
   }
-  return dir
+  return scripts
 }
 
 /** The `hooks/` folder of this package. */

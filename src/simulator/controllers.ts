@@ -1,10 +1,8 @@
 // The CompositeControllers of jobhooks as the simulator plays them: read from
 // manifests/controllers/, the same files a cluster gets, so the simulator cannot drift from them.
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseAllDocuments } from 'yaml'
 import { ALL_KINDS } from '../controllers/kinds.js'
-import { packageRoot } from '../scripts/library.js'
+import { packageFolder, packageText } from '../scripts/package-files.js'
 import type { ControllerConfig, HookVersion } from './types.js'
 import type { KindHooks, UpdateMethod } from '../protocol/hooks.js'
 import { DEFAULT_RESOURCES } from './resources.js'
@@ -48,8 +46,8 @@ export function compositeControllerFromManifest (resource: string) {
 
 /** Every object of the files of manifests/controllers/, as plain data (YAML's `toJS`, read field by field). */
 function compositeControllers () {
-  const dir = join(packageRoot(), 'manifests', 'controllers')
-  return readdirSync(dir).flatMap(file => parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS()))
+  return packageFolder('manifests/controllers')
+    .flatMap(file => parseAllDocuments(packageText(`manifests/controllers/${file}`)).map(d => d.toJS()))
 }
 
 /** JobFlow: children Jobs and ConfigMaps, customize asks for JobTemplates. */

@@ -30,7 +30,7 @@
 // file wires the parts and is what scenarios drive.
 import type { KubeObject } from '../k8s/types.js'
 import { LAST_APPLIED_ANNOTATION } from '../k8s/objects.js'
-import { defaultHooksDir, loadScriptLibrary } from '../scripts/library.js'
+import { shippedScriptLibrary } from '../scripts/library.js'
 import { describeRef, refKey, refOf, wire, type ObjectRef } from './objects.js'
 import { ObjectStore } from './store.js'
 import { ResourceTable, type TypeName } from './resources.js'
@@ -81,7 +81,7 @@ export class Simulator {
     this.resources = new ResourceTable()
     for (const type of options.resources ?? []) this.resources.add(type)
     const clock = new Clock(options.start)
-    const scripts = options.scripts ?? loadScriptLibrary(defaultHooksDir())
+    const scripts = options.scripts ?? shippedScriptLibrary()
     this.store = new ObjectStore(() => clock.nowMs, (old, current) => { this.onChange(old, current) })
     const timeline = new Timeline(clock)
     const world: World = {

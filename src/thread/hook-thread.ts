@@ -128,6 +128,7 @@ export class HookThread {
   }
 
   private start (): void {
+    const entry = threadEntry()
     const worker = new Worker(entry.script, { workerData: { ...this.options.setup, entry: entry.module } })
     this.worker = worker
     this.started = new Promise<void>((resolve, reject) => {
@@ -214,10 +215,11 @@ export class HookThread {
 
 /**
  * The hook thread's entry: src/thread-main.ts, compiled; from the sources (tests, through tsx), a
- * script that loads tsx in the thread first, which a worker does not inherit.
+ * script that loads tsx in the thread first, which a worker does not inherit. Found when a thread
+ * starts, not on import: the single-file plugin (no module URL) imports this module and never starts one.
  */
-const entry = ((): { script: URL, module: string } => {
+function threadEntry (): { script: URL, module: string } {
   const fromSources = import.meta.url.endsWith('.ts')
   const module = new URL(fromSources ? '../thread-main.ts' : '../thread-main.js', import.meta.url)
   return { script: fromSources ? new URL('../../scripts/ts-thread.mjs', import.meta.url) : module, module: module.href }
-})()
+}

@@ -3,8 +3,9 @@
 // a server that does not answer), its message on standard error. `simulate` plays a manifest with
 // no cluster (src/cli/simulate.ts) and keeps that command's own flags and exit codes; `validate`
 // checks manifests against our CRDs with no cluster (validate.ts).
+import { isSea } from 'node:sea'
 import { pathToFileURL } from 'node:url'
-import { liveMain } from '../simulate-live.js'
+import { packageVersion } from '../../scripts/package-files.js'
 import { KubeClient, KubeError } from './client.js'
 import { getCommand } from './get.js'
 import { logsCommand } from './logs.js'
@@ -30,6 +31,8 @@ async function preview (options: Options, io: Io): Promise<number> {
   // The live preview's own last word when the cluster could not be read.
   let noCluster = false
   const err = asKubectl(io, line => { noCluster ||= line === 'error: no preview; nothing was written' })
+  // Loaded only for this command, as the simulator: it holds the hooks' whole app.
+  const { liveMain } = await import('../simulate-live.js')
   const code = await liveMain(argv, line => io.out(`${line}\n`), err, options.context)
   if (noCluster) io.err(`To play it with no cluster: kubectl jobhooks simulate -f ${options.filename}\n`)
   return code === 0 ? 0 : 1
@@ -59,7 +62,7 @@ function asKubectl (io: Io, seen: (line: string) => void = () => {}): (line: str
  * The arguments after `simulate` (or `validate`) when it is the command. The cluster flags before
  * it are left out: with none, nothing is read from a cluster (`preview` is the live one).
  */
-function argumentsOf (command: 'simulate' | 'validate', argv: string[]): string[] | undefined {
+function argumentsOf (command: 'simulate' | 'validate' | 'version', argv: string[]): string[] | undefined {
   const at = commandIndex(argv)
   return argv[at] === command ? argv.slice(at + 1) : undefined
 }
@@ -85,7 +88,18 @@ async function run (options: Options, io: Io): Promise<void> {
   }
 }
 
+/** `version`: the package's version, the Node running it, and whether it is the single executable. */
+function versionLine (): string {
+  const shipped = isSea() ? 'single executable' : 'from the package folder'
+  const node = `Node ${process.version}, ${process.platform}/${process.arch}`
+  return `kubectl-jobhooks ${packageVersion()} (${shipped}, ${node})`
+}
+
 export async function pluginMain (argv: string[], io: Io): Promise<number> {
+  if (argumentsOf('version', argv) !== undefined) {
+    io.out(`${versionLine()}\n`)
+    return 0
+  }
   const simulating = argumentsOf('simulate', argv)
   if (simulating !== undefined) return await simulate(simulating, io)
   try {
@@ -129,5 +143,6 @@ export async function runFromCommandLine (): Promise<never> {
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  await runFromCommandLine()
+  // Not a top-level await: the single-file plugin bundles this module as CommonJS.
+  void runFromCommandLine()
 }

@@ -60,6 +60,7 @@ Usage:
   kubectl jobhooks validate -f <manifest.yaml> [-f …]
                                                    check it against the CRDs' schemas and rules as the
                                                    API server does (--validate=strict), with no cluster
+  kubectl jobhooks version                         this plugin's version, the Node it runs on, how it ships
 
 Flags:
   --kubeconfig FILE       the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)

@@ -1,12 +1,10 @@
 // The project's own CRDs, as the CLI reads them: the one place that reads manifests/crds/ (the
-// printer columns, the schemas that `validate` and `simulate` check manifests against). A plugin
-// built into a single file replaces this module with an embedded copy of the same documents.
-import { readdirSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+// printer columns, the schemas that `validate` and `simulate` check manifests against). The
+// single-file plugin reads its embedded copy of the same files (scripts/package-files.ts).
 import { parseAllDocuments } from 'yaml'
 import type { JSONSchemaProps } from '../../k8s/schema-validation.js'
 import { isRecord } from '../../k8s/types.js'
-import { packageRoot } from '../../scripts/library.js'
+import { packageFolder, packageText } from '../../scripts/package-files.js'
 
 /** A CRD as parsed YAML (its shape is the API's, read where it is used). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -14,9 +12,8 @@ export type CrdDocument = Record<string, any>
 
 /** Every CustomResourceDefinition of manifests/crds/, as parsed YAML. Read on each call, not cached. */
 export function crdDocuments (): CrdDocument[] {
-  const dir = join(packageRoot(), 'manifests', 'crds')
-  return readdirSync(dir).filter(f => f.endsWith('.yaml')).sort().flatMap(file =>
-    parseAllDocuments(readFileSync(join(dir, file), 'utf8')).map(d => d.toJS() as unknown)
+  return packageFolder('manifests/crds').filter(f => f.endsWith('.yaml')).flatMap(file =>
+    parseAllDocuments(packageText(`manifests/crds/${file}`)).map(d => d.toJS() as unknown)
       .filter((d): d is CrdDocument => isRecord(d) && d.kind === 'CustomResourceDefinition'))
 }
 
