@@ -12,7 +12,8 @@ import { buildApp } from '../src/app.js'
 import type { KubeObject } from '../src/k8s/types.js'
 import { Simulator } from '../src/simulator/simulator.js'
 import { jobflowController, JOBHOOKS_API_VERSION } from '../src/simulator/controllers.js'
-import { deploymentMemoLimit, percentile } from './kinds.js'
+import { deploymentMemoLimit } from './kinds.js'
+import { percentile } from './percentile.js'
 import { Poster } from './poster.js'
 
 const MIB = 1024 * 1024

@@ -35,6 +35,7 @@ import { performance } from 'node:perf_hooks'
 import type { AddressInfo } from 'node:net'
 import { buildApp } from '../src/app.js'
 import { memoLimitFor } from '../src/protocol/object-memo.js'
+import { percentile } from './percentile.js'
 import { deploymentSettings } from './scale.js'
 import { execFileSync } from 'node:child_process'
 import { daemonJobFixture } from './daemonjob.js'
@@ -144,11 +145,6 @@ export interface KindRow {
    * measured.
    */
   changedP50?: number
-}
-
-/** The `q` quantile (0–1) of sorted samples, nearest rank. */
-export function percentile (sorted: readonly number[], q: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN
 }
 
 /** One size of one kind, served by its own app, posted to by its own worker: the answer checked once. */

@@ -14,7 +14,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { parseAllDocuments } from 'yaml'
 import { daemonJobFixture } from './daemonjob.js'
-import { percentile } from './kinds.js'
+import { percentile } from './percentile.js'
 import { packageRoot } from '../src/scripts/library.js'
 
 const ROOT = packageRoot()

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs'
 import http from 'node:http'
 import { jobFlowController } from './fixtures.js'
 import { fixtureUid } from './fixture-common.js'
-import { percentile } from './kinds.js'
+import { percentile } from './percentile.js'
 import { deploymentSettings, HOOK_TIMEOUT_MS, post, serve, stop, type Call } from './scale.js'
 import { JOBHOOKS_API_VERSION } from '../src/simulator/controllers.js'
 

@@ -1,7 +1,7 @@
 // The label and condition protocol between the kinds: how OperationJob's actions ask a CollaSet for
 // a replacement, how a replacement names its origin, how a PodOpsLifecycle holds a Pod, and the
-// readiness gate that takes a Pod out of traffic. CollaSet, OperationJob and the actions all speak
-// it; none of them owns it.
+// readiness gate that takes a Pod out of traffic; and the template a JobFlow was made of.
+// CollaSet, OperationJob, the actions, CronJobFlow and the plugin speak it; none of them owns it.
 import type { KubeObject } from './types.js'
 import { fitName } from './names.js'
 
@@ -16,6 +16,11 @@ export const REPLACE_ORIGIN_LABEL = 'jobhooks.io/replace-origin'
  * the lifecycle owns the readiness gate then, and the CollaSet leaves the condition alone.
  */
 export const OPS_LIFECYCLE_LABEL = 'jobhooks.io/ops-lifecycle'
+/**
+ * On a JobFlow made of a JobFlowTemplate (`kubectl jobhooks submit --from`, a CronJobFlow's
+ * `jobFlowTemplateRef`): the template's name, so that `kubectl get jf -l` finds its runs.
+ */
+export const JOBFLOW_TEMPLATE_LABEL = 'jobhooks.io/jobflow-template'
 
 /** The replace-origin label value naming Pod `name`: a label value, so fitted to 63 characters. */
 export function originLabelValue (name: string): string {

@@ -6,15 +6,13 @@
 import { stringify } from 'yaml'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
+import { JOBFLOW_TEMPLATE_LABEL } from '../../k8s/labels.js'
 import { KubeError } from './client.js'
 import { getObject, requireKind } from './get.js'
 import { collection, kindNamed, type Kind } from './kinds.js'
 import { UsageError } from './options.js'
 import type { Session } from './session.js'
 import { shown } from './steer.js'
-
-/** The label of a JobFlow made by submit: the template it was made of. */
-export const TEMPLATE_LABEL = 'jobhooks.io/jobflow-template'
 
 const TEMPLATE_KIND = 'JobFlowTemplate'
 /** The longest label value Kubernetes takes. */
@@ -99,7 +97,7 @@ export function jobFlowOf (template: KubeObject, submission: Submission): NewJob
   }
   if (name.length > LABEL_VALUE_MAX) {
     throw new KubeError(`error: the name of jobflowtemplate.jobhooks.io/${name} is longer than ${LABEL_VALUE_MAX} ` +
-      `characters: it cannot be the value of the label ${TEMPLATE_LABEL}`)
+      `characters: it cannot be the value of the label ${JOBFLOW_TEMPLATE_LABEL}`)
   }
   const args = argumentValues(template, submission.parameters, submission.giving)
   return {
@@ -108,7 +106,7 @@ export function jobFlowOf (template: KubeObject, submission: Submission): NewJob
     metadata: {
       ...(submission.name !== undefined ? { name: submission.name } : { generateName: `${name}-` }),
       namespace: submission.namespace,
-      labels: { [TEMPLATE_LABEL]: name }
+      labels: { [JOBFLOW_TEMPLATE_LABEL]: name }
     },
     spec: {
       ...(args.length > 0 ? { arguments: args } : {}),

@@ -5,6 +5,7 @@
 import type { KubeObject, ObjectMap } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { objectsByName } from '../../k8s/objects.js'
+import { JOBFLOW_TEMPLATE_LABEL } from '../../k8s/labels.js'
 import type { Parsed } from '../common/parsed.js'
 import { optionalWholeNumber } from '../common/parsed.js'
 import { parseCron, type CronSchedule } from '../common/cron.js'
@@ -20,8 +21,6 @@ const POLICIES: readonly ConcurrencyPolicy[] = ['Allow', 'Forbid', 'Replace']
 export const MAX_NAME_LENGTH = 52
 /** The most finished runs of one outcome a CronJobFlow keeps (the CRD's maximum). */
 export const MAX_HISTORY = 100
-/** The label of a run made of a JobFlowTemplate: the template's name (as `kubectl jobhooks submit` sets it). */
-export const TEMPLATE_LABEL = 'jobhooks.io/jobflow-template'
 const LABEL_VALUE_MAX = 63
 
 export const JOBFLOW_TEMPLATE_API = 'jobhooks.io/v1alpha1'
@@ -196,7 +195,7 @@ function runOfTemplate (template: KubeObject, given: FlowArgument[], problems: s
   if (found.length > 0) return undefined
   const onExit = Array.isArray(spec.onExit) && spec.onExit.length > 0 ? { onExit: structuredClone(spec.onExit) } : {}
   return {
-    labels: name.length <= LABEL_VALUE_MAX ? { [TEMPLATE_LABEL]: name } : {},
+    labels: name.length <= LABEL_VALUE_MAX ? { [JOBFLOW_TEMPLATE_LABEL]: name } : {},
     annotations: {},
     spec: { ...(args.length > 0 ? { arguments: args } : {}), flows: structuredClone(spec.flows), ...onExit }
   }

@@ -19,7 +19,8 @@ for (const size of [4, 100, 1000]) {
 t.throws(() => collaSetFixture(2), /at least 4/)
 
 t.test('npm run bench times a CollaSet of 100 and of 1,000 Pods and judges growth from one to the other', async t => {
-  const { CASES, kindGoals, percentile } = await import('../../../bench/kinds.js')
+  const { CASES, kindGoals } = await import('../../../bench/kinds.js')
+  const { percentile } = await import('../../../bench/percentile.js')
   t.same(CASES.find(c => c.kind === 'CollaSet')?.sizes, [100, 1000])
   for (const c of CASES) t.equal(c.sizes[1] / c.sizes[0], 10, `${c.kind}: ten times the objects`)
   const row = (size: number, p50: number, p99: number, parseMs = 100) => ({
