@@ -6,7 +6,7 @@
 // prepare, four waves of twelve, publish) and the status the JobFlow hook wrote, one record per
 // step. Of the runs, one in ten failed (a step of its third wave, and what depended on it was
 // skipped), the newest still runs, the others succeeded; the next schedule time is due at the
-// fixture's clock, so the answer keeps every run as last applied and starts one.
+// fixture's clock, so the answer keeps every run by its identity (OnDelete) and starts one.
 //
 // Every object Metacontroller sends is unstructured, which Go encodes with its keys sorted: so are
 // the parent's and the runs' here. Deterministic: the same size gives byte-identical JSON.
@@ -343,7 +343,7 @@ function controller (): Record<string, unknown> {
       generateSelector: true,
       resyncPeriodSeconds: 45,
       parentResource: { apiVersion: API_VERSION, resource: 'cronjobflows' },
-      childResources: [{ apiVersion: API_VERSION, resource: 'jobflows', updateStrategy: { method: 'InPlace' } }],
+      childResources: [{ apiVersion: API_VERSION, resource: 'jobflows', updateStrategy: { method: 'OnDelete' } }],
       hooks: {
         sync: {
           version: 'v2',
@@ -500,8 +500,8 @@ export function cronJobFlowFixture (size: number): CronJobFlowFixture {
 }
 
 /**
- * Checks a sync answer against what the fixture expects: every run kept as its last-applied copy
- * (`applied`, by name), the due one started, the status's active runs and the resync; throws with
+ * Checks a sync answer against what the fixture expects: every run (`applied`: their names) kept
+ * by its identity alone, the due one started, the status's active runs and the resync; throws with
  * the first difference.
  */
 export function verify (
@@ -529,7 +529,11 @@ export function verify (
     if (copy === undefined) continue
     if (kept.has(child.metadata.name)) throw new Error(`${child.metadata.name} is answered twice`)
     kept.add(child.metadata.name)
-    if (goJSON(child) !== copy) throw new Error(`${child.metadata.name} is not answered as last applied`)
+    const metadata = { name: child.metadata.name, namespace: NAMESPACE }
+    const identity = { apiVersion: API_VERSION, kind: 'JobFlow', metadata }
+    if (JSON.stringify(child) !== JSON.stringify(identity)) {
+      throw new Error(`${child.metadata.name} is not answered by its identity`)
+    }
   }
   if (status.activeCount !== expected.activeCount) {
     throw new Error(`status.activeCount is ${JSON.stringify(status.activeCount)}, expected ${expected.activeCount}`)

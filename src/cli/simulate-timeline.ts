@@ -182,6 +182,7 @@ function effectAction (effect: Effect): [string, string] {
         .map(([key, value]) => (value === null ? `-${key}` : `${key}=${value}`)).join(' ')
       return [`labelled pod%n %s ${changes}`, pod]
     }
+    case 'StopJobFlow': return [`stopped JobFlow%n %s (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`, pod]
   }
 }
 

@@ -38,7 +38,8 @@ export const EVENT_REASONS = {
   EvictionRefused: 'EvictionRefused',
   LabelledPod: 'LabelledPod',
   SetPodCondition: 'SetPodCondition',
-  TTLExpired: 'TTLExpired'
+  TTLExpired: 'TTLExpired',
+  StoppedRun: 'StoppedRun'
 } as const
 
 /**
@@ -83,6 +84,11 @@ export function eventFor (outcome: EffectOutcome): EventRecord | undefined {
       // A Delete acts only on the parent itself, after its TTL (scope.ts).
       const message = `Deleted ${effect.target.kind} ${effect.target.name}: its time to live has passed`
       return { type: 'Normal', reason: EVENT_REASONS.TTLExpired, action: 'Delete', message }
+    }
+    case 'StopJobFlow': {
+      const by = Object.values(effect.annotations).join(', ')
+      const message = `Stopped ${pod}: replaced by ${by} (concurrencyPolicy Replace)`
+      return { type: 'Normal', reason: EVENT_REASONS.StoppedRun, action: 'Stop', related, message }
     }
     default: {
       // A new effect type decides here what Event it earns.

@@ -15,7 +15,7 @@ import { EventRecorder, type EventRecorderOptions } from './events.js'
 import { withinReach } from './scope.js'
 import type {
   DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission,
-  SetPodCondition, SetPodLabels
+  SetPodCondition, SetPodLabels, StopJobFlow
 } from './types.js'
 
 export type { Permission } from './types.js'
@@ -41,7 +41,9 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
   // OperationJob: the Replace request label and the PodOpsLifecycle lock on target Pods.
   SetPodLabels: [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }],
   // OperationJob's Recreate: evict through the API, so PodDisruptionBudgets hold.
-  Evict: [{ apiGroup: '', resource: 'pods/eviction', verbs: ['create'] }]
+  Evict: [{ apiGroup: '', resource: 'pods/eviction', verbs: ['create'] }],
+  // CronJobFlow's Replace: the running run's deadline and the annotation naming its replacement.
+  StopJobFlow: [{ apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['patch'] }]
 }
 
 /**
@@ -52,7 +54,8 @@ export const PARENT_PERMISSIONS: readonly Permission[] = [
   { apiGroup: 'jobhooks.io', resource: 'ephemeraljobs', verbs: ['get'] },
   { apiGroup: 'jobhooks.io', resource: 'operationjobs', verbs: ['get'] },
   { apiGroup: 'jobhooks.io', resource: 'collasets', verbs: ['get'] },
-  { apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['get'] }
+  { apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['get'] },
+  { apiGroup: 'jobhooks.io', resource: 'cronjobflows', verbs: ['get'] }
 ]
 
 /**
@@ -64,7 +67,8 @@ export const RESOURCES: Readonly<Record<string, { group: string, plural: string 
   EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' },
   OperationJob: { group: 'jobhooks.io', plural: 'operationjobs' },
   CollaSet: { group: 'jobhooks.io', plural: 'collasets' },
-  JobFlow: { group: 'jobhooks.io', plural: 'jobflows' }
+  JobFlow: { group: 'jobhooks.io', plural: 'jobflows' },
+  CronJobFlow: { group: 'jobhooks.io', plural: 'cronjobflows' }
 }
 
 export interface ClusterExecutorOptions {
@@ -125,6 +129,22 @@ export function requestFor (effect: Effect): Request {
     case 'SetPodCondition': return podConditionRequest(effect)
     case 'SetPodLabels': return podLabelsRequest(effect)
     case 'Evict': return evictRequest(effect)
+    case 'StopJobFlow': return stopJobFlowRequest(effect)
+  }
+}
+
+function stopJobFlowRequest (effect: StopJobFlow): Request {
+  if (effect.target.kind !== 'JobFlow') throw new Refused(`only JobFlows are stopped so, not a ${effect.target.kind}`)
+  return {
+    method: 'PATCH',
+    path: objectPath(effect.target),
+    // A custom resource takes no strategic merge: a JSON merge patch sets the two fields and
+    // nothing else. The UID is the precondition (another JobFlow of the same name: 422 on metadata.uid).
+    contentType: 'application/merge-patch+json',
+    body: {
+      metadata: { uid: effect.target.uid, annotations: effect.annotations },
+      spec: { activeDeadlineSeconds: effect.activeDeadlineSeconds }
+    }
   }
 }
 

@@ -88,7 +88,20 @@ export interface EvictPod {
   target: ObjectRef
 }
 
-export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod
+/**
+ * Stops a running JobFlow by its own deadline (CronJobFlow's concurrencyPolicy Replace): a merge
+ * patch of its `spec.activeDeadlineSeconds` and of the annotation naming the run that replaced it.
+ * The JobFlow's hook then stops it as any deadline does, its records kept.
+ */
+export interface StopJobFlow {
+  type: 'StopJobFlow'
+  target: ObjectRef
+  activeDeadlineSeconds: number
+  /** The annotation `jobhooks.io/replaced-by` and its value: the run that replaced this one. */
+  annotations: Record<string, string>
+}
+
+export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow
 
 export type EffectResult = 'applied' | 'gone' | 'failed' | 'refused' | 'dry_run'
 
@@ -161,5 +174,6 @@ export function describeEffect (effect: Effect): string {
       return `label ${where} ${labels.join(' ')}`
     }
     case 'Evict': return `evict ${where}`
+    case 'StopJobFlow': return `stop ${where} (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`
   }
 }

@@ -11,6 +11,8 @@
 // - Delete: a background delete with a UID precondition; the garbage collector then removes what
 //   the object owned.
 // - SetPodLabels: a strategic-merge patch of the Pod's labels (null removes one), UID-guarded.
+// - StopJobFlow: a JSON merge patch of a JobFlow's spec.activeDeadlineSeconds and annotations,
+//   UID-guarded.
 // - Evict: the eviction API. A PodDisruptionBudget selecting the Pod refuses (HTTP 429, `failed`)
 //   when the eviction would leave fewer healthy (Ready) Pods than it wants; a Pod that is not
 //   Ready is evicted only while the budget is met without it (the API server's default
@@ -122,6 +124,13 @@ export class SimulatorExecutor implements EffectExecutor {
       }
       case 'InjectEphemeralContainers':
         return this.inject(effect, current)
+      case 'StopJobFlow': {
+        const { activeDeadlineSeconds } = effect
+        const spec = { ...(isRecord(current.spec) ? current.spec : {}), activeDeadlineSeconds }
+        const annotations = { ...current.metadata.annotations, ...effect.annotations }
+        this.host.store.update({ ...current, metadata: { ...current.metadata, annotations }, spec })
+        return { effect, result: 'applied' }
+      }
     }
   }
 

@@ -2,7 +2,9 @@
 // (resyncAfterSeconds), the JobFlows it creates run by the JobFlow controller, and its history
 // limits deleting them. A schedule of every minute, Forbid, and runs of more than a minute (five
 // steps of 15 s each, one after the other): the runs start at the right minutes, never two at
-// once, and the oldest successes are deleted. Everything is read back from the API server.
+// once, and the oldest successes are deleted. Beside it, the same under Replace: each minute's run
+// stops the one before through the service's own write (the StopJobFlow effect, with the RBAC of
+// manifests/deploy/rbac.yaml), which keeps its records. Everything is read back from the API server.
 import t from 'tap'
 import { stringify } from 'yaml'
 import { apply, waitFor } from './cluster.js'
@@ -15,7 +17,7 @@ const WATCH_MS = 300_000
 /** How late after its minute a run may be created: a sync is due at the minute, plus Metacontroller's queue. */
 const LATE_MS = 75_000
 
-function cronJobFlow (): any {
+function cronJobFlow (name = 'every-minute', concurrencyPolicy = 'Forbid'): any {
   const step = (name: string, after?: string): any => ({
     name,
     ...(after !== undefined ? { dependencies: [after] } : {}),
@@ -36,15 +38,20 @@ function cronJobFlow (): any {
   return {
     apiVersion: 'jobhooks.io/v1alpha1',
     kind: 'CronJobFlow',
-    metadata: { name: 'every-minute' },
+    metadata: { name },
     spec: {
       schedule: '* * * * *',
-      concurrencyPolicy: 'Forbid',
+      concurrencyPolicy,
       successfulJobFlowsHistoryLimit: 1,
+      failedJobFlowsHistoryLimit: 10,
       jobFlowTemplate: { spec: { flows: names.map((name, i) => step(name, names[i - 1])) } }
     }
   }
 }
+
+// Started now, read once the Forbid scenario has watched its five minutes.
+const replaceNs = await namespace('cron-replace')
+await apply(cluster.kubectl, stringify(cronJobFlow('replacing', 'Replace')), replaceNs)
 
 interface Seen { name: string, minuteMs: number, createdMs: number, completedMs?: number }
 
@@ -95,4 +102,28 @@ t.test('every minute, Forbid, runs of over a minute: right minutes, never two at
   t.ok(Date.parse(cron.status.lastScheduleTime) >= last, 'lastScheduleTime: the last run\'s, or newer')
   t.ok(typeof cron.status.lastSuccessfulTime === 'string', 'a run succeeded')
   t.equal(cron.status.observedGeneration, cron.metadata.generation, 'Metacontroller wrote the status')
+})
+
+t.test('Replace: each run stops the one before by its deadline, through the service, records kept', async t => {
+  const flows = (await getJson(['get', 'jobflows', '-n', replaceNs, '-l', 'jobhooks.io/cronjobflow=replacing'])).items
+    .sort((a: any, b: any) => a.metadata.name.localeCompare(b.metadata.name))
+  t.ok(flows.length >= 3, `${flows.length} runs in about five minutes`)
+  const stopped = flows.filter((f: any) => f.metadata.annotations?.['jobhooks.io/replaced-by'] !== undefined)
+  t.ok(stopped.length >= 2, `${stopped.length} runs stopped by the next one`)
+  for (const flow of stopped) {
+    const next = flows[flows.indexOf(flow) + 1]
+    const by = flow.metadata.annotations['jobhooks.io/replaced-by']
+    t.equal(by, next?.metadata.name, `${flow.metadata.name}: replaced by the next run`)
+    t.ok(Number.isInteger(flow.spec.activeDeadlineSeconds), `${flow.metadata.name}: its deadline set`)
+    const done = await waitFor(`${flow.metadata.name} ended`, async () => {
+      const object = await getJson(['get', 'jobflow', flow.metadata.name, '-n', replaceNs])
+      return finished(object) ? object : undefined
+    }, 60_000, 1_000)
+    t.equal(done.status.phase, 'Failed', `${flow.metadata.name}: Failed, as a replaced Job`)
+    t.ok((done.status.jobs ?? []).some((r: any) => r.phase === 'Succeeded'), `${flow.metadata.name}: its records kept`)
+  }
+  const events = (await getJson(['get', 'events', '-n', replaceNs, '--field-selector', 'reason=StoppedRun'])).items
+  t.ok(events.length >= 1, 'the Event StoppedRun on the CronJobFlow')
+  t.match(events[0]?.message ?? '',
+    /^Stopped JobFlow replacing-\d+: replaced by replacing-\d+ \(concurrencyPolicy Replace\)$/)
 })

@@ -171,3 +171,27 @@ t.test('Delete sends DeleteOptions with the UID precondition and background prop
     propagationPolicy: 'Background'
   })
 })
+
+t.test("StopJobFlow merge-patches a run's deadline and annotation, the JobFlow's UID as precondition", async t => {
+  const api = await fakeApi(t)
+  const executor = executorFor(t, api.url)
+  const effect: Effect = {
+    type: 'StopJobFlow',
+    target: { apiVersion: 'jobhooks.io/v1alpha1', kind: 'JobFlow', namespace: 'team-a', name: 'nightly-29', uid: 'u' },
+    activeDeadlineSeconds: 42,
+    annotations: { 'jobhooks.io/replaced-by': 'nightly-30' }
+  }
+  // The fake has every parent, with the UID uid-<name>: the CronJobFlow is confirmed by one GET.
+  const parent = { apiVersion: 'jobhooks.io/v1alpha1', kind: 'CronJobFlow', namespace: 'team-a', name: 'nightly' }
+  t.same(await executor.apply({ ...parent, uid: 'uid-nightly' }, [effect]), [{ effect, result: 'applied' }])
+  t.equal(api.reads[0]?.url, '/apis/jobhooks.io/v1alpha1/namespaces/team-a/cronjobflows/nightly')
+  const [request] = api.requests
+  t.equal(request?.method, 'PATCH')
+  t.equal(request?.url, '/apis/jobhooks.io/v1alpha1/namespaces/team-a/jobflows/nightly-29')
+  t.equal(request?.headers['content-type'], 'application/merge-patch+json', 'a custom resource: a JSON merge patch')
+  t.same(JSON.parse(request?.body ?? 'null'), {
+    metadata: { uid: 'u', annotations: { 'jobhooks.io/replaced-by': 'nightly-30' } },
+    spec: { activeDeadlineSeconds: 42 }
+  })
+  t.same(EFFECT_PERMISSIONS.StopJobFlow, [{ apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['patch'] }])
+})

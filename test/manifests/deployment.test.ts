@@ -157,7 +157,7 @@ t.test("the ClusterRole grants exactly what the effects need, to the Deployment'
   )
   t.same(
     PARENT_PERMISSIONS.map(p => `${p.resource} ${p.verbs.join(',')}`),
-    ['ephemeraljobs get', 'operationjobs get', 'collasets get', 'jobflows get'],
+    ['ephemeraljobs get', 'operationjobs get', 'collasets get', 'jobflows get', 'cronjobflows get'],
     'reads of the parents whose hooks have effects, only get'
   )
   t.same(granted.length, new Set(granted).size, 'nothing granted twice')
@@ -167,7 +167,7 @@ t.test("the ClusterRole grants exactly what the effects need, to the Deployment'
   )
   t.same(
     Object.keys(EFFECT_PERMISSIONS).sort(),
-    ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels'],
+    ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels', 'StopJobFlow'],
     'every effect type has its permissions listed'
   )
 

@@ -46,8 +46,7 @@ t.test('every CompositeController calls routes the app serves, through the Servi
     )
     for (const child of spec.childResources ?? []) {
       // Only JobFlow's Jobs (spec.suspend) and CronJobFlow's runs (Replace's deadline) change in place.
-      const inPlace = (object.metadata.name === 'jobflow-controller' && child.resource === 'jobs') ||
-        (object.metadata.name === 'cronjobflow-controller' && child.resource === 'jobflows')
+      const inPlace = object.metadata.name === 'jobflow-controller' && child.resource === 'jobs'
       const expected = inPlace ? 'InPlace' : 'OnDelete'
       t.equal(child.updateStrategy?.method, expected, `${file}: ${String(child.resource)} update strategy`)
     }

@@ -4,7 +4,6 @@
 // schedule time is due, none of the oldest finished past the history limits — the status, and
 // the time of its next sync (the next schedule time).
 import type { KindHooks } from '../../protocol/hooks.js'
-import { LAST_APPLIED_ANNOTATION } from '../../k8s/objects.js'
 import { METADATA_READS, WHOLE_OBJECT } from '../../k8s/reads.js'
 import { syncCronJobFlow } from './sync.js'
 import { customizeCronJobFlow } from './customize.js'
@@ -22,8 +21,8 @@ export const cronjobflowHooks: KindHooks = {
   sync: syncCronJobFlow,
   customize: customizeCronJobFlow,
   reads: {
-    // Of a run: its marks, the copy Metacontroller last applied (the answer keeps it so), and of
-    // its status how it ended and since when it runs (Replace's deadline) — not its records.
+    // Of a run: its marks, and of its status how it ended and since when it runs (Replace's
+    // deadline) — not its spec, its records or the copy Metacontroller last applied.
     children: {
       [JOBFLOW_GROUP]: {
         apiVersion: true,
@@ -31,7 +30,6 @@ export const cronjobflowHooks: KindHooks = {
         metadata: {
           ...METADATA_READS,
           annotations: {
-            [LAST_APPLIED_ANNOTATION]: true,
             [SCHEDULED_TIME_ANNOTATION]: true,
             [INSTANTIATE_ANNOTATION]: true,
             [REPLACED_BY_ANNOTATION]: true
@@ -41,10 +39,7 @@ export const cronjobflowHooks: KindHooks = {
       }
     },
     related: { 'JobFlowTemplate.jobhooks.io/v1alpha1': WHOLE_OBJECT }
-  },
-  // Runs are answered as last applied, so that Replace changes a running one's deadline in place
-  // and nothing else.
-  childUpdates: {
-    [JOBFLOW_GROUP]: { resource: 'jobflows', methods: ['OnDelete', 'InPlace'] }
   }
+  // No childUpdates: runs are answered by identity, safe under OnDelete only; Replace stops a run
+  // with an effect (StopJobFlow), not through Metacontroller.
 }

@@ -7,14 +7,15 @@
 import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
 import type { Condition, KubeObject } from '../../k8s/types.js'
 import { isRecord, stringOrUndefined } from '../../k8s/types.js'
-import { keepAllObserved, keepAsApplied } from '../../k8s/objects.js'
+import { keepAllObserved, keepAsObserved } from '../../k8s/objects.js'
+import { refTo, type Effect } from '../../effects/types.js'
 import { setCondition } from '../../k8s/conditions.js'
 import { timestamp } from '../../k8s/time.js'
 import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
 import { dueSchedule } from '../common/cron-missed.js'
 import { parseCronJobFlowSpec, type CronJobFlowSpec } from './spec.js'
 import {
-  JOBFLOW_GROUP, REPLACED_BY_ANNOTATION, newRun, observedRuns, runName, runReference, type Run
+  REPLACED_BY_ANNOTATION, newRun, observedRuns, runName, runReference, type Run
 } from './runs.js'
 
 /**
@@ -46,14 +47,16 @@ export function syncCronJobFlow (request: SyncRequest, context: HookContext): Sy
   if (!parsed.ok) {
     const status: Record<string, unknown> = { ...previous, ...runsStatus(runs, previous, []), phase: 'Invalid' }
     delete status.nextScheduleTime
-    const children = keepAllObserved(request.children, [JOBFLOW_GROUP])
+    const children = keepAllObserved(request.children)
     return invalidSpecAnswer(previous, { status, children, problems: parsed.problems }, now)
   }
   const spec = parsed.value
   const decision = withLeftOverStops(decide(parent, spec, runs, previous, now), spec, runs)
   const started = decision.start !== undefined ? newRun(parent, spec.run, decision.start.scheduledMs) : undefined
+  // Under OnDelete a run that exists is never updated: its identity keeps it, and the answer stays
+  // a few dozen bytes a run however large the runs are.
   const children = [
-    ...keptRuns(runs, spec).map(run => answered(run, decision, now)),
+    ...keptRuns(runs, spec).map(run => keepAsObserved(run.object)),
     ...(started !== undefined ? [started] : [])
   ]
   const status = renderStatus(parent, previous, runs, spec, decision, started, now)
@@ -61,7 +64,7 @@ export function syncCronJobFlow (request: SyncRequest, context: HookContext): Sy
   if (decision.nextMs !== undefined) {
     response.resyncAfterSeconds = Math.max(1, Math.ceil((decision.nextMs - now.getTime()) / 1000))
   }
-  return { response, effects: [] }
+  return { response, effects: stopEffects(decision, now) }
 }
 
 /** Whether a schedule time is due now, and what it does given the runs (syncCronJob's order). */
@@ -154,20 +157,24 @@ export function keptRuns (runs: readonly Run[], spec: Pick<CronJobFlowSpec, 'suc
   return runs.filter(run => run.state === 'Active' || kept.has(run))
 }
 
-/** A kept run as the answer gives it: as last applied, or stopped for the run that replaces it. */
-function answered (run: Run, decision: Decision, now: Date): KubeObject {
-  const kept = keepAsApplied(run.object)
-  if (decision.replacedBy === undefined || !decision.stop.includes(run)) return kept
-  // The JobFlow's own deadline stops it: no step starts, unfinished Jobs are deleted after its
-  // grace, and every record stays (src/controllers/jobflow/deadline.ts).
-  const stopped = structuredClone(kept)
-  const spec = isRecord(stopped.spec) ? stopped.spec : {}
-  stopped.spec = { ...spec, activeDeadlineSeconds: secondsRun(run.object, now) }
-  stopped.metadata.annotations = {
-    ...(isRecord(stopped.metadata.annotations) ? stopped.metadata.annotations : {}),
-    [REPLACED_BY_ANNOTATION]: decision.replacedBy
-  }
-  return stopped
+/**
+ * The runs Replace stops, each by its own deadline: no step starts, unfinished Jobs are deleted
+ * after its grace, and every record stays (src/controllers/jobflow/deadline.ts). Asked again at
+ * each sync until the run shows the annotation (a stop that failed is retried so).
+ */
+function stopEffects (decision: Decision, now: Date): Effect[] {
+  const replacedBy = decision.replacedBy
+  if (replacedBy === undefined) return []
+  return decision.stop.flatMap(run => {
+    const target = refTo(run.object)
+    if (target === undefined) return []
+    return [{
+      type: 'StopJobFlow' as const,
+      target,
+      activeDeadlineSeconds: secondsRun(run.object, now),
+      annotations: { [REPLACED_BY_ANNOTATION]: replacedBy }
+    }]
+  })
 }
 
 /** Whole seconds a JobFlow has run (since its start or last rerun), at least 1: a deadline already past. */

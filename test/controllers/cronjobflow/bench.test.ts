@@ -1,5 +1,5 @@
-// The benchmark's CronJobFlow request is one the hook answers correctly — every run kept as last
-// applied, the due one started — and `verify` notices a wrong answer. Its speed is measured by
+// The benchmark's CronJobFlow request is one the hook answers correctly — every run kept by its
+// identity, the due one started — and `verify` notices a wrong answer. Its speed is measured by
 // `npm run bench`, never asserted here.
 import t from 'tap'
 import { cronJobFlowFixture } from '../../../bench/cronjobflow.js'
@@ -31,7 +31,7 @@ for (const size of [1, 10, 100]) {
     t.throws(() => fixture.verify({ ...answer, children: answer.children.slice(1) }), /children, expected/)
     const changed = structuredClone(answer.children) as KubeObject[]
     ;(changed[0] as KubeObject).spec = { flows: [] }
-    t.throws(() => fixture.verify({ ...answer, children: changed }), /not answered as last applied/)
+    t.throws(() => fixture.verify({ ...answer, children: changed }), /not answered by its identity/)
     t.throws(() => fixture.verify({ ...answer, resyncAfterSeconds: 300 }), /resyncAfterSeconds/)
     t.throws(() => fixture.verify({ ...answer, status: { ...answer.status, activeCount: 1 } }), /activeCount/)
   })
