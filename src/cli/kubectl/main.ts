@@ -5,7 +5,7 @@
 // checks manifests against our CRDs with no cluster (validate.ts).
 import { pathToFileURL } from 'node:url'
 import { liveMain } from '../simulate-live.js'
-import { KubeClient, KubeError } from './client.js'
+import { connect, KubeError } from './client.js'
 import { getCommand } from './get.js'
 import { logsCommand } from './logs.js'
 import { commandIndex, parseOptions, USAGE, UsageError, type Options } from './options.js'
@@ -65,10 +65,12 @@ function argumentsOf (command: 'simulate' | 'validate', argv: string[]): string[
 }
 
 async function run (options: Options, io: Io): Promise<void> {
-  const client = await KubeClient.connect({
+  const client = await connect({
     timeoutMs: options.timeoutMs,
     ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.as !== undefined ? { as: options.as } : {}),
+    ...(options.asGroups !== undefined ? { asGroups: options.asGroups } : {}),
     ...(io.env !== undefined ? { env: io.env } : {})
   })
   const namespace = options.namespace ?? client.contextNamespace ?? 'default'
