@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { loadCrds } from '../../src/cli/printer-columns.js'
-import { fakeApiServer } from './fake-api-server.js'
+import { fakeApiServer, type SeenRequest as WireRequest } from './fake-api-server.js'
 import { parseApiPath } from './api-path.js'
 
 export interface SeenRequest { method: string, url: string, body?: unknown, contentType?: string }
@@ -16,6 +16,8 @@ interface Type { apiVersion: string, kind: string, plural: string, group: string
 export interface FakeKube {
   url: string
   requests: SeenRequest[]
+  /** The same requests as they came over the wire, headers included. */
+  wire: WireRequest[]
   objects: KubeObject[]
   /** Logs by `pod/container`. */
   logs: Map<string, string>
@@ -83,6 +85,7 @@ export async function fakeKube (t: { teardown: (fn: () => unknown) => void },
   const fake: FakeKube = {
     url: '',
     requests: [],
+    wire: [],
     objects: structuredClone(objects).map(o => ({
       ...o,
       metadata: {
@@ -111,6 +114,7 @@ export async function fakeKube (t: { teardown: (fn: () => unknown) => void },
     return 'handled'
   })
   fake.url = server.url
+  fake.wire = server.requests
   return fake
 }
 
