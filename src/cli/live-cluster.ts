@@ -1,7 +1,7 @@
 // The cluster as the live preview (`npm run simulate -- --live`) reads it: the credentials as
 // kubectl finds them, and nothing but GET requests, for one object or for a list that a label
 // selector bounds. There is no method here that sends anything else: the preview cannot write.
-import { ApiClient } from '../kube/client.js'
+import { ApiClient, type Impersonation } from '../kube/client.js'
 import { ConnectionError, describe } from '../kube/errors.js'
 import { KubeconfigError, loadKubeconfig } from '../kube/kubeconfig.js'
 import type { KubeObject } from '../k8s/types.js'
@@ -40,7 +40,8 @@ export class LiveCluster {
    * act with the service's own rights.
    */
   static async connect (
-    kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string
+    kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string,
+    impersonate?: Impersonation
   ): Promise<LiveCluster> {
     try {
       const loaded = await loadKubeconfig({
@@ -48,7 +49,11 @@ export class LiveCluster {
         ...(kubeconfig !== undefined ? { kubeconfig } : {}),
         ...(context !== undefined ? { context } : {})
       })
-      const client = new ApiClient(loaded.kubeConfig, { timeoutMs: READ_TIMEOUT_MS, userAgent: 'jobhooks-preview' })
+      const client = new ApiClient(loaded.kubeConfig, {
+        timeoutMs: READ_TIMEOUT_MS,
+        userAgent: 'jobhooks-preview',
+        ...(impersonate !== undefined ? { impersonate } : {})
+      })
       return new LiveCluster(client, loaded.contextNamespace, loaded.source)
     } catch (error) {
       if (error instanceof KubeconfigError) throw new ClusterError(error.message)

@@ -30,7 +30,11 @@ async function preview (options: Options, io: Io): Promise<number> {
   // The live preview's own last word when the cluster could not be read.
   let noCluster = false
   const err = asKubectl(io, line => { noCluster ||= line === 'error: no preview; nothing was written' })
-  const code = await liveMain(argv, line => io.out(`${line}\n`), err, options.context)
+  const impersonate = {
+    ...(options.as !== undefined ? { user: options.as } : {}),
+    ...(options.asGroups !== undefined ? { groups: options.asGroups } : {})
+  }
+  const code = await liveMain(argv, line => io.out(`${line}\n`), err, options.context, impersonate)
   if (noCluster) io.err(`To play it with no cluster: kubectl jobhooks simulate -f ${options.filename}\n`)
   return code === 0 ? 0 : 1
 }
