@@ -6,6 +6,7 @@
 import {
   createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse
 } from 'node:http'
+import { createServer as createHttpsServer } from 'node:https'
 import type { AddressInfo } from 'node:net'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -54,12 +55,15 @@ export function failure (code: number, message: string, reason?: string): Record
   return { kind: 'Status', apiVersion: 'v1', status: 'Failure', message, ...withReason, code }
 }
 
-/** Starts the server (stopped at the test's teardown), answering with `handler` (200 `{}` unless given). */
+/**
+ * Starts the server (stopped at the test's teardown), answering with `handler` (200 `{}` unless
+ * given); over HTTPS with `tls`'s certificate and key.
+ */
 export async function fakeApiServer (
-  t: Teardown, handler: Handler = () => ({ status: 200, body: {} })
+  t: Teardown, handler: Handler = () => ({ status: 200, body: {} }), tls?: { cert: string, key: string }
 ): Promise<FakeApiServer> {
   let inFlight = 0
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const listener = (req: IncomingMessage, res: ServerResponse): void => {
     inFlight++
     fake.maxInFlight = Math.max(fake.maxInFlight, inFlight)
     let answered = false
@@ -82,9 +86,11 @@ export async function fakeApiServer (
       fake.requests.push(seen)
       void Promise.resolve(fake.handler(seen, res)).then(reply => send(res, reply, out))
     })
-  })
+  }
+  const server = tls === undefined ? createServer(listener) : createHttpsServer(tls, listener)
   const fake: FakeApiServer = { url: '', requests: [], maxInFlight: 0, handler, server }
-  fake.url = await listenUntilTeardown(t, server)
+  const url = await listenUntilTeardown(t, server)
+  fake.url = tls === undefined ? url : url.replace(/^http:/, 'https:')
   return fake
 }
 

@@ -13,6 +13,7 @@ import { loadKubeconfig } from '../../src/kube/kubeconfig.js'
 import {
   FAKE_TOKEN, failure, fakeApiServer, kubeconfigFor, listenUntilTeardown, type KubeconfigExtras
 } from '../helpers/fake-api-server.js'
+import { authority } from '../helpers/certificates.js'
 
 const FAST = { retries: 2, baseDelayMs: 20, maxDelayMs: 1000 }
 
@@ -263,4 +264,25 @@ t.test('a client for the current context of a loaded kubeconfig knows its namesp
   t.equal(client.contextNamespace, 'team-a')
   t.equal(client.server.href, 'http://127.0.0.1:6443/')
   t.equal(loaded.source, file)
+})
+
+t.test('TLS as the kubeconfig says: the CA file (relative to the kubeconfig), else no trust', async t => {
+  const ca = authority('cluster CA')
+  const fake = await fakeApiServer(t, undefined, ca.issue('127.0.0.1', 'server'))
+  const dir = mkdtempSync(join(tmpdir(), 'kube-tls-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'ca.pem'), ca.cert)
+  const options = { timeoutMs: 2000, userAgent: 'test', retry: FAST }
+  const trusting = kubeconfigFor(dir, fake.url, {
+    file: 'trusting', cluster: { 'insecure-skip-tls-verify': false, 'certificate-authority': 'ca.pem' }
+  })
+  const client = await ApiClient.connect({ kubeconfig: trusting }, options)
+  t.same(await client.get('/api/v1/pods'), {}, 'the server is trusted through the CA file')
+  t.equal(fake.requests[0]?.headers.authorization, `Bearer ${FAKE_TOKEN}`)
+  const wary = kubeconfigFor(dir, fake.url, { file: 'wary', cluster: { 'insecure-skip-tls-verify': false } })
+  await t.rejects((await ApiClient.connect({ kubeconfig: wary }, options)).get('/api/v1/pods'),
+    { message: /^Unable to connect to the server: .*(certificate|self.signed)/ }, 'an unknown CA is refused')
+  const skipping = kubeconfigFor(dir, fake.url, { file: 'skipping' })
+  t.same(await (await ApiClient.connect({ kubeconfig: skipping }, options)).get('/api/v1/pods'), {},
+    'insecure-skip-tls-verify trusts any certificate')
 })
