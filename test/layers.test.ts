@@ -39,19 +39,20 @@ const kindOf = (file: string): string | undefined => /^controllers\/([^/]+)\//.e
  * the CLI → the server, the hook thread's entry and the simulator (which plays Metacontroller around
  * the app) → app and its plugins → config and the hook thread as the app drives it →
  * the kinds' registry and runner → the kinds → the actions, what the kinds share and the formats
- * others read (a JobFlow's status) → the wire → effects, scripts, trust → k8s.
+ * others read (a JobFlow's status) → the wire → effects, scripts, trust → the API client → k8s.
  */
 function rank (file: string): number {
   if (file.startsWith('k8s/')) return 0
-  if (/^(effects|scripts|trust)\//.test(file)) return 1
-  if (file.startsWith('protocol/')) return 2
-  if (file.startsWith('actions/') || file.startsWith('controllers/common/') || file.startsWith('formats/')) return 3
-  if (kindOf(file) !== undefined) return 4
-  if (file.startsWith('controllers/')) return 5
-  if (file === 'config.ts' || file.startsWith('thread/')) return 6
-  if (file === 'app.ts' || file.startsWith('plugins/')) return 7
-  if (file === 'server.ts' || file === 'thread-main.ts' || file.startsWith('simulator/')) return 8
-  if (file.startsWith('cli/')) return 9
+  if (file.startsWith('kube/')) return 1
+  if (/^(effects|scripts|trust)\//.test(file)) return 2
+  if (file.startsWith('protocol/')) return 3
+  if (file.startsWith('actions/') || file.startsWith('controllers/common/') || file.startsWith('formats/')) return 4
+  if (kindOf(file) !== undefined) return 5
+  if (file.startsWith('controllers/')) return 6
+  if (file === 'config.ts' || file.startsWith('thread/')) return 7
+  if (file === 'app.ts' || file.startsWith('plugins/')) return 8
+  if (file === 'server.ts' || file === 'thread-main.ts' || file.startsWith('simulator/')) return 9
+  if (file.startsWith('cli/')) return 10
   return -1
 }
 

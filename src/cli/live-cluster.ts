@@ -1,11 +1,9 @@
 // The cluster as the live preview (`npm run simulate -- --live`) reads it: the credentials as
 // kubectl finds them, and nothing but GET requests, for one object or for a list that a label
 // selector bounds. There is no method here that sends anything else: the preview cannot write.
-import { existsSync } from 'node:fs'
-import { homedir } from 'node:os'
-import { join } from 'node:path'
-import type { KubeConfig } from '@kubernetes/client-node'
-import { loadCredentials, sendRequest } from '../effects/executor.js'
+import { ApiClient, type Impersonation } from '../kube/client.js'
+import { ConnectionError, describe } from '../kube/errors.js'
+import { KubeconfigError, loadKubeconfig } from '../kube/kubeconfig.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { ResourceTable, type ResourceType, type TypeName } from '../simulator/resources.js'
@@ -23,24 +21,44 @@ export class LiveCluster {
   reads = 0
 
   private constructor (
-    private readonly kubeConfig: KubeConfig,
-    /** The API server's address. */
-    readonly server: URL,
+    private readonly client: ApiClient,
     /** The namespace of the kubeconfig's current context, if it names one. */
     readonly contextNamespace: string | undefined,
     /** Which kubeconfig, for messages. */
     readonly source: string
   ) {}
 
+  /** The API server's address. */
+  get server (): URL {
+    return this.client.server
+  }
+
   /**
    * The cluster of `kubeconfig`, or, without one, of the files $KUBECONFIG names, else of
-   * ~/.kube/config: where kubectl looks (loadKubeconfig); `context` instead of its current one.
+   * ~/.kube/config: where kubectl looks (src/kube/kubeconfig.ts); `context` instead of its current
+   * one. The in-cluster service account is never used, so a tool run in a Pod by mistake does not
+   * act with the service's own rights.
    */
   static async connect (
-    kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string
+    kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string,
+    impersonate?: Impersonation
   ): Promise<LiveCluster> {
-    const { kubeConfig, server, contextNamespace, source } = await loadKubeconfig(kubeconfig, env, context)
-    return new LiveCluster(kubeConfig, server, contextNamespace, source)
+    try {
+      const loaded = await loadKubeconfig({
+        env,
+        ...(kubeconfig !== undefined ? { kubeconfig } : {}),
+        ...(context !== undefined ? { context } : {})
+      })
+      const client = new ApiClient(loaded.kubeConfig, {
+        timeoutMs: READ_TIMEOUT_MS,
+        userAgent: 'jobhooks-preview',
+        ...(impersonate !== undefined ? { impersonate } : {})
+      })
+      return new LiveCluster(client, loaded.contextNamespace, loaded.source)
+    } catch (error) {
+      if (error instanceof KubeconfigError) throw new ClusterError(error.message)
+      throw error
+    }
   }
 
   /** A type the table knows, named either way. */
@@ -104,12 +122,11 @@ export class LiveCluster {
     let answer: { statusCode: number, body: string }
     this.reads += 1
     try {
-      const request = { method: 'GET', path, contentType: 'application/json', body: undefined } as const
-      answer = await sendRequest(this.kubeConfig, this.server, request, AbortSignal.timeout(READ_TIMEOUT_MS))
+      answer = await this.client.send({ method: 'GET', path })
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error)
-      const timedOut = error instanceof Error && error.name === 'TimeoutError'
-      const why = timedOut ? `no answer within ${READ_TIMEOUT_MS / 1000} s` : message
+      const why = error instanceof ConnectionError && error.code === 'TIMEOUT'
+        ? `no answer within ${READ_TIMEOUT_MS / 1000} s`
+        : describe(error)
       throw new ClusterError(`cannot reach the API server at ${this.server.origin} (${this.source}): ${why}`)
     }
     if (answer.statusCode === 404 && absentOk) return undefined
@@ -128,59 +145,6 @@ export class LiveCluster {
     if (body === undefined) throw new ClusterError(`GET ${path}: the answer is not JSON`)
     return body
   }
-}
-
-/** A kubeconfig as kubectl reads it: its credentials, its server, its context's namespace. */
-export interface LoadedKubeconfig {
-  kubeConfig: KubeConfig
-  server: URL
-  contextNamespace: string | undefined
-  /** Which files, for messages. */
-  source: string
-}
-
-/**
- * The cluster of `kubeconfig`, or, without one, of the files $KUBECONFIG names, else of
- * ~/.kube/config: where kubectl looks; `context` instead of the current one (kubectl --context).
- * The in-cluster service account is never used, so a tool run in a Pod by mistake does not act
- * with the service's own rights.
- */
-export async function loadKubeconfig (
-  kubeconfig: string | undefined, env: NodeJS.ProcessEnv = process.env, context?: string
-): Promise<LoadedKubeconfig> {
-  const fromEnv = env.KUBECONFIG !== undefined && env.KUBECONFIG !== '' ? env.KUBECONFIG : undefined
-  const files = kubeconfig ?? fromEnv ?? join(homedir(), '.kube', 'config')
-  if (kubeconfig !== undefined && !existsSync(kubeconfig)) {
-    throw new ClusterError(`--kubeconfig ${kubeconfig}: no such file`)
-  }
-  if (kubeconfig === undefined && (env.KUBECONFIG ?? '') === '' && !existsSync(files)) {
-    throw new ClusterError(`no cluster credentials: KUBECONFIG is not set and ${files} does not exist ` +
-      '(name a file with --kubeconfig)')
-  }
-  let credentials: Awaited<ReturnType<typeof loadCredentials>>
-  try {
-    credentials = await loadCredentials({ KUBECONFIG: files })
-  } catch (error) {
-    throw new ClusterError(error instanceof Error ? error.message : String(error))
-  }
-  if (credentials.source === 'none') throw new ClusterError(`no cluster credentials: ${credentials.reason}`)
-  const { kubeConfig } = credentials
-  if (context !== undefined) {
-    if (kubeConfig.getContextObject(context) === null) {
-      throw new ClusterError(`context was not found for specified context: ${context}`)
-    }
-    kubeConfig.setCurrentContext(context)
-  }
-  const server = kubeConfig.getCurrentCluster()?.server ?? ''
-  let url: URL
-  try {
-    url = new URL(server)
-  } catch {
-    throw new ClusterError(`the kubeconfig ${files} names no usable server (${JSON.stringify(server)})`)
-  }
-  const namespace = kubeConfig.getContextObject(kubeConfig.getCurrentContext())?.namespace
-  const contextNamespace = namespace !== undefined && namespace !== '' ? namespace : undefined
-  return { kubeConfig, server: url, contextNamespace, source: files }
 }
 
 /**

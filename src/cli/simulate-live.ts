@@ -13,14 +13,18 @@ import { loadManifest, ManifestError } from '../simulator/manifest.js'
 import { ClusterError, LiveCluster } from './live-cluster.js'
 import { Previewer, type ObjectPreview } from './live-preview.js'
 import { objectLines } from './live-report.js'
+import type { Impersonation } from '../kube/client.js'
 import { LIVE_USAGE, parseLiveArguments, UsageError, type LiveArguments, type Write } from './arguments.js'
 
 /** The kinds a JobFlow refers to by name: the manifest's stand in for the cluster's. */
 const TEMPLATE_KINDS = ['JobTemplate', 'JobFlowTemplate']
 
-/** `kubeContext`: a kubeconfig context instead of the current one (`kubectl jobhooks preview --context`). */
+/**
+ * `kubeContext`: a kubeconfig context instead of the current one (`kubectl jobhooks preview
+ * --context`); `impersonate`: whom to read as (`--as`, `--as-group`).
+ */
 export async function liveMain (
-  argv: string[], write: Write, writeError: Write, kubeContext?: string
+  argv: string[], write: Write, writeError: Write, kubeContext?: string, impersonate?: Impersonation
 ): Promise<number> {
   let args: LiveArguments | 'help'
   try {
@@ -57,7 +61,7 @@ export async function liveMain (
   // One instant for the whole preview: every hook sees the same clock.
   const now = new Date()
   try {
-    cluster = await LiveCluster.connect(args.kubeconfig, process.env, kubeContext)
+    cluster = await LiveCluster.connect(args.kubeconfig, process.env, kubeContext, impersonate)
     const namespace = args.namespace ?? cluster.contextNamespace ?? 'default'
     const context = objects
       .filter(o => o.apiVersion === JOBHOOKS_API_VERSION && TEMPLATE_KINDS.includes(o.kind))

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 import type { KubeConfig } from '@kubernetes/client-node'
+import { readKubeconfigFiles } from '../kube/kubeconfig.js'
 
 /** Where the service account's token is mounted in a Pod. */
 export const SERVICE_ACCOUNT_DIR = '/var/run/secrets/kubernetes.io/serviceaccount'
@@ -28,15 +29,10 @@ export async function loadCredentials (
 ): Promise<CredentialSource> {
   const files = (env.KUBECONFIG ?? '').split(delimiter).filter(file => file !== '')
   if (files.length > 0) {
-    const { KubeConfig } = await import('@kubernetes/client-node')
-    const kubeConfig = new KubeConfig()
+    let kubeConfig: KubeConfig
     try {
-      kubeConfig.loadFromFile(files[0] as string)
-      for (const file of files.slice(1)) {
-        const more = new KubeConfig()
-        more.loadFromFile(file)
-        kubeConfig.mergeConfig(more, true)
-      }
+      // Merged as kubectl merges a list (src/kube/kubeconfig.ts); here every file must exist.
+      kubeConfig = await readKubeconfigFiles(files)
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error)
       throw new Error(`KUBECONFIG=${env.KUBECONFIG ?? ''} cannot be read: ${why}`)

@@ -1,14 +1,15 @@
 // The executor that applies effects to the cluster through the Kubernetes API (docs/operations.md,
 // "Effects and permissions"), and the choice between it and the recording dry-run at start-up.
 //
-// Credentials, TLS settings and the API server's address all come from @kubernetes/client-node's
-// KubeConfig; the requests themselves are plain node:http(s) requests with the options KubeConfig
-// computes, so that each one can carry the exact content type, body and abort signal it needs.
-// client-node is loaded only when there are credentials to use.
+// Requests go through the project's one API client (src/kube/client.ts): credentials, TLS and the
+// API server's address from the kubeconfig, each request with the exact content type, body and
+// abort signal it needs. A write is sent once; the GET that confirms the parent is retried as
+// that client retries reads. client-node is loaded only when there are credentials to use.
 import { setMaxListeners } from 'node:events'
-import { request as httpRequest, STATUS_CODES, type IncomingMessage, type RequestOptions } from 'node:http'
-import { request as httpsRequest } from 'node:https'
+import { STATUS_CODES } from 'node:http'
 import type { KubeConfig } from '@kubernetes/client-node'
+import { ApiClient, type ApiAnswer } from '../kube/client.js'
+import { describe } from '../kube/errors.js'
 import type { CredentialSource } from './credentials.js'
 import { RecordingExecutor } from './dry-run.js'
 import { EventRecorder, type EventRecorderOptions } from './events.js'
@@ -276,12 +277,12 @@ function statusMessage (statusCode: number, status: Status | undefined, body: st
 export class ClusterExecutor implements EffectExecutor {
   readonly mode = 'cluster' as const
   readonly events: EventRecorder | undefined
-  private readonly server: URL
+  private readonly client: ApiClient
 
-  constructor (private readonly kubeConfig: KubeConfig, private readonly options: ClusterExecutorOptions) {
-    const cluster = kubeConfig.getCurrentCluster()
-    if (cluster === null) throw new Error('the kubeconfig has no current cluster')
-    this.server = new URL(cluster.server)
+  constructor (kubeConfig: KubeConfig, private readonly options: ClusterExecutorOptions) {
+    if (kubeConfig.getCurrentCluster() === null) throw new Error('the kubeconfig has no current cluster')
+    // Each request is bounded by the budget's signal too; the client's timeout is the same budget.
+    this.client = new ApiClient(kubeConfig, { timeoutMs: options.budgetMs, userAgent: 'jobhooks' })
     const events = options.events === true ? {} : options.events === false ? undefined : options.events
     this.events = events === undefined
       ? undefined
@@ -380,7 +381,7 @@ export class ClusterExecutor implements EffectExecutor {
       return undefined
     } catch (error) {
       if (error instanceof Refused) return { result: 'refused', message: error.message }
-      const why = error instanceof Error ? error.message : String(error)
+      const why = describe(error)
       return { result: 'failed', message: signal.aborted ? this.late : `cannot confirm the parent ${what}: ${why}` }
     }
   }
@@ -394,51 +395,14 @@ export class ClusterExecutor implements EffectExecutor {
       if (error instanceof Refused) return { effect, result: 'failed', message: error.message }
       const message = signal.aborted
         ? this.late
-        : `request failed: ${error instanceof Error ? error.message : String(error)}`
+        : `request failed: ${describe(error)}`
       return { effect, result: 'failed', message }
     }
   }
 
-  private async send (request: Request, signal: AbortSignal): Promise<{ statusCode: number, body: string }> {
-    return await sendRequest(this.kubeConfig, this.server, request, signal)
+  private async send (request: Request, signal: AbortSignal): Promise<ApiAnswer> {
+    return await this.client.send({ ...request, signal })
   }
-}
-
-/**
- * Sends one request to the API server at `server` with the credentials of `kubeConfig` and
- * collects the answer, whatever its status code. The live preview of `npm run simulate` reads
- * through it too, with GET requests only.
- */
-export async function sendRequest (
-  kubeConfig: KubeConfig, server: URL, request: Request, signal: AbortSignal
-): Promise<{ statusCode: number, body: string }> {
-  const payload = request.body === undefined ? '' : JSON.stringify(request.body)
-  const options: RequestOptions = {
-    method: request.method,
-    headers: {
-      Accept: 'application/json',
-      'User-Agent': 'jobhooks',
-      ...(request.body === undefined
-        ? {}
-        : { 'Content-Type': request.contentType, 'Content-Length': String(Buffer.byteLength(payload)) })
-    }
-  }
-  // Authorization (tokens, token files, exec and auth plugins), client certificates, the CA and
-  // insecure-skip-tls-verify: all from the kubeconfig, as an agent plus headers.
-  await kubeConfig.applyToHTTPSOptions(options)
-  signal.throwIfAborted()
-  const url = new URL(server.href.replace(/\/+$/, '') + request.path)
-  const send = url.protocol === 'http:' ? httpRequest : httpsRequest
-  return await new Promise((resolve, reject) => {
-    const req = send(url, { ...options, signal }, (res: IncomingMessage) => {
-      const chunks: Buffer[] = []
-      res.on('data', (chunk: Buffer) => chunks.push(chunk))
-      res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.end(payload)
-  })
 }
 
 /**

@@ -8,7 +8,7 @@ import type { KubeObject } from '../../src/k8s/types.js'
 import { main } from '../../src/cli/simulate.js'
 import { liveMain } from '../../src/cli/simulate-live.js'
 import { exampleJobFlow } from '../helpers/examples.js'
-import { fakeApiServer, FAKE_TOKEN, kubeconfigFor, type FakeApiServer } from '../helpers/fake-apiserver.js'
+import { fakeReadApi, FAKE_TOKEN, kubeconfigFor, type FakeReadApi } from '../helpers/fake-read-api.js'
 
 interface Run {
   code: number
@@ -28,14 +28,14 @@ async function run (argv: string[], entry: typeof liveMain = liveMain): Promise<
 }
 
 interface Setup {
-  fake: FakeApiServer
+  fake: FakeReadApi
   kubeconfig: string
   manifest: string
 }
 
 /** A fake API server over `objects`, a kubeconfig for it (context namespace `team-a`) and `manifest` in a file. */
 async function setup (t: Test, objects: KubeObject[], manifest: KubeObject[]): Promise<Setup> {
-  const fake = await fakeApiServer(t, objects)
+  const fake = await fakeReadApi(t, objects)
   const dir = t.testdir({ 'manifest.yaml': manifest.map((o) => stringify(o)).join('---\n') })
   return { fake, kubeconfig: kubeconfigFor(dir, fake.url, 'team-a'), manifest: join(dir, 'manifest.yaml') }
 }
@@ -46,7 +46,7 @@ function hasLine (t: Test, out: string[], line: string, message: string): void {
 }
 
 /** Every request was a read, with the kubeconfig's token. */
-function onlyReads (t: Test, fake: FakeApiServer): void {
+function onlyReads (t: Test, fake: FakeReadApi): void {
   t.ok(fake.requests.length > 0, 'the cluster was read')
   t.same(
     fake.requests.filter((r) => r.method !== 'GET'),
@@ -54,7 +54,7 @@ function onlyReads (t: Test, fake: FakeApiServer): void {
     'and only with GET requests'
   )
   t.ok(
-    fake.requests.every((r) => r.authorization === `Bearer ${FAKE_TOKEN}`),
+    fake.requests.every((r) => r.headers.authorization === `Bearer ${FAKE_TOKEN}`),
     "each with the kubeconfig's token"
   )
 }

@@ -1,52 +1,30 @@
 // Events through the executors and the app: the cluster executor writes them without holding up
 // its answer, the dry-run one keeps them in memory, /metrics counts them.
 import t, { type Test } from 'tap'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { KubeConfig } from '@kubernetes/client-node'
 import { ClusterExecutor } from '../../src/effects/executor.js'
 import { RecordingExecutor } from '../../src/effects/dry-run.js'
-import { kubeconfigFor, listenUntilTeardown } from '../helpers/fake-apiserver.js'
+import { fakeApiServer, kubeconfigFor, type SeenRequest } from '../helpers/fake-api-server.js'
 import { testApp } from '../helpers/app.js'
 import { fixture } from '../helpers/fixtures.js'
 import { NOW, PARENT, pod, evict, BUDGET } from '../helpers/events.js'
 
-interface Seen {
-  method: string
-  url: string
-  body: string
-}
+type Answer = { status: number; body: unknown }
 
 /** An API server that knows PARENT, evicts or refuses as `evict` says, and answers Events as `events` says. */
 async function fakeApi (
   t: Test,
   evict: () => { status: number; body: unknown },
-  events: (seen: Seen) => Promise<{ status: number; body: unknown }> | { status: number; body: unknown } = () => ({
-    status: 201,
-    body: {}
-  })
+  events: (seen: SeenRequest) => Promise<Answer> | Answer = () => ({ status: 201, body: {} })
 ) {
-  const writes: Seen[] = []
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = ''
-    req.on('data', chunk => {
-      body += String(chunk)
-    })
-    req.on('end', () => {
-      const seen = { method: req.method ?? '', url: req.url ?? '', body }
-      const reply = async (): Promise<{ status: number; body: unknown }> => {
-        if (seen.method === 'GET') return { status: 200, body: { metadata: { name: PARENT.name, uid: PARENT.uid } } }
-        writes.push(seen)
-        return seen.url.includes('/events') ? await events(seen) : evict()
-      }
-      void reply().then(({ status, body }) => {
-        res.writeHead(status, { 'content-type': 'application/json' })
-        res.end(JSON.stringify(body))
-      })
-    })
+  const writes: SeenRequest[] = []
+  const server = await fakeApiServer(t, async seen => {
+    if (seen.method === 'GET') return { status: 200, body: { metadata: { name: PARENT.name, uid: PARENT.uid } } }
+    writes.push(seen)
+    return seen.url.includes('/events') ? await events(seen) : evict()
   })
-  const url = await listenUntilTeardown(t, server)
   const kubeConfig = new KubeConfig()
-  kubeConfig.loadFromFile(kubeconfigFor(t.testdir({}), url))
+  kubeConfig.loadFromFile(kubeconfigFor(t.testdir({}), server.url))
   return { kubeConfig, writes }
 }
 

@@ -6,7 +6,7 @@ import { join } from 'node:path'
 import { SERVICE_ACCOUNT_DIR, loadCredentials, selectExecutor } from '../../src/effects/executor.js'
 import { testApp } from '../helpers/app.js'
 import { fixture } from '../helpers/fixtures.js'
-import { kubeconfigFor } from '../helpers/fake-apiserver.js'
+import { kubeconfigFor } from '../helpers/fake-api-server.js'
 import type { KindHooks } from '../../src/protocol/hooks.js'
 import { type FakeApi, fakeApi, executorFor, inject, deleteEjob, status } from '../helpers/executor.js'
 

@@ -1,21 +1,16 @@
-// A fake API server that records every request the cluster executor sends, and the effects and
-// parents the executor tests send through it (test/effects/executor-*.test.ts).
+// The one fake API server (fake-api-server.ts) as the executor tests use it: every request the
+// cluster executor sends, reads and writes apart, and the effects and parents the tests send
+// through it (test/effects/executor-*.test.ts).
 import type { Test } from 'tap'
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import { KubeConfig } from '@kubernetes/client-node'
 import { ClusterExecutor, type ClusterExecutorOptions } from '../../src/effects/executor.js'
 import type { Effect, ObjectRef } from '../../src/effects/types.js'
-import { FAKE_TOKEN, kubeconfigFor, listenUntilTeardown } from './fake-apiserver.js'
+import { FAKE_TOKEN, fakeApiServer, kubeconfigFor, type Reply, type SeenRequest } from './fake-api-server.js'
 
-export interface Seen {
-  method: string
-  url: string
-  headers: IncomingMessage['headers']
-  body: string
-}
+export type Seen = SeenRequest
 
 /** What the fake answers: a status and a body, or `hang` to never answer. */
-export type Answer = { status: number; body?: unknown; delayMs?: number } | 'hang'
+export type Answer = Exclude<Reply, 'handled'>
 
 export interface FakeApi {
   url: string
@@ -24,7 +19,7 @@ export interface FakeApi {
   /** Every read (the parents confirmed). */
   reads: Seen[]
   /** Most requests the fake had in flight at once. */
-  maxInFlight: number
+  readonly maxInFlight: number
 }
 
 export const TOKEN = FAKE_TOKEN
@@ -38,42 +33,24 @@ export const knownParent = (request: Seen): Answer => ({
   }
 })
 
+/** The one fake API server (fake-api-server.ts), its reads answered by `read` and its writes by `answer`. */
 export async function fakeApi (
   t: Test,
   answer: (request: Seen) => Answer = () => ({ status: 200, body: {} }),
   read: (request: Seen) => Answer = knownParent
 ): Promise<FakeApi> {
-  const fake: FakeApi = { url: '', requests: [], reads: [], maxInFlight: 0 }
-  let inFlight = 0
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    inFlight++
-    fake.maxInFlight = Math.max(fake.maxInFlight, inFlight)
-    let body = ''
-    req.on('data', chunk => {
-      body += String(chunk)
-    })
-    req.on('end', () => {
-      const seen: Seen = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body }
-      const reply = seen.method === 'GET' ? read(seen) : answer(seen)
-      ;(seen.method === 'GET' ? fake.reads : fake.requests).push(seen)
-      if (reply === 'hang') {
-        res.on('close', () => {
-          inFlight--
-        })
-        return
-      }
-      setTimeout(() => {
-        inFlight--
-        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body ?? {})
-        res.writeHead(reply.status, {
-          'content-type': typeof reply.body === 'string' ? 'text/plain' : 'application/json'
-        })
-        res.end(text)
-      }, reply.delayMs ?? 0)
-    })
+  const reads: Seen[] = []
+  const requests: Seen[] = []
+  const server = await fakeApiServer(t, seen => {
+    ;(seen.method === 'GET' ? reads : requests).push(seen)
+    return seen.method === 'GET' ? read(seen) : answer(seen)
   })
-  fake.url = await listenUntilTeardown(t, server)
-  return fake
+  return {
+    url: server.url,
+    requests,
+    reads,
+    get maxInFlight () { return server.maxInFlight }
+  }
 }
 
 export function executorFor (t: Test, server: string, options: Partial<ClusterExecutorOptions> = {}): ClusterExecutor {

@@ -1,12 +1,12 @@
-// A fake Kubernetes API server for the kubectl plugin: GETs of objects and lists (label and
-// field selectors), JSON merge patches, creates (POST, a generateName made a name), watches that
-// stay open and carry each change, and pod logs (followed or not), on 127.0.0.1 until the test
-// ends. Every request is recorded with its body; answers say what a real API server says (Status
-// with reason, `jobflows.jobhooks.io "x" not found`).
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+// The fake Kubernetes API server of the kubectl plugin, on the one fake of fake-api-server.ts:
+// GETs of objects and lists (label and field selectors), JSON merge patches, creates (POST, a
+// generateName made a name), watches that stay open and carry each change, and pod logs (followed
+// or not). Every request is recorded with its body; answers say what a real API server says
+// (Status with reason, `jobflows.jobhooks.io "x" not found`).
+import type { ServerResponse } from 'node:http'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { loadCrds } from '../../src/cli/printer-columns.js'
-import { listenUntilTeardown } from './fake-apiserver.js'
+import { fakeApiServer, type SeenRequest as WireRequest } from './fake-api-server.js'
 import { parseApiPath } from './api-path.js'
 
 export interface SeenRequest { method: string, url: string, body?: unknown, contentType?: string }
@@ -16,6 +16,8 @@ interface Type { apiVersion: string, kind: string, plural: string, group: string
 export interface FakeKube {
   url: string
   requests: SeenRequest[]
+  /** The same requests as they came over the wire, headers included. */
+  wire: WireRequest[]
   objects: KubeObject[]
   /** Logs by `pod/container`. */
   logs: Map<string, string>
@@ -83,6 +85,7 @@ export async function fakeKube (t: { teardown: (fn: () => unknown) => void },
   const fake: FakeKube = {
     url: '',
     requests: [],
+    wire: [],
     objects: structuredClone(objects).map(o => ({
       ...o,
       metadata: {
@@ -101,19 +104,17 @@ export async function fakeKube (t: { teardown: (fn: () => unknown) => void },
       }
     }
   }
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '' }
-      if (chunks.length > 0) seen.body = JSON.parse(Buffer.concat(chunks).toString('utf8'))
-      if (req.headers['content-type'] !== undefined) seen.contentType = req.headers['content-type']
-      fake.requests.push(seen)
-      if (fake.hang?.(seen.url) === true) return
-      answer(fake, seen, res, watches)
-    })
+  const server = await fakeApiServer(t, (request, res) => {
+    const seen: SeenRequest = { method: request.method, url: request.url }
+    if (request.body !== '') seen.body = JSON.parse(request.body)
+    if (request.headers['content-type'] !== undefined) seen.contentType = request.headers['content-type']
+    fake.requests.push(seen)
+    if (fake.hang?.(seen.url) === true) return 'hang'
+    answer(fake, seen, res, watches)
+    return 'handled'
   })
-  fake.url = await listenUntilTeardown(t, server)
+  fake.url = server.url
+  fake.wire = server.requests
   return fake
 }
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { KubeObject } from '../../src/k8s/types.js'
 import { pluginMain } from '../../src/cli/kubectl/main.js'
-import { kubeconfigFor } from './fake-apiserver.js'
+import { kubeconfigFor } from './fake-api-server.js'
 import { fakeKube, type FakeKube } from './fake-kubectl-server.js'
 import { exampleJobFlow } from './examples.js'
 

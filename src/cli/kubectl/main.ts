@@ -6,7 +6,7 @@
 import { isSea } from 'node:sea'
 import { pathToFileURL } from 'node:url'
 import { packageVersion } from '../../scripts/package-files.js'
-import { KubeClient, KubeError } from './client.js'
+import { connect, KubeError } from './client.js'
 import { getCommand } from './get.js'
 import { logsCommand } from './logs.js'
 import { commandIndex, parseOptions, USAGE, UsageError, type Options } from './options.js'
@@ -31,9 +31,13 @@ async function preview (options: Options, io: Io): Promise<number> {
   // The live preview's own last word when the cluster could not be read.
   let noCluster = false
   const err = asKubectl(io, line => { noCluster ||= line === 'error: no preview; nothing was written' })
+  const impersonate = {
+    ...(options.as !== undefined ? { user: options.as } : {}),
+    ...(options.asGroups !== undefined ? { groups: options.asGroups } : {})
+  }
   // Loaded only for this command, as the simulator: it holds the hooks' whole app.
   const { liveMain } = await import('../simulate-live.js')
-  const code = await liveMain(argv, line => io.out(`${line}\n`), err, options.context)
+  const code = await liveMain(argv, line => io.out(`${line}\n`), err, options.context, impersonate)
   if (noCluster) io.err(`To play it with no cluster: kubectl jobhooks simulate -f ${options.filename}\n`)
   return code === 0 ? 0 : 1
 }
@@ -68,10 +72,12 @@ function argumentsOf (command: 'simulate' | 'validate' | 'version', argv: string
 }
 
 async function run (options: Options, io: Io): Promise<void> {
-  const client = await KubeClient.connect({
+  const client = await connect({
     timeoutMs: options.timeoutMs,
     ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
     ...(options.context !== undefined ? { context: options.context } : {}),
+    ...(options.as !== undefined ? { as: options.as } : {}),
+    ...(options.asGroups !== undefined ? { asGroups: options.asGroups } : {}),
     ...(io.env !== undefined ? { env: io.env } : {})
   })
   const namespace = options.namespace ?? client.contextNamespace ?? 'default'

@@ -1,5 +1,5 @@
 // The command line of `kubectl jobhooks`, read with kubectl's flags: --kubeconfig, --context,
-// -n/--namespace, -A/--all-namespaces, -o/--output, -w/--watch, --request-timeout; `-f` is
+// --as, --as-group, -n/--namespace, -A/--all-namespaces, -o/--output, -w/--watch, --request-timeout; `-f` is
 // --follow for logs and --filename for preview, as in kubectl; submit's --from, -p and --name are
 // argo submit's (--name is also trigger's: the run's name, as `kubectl create job NAME --from`).
 import { parseArgs } from 'node:util'
@@ -18,6 +18,10 @@ export interface Options {
   args: string[]
   kubeconfig?: string
   context?: string
+  /** --as: the user to act as (kubectl's impersonation). */
+  as?: string
+  /** --as-group: the groups to act as (repeatable). */
+  asGroups?: string[]
   namespace?: string
   allNamespaces: boolean
   output: Output
@@ -65,6 +69,8 @@ Usage:
 Flags:
   --kubeconfig FILE       the kubeconfig (default: $KUBECONFIG, else ~/.kube/config)
   --context NAME          a context of the kubeconfig instead of its current one
+  --as USER               act as USER (impersonation: the account needs the impersonate verb)
+  --as-group GROUP        act as a member of GROUP too (repeatable)
   -n, --namespace NS      the namespace (default: the context's, else default)
   -A, --all-namespaces    get <kind> without a name: list every namespace's
   -o, --output FORMAT     json, yaml, or html (a JobFlow's graph and Gantt chart)
@@ -80,6 +86,8 @@ Flags:
 const FLAGS = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
+  as: { type: 'string' },
+  'as-group': { type: 'string', multiple: true },
   namespace: { type: 'string', short: 'n' },
   'all-namespaces': { type: 'boolean', short: 'A' },
   output: { type: 'string', short: 'o' },
@@ -163,12 +171,18 @@ export function parseOptions (argv: string[]): Options {
   if (first !== 'submit' && first !== 'trigger' && values.name !== undefined) {
     throw new UsageError('--name is a flag of submit and trigger')
   }
+  if (values['as-group'] !== undefined && values.as === undefined) {
+    // client-go's own refusal: groups alone name nobody.
+    throw new UsageError('requesting groups without impersonating a user: give --as with --as-group')
+  }
   const attempt = wholeNumber(values.attempt, '--attempt')
   const item = wholeNumber(values.item, '--item')
   return {
     ...options,
     ...(values.kubeconfig !== undefined ? { kubeconfig: values.kubeconfig } : {}),
     ...(values.context !== undefined ? { context: values.context } : {}),
+    ...(values.as !== undefined ? { as: values.as } : {}),
+    ...(values['as-group'] !== undefined ? { asGroups: values['as-group'] } : {}),
     ...(values.namespace !== undefined ? { namespace: values.namespace } : {}),
     ...(values.filename !== undefined ? { filename: values.filename } : {}),
     ...(attempt !== undefined ? { attempt } : {}),

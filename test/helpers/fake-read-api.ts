@@ -1,22 +1,15 @@
-// A fake Kubernetes API server for read-only clients: GETs of objects and lists (with label
-// selectors) from an in-memory set, over plain HTTP on 127.0.0.1; every request is recorded so a
-// test can say what was asked. Anything but a GET is answered 405 (and recorded all the same).
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { stringify } from 'yaml'
+// A fake Kubernetes API server for read-only clients (the live preview), on the one fake of
+// fake-api-server.ts: GETs of objects and lists (with label selectors) from an in-memory set;
+// every request is recorded so a test can say what was asked. Anything but a GET is answered 405
+// (and recorded all the same).
 import type { KubeObject } from '../../src/k8s/types.js'
 import { DEFAULT_RESOURCES } from '../../src/simulator/resources.js'
 import { parseApiPath } from './api-path.js'
+import { failure, fakeApiServer, type SeenRequest } from './fake-api-server.js'
 
-export interface SeenRequest {
-  method: string
-  url: string
-  authorization?: string
-}
+export { FAKE_TOKEN, kubeconfigFor } from './fake-api-server.js'
 
-export interface FakeApiServer {
+export interface FakeReadApi {
   url: string
   requests: SeenRequest[]
   objects: KubeObject[]
@@ -28,58 +21,21 @@ interface Teardown {
   teardown: (fn: () => unknown) => void
 }
 
-export const FAKE_TOKEN = 'preview-token'
-
 /** Starts the server (stopped at the test's teardown) over a copy of `objects`. */
-export async function fakeApiServer (t: Teardown, objects: KubeObject[]): Promise<FakeApiServer> {
-  const fake: FakeApiServer = { url: '', requests: [], objects: structuredClone(objects) }
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    const seen: SeenRequest = { method: req.method ?? '', url: req.url ?? '' }
-    if (req.headers.authorization !== undefined) seen.authorization = req.headers.authorization
-    fake.requests.push(seen)
+export async function fakeReadApi (t: Teardown, objects: KubeObject[]): Promise<FakeReadApi> {
+  const fake: FakeReadApi = { url: '', requests: [], objects: structuredClone(objects) }
+  const server = await fakeApiServer(t, seen => {
     const [status, body] =
       seen.method !== 'GET'
         ? [405, failure(405, 'this fake API server only reads')]
         : fake.deny?.(seen.url) === true
           ? [403, failure(403, 'forbidden by the test')]
           : answer(fake.objects, new URL(seen.url, 'http://fake'))
-    res.writeHead(status, { 'content-type': 'application/json' })
-    res.end(JSON.stringify(body))
+    return { status, body }
   })
-  fake.url = await listenUntilTeardown(t, server)
+  fake.url = server.url
+  fake.requests = server.requests
   return fake
-}
-
-/** Listens on a free port of 127.0.0.1 until the test's teardown; the server's base URL. */
-export async function listenUntilTeardown (t: Teardown, server: Server): Promise<string> {
-  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve))
-  t.teardown(async () => {
-    server.closeAllConnections()
-    await new Promise<void>(resolve => server.close(() => resolve()))
-  })
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
-/** A kubeconfig file in `dir` for `server`, with a token user and, if given, a context namespace. */
-export function kubeconfigFor (dir: string, server: string, namespace?: string): string {
-  const file = join(dir, 'kubeconfig')
-  writeFileSync(
-    file,
-    stringify({
-      apiVersion: 'v1',
-      kind: 'Config',
-      clusters: [{ name: 'fake', cluster: { server, 'insecure-skip-tls-verify': true } }],
-      users: [{ name: 'tester', user: { token: FAKE_TOKEN } }],
-      contexts: [
-        {
-          name: 'fake',
-          context: { cluster: 'fake', user: 'tester', ...(namespace !== undefined ? { namespace } : {}) }
-        }
-      ],
-      'current-context': 'fake'
-    })
-  )
-  return file
 }
 
 /** `/api/v1/namespaces/ns/pods/name`, `/apis/batch/v1/namespaces/ns/jobs?labelSelector=…`, `/api/v1/nodes`. */
@@ -122,8 +78,4 @@ function selects (selector: string, labels: Record<string, string>): boolean {
     if (term.startsWith('!')) return !Object.hasOwn(labels, term.slice(1))
     return Object.hasOwn(labels, term)
   })
-}
-
-function failure (code: number, message: string): unknown {
-  return { kind: 'Status', apiVersion: 'v1', status: 'Failure', message, code }
 }
