@@ -6,13 +6,16 @@
 #
 #   test/e2e/build-binaries.sh      prints KEY=VALUE lines: BIN, METACONTROLLER,
 #                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS, HELM, KUEUE,
-#                                   KUEUE_VERSION, KUEUE_MANIFESTS
+#                                   KUEUE_VERSION, KUEUE_MANIFESTS, ARGO_VERSION, and ARGO and
+#                                   ARGO_CRDS, or ARGO_SKIPPED (why Argo could not be built)
 #
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), KUBE_VERSION, ETCD_VERSION,
-# KWOK_VERSION, HELM_VERSION, KUEUE_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
+# KWOK_VERSION, HELM_VERSION, KUEUE_VERSION, ARGO_VERSION, METACONTROLLER_SRC,
+# METACONTROLLER_SHA256.
 #
-# Helm (for the chart's tests: lint, template, install) and Kueue (cmd/kueue, for the scenarios
-# of test/e2e/kueue.e2e.ts) are built from their Go modules too.
+# Helm (for the chart's tests: lint, template, install), Kueue (cmd/kueue, for the scenarios
+# of test/e2e/kueue.e2e.ts) and Argo's workflow controller (for test/e2e/argo-controller.e2e.ts)
+# are built from their Go modules too.
 #
 # Metacontroller v4.17.2 (tag v4.17.2, commit 76b818bdc67b) comes from, in this order:
 #   1. METACONTROLLER_SRC: a .tar.gz of its source tree (its sha256 is printed, and checked when
