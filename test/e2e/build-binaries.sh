@@ -6,13 +6,16 @@
 #
 #   test/e2e/build-binaries.sh      prints KEY=VALUE lines: BIN, METACONTROLLER,
 #                                   METACONTROLLER_VERSION, METACONTROLLER_CRDS, HELM, KUEUE,
-#                                   KUEUE_VERSION, KUEUE_MANIFESTS
+#                                   KUEUE_VERSION, KUEUE_MANIFESTS, ARGO_VERSION, and ARGO and
+#                                   ARGO_CRDS, or ARGO_SKIPPED (why Argo could not be built)
 #
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), KUBE_VERSION, ETCD_VERSION,
-# KWOK_VERSION, HELM_VERSION, KUEUE_VERSION, METACONTROLLER_SRC, METACONTROLLER_SHA256.
+# KWOK_VERSION, HELM_VERSION, KUEUE_VERSION, ARGO_VERSION, METACONTROLLER_SRC,
+# METACONTROLLER_SHA256, E2E_ARGO (see build_argo).
 #
-# Helm (for the chart's tests: lint, template, install) and Kueue (cmd/kueue, for the scenarios
-# of test/e2e/kueue.e2e.ts) are built from their Go modules too.
+# Helm (for the chart's tests: lint, template, install), Kueue (cmd/kueue, for the scenarios
+# of test/e2e/kueue.e2e.ts) and Argo's workflow controller (for test/e2e/argo-controller.e2e.ts)
+# are built from their Go modules too.
 #
 # Metacontroller v4.17.2 (tag v4.17.2, commit 76b818bdc67b) comes from, in this order:
 #   1. METACONTROLLER_SRC: a .tar.gz of its source tree (its sha256 is printed, and checked when
@@ -31,6 +34,7 @@ ETCD_VERSION=${ETCD_VERSION:-v3.6.16}
 KWOK_VERSION=${KWOK_VERSION:-v0.8.0}
 HELM_VERSION=${HELM_VERSION:-v3.22.0}
 KUEUE_VERSION=${KUEUE_VERSION:-v0.17.0}
+ARGO_VERSION=${ARGO_VERSION:-v4.0.5}
 METACONTROLLER_VERSION=v4.17.2
 METACONTROLLER_PSEUDO_VERSION=v1.5.21-0.20260813213314-76b818bdc67b
 METACONTROLLER_ARCHIVE_SHA256=a0e15fd8813af99127f00f30853bc05cf72fa6ae4e0ae8d57e2a79c3671ed65f
@@ -130,6 +134,46 @@ build_kueue() {
   "$BIN/kubectl" kustomize "$dir/config/default" >"$dir/manifests.yaml.new" ||
     die "kueue $KUEUE_VERSION: kustomize failed"
   mv -f "$dir/kueue.new" "$dir/kueue" && mv -f "$dir/manifests.yaml.new" "$dir/manifests.yaml"
+}
+
+# Argo Workflows' workflow controller (cmd/workflow-controller, for test/e2e/argo-controller.e2e.ts),
+# built from its module in a throwaway module that requires it, with the version Argo's Makefile
+# links in, and its CRDs as the module ships them (manifests/base/crds/minimal, the ones Argo's
+# quick-start installs). Unlike the rest, never fatal: when it cannot be built, ARGO_SKIPPED says
+# why and only the Argo scenarios are skipped. Its Go builds run at the lowest priority.
+# A cold build takes about 10 minutes on 2 cores, which a cold CI run cannot spare: it is built only
+# when E2E_ARGO=build; otherwise (E2E_ARGO unset) a build already in the cache is used and a machine
+# without one skips the Argo scenarios, saying so.
+E2E_ARGO=${E2E_ARGO:-cached}
+argo_bin="" argo_crds="" argo_skipped=""
+build_argo() {
+  local dir="$CACHE/argo-$ARGO_VERSION" work="$WORK/argo-$ARGO_VERSION" info moddir err
+  local module=github.com/argoproj/argo-workflows/v4
+  argo_bin="$dir/workflow-controller" argo_crds="$dir/crds"
+  [ -x "$argo_bin" ] && [ -f "$argo_crds/argoproj.io_workflows.yaml" ] && return
+  if [ "$E2E_ARGO" != build ]; then
+    argo_skipped="Argo's workflow controller $ARGO_VERSION is not in the cache; E2E_ARGO=build builds it (about 10 min cold)"
+    return
+  fi
+  log "building argo workflow-controller $ARGO_VERSION"
+  mkdir -p "$dir" "$work" && cd "$work"
+  [ -f go.mod ] || go mod init argobuild >/dev/null 2>&1
+  if ! err=$(nice -n 19 go get "$module@$ARGO_VERSION" 2>&1); then
+    argo_skipped="go get $module@$ARGO_VERSION failed: $(tr '\n\t' '  ' <<<"$err")"; return
+  fi
+  info=$(go mod download -json "$module@$ARGO_VERSION" 2>/dev/null) || true
+  moddir=$(sed -n 's/.*"Dir": "\(.*\)".*/\1/p' <<<"$info")
+  if [ -z "$moddir" ] || [ ! -d "$moddir/manifests/base/crds/minimal" ]; then
+    argo_skipped="$module@$ARGO_VERSION has no manifests/base/crds/minimal"; return
+  fi
+  if ! err=$(nice -n 19 go build -trimpath -ldflags "-X $module.version=$ARGO_VERSION" \
+    -o "$argo_bin.new" "$module/cmd/workflow-controller" 2>&1); then
+    argo_skipped="go build of $module/cmd/workflow-controller failed in $work: $(tail -c 800 <<<"$err" |
+      tr '\n\t' '  ')"; return
+  fi
+  rm -rf "$argo_crds" && mkdir -p "$argo_crds"
+  cp "$moddir"/manifests/base/crds/minimal/argoproj.io_*.yaml "$argo_crds/"
+  chmod -R u+w "$argo_crds" && mv -f "$argo_bin.new" "$argo_bin"
 }
 
 # The results of the Metacontroller build: the binary and the CRDs of the source it came from.
@@ -259,6 +303,10 @@ build_helm
 kueue_start=$(date +%s)
 build_kueue
 log "kueue $KUEUE_VERSION ready in $(( $(date +%s) - kueue_start ))s"
+argo_start=$(date +%s)
+build_argo
+if [ -n "$argo_skipped" ]; then log "argo $ARGO_VERSION skipped: $argo_skipped"
+else log "argo $ARGO_VERSION ready in $(( $(date +%s) - argo_start ))s"; fi
 log "binaries ready in $(( $(date +%s) - start ))s; metacontroller $METACONTROLLER_VERSION from $mc_from"
 echo "BIN=$BIN"
 echo "METACONTROLLER=$mc"
@@ -268,3 +316,6 @@ echo "HELM=$CACHE/helm-$HELM_VERSION/helm"
 echo "KUEUE=$CACHE/kueue-$KUEUE_VERSION/kueue"
 echo "KUEUE_VERSION=$KUEUE_VERSION"
 echo "KUEUE_MANIFESTS=$CACHE/kueue-$KUEUE_VERSION/manifests.yaml"
+echo "ARGO_VERSION=$ARGO_VERSION"
+if [ -n "$argo_skipped" ]; then echo "ARGO_SKIPPED=$argo_skipped"
+else echo "ARGO=$argo_bin"; echo "ARGO_CRDS=$argo_crds"; fi

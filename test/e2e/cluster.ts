@@ -16,6 +16,7 @@ import { freePort, Process, run, signal, waitFor, type Result } from './processe
 import { imagePlan, removeContainers, startImageService, type ContainerHost } from './image-service.js'
 import { startProcessService, type Service } from './service.js'
 import { hasKueueApi, kueueFromEnv, startKueue } from './kueue.js'
+import { startArgoIfBuilt, type RunningArgo } from './argo.js'
 
 export { run, waitFor, type Result } from './processes.js'
 export type { Service } from './service.js'
@@ -27,6 +28,8 @@ export interface Cluster {
   metacontroller: string
   /** Which Kueue admits queued Jobs, when the scenario file asked for it and there is one. */
   kueue?: string
+  /** Which Argo Workflows controller runs Workflows, when the scenario file asked for it; else why not. */
+  argo?: RunningArgo | { skipped: string }
   /** Metacontroller's /metrics (its work queues), when the tier runs it. */
   metacontrollerMetricsUrl?: string
   /** A node pods can be pinned to, when the tier made its own. */
@@ -106,6 +109,8 @@ export interface TierOptions {
   serviceAtHooksUrl?: boolean
   /** Installs and runs Kueue (test/e2e/kueue.ts); on E2E_KUBECONFIG, finds whether the cluster has it. */
   kueue?: boolean
+  /** Installs and runs Argo's workflow controller (test/e2e/argo.ts); not on E2E_KUBECONFIG. */
+  argo?: boolean
 }
 
 export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluster> {
@@ -113,7 +118,8 @@ export async function clusterFromEnv (options: TierOptions = {}): Promise<Cluste
   if (kubeconfig !== undefined && kubeconfig !== '') {
     const cluster = existingCluster(kubeconfig)
     const kueue = options.kueue === true && (await hasKueueApi(cluster.kubectl))
-    return kueue ? { ...cluster, kueue: "the cluster's Kueue" } : cluster
+    const argo = options.argo === true ? { argo: { skipped: 'the tier runs Argo only on its own cluster' } } : {}
+    return kueue ? { ...cluster, ...argo, kueue: "the cluster's Kueue" } : { ...cluster, ...argo }
   }
   return await startCluster(binariesFromEnv(), options)
 }
@@ -182,7 +188,9 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     await run(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { input })
   const spawnKubectl = (args: string[]): ChildProcess =>
     spawn(bin('kubectl'), ['--kubeconfig', kubeconfig, ...args], { stdio: ['ignore', 'pipe', 'pipe'] })
+  let argo: RunningArgo | { skipped: string } | undefined
   const stop = async (): Promise<void> => {
+    if (argo !== undefined && 'writer' in argo) await argo.writer.stop()
     for (const p of [...processes].reverse()) await p.stop()
     await removeContainers(containers)
     process.removeListener('exit', killAll)
@@ -393,6 +401,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       if (kueue === undefined) throw new Error('E2E_KUEUE is not set: run the tier with npm run e2e')
       await startKueue({ dir, kubeconfig, kubectl, start }, kueue)
     }
+    if (options.argo === true) argo = await startArgoIfBuilt({ dir, kubeconfig, kubectl, start })
 
     // Flags of pkg/cmd/metacontroller (v4.17.2); --kubeconfig is controller-runtime's. Its
     // metrics and health-probe servers listen on 127.0.0.1 only; pprof is off by default. Its
@@ -425,6 +434,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       metacontroller: `Metacontroller ${binaries.metacontrollerVersion}`,
       metacontrollerMetricsUrl: `http://127.0.0.1:${mcPort}/metrics`,
       ...(kueue !== undefined ? { kueue: `Kueue ${kueue.version}` } : {}),
+      ...(argo !== undefined ? { argo } : {}),
       nodeName,
       hooksUrl,
       ...(installed ? { token } : {}),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # npm run e2e: the end-to-end tier. Builds (or reuses) the control plane (test/e2e/build-binaries.sh:
-# Kubernetes, etcd, kwok, helm and Kueue from Go modules, Metacontroller v4.17.2 from its source),
-# builds the service from the working tree, and runs test/e2e/*.e2e.ts with tap, or the files given:
+# Kubernetes, etcd, kwok, helm, Kueue and Argo's workflow controller from Go modules, Metacontroller
+# v4.17.2 from its source), builds the service from the working tree, and runs test/e2e/*.e2e.ts
+# with tap, or the files given:
 #
 #   npm run e2e -- test/e2e/trust.e2e.ts test/e2e/jobflow.e2e.ts
 #
@@ -26,8 +27,15 @@ if [ -z "${E2E_KUBECONFIG:-}" ]; then
   E2E_KUEUE_MANIFESTS=$(sed -n 's/^KUEUE_MANIFESTS=//p' <<<"$out")
   export E2E_BIN E2E_METACONTROLLER E2E_METACONTROLLER_VERSION E2E_METACONTROLLER_CRDS E2E_HELM
   export E2E_KUEUE E2E_KUEUE_VERSION E2E_KUEUE_MANIFESTS
+  # Argo's workflow controller may be missing (E2E_ARGO_SKIPPED says why): only its scenarios skip.
+  E2E_ARGO=$(sed -n 's/^ARGO=//p' <<<"$out")
+  E2E_ARGO_CRDS=$(sed -n 's/^ARGO_CRDS=//p' <<<"$out")
+  E2E_ARGO_VERSION=$(sed -n 's/^ARGO_VERSION=//p' <<<"$out")
+  E2E_ARGO_SKIPPED=$(sed -n 's/^ARGO_SKIPPED=//p' <<<"$out")
+  export E2E_ARGO E2E_ARGO_CRDS E2E_ARGO_VERSION E2E_ARGO_SKIPPED
   versions="Kubernetes from $E2E_BIN, Metacontroller $E2E_METACONTROLLER_VERSION: $E2E_METACONTROLLER"
   versions="$versions, Kueue $E2E_KUEUE_VERSION: $E2E_KUEUE"
+  versions="$versions, Argo $E2E_ARGO_VERSION: ${E2E_ARGO:-skipped: $E2E_ARGO_SKIPPED}"
   echo "e2e: control plane binaries ready in $(( $(date +%s) - started ))s ($versions)"
 else
   echo "e2e: running against the cluster of E2E_KUBECONFIG with the Metacontroller installed there"
