@@ -7,7 +7,8 @@
 // rotates, an exec credential plugin run again once its credential expires, an auth provider),
 // client certificates, the CA, insecure-skip-tls-verify, tls-server-name and an agent for the
 // cluster's `proxy-url` (hpagent's CONNECT tunnel for http(s), socks-proxy-agent for socks://).
-// client-node 1.4 reads no HTTPS_PROXY or NO_PROXY, and neither does this client (kubectl does).
+// client-node 1.4 reads no HTTPS_PROXY or NO_PROXY: the client reads them as kubectl does
+// (proxy-env.ts) and hands client-node the proxy as the cluster's proxy-url.
 // The requests themselves are plain node:http(s) requests, not client-node's generated API. What
 // we checked in 1.4: that API picks a patch's content type (merge, strategic merge) and takes an
 // abort signal only through per-call middleware (setHeaderOptions, RequestContext.setSignal),
@@ -22,6 +23,7 @@ import type { KubeConfig } from '@kubernetes/client-node'
 import { isRecord } from '../k8s/types.js'
 import { ConnectionError, KubeError, connectionError, statusError, systemCode, timeoutError } from './errors.js'
 import { loadKubeconfig, serverOf, type KubeconfigChoice } from './kubeconfig.js'
+import { proxyFromEnvironment } from './proxy-env.js'
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE'
 
@@ -62,6 +64,8 @@ export interface ApiClientOptions {
   impersonate?: Impersonation
   /** The retry policy; RETRY_POLICY unless given. */
   retry?: RetryPolicy
+  /** Where HTTPS_PROXY, HTTP_PROXY and NO_PROXY are read (the process's environment unless given). */
+  env?: NodeJS.ProcessEnv
 }
 
 /**
@@ -114,6 +118,7 @@ export class ApiClient {
   ) {
     this.server = serverOf(kubeConfig)
     this.retry = options.retry ?? RETRY_POLICY
+    useEnvironmentProxy(kubeConfig, this.server, options.env ?? process.env)
   }
 
   /** A client for the kubeconfig kubectl would read (kubeconfig.ts). */
@@ -274,6 +279,17 @@ export class ApiClient {
     if (groups.length > 0) headers['Impersonate-Group'] = [...groups]
     return { ...options, payload }
   }
+}
+
+/**
+ * The environment's proxy (proxy-env.ts) as the current cluster's proxy-url when the kubeconfig
+ * names none, so that client-node builds the same tunnel for it. The KubeConfig is this client's.
+ */
+function useEnvironmentProxy (kubeConfig: KubeConfig, server: URL, env: NodeJS.ProcessEnv): void {
+  const cluster = kubeConfig.getCurrentCluster()
+  if (cluster === null || (cluster.proxyUrl ?? '') !== '') return
+  const proxyUrl = proxyFromEnvironment(server, env)
+  if (proxyUrl !== undefined) Object.assign(cluster, { proxyUrl })
 }
 
 function retryAfterOf (answer: ApiAnswer | IncomingMessage | undefined): string | undefined {

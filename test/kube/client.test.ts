@@ -195,6 +195,31 @@ t.test('the cluster\'s proxy-url carries the requests (client-node 1.4 tunnels t
   t.equal(fake.requests[0]?.headers.authorization, `Bearer ${FAKE_TOKEN}`)
 })
 
+t.test('HTTPS_PROXY / HTTP_PROXY carry the requests when the kubeconfig names no proxy, as kubectl\'s', async t => {
+  const fake = await fakeApiServer(t)
+  const tunnels: string[] = []
+  const proxy = createServer()
+  // Any host the client asks for is the fake: a name the machine cannot resolve reaches it only so.
+  proxy.on('connect', (req, socket) => {
+    tunnels.push(req.url ?? '')
+    const upstream = netConnect(Number(new URL(fake.url).port), '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
+      upstream.pipe(socket)
+      socket.pipe(upstream)
+    })
+    socket.on('error', () => upstream.destroy())
+    upstream.on('error', () => socket.destroy())
+  })
+  const proxyUrl = await listenUntilTeardown(t, proxy)
+  const server = `http://api.cluster.invalid:${new URL(fake.url).port}`
+  const client = await clientFor(t, server, { env: { HTTP_PROXY: proxyUrl } })
+  t.same(await client.get('/api/v1/namespaces/a/pods/p'), {})
+  t.same(tunnels, [`api.cluster.invalid:${new URL(fake.url).port}`], 'through the proxy, by the server\'s name')
+  const direct = await clientFor(t, fake.url, { env: { HTTP_PROXY: proxyUrl } })
+  t.same(await direct.get('/api/v1/namespaces/a/pods/q'), {})
+  t.equal(tunnels.length, 1, 'a loopback server is reached directly')
+})
+
 t.test('errors read as kubectl\'s', async t => {
   const fake = await fakeApiServer(t, seen => seen.url.includes('missing')
     ? { status: 404, body: failure(404, 'jobflows.jobhooks.io "missing" not found', 'NotFound') }
