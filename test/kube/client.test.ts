@@ -173,14 +173,16 @@ console.log(JSON.stringify({ apiVersion: 'client.authentication.k8s.io/v1', kind
   t.equal(fake.requests.length, 4, 'and sends nothing')
 })
 
-t.test('the cluster\'s proxy-url carries the requests (client-node 1.4 tunnels them with CONNECT)', async t => {
-  const fake = await fakeApiServer(t)
+/**
+ * A CONNECT proxy on 127.0.0.1 that tunnels every request to `port` there, whatever host it names
+ * (a name the machine cannot resolve reaches the fake only so), recording the targets asked for.
+ */
+async function tunnelProxy (t: Test, port: number): Promise<{ url: string, tunnels: string[] }> {
   const tunnels: string[] = []
   const proxy = createServer()
   proxy.on('connect', (req, socket) => {
     tunnels.push(req.url ?? '')
-    const [host, port] = (req.url ?? '').split(':')
-    const upstream = netConnect(Number(port), host, () => {
+    const upstream = netConnect(port, '127.0.0.1', () => {
       socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
       upstream.pipe(socket)
       socket.pipe(upstream)
@@ -188,36 +190,28 @@ t.test('the cluster\'s proxy-url carries the requests (client-node 1.4 tunnels t
     socket.on('error', () => upstream.destroy())
     upstream.on('error', () => socket.destroy())
   })
-  const proxyUrl = await listenUntilTeardown(t, proxy)
-  const client = await clientFor(t, fake.url, {}, { cluster: { 'proxy-url': proxyUrl } })
+  return { url: await listenUntilTeardown(t, proxy), tunnels }
+}
+
+t.test('the cluster\'s proxy-url carries the requests (client-node 1.4 tunnels them with CONNECT)', async t => {
+  const fake = await fakeApiServer(t)
+  const proxy = await tunnelProxy(t, Number(new URL(fake.url).port))
+  const client = await clientFor(t, fake.url, {}, { cluster: { 'proxy-url': proxy.url } })
   t.same(await client.get('/api/v1/namespaces/a/pods/p'), {})
-  t.same(tunnels, [new URL(fake.url).host], 'through the proxy')
+  t.same(proxy.tunnels, [new URL(fake.url).host], 'through the proxy')
   t.equal(fake.requests[0]?.headers.authorization, `Bearer ${FAKE_TOKEN}`)
 })
 
 t.test('HTTPS_PROXY / HTTP_PROXY carry the requests when the kubeconfig names no proxy, as kubectl\'s', async t => {
   const fake = await fakeApiServer(t)
-  const tunnels: string[] = []
-  const proxy = createServer()
-  // Any host the client asks for is the fake: a name the machine cannot resolve reaches it only so.
-  proxy.on('connect', (req, socket) => {
-    tunnels.push(req.url ?? '')
-    const upstream = netConnect(Number(new URL(fake.url).port), '127.0.0.1', () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n')
-      upstream.pipe(socket)
-      socket.pipe(upstream)
-    })
-    socket.on('error', () => upstream.destroy())
-    upstream.on('error', () => socket.destroy())
-  })
-  const proxyUrl = await listenUntilTeardown(t, proxy)
-  const server = `http://api.cluster.invalid:${new URL(fake.url).port}`
-  const client = await clientFor(t, server, { env: { HTTP_PROXY: proxyUrl } })
+  const port = new URL(fake.url).port
+  const proxy = await tunnelProxy(t, Number(port))
+  const client = await clientFor(t, `http://api.cluster.invalid:${port}`, { env: { HTTP_PROXY: proxy.url } })
   t.same(await client.get('/api/v1/namespaces/a/pods/p'), {})
-  t.same(tunnels, [`api.cluster.invalid:${new URL(fake.url).port}`], 'through the proxy, by the server\'s name')
-  const direct = await clientFor(t, fake.url, { env: { HTTP_PROXY: proxyUrl } })
+  t.same(proxy.tunnels, [`api.cluster.invalid:${port}`], 'through the proxy, by the server\'s name')
+  const direct = await clientFor(t, fake.url, { env: { HTTP_PROXY: proxy.url } })
   t.same(await direct.get('/api/v1/namespaces/a/pods/q'), {})
-  t.equal(tunnels.length, 1, 'a loopback server is reached directly')
+  t.equal(proxy.tunnels.length, 1, 'a loopback server is reached directly')
 })
 
 t.test('errors read as kubectl\'s', async t => {
