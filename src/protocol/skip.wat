@@ -20,7 +20,7 @@
 (module
   (import "env" "memory" (memory 1 65536 shared))
 
-  ;; skip(at, end): `at` is the address of the `{` or `[` that opens the value, `end` the address
+  ;; skip(at, end): `at` is the address of the `{`, `[` or `"` that opens the value, `end` the address
   ;; just after the body. Answers the address after the value's closer, or
   ;;   -1 the value does not close before `end`   -2 a byte JSON does not allow between strings
   ;;   -3 a bracket that does not match           -4 nested deeper than MAX_DEPTH
@@ -61,10 +61,12 @@
             ;; The first of them (the lowest bit is the first byte); past the end it is not the body's.
             (local.set $at (i32.add (local.get $at) (i32.ctz (local.get $found))))
             (if (i32.ge_u (local.get $at) (local.get $end)) (then (return (i32.const -1))))
-            ;; The closing quote: on with the bytes after it.
+            ;; The closing quote: on with the bytes after it, or done when the value is this string
+            ;; (skip called at a quote: no bracket open).
             (if (i32.eq (i32.load8_u (local.get $at)) (i32.const 0x22))
               (then
                 (local.set $at (i32.add (local.get $at) (i32.const 1)))
+                (if (i32.eqz (local.get $depth)) (then (return (local.get $at))))
                 (br $between)))
             ;; A backslash: the byte after it is escaped, whatever it is (a quote included).
             (local.set $at (i32.add (local.get $at) (i32.const 2)))
