@@ -54,49 +54,63 @@ async function post (url: string, body: string): Promise<{ status: number; text:
 }
 
 /**
+ * Whether a JobFlow sync answer does the real work the fixture expects: a well-formed response,
+ * every observed Job kept, the Jobs whose dependencies succeeded created, a record for every flow
+ * (read with the status format's codec: alike records are written once, in status.jobGroups), and
+ * the phase. Throws what differs first.
+ */
+export function checkHookAnswer (response: unknown, expected: FixtureExpectation, observedJobNames: string[]): void {
+  const answer = response as SyncResponse & Record<string, unknown>
+  const extra = Object.keys(answer).filter(
+    (k) => !['status', 'children', 'resyncAfterSeconds', 'finalized'].includes(k)
+  )
+  if (extra.length > 0) throw new Error(`unexpected top-level fields ${extra.join(', ')}`)
+  const status = answer.status as {
+    phase?: unknown
+    conditions?: Array<{ type?: unknown; status?: unknown }>
+  } & Record<string, unknown>
+  if (status.phase !== expected.phase) {
+    throw new Error(`status.phase is ${String(status.phase)}, want ${expected.phase}`)
+  }
+  const valid = status.conditions?.find((x) => x.type === 'Valid')
+  if (valid?.status !== 'True') throw new Error(`Valid condition is ${JSON.stringify(valid)}`)
+  const returned = new Set(
+    answer.children.filter((ch) => ch.kind === 'Job' && ch.apiVersion === 'batch/v1').map((ch) => ch.metadata.name)
+  )
+  const dropped = observedJobNames.filter((name) => !returned.has(name))
+  if (dropped.length > 0) {
+    throw new Error(`the hook would delete ${dropped.length} Jobs, e.g. ${dropped.slice(0, 3).join(', ')}`)
+  }
+  const created = returned.size - observedJobNames.length
+  if (created !== expected.toCreate) throw new Error(`the hook creates ${created} Jobs, want ${expected.toCreate}`)
+  if (answer.children.length !== returned.size) {
+    throw new Error(`${answer.children.length - returned.size} children that are not Jobs`)
+  }
+  const records = ungroupRecords(status, BENCH_JOBFLOW)
+  if (records.length !== expected.flows) {
+    throw new Error(`status has ${records.length} records, want ${expected.flows}`)
+  }
+  const want = {
+    Succeeded: expected.succeeded, Running: expected.running, Pending: expected.toCreate + expected.waiting
+  }
+  for (const [phase, count] of Object.entries(want)) {
+    const got = records.filter((r) => r.phase === phase).length
+    if (got !== count) throw new Error(`${got} ${phase} records in the status, want ${count}`)
+  }
+}
+
+/**
  * One real request to each route before any timing. The hook must do the real work: answer 200
  * with a well-formed response, keep every observed Job, create the Jobs whose dependencies
  * succeeded, record every flow, and report phase Running.
  */
 async function verify (hookUrl: string, echoUrl: string, c: Case): Promise<void> {
-  const { expected } = c
   const hook = await post(hookUrl + HOOK_PATH, c.body)
   if (hook.status !== 200) fail(c, `hook answered ${hook.status}: ${hook.text.slice(0, 500)}`)
-  const answer = JSON.parse(hook.text) as SyncResponse & Record<string, unknown>
-  const extra = Object.keys(answer).filter(
-    (k) => !['status', 'children', 'resyncAfterSeconds', 'finalized'].includes(k)
-  )
-  if (extra.length > 0) fail(c, `unexpected top-level fields ${extra.join(', ')}`)
-  const status = answer.status as {
-    phase?: unknown
-    conditions?: Array<{ type?: unknown; status?: unknown }>
-  } & Record<string, unknown>
-  if (status.phase !== expected.phase) fail(c, `status.phase is ${String(status.phase)}, want ${expected.phase}`)
-  const valid = status.conditions?.find((x) => x.type === 'Valid')
-  if (valid?.status !== 'True') fail(c, `Valid condition is ${JSON.stringify(valid)}`)
-  const returned = new Set(
-    answer.children.filter((ch) => ch.kind === 'Job' && ch.apiVersion === 'batch/v1').map((ch) => ch.metadata.name)
-  )
-  const dropped = c.observedJobNames.filter((name) => !returned.has(name))
-  if (dropped.length > 0) {
-    fail(c, `the hook would delete ${dropped.length} Jobs, e.g. ${dropped.slice(0, 3).join(', ')}`)
-  }
-  const created = returned.size - c.observedJobNames.length
-  if (created !== expected.toCreate) fail(c, `the hook creates ${created} Jobs, want ${expected.toCreate}`)
-  if (answer.children.length !== returned.size) {
-    fail(c, `${answer.children.length - returned.size} children that are not Jobs`)
-  }
-  // Alike records are written once, in status.jobGroups: the format's own codec reads them all back.
-  const records = ungroupRecords(status, BENCH_JOBFLOW)
-  if (records.length !== expected.flows) fail(c, `status has ${records.length} records, want ${expected.flows}`)
-  const want = {
-    Succeeded: expected.succeeded,
-    Running: expected.running,
-    Pending: expected.toCreate + expected.waiting,
-  }
-  for (const [phase, count] of Object.entries(want)) {
-    const got = records.filter((r) => r.phase === phase).length
-    if (got !== count) fail(c, `${got} ${phase} records in the status, want ${count}`)
+  try {
+    checkHookAnswer(JSON.parse(hook.text), c.expected, c.observedJobNames)
+  } catch (error) {
+    fail(c, (error as Error).message)
   }
   // The same request at the same time gives the same answer (law 3).
   const again = await post(hookUrl + HOOK_PATH, c.body)
