@@ -146,8 +146,8 @@ export function collaSetView (collaSet: KubeObject, pods: KubeObject[], now: Dat
   const replicas = isRecord(collaSet.spec) ? String(collaSet.spec.replicas ?? '-') : '-'
   return [
     ...header(collaSet, undefined, now),
-    `Replicas:   ${replicas} desired, ${counts(collaSet, ['replicas', 'readyReplicas', 'availableReplicas',
-      'updatedReplicas'])}`,
+    `Replicas:   ${replicas} desired, ${counts(collaSet, ['replicas', 'scheduledReplicas', 'readyReplicas',
+      'availableReplicas', 'operatingReplicas', 'updatedReplicas'])}`,
     `Revisions:  updated ${updated ?? '-'} (*), current ${field(collaSet, 'currentRevision') ?? '-'}`,
     ...conditionLines(collaSet),
     '',

@@ -20,91 +20,21 @@ import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
-import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer } from '../common/validity.js'
 import {
   answerSizeProblems, CHILD_OVERHEAD_BYTES, podParts, specBytes, type AnswerFigures, type ChildFigure
 } from '../common/answer-size.js'
 import { timestamp } from '../../k8s/time.js'
-import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
 import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
+import { containersReady, hasServiceGate, isFinished, isTerminating } from '../../k8s/pods.js'
 import {
-  byCreation, containersReady, hasServiceGate, isFinished, isReady, isTerminating, serviceReady
-} from '../../k8s/pods.js'
+  byMemberCreation, member, removalOrder, replacementOrder, rolloutOrder, type Member, type PodPlan
+} from './members.js'
+import { renderStatus, scaleCondition, updateCondition } from './status.js'
 
-/** The counts of the status, in the order the status lists them. */
-interface ReplicaCounts {
-  replicas: number
-  readyReplicas: number
-  availableReplicas: number
-  updatedReplicas: number
-  updatedReadyReplicas: number
-  updatedAvailableReplicas: number
-}
-
-export interface CollaSetStatus extends ReplicaCounts {
-  currentRevision?: string
-  updatedRevision?: string
-  selector?: string
-  conditions: unknown[]
-  [key: string]: unknown
-}
-
-/**
- * A member Pod and what this sync reads of its conditions, read once: pairing, settling, scaling,
- * the status and the readiness gate all ask about the same Pods, and a sort asks at every
- * comparison. A per-sync record beside the Pod, never a mark on it: the Pods the hook is given are
- * frozen and shared between requests.
- */
-interface Member {
-  pod: KubeObject
-  ready: boolean
-  /** The service-ready condition is True: with `ready`, the Pod is available. */
-  serving: boolean
-}
-
-function member (pod: KubeObject): Member {
-  return { pod, ready: isReady(pod), serving: serviceReady(pod) }
-}
-
-/** Oldest first, then by name (byCreation), for members. */
-function byMemberCreation (a: Member, b: Member): number {
-  return byCreation(a.pod, b.pod)
-}
-
-/** Scale-down order: not Ready first, then newest, then the greatest name. */
-function removalOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? 1 : -1
-  return -byCreation(a.pod, b.pod)
-}
-
-/** Rollout order: not Ready first, then oldest, then by name. */
-function rolloutOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? 1 : -1
-  return byCreation(a.pod, b.pod)
-}
-
-/** Replacement order: Ready first, then oldest, then by name. */
-function replacementOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? -1 : 1
-  return byCreation(a.pod, b.pod)
-}
-
-/**
- * What one sync decides about the observed Pods, step by step: which go (`drop`), which origin is
- * being replaced by which Pod (`pairOf`, with the replacements in `inPair`), and the Pods that
- * count against `replicas` (`logical`). Sets and maps are keyed by the Pod itself, as a Pod is
- * one Pod however often the request lists it.
- */
-interface PodPlan {
-  /** The Pods that take part in the set: neither terminating nor finished. */
-  members: Member[]
-  drop: Set<KubeObject>
-  pairOf: Map<KubeObject, Member>
-  inPair: Set<KubeObject>
-  logical: Member[]
-}
+export type { CollaSetStatus } from './status.js'
 
 /** observe → pair → settle → scale → create → render. */
 export function syncCollaSet (request: SyncRequest, context: HookContext): SyncAnswer {
@@ -121,6 +51,9 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const pods = objectsOf(request.children, 'Pod', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
+  // The conditions read the Pods as observed (pairs settled), before this sync adds or removes any.
+  const scale = scaleCondition(plan.logical.length, spec.replicas, false)
+  const update = updateCondition(plan.logical, updated)
   scaleDown(plan, spec.replicas)
   const created = createPods(parent, spec, updated, pods, plan)
   if ('problems' in created) {
@@ -132,7 +65,8 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const children = [...kept.map(keepAsObserved), ...created].sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
   const live = plan.members.filter(m => !plan.drop.has(m.pod))
-  const status = renderStatus(live, spec, updated, previous, context.now)
+  const replacing = new Set(plan.pairOf.keys())
+  const status = renderStatus({ live, replacing, spec, updated, scale, update }, parent, previous, context.now)
   return { response: { status, children }, effects: gateEffects(live, context.now) }
 }
 
@@ -335,61 +269,4 @@ function gateEffects (live: readonly Member[], now: Date): Effect[] {
     })
   }
   return effects
-}
-
-/** Counts the live members in one pass: they are thousands, and each count would be a pass. */
-function countReplicas (live: readonly Member[], updated: string): ReplicaCounts {
-  const counts: ReplicaCounts = {
-    replicas: 0,
-    readyReplicas: 0,
-    availableReplicas: 0,
-    updatedReplicas: 0,
-    updatedReadyReplicas: 0,
-    updatedAvailableReplicas: 0
-  }
-  for (const { pod, ready, serving } of live) {
-    const available = ready && serving
-    counts.replicas++
-    if (ready) counts.readyReplicas++
-    if (available) counts.availableReplicas++
-    if (revisionOf(pod) !== updated) continue
-    counts.updatedReplicas++
-    if (ready) counts.updatedReadyReplicas++
-    if (available) counts.updatedAvailableReplicas++
-  }
-  return counts
-}
-
-function renderStatus (
-  live: readonly Member[],
-  spec: CollaSetSpec,
-  updated: string,
-  previous: Record<string, unknown>,
-  now: Date
-): CollaSetStatus {
-  return {
-    ...countReplicas(live, updated),
-    currentRevision: currentRevision(live, updated),
-    updatedRevision: updated,
-    selector: selectorString(spec.selector),
-    conditions: validityConditions(previous.conditions, [], now)
-  }
-}
-
-/**
- * The revision most members still run while a rollout is under way (ties: the smallest), the
- * updated one once every member runs it.
- */
-function currentRevision (live: readonly Member[], updated: string): string {
-  const counts = new Map<string, number>()
-  for (const { pod } of live) {
-    const revision = revisionOf(pod)
-    if (revision === undefined || revision === updated) continue
-    counts.set(revision, (counts.get(revision) ?? 0) + 1)
-  }
-  let best: [string, number] | undefined
-  for (const entry of [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (best === undefined || entry[1] > best[1]) best = entry
-  }
-  return best?.[0] ?? updated
 }

@@ -1,0 +1,160 @@
+// The CollaSet's status: kuperator's counts and revisions (KusionStack kube-api
+// apps/v1alpha1/collaset_types.go names them), and its `Scale` and `Update` conditions, all
+// computed from the Pods this sync observed and kept. Nothing here moves unless the cluster does
+// (law 5): the messages name counts and revisions, never a clock.
+import type { Condition, KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { findCondition, setCondition } from '../../k8s/conditions.js'
+import { OPS_LIFECYCLE_LABEL, wantsReplace } from '../../k8s/labels.js'
+import { selectorString } from '../../k8s/selectors.js'
+import { validityConditions } from '../common/validity.js'
+import type { CollaSetSpec } from './spec.js'
+import type { Member } from './members.js'
+import { revisionOf } from './pods.js'
+
+export const SCALE = 'Scale'
+export const UPDATE = 'Update'
+
+/** The counts of the status, in the order the status lists them. */
+export interface ReplicaCounts {
+  replicas: number
+  scheduledReplicas: number
+  readyReplicas: number
+  availableReplicas: number
+  operatingReplicas: number
+  updatedReplicas: number
+  updatedReadyReplicas: number
+  updatedAvailableReplicas: number
+}
+
+export interface CollaSetStatus extends ReplicaCounts {
+  observedGeneration?: number
+  currentRevision?: string
+  updatedRevision?: string
+  selector?: string
+  conditions: unknown[]
+  [key: string]: unknown
+}
+
+/** A condition as a step of the sync decides it; its time comes from setCondition. */
+export type ConditionState = Pick<Condition, 'status' | 'reason' | 'message'>
+
+/** What the status is made of: the members kept, and what the sync decided about them. */
+export interface StatusInput {
+  live: readonly Member[]
+  /** Pods being replaced (the origin of an open pair): with the ones a lifecycle holds, operating. */
+  replacing: ReadonlySet<KubeObject>
+  spec: CollaSetSpec
+  updated: string
+  scale: ConditionState
+  update: ConditionState
+}
+
+/** A node is assigned: `spec.nodeName` is set, or the scheduler reports `PodScheduled`. */
+function isScheduled (pod: KubeObject): boolean {
+  if (isRecord(pod.spec) && typeof pod.spec.nodeName === 'string' && pod.spec.nodeName !== '') return true
+  return isRecord(pod.status) && findCondition(pod.status.conditions, 'PodScheduled')?.status === 'True'
+}
+
+/** In an operation: held by a PodOpsLifecycle, asking to be replaced, or being replaced. */
+function isOperating (pod: KubeObject, replacing: ReadonlySet<KubeObject>): boolean {
+  return replacing.has(pod) || wantsReplace(pod) || pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined
+}
+
+/** Counts the live members in one pass: they are thousands, and each count would be a pass. */
+export function countReplicas (
+  live: readonly Member[],
+  updated: string,
+  replacing: ReadonlySet<KubeObject>
+): ReplicaCounts {
+  const counts: ReplicaCounts = {
+    replicas: 0,
+    scheduledReplicas: 0,
+    readyReplicas: 0,
+    availableReplicas: 0,
+    operatingReplicas: 0,
+    updatedReplicas: 0,
+    updatedReadyReplicas: 0,
+    updatedAvailableReplicas: 0
+  }
+  for (const { pod, ready, serving } of live) {
+    const available = ready && serving
+    counts.replicas++
+    if (isScheduled(pod)) counts.scheduledReplicas++
+    if (ready) counts.readyReplicas++
+    if (available) counts.availableReplicas++
+    if (isOperating(pod, replacing)) counts.operatingReplicas++
+    if (revisionOf(pod) !== updated) continue
+    counts.updatedReplicas++
+    if (ready) counts.updatedReadyReplicas++
+    if (available) counts.updatedAvailableReplicas++
+  }
+  return counts
+}
+
+export function renderStatus (
+  input: StatusInput,
+  parent: KubeObject,
+  previous: Record<string, unknown>,
+  now: Date
+): CollaSetStatus {
+  const { live, spec, updated } = input
+  let conditions: Condition[] = validityConditions(previous.conditions, [], now)
+  conditions = setCondition(conditions, { type: SCALE, ...input.scale }, now)
+  conditions = setCondition(conditions, { type: UPDATE, ...input.update }, now)
+  const generation = parent.metadata.generation
+  return {
+    ...(typeof generation === 'number' ? { observedGeneration: generation } : {}),
+    ...countReplicas(live, updated, input.replacing),
+    currentRevision: currentRevision(live, updated),
+    updatedRevision: updated,
+    selector: selectorString(spec.selector),
+    conditions
+  }
+}
+
+/**
+ * The revision most members still run while a rollout is under way (ties: the smallest), the
+ * updated one once every member runs it.
+ */
+function currentRevision (live: readonly Member[], updated: string): string {
+  const counts = new Map<string, number>()
+  for (const { pod } of live) {
+    const revision = revisionOf(pod)
+    if (revision === undefined || revision === updated) continue
+    counts.set(revision, (counts.get(revision) ?? 0) + 1)
+  }
+  let best: [string, number] | undefined
+  for (const entry of [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    if (best === undefined || entry[1] > best[1]) best = entry
+  }
+  return best?.[0] ?? updated
+}
+
+/** `Scale`: whether the Pods that count against `replicas` (as observed) are as many as it asks. */
+export function scaleCondition (observed: number, replicas: number, paused: boolean): ConditionState {
+  const pods = (n: number): string => `${n} Pod${n === 1 ? '' : 's'}`
+  if (paused) {
+    return {
+      status: 'False',
+      reason: 'Paused',
+      message: `spec.paused: no Pod is created or removed to scale (${pods(observed)}, spec.replicas ${replicas})`
+    }
+  }
+  if (observed === replicas) {
+    return { status: 'True', reason: 'Scaled', message: `${pods(observed)}, as spec.replicas asks` }
+  }
+  const [reason, verb, by] = observed < replicas
+    ? ['ScalingOut', 'creating', replicas - observed]
+    : ['ScalingIn', 'removing', observed - replicas]
+  return { status: 'False', reason, message: `${pods(observed)} of ${replicas}: ${verb} ${by}` }
+}
+
+/** `Update`: whether every Pod that counts against `replicas` runs the updated revision. */
+export function updateCondition (logical: readonly Member[], updated: string): ConditionState {
+  const done = logical.filter(m => revisionOf(m.pod) === updated).length
+  if (done === logical.length) {
+    return { status: 'True', reason: 'Updated', message: `every Pod runs revision ${updated}` }
+  }
+  return { status: 'False', reason: 'Updating', message: `${done} of ${logical.length} Pods run revision ${updated}` }
+}
