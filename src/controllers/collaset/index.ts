@@ -14,7 +14,7 @@ export const collasetHooks: KindHooks = {
   statusFields: [
     'observedGeneration', 'replicas', 'scheduledReplicas', 'readyReplicas', 'availableReplicas', 'operatingReplicas',
     'updatedReplicas', 'updatedReadyReplicas', 'updatedAvailableReplicas', 'currentRevision', 'updatedRevision',
-    'selector', 'phase', 'conditions'
+    'nextUpdateTime', 'selector', 'phase', 'conditions'
   ],
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,

@@ -9,6 +9,11 @@ import type { CollaSetSpec } from './spec.js'
 
 /** A hash of the template the Pod was made from. */
 export const REVISION_LABEL = 'jobhooks.io/revision'
+/**
+ * Under `updateStrategy.rollingUpdate.byLabel`, only Pods carrying this label (any value) are
+ * updated: kuperator's `collaset.kusionstack.io/update-included`, in our own prefix.
+ */
+export const UPDATE_INCLUDED_LABEL = 'jobhooks.io/update-included'
 
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 export const SUFFIX_LENGTH = 5

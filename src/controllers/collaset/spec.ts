@@ -8,8 +8,24 @@ import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 /** The most Pods one CollaSet may ask for: a bound that keeps a typo from flooding a namespace. */
 export const MAX_REPLICAS = 10000
 
+/** The longest `updateStrategy.operationDelaySeconds`: a day, so a typo cannot stall a rollout for years. */
+export const MAX_OPERATION_DELAY_SECONDS = 86400
+
+/** kuperator's `updateStrategy`: which Pods a rollout may touch, and how fast. */
+export interface UpdateStrategy {
+  /** `rollingUpdate.byPartition.partition`: Pods kept at an older revision; undefined updates all. */
+  partition?: number
+  /** `rollingUpdate.byLabel` is set: only Pods labelled UPDATE_INCLUDED_LABEL are updated. */
+  byLabel: boolean
+  /** Seconds from one Pod's update (its replacement Ready) to the next one's start; 0: none. */
+  operationDelaySeconds: number
+}
+
 export interface CollaSetSpec {
   replicas: number
+  /** While true, no Pod is created or removed to scale, and none is updated. */
+  paused: boolean
+  updateStrategy: UpdateStrategy
   selector: LabelSelector
   /** The PodTemplateSpec: `metadata` (labels, annotations) and `spec`. */
   template: {
@@ -23,11 +39,46 @@ function stringMap (value: unknown): Record<string, string> | undefined {
   return Object.values(value).every(v => typeof v === 'string') ? value as Record<string, string> : undefined
 }
 
+function optionalRecord (value: unknown, where: string, problems: string[]): Record<string, unknown> {
+  if (value === undefined || value === null) return {}
+  if (isRecord(value)) return value
+  problems.push(`${where} must be an object (got ${JSON.stringify(value)})`)
+  return {}
+}
+
+/** `spec.updateStrategy`, kuperator's fields; problems pushed, never thrown. */
+function parseUpdateStrategy (value: unknown, problems: string[]): UpdateStrategy {
+  const strategy = optionalRecord(value, 'spec.updateStrategy', problems)
+  const rolling = optionalRecord(strategy.rollingUpdate, 'spec.updateStrategy.rollingUpdate', problems)
+  const byPartition = optionalRecord(
+    rolling.byPartition, 'spec.updateStrategy.rollingUpdate.byPartition', problems
+  )
+  const partition = optionalWholeNumber(
+    byPartition.partition, 'spec.updateStrategy.rollingUpdate.byPartition.partition', 0, MAX_REPLICAS, problems
+  )
+  const byLabel = rolling.byLabel !== undefined && rolling.byLabel !== null
+  optionalRecord(rolling.byLabel, 'spec.updateStrategy.rollingUpdate.byLabel', problems)
+  const operationDelaySeconds = optionalWholeNumber(
+    strategy.operationDelaySeconds, 'spec.updateStrategy.operationDelaySeconds', 0, MAX_OPERATION_DELAY_SECONDS,
+    problems
+  ) ?? 0
+  return { ...(partition !== undefined ? { partition } : {}), byLabel, operationDelaySeconds }
+}
+
+function parsePaused (value: unknown, problems: string[]): boolean {
+  if (value === undefined || value === null) return false
+  if (typeof value === 'boolean') return value
+  problems.push(`spec.paused must be true or false (got ${JSON.stringify(value)})`)
+  return false
+}
+
 export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
   const spec = parent.spec
   if (!isRecord(spec)) return { ok: false, problems: ['spec is missing'] }
   const problems: string[] = []
   const replicas = optionalWholeNumber(spec.replicas, 'spec.replicas', 0, MAX_REPLICAS, problems) ?? 1
+  const paused = parsePaused(spec.paused, problems)
+  const updateStrategy = parseUpdateStrategy(spec.updateStrategy, problems)
   const selectorIssues = spec.selector === undefined
     ? ['spec.selector is required']
     : selectorProblems(
@@ -72,6 +123,8 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
     ok: true,
     value: {
       replicas,
+      paused,
+      updateStrategy,
       selector: spec.selector as LabelSelector,
       template: { metadata: { labels, ...(annotations !== undefined ? { annotations } : {}) }, spec: podSpec }
     }

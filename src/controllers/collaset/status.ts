@@ -7,6 +7,7 @@ import { isRecord } from '../../k8s/types.js'
 import { findCondition, setCondition } from '../../k8s/conditions.js'
 import { OPS_LIFECYCLE_LABEL, wantsReplace } from '../../k8s/labels.js'
 import { selectorString } from '../../k8s/selectors.js'
+import { timestamp } from '../../k8s/time.js'
 import { validityConditions } from '../common/validity.js'
 import type { CollaSetSpec } from './spec.js'
 import type { Member } from './members.js'
@@ -30,6 +31,7 @@ export interface ReplicaCounts {
 export interface CollaSetStatus extends ReplicaCounts {
   observedGeneration?: number
   currentRevision?: string
+  nextUpdateTime?: string
   updatedRevision?: string
   selector?: string
   conditions: unknown[]
@@ -48,6 +50,8 @@ export interface StatusInput {
   updated: string
   scale: ConditionState
   update: ConditionState
+  /** While operationDelaySeconds holds the rollout: when the next Pod may start (ms). */
+  nextUpdateMs?: number
 }
 
 /** A node is assigned: `spec.nodeName` is set, or the scheduler reports `PodScheduled`. */
@@ -109,6 +113,8 @@ export function renderStatus (
     currentRevision: currentRevision(live, updated),
     updatedRevision: updated,
     selector: selectorString(spec.selector),
+    // Written only while it says something (law 5): an absolute time, so it stays still.
+    ...(input.nextUpdateMs !== undefined ? { nextUpdateTime: timestamp(new Date(input.nextUpdateMs)) } : {}),
     conditions
   }
 }
@@ -148,13 +154,4 @@ export function scaleCondition (observed: number, replicas: number, paused: bool
     ? ['ScalingOut', 'creating', replicas - observed]
     : ['ScalingIn', 'removing', observed - replicas]
   return { status: 'False', reason, message: `${pods(observed)} of ${replicas}: ${verb} ${by}` }
-}
-
-/** `Update`: whether every Pod that counts against `replicas` runs the updated revision. */
-export function updateCondition (logical: readonly Member[], updated: string): ConditionState {
-  const done = logical.filter(m => revisionOf(m.pod) === updated).length
-  if (done === logical.length) {
-    return { status: 'True', reason: 'Updated', message: `every Pod runs revision ${updated}` }
-  }
-  return { status: 'False', reason: 'Updating', message: `${done} of ${logical.length} Pods run revision ${updated}` }
 }

@@ -14,8 +14,11 @@
 //   Scale-down removes not-Ready Pods first, then the newest, then the greatest name; an origin
 //   removed this way takes its pending replacement with it.
 // - A template change is rolled out one Pod at a time, new Pod first: one rollout pair at most,
-//   its origin chosen not-Ready first, then oldest, then by name.
-import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
+//   its origin chosen not-Ready first, then oldest, then by name, among the Pods the update
+//   strategy lets it touch (rollout.ts: paused, partition, byLabel, operationDelaySeconds).
+// - While paused, no Pod is created or removed to scale and none is updated; replace requests
+//   and pairs already open go on (neither loses capacity).
+import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
@@ -30,9 +33,10 @@ import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
 import { containersReady, hasServiceGate, isFinished, isTerminating } from '../../k8s/pods.js'
 import {
-  byMemberCreation, member, removalOrder, replacementOrder, rolloutOrder, type Member, type PodPlan
+  byMemberCreation, member, removalOrder, replacementOrder, type Member, type PodPlan
 } from './members.js'
-import { renderStatus, scaleCondition, updateCondition } from './status.js'
+import { renderStatus, scaleCondition } from './status.js'
+import { decideRollout, updateCondition } from './rollout.js'
 
 export type { CollaSetStatus } from './status.js'
 
@@ -51,11 +55,13 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const pods = objectsOf(request.children, 'Pod', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
-  // The conditions read the Pods as observed (pairs settled), before this sync adds or removes any.
-  const scale = scaleCondition(plan.logical.length, spec.replicas, false)
-  const update = updateCondition(plan.logical, updated)
-  scaleDown(plan, spec.replicas)
-  const created = createPods(parent, spec, updated, pods, plan)
+  // Scale reads the Pods as observed (pairs settled), before this sync adds or removes any.
+  const scale = scaleCondition(plan.logical.length, spec.replicas, spec.paused)
+  if (!spec.paused) scaleDown(plan, spec.replicas)
+  // Replace requests are honoured even while paused: they are operations, neither scale nor update.
+  const requests = replaceRequests(plan)
+  const rollout = decideRollout(plan, spec, updated, requests, context.now)
+  const created = createPods(parent, spec, updated, pods, plan, [...requests, ...optional(rollout.origin)])
   if ('problems' in created) {
     // Over the size budget: no Pod was built, and every one observed stays (law 2).
     const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
@@ -66,8 +72,19 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
   const live = plan.members.filter(m => !plan.drop.has(m.pod))
   const replacing = new Set(plan.pairOf.keys())
-  const status = renderStatus({ live, replacing, spec, updated, scale, update }, parent, previous, context.now)
-  return { response: { status, children }, effects: gateEffects(live, context.now) }
+  const update = updateCondition(plan.logical, updated, rollout, spec)
+  const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
+  const status = renderStatus(input, parent, previous, context.now)
+  const response: SyncResponse = { status, children }
+  // Time is a resync (law 4): the delay ends at a moment no Pod change announces.
+  if (rollout.nextMs !== undefined) {
+    response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
+  }
+  return { response, effects: gateEffects(live, context.now) }
+}
+
+function optional<T> (value: T | undefined): T[] {
+  return value === undefined ? [] : [value]
 }
 
 /** The observed Pods that take part in the set (members), and the finished ones, which go. */
@@ -187,21 +204,13 @@ function createPods (
   spec: CollaSetSpec,
   updated: string,
   pods: KubeObject[],
-  plan: PodPlan
+  plan: PodPlan,
+  replacing: Array<KubeObject | undefined>
 ): KubeObject[] | { problems: string[] } {
   const origins: Array<KubeObject | undefined> = []
-  for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
-  const requests = replaceRequests(plan)
-  origins.push(...requests)
-  // Rollout: one old-revision Pod at a time, new Pod first; not while a rollout pair is open.
-  const rolling = [...plan.pairOf.keys()].some(origin => !wantsReplace(origin))
-  if (!rolling) {
-    // Not a Pod already paired, nor one given its replacement above.
-    const stale = plan.logical.filter(
-      m => revisionOf(m.pod) !== updated && !plan.pairOf.has(m.pod) && !requests.has(m.pod)
-    ).sort(rolloutOrder)[0]
-    if (stale !== undefined) origins.push(stale.pod)
-  }
+  // Paused: no Pod is created to scale (nor removed: sync.ts skips scaleDown).
+  if (!spec.paused) for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
+  origins.push(...replacing)
   if (origins.length === 0) return []
   const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length))
   if (oversize.length > 0) return { problems: oversize }
