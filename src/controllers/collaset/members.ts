@@ -26,12 +26,6 @@ export function byMemberCreation (a: Member, b: Member): number {
   return byCreation(a.pod, b.pod)
 }
 
-/** Scale-down order: not Ready first, then newest, then the greatest name. */
-export function removalOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? 1 : -1
-  return -byCreation(a.pod, b.pod)
-}
-
 /** Rollout order: not Ready first, then oldest, then by name. */
 export function rolloutOrder (a: Member, b: Member): number {
   if (a.ready !== b.ready) return a.ready ? 1 : -1

@@ -15,6 +15,12 @@ export const REVISION_LABEL = 'jobhooks.io/revision'
  */
 export const UPDATE_INCLUDED_LABEL = 'jobhooks.io/update-included'
 
+/**
+ * A Pod carrying this label (any value) is deleted, as if named in `scaleStrategy.podToDelete`:
+ * kuperator's `collaset.kusionstack.io/to-delete`, in our own prefix.
+ */
+export const TO_DELETE_LABEL = 'jobhooks.io/to-delete'
+
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 export const SUFFIX_LENGTH = 5
 
@@ -82,6 +88,7 @@ export function newPod (
   const labels: Record<string, string> = { ...spec.template.metadata.labels, [REVISION_LABEL]: revision }
   delete labels[TO_REPLACE_LABEL]
   delete labels[REPLACE_ORIGIN_LABEL]
+  delete labels[TO_DELETE_LABEL]
   if (origin !== undefined) labels[REPLACE_ORIGIN_LABEL] = origin
   const podSpec = structuredClone(spec.template.spec)
   const gates = Array.isArray(podSpec.readinessGates) ? podSpec.readinessGates.filter(isRecord) : []

@@ -3,6 +3,7 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { selectorMatches, selectorProblems, type LabelSelector } from '../../k8s/selectors.js'
+import { MAX_OBJECT_NAME } from '../../k8s/names.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
 
 /** The most Pods one CollaSet may ask for: a bound that keeps a typo from flooding a namespace. */
@@ -21,8 +22,18 @@ export interface UpdateStrategy {
   operationDelaySeconds: number
 }
 
+/** kuperator's `scaleStrategy`: Pods to delete by name. */
+export interface ScaleStrategy {
+  /** `podToDelete`: names of the set's Pods to delete (a replacement comes when `replicas` wants one). */
+  podToDelete: string[]
+}
+
+/** The most names `scaleStrategy.podToDelete` may list. */
+export const MAX_POD_NAMES = 1000
+
 export interface CollaSetSpec {
   replicas: number
+  scaleStrategy: ScaleStrategy
   /** While true, no Pod is created or removed to scale, and none is updated. */
   paused: boolean
   updateStrategy: UpdateStrategy
@@ -65,6 +76,22 @@ function parseUpdateStrategy (value: unknown, problems: string[]): UpdateStrateg
   return { ...(partition !== undefined ? { partition } : {}), byLabel, operationDelaySeconds }
 }
 
+/** A list of Pod names, or a problem naming the field. */
+function podNames (value: unknown, where: string, problems: string[]): string[] {
+  if (value === undefined || value === null) return []
+  const ok = Array.isArray(value) && value.length <= MAX_POD_NAMES &&
+    value.every(v => typeof v === 'string' && v.length > 0 && v.length <= MAX_OBJECT_NAME)
+  if (ok) return value as string[]
+  problems.push(`${where} must list at most ${MAX_POD_NAMES} Pod names (got ${JSON.stringify(value).slice(0, 200)})`)
+  return []
+}
+
+/** `spec.scaleStrategy`, kuperator's fields; problems pushed, never thrown. */
+function parseScaleStrategy (value: unknown, problems: string[]): ScaleStrategy {
+  const strategy = optionalRecord(value, 'spec.scaleStrategy', problems)
+  return { podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems) }
+}
+
 function parsePaused (value: unknown, problems: string[]): boolean {
   if (value === undefined || value === null) return false
   if (typeof value === 'boolean') return value
@@ -79,6 +106,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
   const replicas = optionalWholeNumber(spec.replicas, 'spec.replicas', 0, MAX_REPLICAS, problems) ?? 1
   const paused = parsePaused(spec.paused, problems)
   const updateStrategy = parseUpdateStrategy(spec.updateStrategy, problems)
+  const scaleStrategy = parseScaleStrategy(spec.scaleStrategy, problems)
   const selectorIssues = spec.selector === undefined
     ? ['spec.selector is required']
     : selectorProblems(
@@ -123,6 +151,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
     ok: true,
     value: {
       replicas,
+      scaleStrategy,
       paused,
       updateStrategy,
       selector: spec.selector as LabelSelector,

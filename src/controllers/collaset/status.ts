@@ -3,8 +3,8 @@
 // computed from the Pods this sync observed and kept. Nothing here moves unless the cluster does
 // (law 5): the messages name counts and revisions, never a clock.
 import type { Condition, KubeObject } from '../../k8s/types.js'
-import { isRecord } from '../../k8s/types.js'
-import { findCondition, setCondition } from '../../k8s/conditions.js'
+import { setCondition } from '../../k8s/conditions.js'
+import { isScheduled } from '../../k8s/pods.js'
 import { OPS_LIFECYCLE_LABEL, wantsReplace } from '../../k8s/labels.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { timestamp } from '../../k8s/time.js'
@@ -52,12 +52,6 @@ export interface StatusInput {
   update: ConditionState
   /** While operationDelaySeconds holds the rollout: when the next Pod may start (ms). */
   nextUpdateMs?: number
-}
-
-/** A node is assigned: `spec.nodeName` is set, or the scheduler reports `PodScheduled`. */
-function isScheduled (pod: KubeObject): boolean {
-  if (isRecord(pod.spec) && typeof pod.spec.nodeName === 'string' && pod.spec.nodeName !== '') return true
-  return isRecord(pod.status) && findCondition(pod.status.conditions, 'PodScheduled')?.status === 'True'
 }
 
 /** In an operation: held by a PodOpsLifecycle, asking to be replaced, or being replaced. */
@@ -135,23 +129,4 @@ function currentRevision (live: readonly Member[], updated: string): string {
     if (best === undefined || entry[1] > best[1]) best = entry
   }
   return best?.[0] ?? updated
-}
-
-/** `Scale`: whether the Pods that count against `replicas` (as observed) are as many as it asks. */
-export function scaleCondition (observed: number, replicas: number, paused: boolean): ConditionState {
-  const pods = (n: number): string => `${n} Pod${n === 1 ? '' : 's'}`
-  if (paused) {
-    return {
-      status: 'False',
-      reason: 'Paused',
-      message: `spec.paused: no Pod is created or removed to scale (${pods(observed)}, spec.replicas ${replicas})`
-    }
-  }
-  if (observed === replicas) {
-    return { status: 'True', reason: 'Scaled', message: `${pods(observed)}, as spec.replicas asks` }
-  }
-  const [reason, verb, by] = observed < replicas
-    ? ['ScalingOut', 'creating', replicas - observed]
-    : ['ScalingIn', 'removing', observed - replicas]
-  return { status: 'False', reason, message: `${pods(observed)} of ${replicas}: ${verb} ${by}` }
 }

@@ -33,9 +33,10 @@ import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
 import { containersReady, hasServiceGate, isFinished, isTerminating } from '../../k8s/pods.js'
 import {
-  byMemberCreation, member, removalOrder, replacementOrder, type Member, type PodPlan
+  byMemberCreation, member, replacementOrder, type Member, type PodPlan
 } from './members.js'
-import { renderStatus, scaleCondition } from './status.js'
+import { renderStatus } from './status.js'
+import { applyDeletes, deleteRequests, scaleCondition, scaleDown } from './scale.js'
 import { decideRollout, updateCondition } from './rollout.js'
 
 export type { CollaSetStatus } from './status.js'
@@ -56,8 +57,12 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
   // Scale reads the Pods as observed (pairs settled), before this sync adds or removes any.
-  const scale = scaleCondition(plan.logical.length, spec.replicas, spec.paused)
-  if (!spec.paused) scaleDown(plan, spec.replicas)
+  const deletes = deleteRequests(plan, pods, spec)
+  const scale = scaleCondition(plan.logical.length, spec, deletes)
+  if (!spec.paused) {
+    applyDeletes(plan, deletes)
+    scaleDown(plan, spec.replicas)
+  }
   // Replace requests are honoured even while paused: they are operations, neither scale nor update.
   const requests = replaceRequests(plan)
   const rollout = decideRollout(plan, spec, updated, requests, context.now)
@@ -165,22 +170,6 @@ function settleReadyPairs (plan: PodPlan): void {
   }
 }
 
-/** Down to `replicas`: an origin removed takes its pending replacement with it. */
-function scaleDown (plan: PodPlan, replicas: number): void {
-  if (plan.logical.length <= replicas) return
-  const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
-  for (const { pod } of removed) {
-    plan.drop.add(pod)
-    const replacement = plan.pairOf.get(pod)
-    if (replacement !== undefined) {
-      plan.drop.add(replacement.pod)
-      plan.pairOf.delete(pod)
-      plan.inPair.delete(replacement.pod)
-    }
-  }
-  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
-}
-
 /**
  * The Pods of a sync, sized before they are built (common/answer-size.ts): each is the template
  * with a name, labels and a readiness gate; the Pods kept weigh about as much.
@@ -217,7 +206,7 @@ function createPods (
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const namer = new PodNamer(name, name, takenNames(pods))
+  const namer = new PodNamer(name, name, takenNames(pods, spec.scaleStrategy.podToDelete))
   return origins.map(origin => newPod(
     namer.next(),
     namespace,
@@ -247,8 +236,12 @@ function awaitsReplacement (plan: PodPlan, pod: KubeObject): boolean {
   return wantsReplace(pod) && !plan.pairOf.has(pod)
 }
 
-/** The names no new Pod may take: every observed Pod's, and every origin a replacement names. */
-function * takenNames (pods: readonly KubeObject[]): Generator<string> {
+/**
+ * The names no new Pod may take: every observed Pod's, every origin a replacement names, and every
+ * name podToDelete lists (a new Pod under such a name would be deleted at once).
+ */
+function * takenNames (pods: readonly KubeObject[], toDelete: readonly string[]): Generator<string> {
+  yield * toDelete
   for (const pod of pods) {
     yield pod.metadata.name
     const origin = originOf(pod)

@@ -1,0 +1,130 @@
+// Scaling a CollaSet: the Pods asked to go (kuperator's `scaleStrategy.podToDelete`, and the label
+// jobhooks.io/to-delete), the order in which Pods go when `replicas` goes down (kube-xset
+// synccontrols/x_scale.go: to-delete first, then not scheduled, not Ready, newest), and the
+// `Scale` condition that says where scaling stands. Every Pod that goes here is left out of the
+// answer: Metacontroller deletes it, and createPods (sync.ts) brings the count back to `replicas`.
+import type { KubeObject } from '../../k8s/types.js'
+import { byCreation } from '../../k8s/pods.js'
+import type { CollaSetSpec } from './spec.js'
+import type { Member, PodPlan } from './members.js'
+import { TO_DELETE_LABEL } from './pods.js'
+import type { ConditionState } from './status.js'
+
+/** What the sync found of the Pods asked to go. */
+export interface DeleteRequests {
+  /** The members asked to go (named in podToDelete or labelled), by name. */
+  pods: Set<KubeObject>
+  /** Names in podToDelete that no observed Pod of the set holds: ignored, and said. */
+  unmatched: string[]
+}
+
+/** A Pod asked to go: named in `scaleStrategy.podToDelete`, or labelled jobhooks.io/to-delete (any value). */
+function askedToGo (pod: KubeObject, named: ReadonlySet<string>): boolean {
+  return named.has(pod.metadata.name) || pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined
+}
+
+/** The members asked to go, and the names of podToDelete no observed Pod holds. */
+export function deleteRequests (plan: PodPlan, pods: readonly KubeObject[], spec: CollaSetSpec): DeleteRequests {
+  const named = new Set(spec.scaleStrategy.podToDelete)
+  const requests: DeleteRequests = { pods: new Set(), unmatched: [] }
+  for (const { pod } of plan.members) if (askedToGo(pod, named)) requests.pods.add(pod)
+  if (named.size === 0) return requests
+  const observed = new Set(pods.map(p => p.metadata.name))
+  requests.unmatched = [...named].filter(name => !observed.has(name)).sort()
+  return requests
+}
+
+/**
+ * Leaves out the Pods asked to go. An origin that goes hands its place to its replacement (as when
+ * it is deleted by hand); a replacement that goes leaves its origin to ask again.
+ */
+export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
+  if (requests.pods.size === 0) return
+  for (const [origin, replacement] of [...plan.pairOf]) {
+    const originGoes = requests.pods.has(origin)
+    if (!originGoes && !requests.pods.has(replacement.pod)) continue
+    plan.pairOf.delete(origin)
+    plan.inPair.delete(replacement.pod)
+    if (originGoes && !requests.pods.has(replacement.pod)) plan.logical.push(replacement)
+  }
+  for (const pod of requests.pods) plan.drop.add(pod)
+  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
+}
+
+/**
+ * Scale-in order, kube-xset's (`ActiveTargetsForDeletion.Less`, then `CompareTarget`): Pods asked
+ * to go have already gone (applyDeletes); then not scheduled, then not Ready, then the newest,
+ * then the greatest name.
+ */
+export function removalOrder (a: Member, b: Member): number {
+  if (a.ready !== b.ready) return a.ready ? 1 : -1
+  return -byCreation(a.pod, b.pod)
+}
+
+/** Down to `replicas`: an origin removed takes its pending replacement with it. */
+export function scaleDown (plan: PodPlan, replicas: number): void {
+  if (plan.logical.length <= replicas) return
+  const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
+  for (const { pod } of removed) {
+    plan.drop.add(pod)
+    const replacement = plan.pairOf.get(pod)
+    if (replacement !== undefined) {
+      plan.drop.add(replacement.pod)
+      plan.pairOf.delete(pod)
+      plan.inPair.delete(replacement.pod)
+    }
+  }
+  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
+}
+
+/** Up to `max` names, then how many more. */
+function nameList (names: readonly string[], max = 5): string {
+  const shown = names.slice(0, max).join(', ')
+  return names.length > max ? `${shown} and ${names.length - max} more` : shown
+}
+
+const pods = (n: number): string => `${n} Pod${n === 1 ? '' : 's'}`
+
+/** What the Scale condition adds about deletes: the Pods going, and the names ignored. */
+function deleteNote (requests: DeleteRequests, paused: boolean): string {
+  const notes: string[] = []
+  if (requests.pods.size > 0) {
+    const names = [...requests.pods].map(p => p.metadata.name).sort()
+    notes.push(`${paused ? 'waiting to delete' : 'deleting'} ${nameList(names)} (podToDelete or ${TO_DELETE_LABEL})`)
+  }
+  if (requests.unmatched.length > 0) {
+    notes.push(`spec.scaleStrategy.podToDelete names no Pod of the set, ignored: ${nameList(requests.unmatched)}`)
+  }
+  return notes.length === 0 ? '' : `; ${notes.join('; ')}`
+}
+
+/**
+ * `Scale`: whether the Pods that count against `replicas` (as observed, before this sync adds or
+ * removes any) are as many as it asks and none is asked to go.
+ */
+export function scaleCondition (
+  observed: number,
+  spec: Pick<CollaSetSpec, 'replicas' | 'paused'>,
+  requests: DeleteRequests = { pods: new Set(), unmatched: [] }
+): ConditionState {
+  const { replicas, paused } = spec
+  const note = deleteNote(requests, paused)
+  if (paused) {
+    return {
+      status: 'False',
+      reason: 'Paused',
+      message: 'spec.paused: no Pod is created or removed to scale ' +
+        `(${pods(observed)}, spec.replicas ${replicas})${note}`
+    }
+  }
+  if (requests.pods.size > 0) {
+    return { status: 'False', reason: 'Deleting', message: `${pods(observed)} of ${replicas}${note}` }
+  }
+  if (observed === replicas) {
+    return { status: 'True', reason: 'Scaled', message: `${pods(observed)}, as spec.replicas asks${note}` }
+  }
+  const [reason, verb, by] = observed < replicas
+    ? ['ScalingOut', 'creating', replicas - observed]
+    : ['ScalingIn', 'removing', observed - replicas]
+  return { status: 'False', reason, message: `${pods(observed)} of ${replicas}: ${verb} ${by}${note}` }
+}

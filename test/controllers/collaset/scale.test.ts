@@ -1,0 +1,123 @@
+// CollaSet scale controls on requests as Metacontroller sends them (test/fixtures/collaset/,
+// curlable at their clock in test/fixtures/clocks.json): kuperator's scaleStrategy.podToDelete and
+// our jobhooks.io/to-delete label, the scale-in order, and the Invalid answer to a list it cannot
+// read (law 2).
+import t, { type Test } from 'tap'
+import { syncCollaSet } from '../../../src/controllers/collaset/sync.js'
+import { TO_DELETE_LABEL } from '../../../src/controllers/collaset/pods.js'
+import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../../src/k8s/labels.js'
+import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { context, fixture } from '../../helpers/fixtures.js'
+import { condition } from '../../helpers/conditions.js'
+import { specOf } from '../../helpers/objects.js'
+
+function sync (request: SyncRequest): SyncAnswer {
+  return syncCollaSet(request, context())
+}
+function podsOf (request: SyncRequest): KubeObject[] {
+  return Object.values(request.children['Pod.v1'] ?? {})
+}
+function named (request: SyncRequest, name: string): KubeObject {
+  const found = podsOf(request).find(p => p.metadata.name === name)
+  if (found === undefined) throw new Error(`no Pod ${name} in the request`)
+  return found
+}
+function names (answer: SyncAnswer): string[] {
+  return answer.response.children.map(c => c.metadata.name).sort()
+}
+function created (request: SyncRequest, answer: SyncAnswer): KubeObject[] {
+  const observed = new Set(podsOf(request).map(p => p.metadata.name))
+  return answer.response.children.filter(c => !observed.has(c.metadata.name))
+}
+function setLabel (pod: KubeObject, key: string, value: string): void {
+  pod.metadata.labels = { ...pod.metadata.labels, [key]: value }
+}
+function keptAll (t: Test, request: SyncRequest, answer: SyncAnswer, what: string): void {
+  t.same(names(answer), podsOf(request).map(p => p.metadata.name).sort(), `${what}: every Pod kept, none added`)
+}
+
+t.test('podToDelete: the named Pod is left out and replaced; a name of no Pod is ignored and said', async t => {
+  const request = fixture('collaset/sync-delete.v2.json')
+  const answer = sync(request)
+  const added = created(request, answer)
+  t.equal(added.length, 1, 'one replacement, as replicas 2 still wants it')
+  t.notOk(names(answer).includes('foo-2jaln'), 'foo-2jaln is deleted')
+  t.ok(names(answer).includes('foo-jk4r5'))
+  t.not(added[0]?.metadata.name, 'foo-2jaln', 'the new Pod never takes a name podToDelete lists')
+  t.notOk(added[0]?.metadata.labels?.[REPLACE_ORIGIN_LABEL], 'a new member, not a replacement pair')
+  t.match(condition(answer.response.status, 'Valid'), { status: 'True' })
+  t.match(condition(answer.response.status, 'Scale'), {
+    status: 'False',
+    reason: 'Deleting',
+    message: '2 Pods of 2; deleting foo-2jaln (podToDelete or jobhooks.io/to-delete); ' +
+      'spec.scaleStrategy.podToDelete names no Pod of the set, ignored: bar'
+  })
+  t.same(sync(request), answer, 'deterministic')
+})
+
+t.test('once the Pod terminates, no Pod more is created and the name stays ignored', async t => {
+  const request = fixture('collaset/sync-delete.v2.json')
+  const first = sync(request)
+  const pods = request.children['Pod.v1'] as Record<string, KubeObject>
+  const replacement = created(request, first)[0] as KubeObject
+  named(request, 'foo-2jaln').metadata.deletionTimestamp = '2026-01-02T03:04:06Z'
+  pods[`default/${replacement.metadata.name}`] = {
+    ...replacement, metadata: { ...replacement.metadata, creationTimestamp: '2026-01-02T03:04:06Z' }
+  }
+  const second = sync(request)
+  keptAll(t, request, second, 'the terminating Pod as observed, the replacement kept')
+  t.match(condition(second.response.status, 'Scale'), {
+    status: 'True', reason: 'Scaled', message: /ignored: bar$/
+  })
+  delete pods['default/foo-2jaln']
+  t.match(condition(sync(request).response.status, 'Scale'), {
+    status: 'True', message: /ignored: bar, foo-2jaln$/
+  }, 'gone: its name matches no Pod now')
+})
+
+t.test('the jobhooks.io/to-delete label deletes the Pod as podToDelete does', async t => {
+  const request = fixture('collaset/sync-steady.v2.json')
+  setLabel(named(request, 'foo-jk4r5'), TO_DELETE_LABEL, 'true')
+  const answer = sync(request)
+  t.notOk(names(answer).includes('foo-jk4r5'))
+  t.equal(created(request, answer).length, 1)
+  t.match(condition(answer.response.status, 'Scale'), { reason: 'Deleting', message: /deleting foo-jk4r5/ })
+})
+
+t.test('paused: the deletes wait, and the Scale condition says so', async t => {
+  const request = fixture('collaset/sync-delete.v2.json')
+  specOf(request.parent).paused = true
+  const answer = sync(request)
+  keptAll(t, request, answer, 'paused')
+  t.match(condition(answer.response.status, 'Scale'), {
+    status: 'False', reason: 'Paused', message: /waiting to delete foo-2jaln/
+  })
+})
+
+t.test('an origin being replaced that is deleted hands its place to its replacement', async t => {
+  const request = fixture('collaset/sync-replace.v2.json')
+  const origin = podsOf(request).find(p => p.metadata.labels?.[TO_REPLACE_LABEL] === 'true') as KubeObject
+  const replacement = podsOf(request).find(p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] !== undefined)
+  t.ok(replacement, 'the fixture has a replacement coming up')
+  specOf(request.parent).scaleStrategy = { podToDelete: [origin.metadata.name] }
+  const answer = sync(request)
+  t.notOk(names(answer).includes(origin.metadata.name), 'the origin goes')
+  t.ok(names(answer).includes(replacement?.metadata.name ?? ''), 'its replacement stays, as a member')
+  t.same(created(request, answer), [], 'no Pod more: the replacement takes the place')
+})
+
+t.test('a podToDelete it cannot read is Invalid, names the field and keeps every Pod (law 2)', async t => {
+  for (const bad of ['foo-2jaln', [''], [3], { name: 'foo-2jaln' }]) {
+    const request = fixture('collaset/sync-delete.v2.json')
+    specOf(request.parent).scaleStrategy = { podToDelete: bad }
+    const answer = sync(request)
+    keptAll(t, request, answer, JSON.stringify(bad))
+    t.match(condition(answer.response.status, 'Valid'), {
+      status: 'False', reason: 'InvalidSpec', message: /spec\.scaleStrategy\.podToDelete must list/
+    })
+  }
+  const request = fixture('collaset/sync-delete.v2.json')
+  specOf(request.parent).scaleStrategy = 'all'
+  t.match(condition(sync(request).response.status, 'Valid'), { message: /spec\.scaleStrategy must be an object/ })
+})

@@ -1,0 +1,80 @@
+// CollaSet scale controls on the in-process Metacontroller (as test/scenarios/collaset.test.ts: the
+// hook over HTTP, its effects applied, a scripted kubelet): kuperator's scaleStrategy.podToDelete
+// and the jobhooks.io/to-delete label replace the Pods they name.
+import t from 'tap'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { TO_DELETE_LABEL } from '../../src/controllers/collaset/pods.js'
+import { Simulator } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
+import { livePods, podCondition } from '../helpers/scenarios.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
+import { condition } from '../helpers/conditions.js'
+import { specOf } from '../helpers/objects.js'
+
+const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
+const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
+const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
+
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
+
+/** foo with 3 replicas and `spec` merged in, brought up and Ready. */
+async function bringUp (t: Tap, spec: Record<string, unknown> = {}): Promise<{ sim: Simulator, kubelet: PodKubelet }> {
+  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
+  t.teardown(async () => await sim.close())
+  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3 })
+  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
+  Object.assign(specOf(object), { replicas: 3 }, spec)
+  sim.apply(object)
+  await kubelet.run(10)
+  return { sim, kubelet }
+}
+
+const status = (sim: Simulator): Record<string, any> => {
+  const object = sim.get(fooRef)
+  return isRecord(object?.status) ? object.status : {}
+}
+const names = (sim: Simulator): string[] => livePods(sim).map(p => p.metadata.name).sort()
+const ready = (sim: Simulator): string[] =>
+  livePods(sim).filter(p => podCondition(p, 'Ready') === 'True').map(p => p.metadata.name).sort()
+
+t.test('podToDelete deletes the named Pod and a new one takes its place', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const before = names(sim)
+  t.equal(ready(sim).length, 3)
+  const victim = before[1] as string
+  sim.edit(fooRef, o => {
+    specOf(o).scaleStrategy = { podToDelete: [victim, 'nobody'] }
+  })
+  await kubelet.run(15)
+  t.notOk(sim.get(podRef(victim)), `${victim} is gone`)
+  t.equal(ready(sim).length, 3, 'three Pods Ready again')
+  t.notOk(names(sim).includes(victim), 'no new Pod takes the listed name')
+  t.same(names(sim).filter(n => before.includes(n)), before.filter(n => n !== victim), 'the others stay')
+  const ignored = [victim, 'nobody'].sort().join(', ')
+  t.match(condition(status(sim), 'Scale'), {
+    status: 'True',
+    reason: 'Scaled',
+    message: '3 Pods, as spec.replicas asks; spec.scaleStrategy.podToDelete names no Pod of the set, ' +
+      `ignored: ${ignored}`
+  })
+  await sim.runUntilQuiet()
+})
+
+t.test('the jobhooks.io/to-delete label does the same', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const victim = names(sim)[0] as string
+  sim.edit(podRef(victim), o => {
+    o.metadata.labels = { ...o.metadata.labels, [TO_DELETE_LABEL]: 'true' }
+  })
+  await kubelet.run(15)
+  t.notOk(sim.get(podRef(victim)))
+  t.equal(ready(sim).length, 3)
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+})
