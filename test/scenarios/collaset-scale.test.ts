@@ -78,3 +78,34 @@ t.test('the jobhooks.io/to-delete label does the same', async t => {
   t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
   await sim.runUntilQuiet()
 })
+
+t.test('scale 3 to 1 removes the to-delete Pod, then the one not Ready, and keeps the Ready one', async t => {
+  const stuck = new Set<string>()
+  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
+  t.teardown(async () => await sim.close())
+  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3, neverStarts: p => stuck.has(p.metadata.name) })
+  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
+  Object.assign(specOf(object), { replicas: 2 })
+  sim.apply(object)
+  await kubelet.run(10)
+  const [first, second] = names(sim) as [string, string]
+  const known = new Set(names(sim))
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 3
+  })
+  await sim.advance(0)
+  const third = names(sim).find(n => !known.has(n)) as string
+  stuck.add(third)
+  await kubelet.run(10)
+  t.same(ready(sim), [first, second].sort(), `${third} never starts`)
+  sim.edit(podRef(first), o => {
+    o.metadata.labels = { ...o.metadata.labels, [TO_DELETE_LABEL]: 'true' }
+  })
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 1
+  })
+  await kubelet.run(15)
+  t.same(names(sim), [second], `${first} (to-delete) and ${third} (not Ready) went, ${second} stays`)
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+})

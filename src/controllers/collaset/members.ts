@@ -2,6 +2,8 @@
 // the orders in which the sync picks among them, and the plan the sync's steps fill in. Shared by
 // the steps of the sync (sync.ts), the rollout (rollout.ts) and the status (status.ts).
 import type { KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { findCondition } from '../../k8s/conditions.js'
 import { byCreation, isReady, serviceReady } from '../../k8s/pods.js'
 
 /**
@@ -19,6 +21,12 @@ export interface Member {
 
 export function member (pod: KubeObject): Member {
   return { pod, ready: isReady(pod), serving: serviceReady(pod) }
+}
+
+/** When the Pod's Ready condition last changed, in ms; NaN when it does not say. */
+export function readyTime (pod: KubeObject): number {
+  const ready = isRecord(pod.status) ? findCondition(pod.status.conditions, 'Ready') : undefined
+  return typeof ready?.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN
 }
 
 /** Oldest first, then by name (byCreation), for members. */

@@ -6,13 +6,11 @@
 // between one Pod's update and the next). Every update still replaces the Pod, new Pod first, one
 // at a time (sync.ts makes the Pod); these only limit which Pods and when.
 import type { KubeObject } from '../../k8s/types.js'
-import { isRecord } from '../../k8s/types.js'
-import { findCondition } from '../../k8s/conditions.js'
 import { byCreation } from '../../k8s/pods.js'
 import { originOf, wantsReplace } from '../../k8s/labels.js'
 import { timestamp } from '../../k8s/time.js'
 import type { CollaSetSpec } from './spec.js'
-import { rolloutOrder, type Member, type PodPlan } from './members.js'
+import { readyTime, rolloutOrder, type Member, type PodPlan } from './members.js'
 import { revisionOf, UPDATE_INCLUDED_LABEL } from './pods.js'
 import type { ConditionState } from './status.js'
 
@@ -25,12 +23,6 @@ export interface RolloutDecision {
   hold?: RolloutHold
   /** While `OperationDelay` holds: when the next Pod may start (ms since the epoch). */
   nextMs?: number
-}
-
-/** When the Pod's Ready condition last changed, in ms; NaN when it does not say. */
-function readyTime (pod: KubeObject): number {
-  const ready = isRecord(pod.status) ? findCondition(pod.status.conditions, 'Ready') : undefined
-  return typeof ready?.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN
 }
 
 /**

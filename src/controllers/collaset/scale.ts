@@ -1,12 +1,12 @@
 // Scaling a CollaSet: the Pods asked to go (kuperator's `scaleStrategy.podToDelete`, and the label
 // jobhooks.io/to-delete), the order in which Pods go when `replicas` goes down (kube-xset
-// synccontrols/x_scale.go: to-delete first, then not scheduled, not Ready, newest), and the
+// synccontrols/x_scale.go: to-delete first, then not Ready, Ready last, newest), and the
 // `Scale` condition that says where scaling stands. Every Pod that goes here is left out of the
 // answer: Metacontroller deletes it, and createPods (sync.ts) brings the count back to `replicas`.
 import type { KubeObject } from '../../k8s/types.js'
 import { byCreation } from '../../k8s/pods.js'
 import type { CollaSetSpec } from './spec.js'
-import type { Member, PodPlan } from './members.js'
+import { readyTime, type Member, type PodPlan } from './members.js'
 import { TO_DELETE_LABEL } from './pods.js'
 import type { ConditionState } from './status.js'
 
@@ -52,12 +52,23 @@ export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
 }
 
 /**
- * Scale-in order, kube-xset's (`ActiveTargetsForDeletion.Less`, then `CompareTarget`): Pods asked
- * to go have already gone (applyDeletes); then not scheduled, then not Ready, then the newest,
- * then the greatest name.
+ * Scale-in order, kube-xset's (synccontrols/x_scale.go `ActiveTargetsForDeletion.Less`, then
+ * x_utils.go `CompareTarget`): the Pods asked to go have gone already (applyDeletes); then not
+ * Ready; of two Ready Pods, the one Ready last (a Ready time not known first); then the newest
+ * (no creation time first); then the greatest name. kube-xset's priority and deletion cost are
+ * not read.
  */
 export function removalOrder (a: Member, b: Member): number {
   if (a.ready !== b.ready) return a.ready ? 1 : -1
+  if (a.ready) {
+    const at = readyTime(a.pod)
+    const bt = readyTime(b.pod)
+    if (Number.isNaN(at) !== Number.isNaN(bt)) return Number.isNaN(at) ? -1 : 1
+    if (!Number.isNaN(at) && at !== bt) return at > bt ? -1 : 1
+  }
+  const ac = a.pod.metadata.creationTimestamp
+  const bc = b.pod.metadata.creationTimestamp
+  if ((ac === undefined) !== (bc === undefined)) return ac === undefined ? -1 : 1
   return -byCreation(a.pod, b.pod)
 }
 

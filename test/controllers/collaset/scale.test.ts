@@ -121,3 +121,19 @@ t.test('a podToDelete it cannot read is Invalid, names the field and keeps every
   specOf(request.parent).scaleStrategy = 'all'
   t.match(condition(sync(request).response.status, 'Valid'), { message: /spec\.scaleStrategy must be an object/ })
 })
+
+t.test('scale-in order: to-delete, then not Ready, then the Pod Ready last, then the newest', async t => {
+  // aaaaa: Ready since 01:00:03; bbbbb: Ready since 01:00:10 (last); ccccc: the newest, Ready since
+  // 01:00:06; ddddd: not Ready; eeeee: labelled jobhooks.io/to-delete. replicas 2.
+  const request = fixture('collaset/sync-scale-in.v2.json')
+  const answer = sync(request)
+  t.same(names(answer), ['foo-aaaaa', 'foo-ccccc'], 'eeeee, ddddd and bbbbb go; ccccc, the newest, stays')
+  t.same(created(request, answer), [])
+  specOf(request.parent).replicas = 3
+  t.same(names(sync(request)), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc'], 'replicas 3: eeeee and ddddd go')
+  specOf(request.parent).replicas = 4
+  t.same(names(sync(request)), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc', 'foo-ddddd'], 'replicas 4: eeeee goes')
+  delete named(request, 'foo-bbbbb').metadata.creationTimestamp
+  specOf(request.parent).replicas = 2
+  t.same(names(sync(request)), ['foo-aaaaa', 'foo-ccccc'], 'a Ready time decides before the creation time')
+})
