@@ -59,4 +59,9 @@ export interface PodPlan {
   pairOf: Map<KubeObject, Member>
   inPair: Set<KubeObject>
   logical: Member[]
+  /**
+   * Pods chosen to go (scale-in, to-delete) that still serve: kept, not counted, their
+   * service-ready condition set False first (scale.ts); they go at a later sync.
+   */
+  draining: Map<KubeObject, 'ScaleIn' | 'ToDelete'>
 }

@@ -4,6 +4,9 @@
 // `Scale` condition that says where scaling stands. Every Pod that goes here is left out of the
 // answer: Metacontroller deletes it, and createPods (sync.ts) brings the count back to `replicas`.
 import type { KubeObject } from '../../k8s/types.js'
+import { refTo, type Effect } from '../../effects/types.js'
+import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../k8s/labels.js'
+import { timestamp } from '../../k8s/time.js'
 import { byCreation } from '../../k8s/pods.js'
 import type { CollaSetSpec } from './spec.js'
 import { readyTime, type Member, type PodPlan } from './members.js'
@@ -35,30 +38,50 @@ export function deleteRequests (plan: PodPlan, pods: readonly KubeObject[], spec
 }
 
 /**
- * Leaves out the Pods asked to go. An origin that goes hands its place to its replacement (as when
- * it is deleted by hand); a replacement that goes leaves its origin to ask again.
+ * Whether a Pod chosen to go may go now: it is out of traffic (not Ready, or its service-ready
+ * condition is not True: never was, or set False by an earlier sync), or a PodOpsLifecycle holds
+ * the gate.
+ */
+function mayGo ({ pod, ready, serving }: Member): boolean {
+  return !ready || !serving || pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined
+}
+
+/**
+ * Leaves out the Pods asked to go that no longer serve; the others are drained first (kept, their
+ * service-ready condition set False) and no longer counted, so their replacement comes now. An
+ * origin that goes hands its place to its replacement (as when it is deleted by hand); a
+ * replacement that goes leaves its origin to ask again.
  */
 export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
   if (requests.pods.size === 0) return
+  const going = new Set<KubeObject>()
+  for (const m of plan.members) {
+    if (!requests.pods.has(m.pod)) continue
+    if (mayGo(m)) going.add(m.pod)
+    else plan.draining.set(m.pod, 'ToDelete')
+  }
+  const leaves = (pod: KubeObject): boolean => going.has(pod) || plan.draining.has(pod)
   for (const [origin, replacement] of [...plan.pairOf]) {
-    const originGoes = requests.pods.has(origin)
-    if (!originGoes && !requests.pods.has(replacement.pod)) continue
+    const originLeaves = leaves(origin)
+    if (!originLeaves && !leaves(replacement.pod)) continue
     plan.pairOf.delete(origin)
     plan.inPair.delete(replacement.pod)
-    if (originGoes && !requests.pods.has(replacement.pod)) plan.logical.push(replacement)
+    if (originLeaves && !leaves(replacement.pod)) plan.logical.push(replacement)
   }
-  for (const pod of requests.pods) plan.drop.add(pod)
-  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
+  for (const pod of going) plan.drop.add(pod)
+  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod) && !plan.draining.has(m.pod))
 }
 
 /**
  * Scale-in order, kube-xset's (synccontrols/x_scale.go `ActiveTargetsForDeletion.Less`, then
- * x_utils.go `CompareTarget`): the Pods asked to go have gone already (applyDeletes); then not
- * Ready; of two Ready Pods, the one Ready last (a Ready time not known first); then the newest
- * (no creation time first); then the greatest name. kube-xset's priority and deletion cost are
- * not read.
+ * x_utils.go `CompareTarget`): the Pods asked to go have gone already (applyDeletes); then the
+ * Pods out of traffic (service-ready not True: kube-xset's "during scale-in"); then not Ready;
+ * of two Ready Pods, the one Ready last (a Ready time not known first); then the newest (no
+ * creation time first); then the greatest name. kube-xset's priority and deletion cost are not
+ * read.
  */
 export function removalOrder (a: Member, b: Member): number {
+  if (a.serving !== b.serving) return a.serving ? 1 : -1
   if (a.ready !== b.ready) return a.ready ? 1 : -1
   if (a.ready) {
     const at = readyTime(a.pod)
@@ -72,20 +95,45 @@ export function removalOrder (a: Member, b: Member): number {
   return -byCreation(a.pod, b.pod)
 }
 
-/** Down to `replicas`: an origin removed takes its pending replacement with it. */
+/**
+ * Down to `replicas`: a Pod that no longer serves goes, taking its pending replacement with it;
+ * one that serves is drained first (kept, not counted) and chosen again, first, at a later sync.
+ */
 export function scaleDown (plan: PodPlan, replicas: number): void {
   if (plan.logical.length <= replicas) return
   const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
-  for (const { pod } of removed) {
-    plan.drop.add(pod)
-    const replacement = plan.pairOf.get(pod)
+  for (const m of removed) {
+    if (!mayGo(m)) {
+      plan.draining.set(m.pod, 'ScaleIn')
+      continue
+    }
+    plan.drop.add(m.pod)
+    const replacement = plan.pairOf.get(m.pod)
     if (replacement !== undefined) {
       plan.drop.add(replacement.pod)
-      plan.pairOf.delete(pod)
+      plan.pairOf.delete(m.pod)
       plan.inPair.delete(replacement.pod)
     }
   }
-  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
+  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod) && !plan.draining.has(m.pod))
+}
+
+/** The drain: each Pod chosen to go that still serves gets its service-ready condition False. */
+export function drainEffects (plan: PodPlan, now: Date): Effect[] {
+  const effects: Effect[] = []
+  for (const [pod, why] of plan.draining) {
+    const ref = refTo(pod)
+    if (ref === undefined) continue
+    const message = why === 'ScaleIn'
+      ? 'the CollaSet scales in: the Pod leaves traffic, then goes'
+      : 'the Pod is to delete: it leaves traffic, then goes'
+    effects.push({
+      type: 'SetPodCondition',
+      target: ref,
+      condition: { type: SERVICE_READY, status: 'False', reason: why, message, lastTransitionTime: timestamp(now) }
+    })
+  }
+  return effects
 }
 
 /** Up to `max` names, then how many more. */

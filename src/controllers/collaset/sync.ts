@@ -36,7 +36,7 @@ import {
   byMemberCreation, member, replacementOrder, type Member, type PodPlan
 } from './members.js'
 import { renderStatus } from './status.js'
-import { applyDeletes, deleteRequests, scaleCondition, scaleDown } from './scale.js'
+import { applyDeletes, deleteRequests, drainEffects, scaleCondition, scaleDown } from './scale.js'
 import { decideRollout, updateCondition } from './rollout.js'
 
 export type { CollaSetStatus } from './status.js'
@@ -76,7 +76,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const children = [...kept.map(keepAsObserved), ...created].sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
   const live = plan.members.filter(m => !plan.drop.has(m.pod))
-  const replacing = new Set(plan.pairOf.keys())
+  const replacing = new Set([...plan.pairOf.keys(), ...plan.draining.keys()])
   const update = updateCondition(plan.logical, updated, rollout, spec)
   const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
   const status = renderStatus(input, parent, previous, context.now)
@@ -85,7 +85,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   if (rollout.nextMs !== undefined) {
     response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
   }
-  return { response, effects: gateEffects(live, context.now) }
+  return { response, effects: [...drainEffects(plan, context.now), ...gateEffects(live, context.now)] }
 }
 
 function optional<T> (value: T | undefined): T[] {
@@ -117,7 +117,9 @@ function observe (pods: readonly KubeObject[]): Observed {
  * wins. Finished Pods go, and so do replacements no longer wanted that are not Ready yet.
  */
 function pairReplacements ({ members, finished }: Observed, updated: string): PodPlan {
-  const plan: PodPlan = { members, drop: new Set(finished), pairOf: new Map(), inPair: new Set(), logical: [] }
+  const plan: PodPlan = {
+    members, drop: new Set(finished), pairOf: new Map(), inPair: new Set(), logical: [], draining: new Map()
+  }
   const candidates = members.filter(m => originOf(m.pod) !== undefined).sort(replacementOrder)
   const memberByOrigin = originsNamed(members, candidates)
   for (const replacement of candidates) {

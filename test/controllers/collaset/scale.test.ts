@@ -5,7 +5,8 @@
 import t, { type Test } from 'tap'
 import { syncCollaSet } from '../../../src/controllers/collaset/sync.js'
 import { TO_DELETE_LABEL } from '../../../src/controllers/collaset/pods.js'
-import { REPLACE_ORIGIN_LABEL, TO_REPLACE_LABEL } from '../../../src/k8s/labels.js'
+import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../../src/k8s/labels.js'
+import type { SetPodCondition } from '../../../src/effects/types.js'
 import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'
@@ -33,6 +34,22 @@ function created (request: SyncRequest, answer: SyncAnswer): KubeObject[] {
 function setLabel (pod: KubeObject, key: string, value: string): void {
   pod.metadata.labels = { ...pod.metadata.labels, [key]: value }
 }
+/** The Pods the answer takes out of traffic (service-ready False), by name. */
+function drained (answer: SyncAnswer): string[] {
+  return answer.effects
+    .filter((e): e is SetPodCondition => e.type === 'SetPodCondition' && e.condition.status === 'False')
+    .map(e => e.target.name).sort()
+}
+/** As the kubelet reports a Pod once its service-ready condition is False: not Ready. */
+function outOfTraffic (pod: KubeObject): void {
+  const conditions = (pod.status as { conditions: Array<Record<string, unknown>> }).conditions
+  for (const c of conditions) if (c.type === SERVICE_READY || c.type === 'Ready') c.status = 'False'
+}
+/** Syncs, takes the drained Pods out of traffic as the service and the kubelet would, and syncs again. */
+function settled (request: SyncRequest): SyncAnswer {
+  for (const name of drained(sync(request))) outOfTraffic(named(request, name))
+  return sync(request)
+}
 function keptAll (t: Test, request: SyncRequest, answer: SyncAnswer, what: string): void {
   t.same(names(answer), podsOf(request).map(p => p.metadata.name).sort(), `${what}: every Pod kept, none added`)
 }
@@ -41,8 +58,9 @@ t.test('podToDelete: the named Pod is left out and replaced; a name of no Pod is
   const request = fixture('collaset/sync-delete.v2.json')
   const answer = sync(request)
   const added = created(request, answer)
-  t.equal(added.length, 1, 'one replacement, as replicas 2 still wants it')
-  t.notOk(names(answer).includes('foo-2jaln'), 'foo-2jaln is deleted')
+  t.equal(added.length, 1, 'one replacement, at once, as replicas 2 still wants it')
+  t.same(drained(answer), ['foo-2jaln'], 'foo-2jaln leaves traffic first (service-ready False)')
+  t.ok(names(answer).includes('foo-2jaln'), 'and is kept for now')
   t.ok(names(answer).includes('foo-jk4r5'))
   t.not(added[0]?.metadata.name, 'foo-2jaln', 'the new Pod never takes a name podToDelete lists')
   t.notOk(added[0]?.metadata.labels?.[REPLACE_ORIGIN_LABEL], 'a new member, not a replacement pair')
@@ -54,6 +72,12 @@ t.test('podToDelete: the named Pod is left out and replaced; a name of no Pod is
       'spec.scaleStrategy.podToDelete names no Pod of the set, ignored: bar'
   })
   t.same(sync(request), answer, 'deterministic')
+  const replacement = added[0] as KubeObject
+  ;(request.children['Pod.v1'] as Record<string, KubeObject>)[`default/${replacement.metadata.name}`] = replacement
+  outOfTraffic(named(request, 'foo-2jaln'))
+  const gone = sync(request)
+  t.same(names(gone), ['foo-jk4r5', replacement.metadata.name].sort(), 'out of traffic, foo-2jaln goes; no Pod more')
+  t.same(gone.effects.filter(e => e.type === 'SetPodCondition' && e.target.name === 'foo-2jaln'), [])
 })
 
 t.test('once the Pod terminates, no Pod more is created and the name stays ignored', async t => {
@@ -80,9 +104,11 @@ t.test('the jobhooks.io/to-delete label deletes the Pod as podToDelete does', as
   const request = fixture('collaset/sync-steady.v2.json')
   setLabel(named(request, 'foo-jk4r5'), TO_DELETE_LABEL, 'true')
   const answer = sync(request)
-  t.notOk(names(answer).includes('foo-jk4r5'))
+  t.same(drained(answer), ['foo-jk4r5'])
   t.equal(created(request, answer).length, 1)
   t.match(condition(answer.response.status, 'Scale'), { reason: 'Deleting', message: /deleting foo-jk4r5/ })
+  outOfTraffic(named(request, 'foo-jk4r5'))
+  t.notOk(names(sync(request)).includes('foo-jk4r5'), 'out of traffic, it goes')
 })
 
 t.test('paused: the deletes wait, and the Scale condition says so', async t => {
@@ -102,9 +128,13 @@ t.test('an origin being replaced that is deleted hands its place to its replacem
   t.ok(replacement, 'the fixture has a replacement coming up')
   specOf(request.parent).scaleStrategy = { podToDelete: [origin.metadata.name] }
   const answer = sync(request)
-  t.notOk(names(answer).includes(origin.metadata.name), 'the origin goes')
-  t.ok(names(answer).includes(replacement?.metadata.name ?? ''), 'its replacement stays, as a member')
+  t.same(drained(answer), [origin.metadata.name], 'the origin leaves traffic')
   t.same(created(request, answer), [], 'no Pod more: the replacement takes the place')
+  outOfTraffic(origin)
+  const gone = sync(request)
+  t.notOk(names(gone).includes(origin.metadata.name), 'the origin goes')
+  t.ok(names(gone).includes(replacement?.metadata.name ?? ''), 'its replacement stays, as a member')
+  t.same(created(request, gone), [], 'still no Pod more')
 })
 
 t.test('a podToDelete it cannot read is Invalid, names the field and keeps every Pod (law 2)', async t => {
@@ -125,15 +155,20 @@ t.test('a podToDelete it cannot read is Invalid, names the field and keeps every
 t.test('scale-in order: to-delete, then not Ready, then the Pod Ready last, then the newest', async t => {
   // aaaaa: Ready since 01:00:03; bbbbb: Ready since 01:00:10 (last); ccccc: the newest, Ready since
   // 01:00:06; ddddd: not Ready; eeeee: labelled jobhooks.io/to-delete. replicas 2.
+  const first = fixture('collaset/sync-scale-in.v2.json')
+  const answer = sync(first)
+  t.same(names(answer), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc', 'foo-eeeee'], 'ddddd, not Ready, goes at once')
+  t.same(drained(answer), ['foo-bbbbb', 'foo-eeeee'], 'eeeee (to-delete) and bbbbb (Ready last) leave traffic')
+  t.same(created(first, answer), [])
+  t.same(names(settled(fixture('collaset/sync-scale-in.v2.json'))), ['foo-aaaaa', 'foo-ccccc'],
+    'then they go; ccccc, the newest, stays')
   const request = fixture('collaset/sync-scale-in.v2.json')
-  const answer = sync(request)
-  t.same(names(answer), ['foo-aaaaa', 'foo-ccccc'], 'eeeee, ddddd and bbbbb go; ccccc, the newest, stays')
-  t.same(created(request, answer), [])
   specOf(request.parent).replicas = 3
-  t.same(names(sync(request)), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc'], 'replicas 3: eeeee and ddddd go')
-  specOf(request.parent).replicas = 4
-  t.same(names(sync(request)), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc', 'foo-ddddd'], 'replicas 4: eeeee goes')
-  delete named(request, 'foo-bbbbb').metadata.creationTimestamp
-  specOf(request.parent).replicas = 2
-  t.same(names(sync(request)), ['foo-aaaaa', 'foo-ccccc'], 'a Ready time decides before the creation time')
+  t.same(names(settled(request)), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc'], 'replicas 3: eeeee and ddddd go')
+  const four = fixture('collaset/sync-scale-in.v2.json')
+  specOf(four.parent).replicas = 4
+  t.same(names(settled(four)), ['foo-aaaaa', 'foo-bbbbb', 'foo-ccccc', 'foo-ddddd'], 'replicas 4: eeeee goes')
+  const unknown = fixture('collaset/sync-scale-in.v2.json')
+  delete named(unknown, 'foo-bbbbb').metadata.creationTimestamp
+  t.same(names(settled(unknown)), ['foo-aaaaa', 'foo-ccccc'], 'a Ready time decides before the creation time')
 })

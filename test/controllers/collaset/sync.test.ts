@@ -202,7 +202,7 @@ t.test('service-ready is set True (an effect) once the containers are ready, onc
   t.same(sync(ungated).effects, [], 'a Pod without the gate (adopted, say) is left alone')
 })
 
-t.test('scale up adds Pods with new names; scale down removes not-Ready Pods first, then the newest', async t => {
+t.test('scale up adds Pods with new names; scale down drains, removes not-Ready Pods first, then newest', async t => {
   const up = fixture('collaset/sync-steady.v2.json')
   specOf(up.parent).replicas = 4
   const grown = sync(up)
@@ -216,7 +216,12 @@ t.test('scale up adds Pods with new names; scale down removes not-Ready Pods fir
   const newest = pods(down).sort(
     (a, b) => (a.metadata.creationTimestamp as string).localeCompare(b.metadata.creationTimestamp as string)
   )[1] as KubeObject
-  t.notOk(names(sync(down)).includes(newest.metadata.name), 'the newest goes')
+  const draining = sync(down)
+  t.same(names(draining), pods(down).map(p => p.metadata.name).sort(), 'a serving Pod is drained first: kept')
+  t.same(conditions(draining).map(e => [e.target.name, e.condition.status, e.condition.reason]),
+    [[newest.metadata.name, 'False', 'ScaleIn']], 'the newest leaves traffic')
+  for (const c of statusOf<PodStatus>(newest).conditions!) if (c.type === SERVICE_READY) c.status = 'False'
+  t.notOk(names(sync(down)).includes(newest.metadata.name), 'out of traffic, the newest goes')
 
   const notReady = fixture('collaset/sync-steady.v2.json')
   specOf(notReady.parent).replicas = 1
@@ -226,7 +231,11 @@ t.test('scale up adds Pods with new names; scale down removes not-Ready Pods fir
 
   const zero = fixture('collaset/sync-steady.v2.json')
   specOf(zero.parent).replicas = 0
-  t.same(names(sync(zero)), [])
+  t.equal(conditions(sync(zero)).length, 2, 'both leave traffic first')
+  for (const p of pods(zero)) {
+    for (const c of statusOf<PodStatus>(p).conditions!) if (c.type === 'Ready') c.status = 'False'
+  }
+  t.same(names(sync(zero)), [], 'not Ready, both go')
 })
 
 t.test('replace: the replacement is kept while it comes up, the origin goes once it is Ready', async t => {
@@ -266,12 +275,12 @@ t.test('replace: removing the label before the replacement is Ready drops the re
   setLabel(origin, TO_REPLACE_LABEL, undefined)
   t.same(names(sync(request)), [origin, other].map(p => p.metadata.name).sort())
   makeReady(replacement)
+  const draining = sync(request)
+  t.same(conditions(draining).map(e => [e.target.name, e.condition.status]), [[replacement.metadata.name, 'False']],
+    'a Ready replacement whose request was withdrawn is one Pod too many: scale-down drains the newest')
+  for (const c of statusOf<PodStatus>(replacement).conditions!) if (c.type === SERVICE_READY) c.status = 'False'
   const late = sync(request)
-  t.equal(
-    late.response.children.length,
-    2,
-    'a Ready replacement whose request was withdrawn is one Pod too many: scale-down picks the newest'
-  )
+  t.equal(late.response.children.length, 2, 'then it goes')
   t.ok(names(late).includes(origin.metadata.name) && names(late).includes(other.metadata.name))
 })
 
