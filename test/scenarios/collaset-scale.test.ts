@@ -1,6 +1,7 @@
 // CollaSet scale controls on the in-process Metacontroller (as test/scenarios/collaset.test.ts: the
 // hook over HTTP, its effects applied, a scripted kubelet): kuperator's scaleStrategy.podToDelete
-// and the jobhooks.io/to-delete label replace the Pods they name.
+// and the jobhooks.io/to-delete label replace the Pods they name, scale-in goes in kube-xset's
+// order, and PersistentSequence names Pods by ordinal.
 import t from 'tap'
 import { fileURLToPath } from 'node:url'
 import type { KubeObject } from '../../src/k8s/types.js'
@@ -107,5 +108,24 @@ t.test('scale 3 to 1 removes the to-delete Pod, then the one not Ready, and keep
   await kubelet.run(15)
   t.same(names(sim), [second], `${first} (to-delete) and ${third} (not Ready) went, ${second} stays`)
   t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+})
+
+t.test('PersistentSequence names foo-0..2 and reuses foo-1 after it is deleted', async t => {
+  const { sim, kubelet } = await bringUp(t, { namingStrategy: { podNamingSuffixPolicy: 'PersistentSequence' } })
+  t.same(names(sim), ['foo-0', 'foo-1', 'foo-2'])
+  t.same(ready(sim), ['foo-0', 'foo-1', 'foo-2'])
+  for (const pod of livePods(sim)) t.equal((pod.spec as { hostname?: string }).hostname, pod.metadata.name)
+  const uid = sim.get(podRef('foo-1'))?.metadata.uid
+  sim.delete(podRef('foo-1'))
+  await kubelet.run(10)
+  t.same(names(sim), ['foo-0', 'foo-1', 'foo-2'], 'foo-1 is back')
+  t.not(sim.get(podRef('foo-1'))?.metadata.uid, uid, 'a new Pod')
+  t.same(ready(sim), ['foo-0', 'foo-1', 'foo-2'])
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 4
+  })
+  await kubelet.run(10)
+  t.same(names(sim), ['foo-0', 'foo-1', 'foo-2', 'foo-3'])
   await sim.runUntilQuiet()
 })

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../k8s/labels.js'
-import { fitName, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
+import { fitName, isDnsLabel, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
 import type { CollaSetSpec } from './spec.js'
 
 /** A hash of the template the Pod was made from. */
@@ -73,6 +73,35 @@ export class PodNamer {
   }
 }
 
+/**
+ * Hands out Pod names `<collaset>-<ordinal>` under kuperator's PersistentSequence policy: the
+ * lowest ordinal whose name no observed Pod holds (nor names as a replace origin, nor was handed
+ * out in this sync), so an ordinal comes back once its Pod is gone.
+ */
+export class SequenceNamer {
+  private readonly used: Set<string>
+  private ordinal = 0
+  private readonly prefix: string
+
+  constructor (collaset: string, used: Iterable<string>) {
+    this.used = new Set(used)
+    this.prefix = fitName(collaset, MAX_OBJECT_NAME - MAX_ORDINAL_DIGITS - 1)
+  }
+
+  next (): string {
+    for (;;) {
+      const name = `${this.prefix}-${this.ordinal++}`
+      if (!this.used.has(name)) {
+        this.used.add(name)
+        return name
+      }
+    }
+  }
+}
+
+/** Digits of the greatest ordinal a set of MAX_REPLICAS Pods (and its replacements) can reach. */
+const MAX_ORDINAL_DIGITS = 6
+
 export function revisionOf (pod: KubeObject): string | undefined {
   return pod.metadata.labels?.[REVISION_LABEL]
 }
@@ -94,6 +123,8 @@ export function newPod (
   const gates = Array.isArray(podSpec.readinessGates) ? podSpec.readinessGates.filter(isRecord) : []
   if (!gates.some(g => g.conditionType === SERVICE_READY)) gates.push({ conditionType: SERVICE_READY })
   podSpec.readinessGates = gates
+  // PersistentSequence: the Pod's hostname is its name (a DNS label, or the kubelet refuses it).
+  if (spec.naming === 'PersistentSequence' && isDnsLabel(name)) podSpec.hostname = name
   const metadata: KubeObject['metadata'] = { name, labels }
   if (namespace !== undefined) metadata.namespace = namespace
   if (spec.template.metadata.annotations !== undefined) metadata.annotations = { ...spec.template.metadata.annotations }

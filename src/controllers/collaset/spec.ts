@@ -31,8 +31,16 @@ export interface ScaleStrategy {
 /** The most names `scaleStrategy.podToDelete` may list. */
 export const MAX_POD_NAMES = 1000
 
+/**
+ * kuperator's `namingStrategy.podNamingSuffixPolicy`: `Random` (the default; here a stable hash,
+ * never random: law 3) or `PersistentSequence` (`<collaset>-<ordinal>`).
+ */
+export type PodNamingSuffixPolicy = 'Random' | 'PersistentSequence'
+const NAMING_POLICIES: readonly PodNamingSuffixPolicy[] = ['Random', 'PersistentSequence']
+
 export interface CollaSetSpec {
   replicas: number
+  naming: PodNamingSuffixPolicy
   scaleStrategy: ScaleStrategy
   /** While true, no Pod is created or removed to scale, and none is updated. */
   paused: boolean
@@ -92,11 +100,49 @@ function parseScaleStrategy (value: unknown, problems: string[]): ScaleStrategy 
   return { podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems) }
 }
 
+/** `spec.namingStrategy.podNamingSuffixPolicy`; problems pushed, never thrown. */
+function parseNaming (value: unknown, problems: string[]): PodNamingSuffixPolicy {
+  const strategy = optionalRecord(value, 'spec.namingStrategy', problems)
+  const policy = strategy.podNamingSuffixPolicy
+  if (policy === undefined || policy === null) return 'Random'
+  if (NAMING_POLICIES.includes(policy as PodNamingSuffixPolicy)) return policy as PodNamingSuffixPolicy
+  problems.push(`spec.namingStrategy.podNamingSuffixPolicy must be Random or PersistentSequence (got ${
+    JSON.stringify(policy)})`)
+  return 'Random'
+}
+
 function parsePaused (value: unknown, problems: string[]): boolean {
   if (value === undefined || value === null) return false
   if (typeof value === 'boolean') return value
   problems.push(`spec.paused must be true or false (got ${JSON.stringify(value)})`)
   return false
+}
+
+/** `spec.template`: its labels, annotations and Pod spec; problems pushed, never thrown. */
+function parseTemplate (template: unknown, problems: string[]): {
+  labels: Record<string, string>, annotations?: Record<string, string>, podSpec: Record<string, unknown>
+} {
+  let labels: Record<string, string> = {}
+  let annotations: Record<string, string> | undefined
+  let podSpec: Record<string, unknown> = {}
+  if (!isRecord(template)) {
+    problems.push('spec.template is required')
+    return { labels, podSpec }
+  }
+  const metadata = isRecord(template.metadata) ? template.metadata : {}
+  const l = metadata.labels === undefined ? {} : stringMap(metadata.labels)
+  if (l === undefined) problems.push('spec.template.metadata.labels must map names to strings')
+  else labels = l
+  if (metadata.annotations !== undefined) {
+    annotations = stringMap(metadata.annotations)
+    if (annotations === undefined) problems.push('spec.template.metadata.annotations must map names to strings')
+  }
+  if (!isRecord(template.spec) || !Array.isArray(template.spec.containers) || template.spec.containers.length === 0) {
+    problems.push('spec.template.spec.containers must list at least one container')
+  } else {
+    podSpec = template.spec
+  }
+  return { labels, ...(annotations !== undefined ? { annotations } : {}), podSpec }
 }
 
 export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
@@ -107,6 +153,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
   const paused = parsePaused(spec.paused, problems)
   const updateStrategy = parseUpdateStrategy(spec.updateStrategy, problems)
   const scaleStrategy = parseScaleStrategy(spec.scaleStrategy, problems)
+  const naming = parseNaming(spec.namingStrategy, problems)
   const selectorIssues = spec.selector === undefined
     ? ['spec.selector is required']
     : selectorProblems(
@@ -115,26 +162,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
     )
   problems.push(...selectorIssues)
   const template = spec.template
-  let labels: Record<string, string> = {}
-  let annotations: Record<string, string> | undefined
-  let podSpec: Record<string, unknown> = {}
-  if (!isRecord(template)) {
-    problems.push('spec.template is required')
-  } else {
-    const metadata = isRecord(template.metadata) ? template.metadata : {}
-    const l = metadata.labels === undefined ? {} : stringMap(metadata.labels)
-    if (l === undefined) problems.push('spec.template.metadata.labels must map names to strings')
-    else labels = l
-    if (metadata.annotations !== undefined) {
-      annotations = stringMap(metadata.annotations)
-      if (annotations === undefined) problems.push('spec.template.metadata.annotations must map names to strings')
-    }
-    if (!isRecord(template.spec) || !Array.isArray(template.spec.containers) || template.spec.containers.length === 0) {
-      problems.push('spec.template.spec.containers must list at least one container')
-    } else {
-      podSpec = template.spec
-    }
-  }
+  const { labels, annotations, podSpec } = parseTemplate(template, problems)
   if (selectorIssues.length === 0 && isRecord(template)) {
     const selector = spec.selector as LabelSelector
     const empty = (selector.matchLabels === undefined || Object.keys(selector.matchLabels).length === 0) &&
@@ -151,6 +179,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
     ok: true,
     value: {
       replicas,
+      naming,
       scaleStrategy,
       paused,
       updateStrategy,

@@ -29,7 +29,7 @@ import {
 } from '../common/answer-size.js'
 import { timestamp } from '../../k8s/time.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
-import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
+import { newPod, PodNamer, revisionOf, SequenceNamer, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
 import { containersReady, hasServiceGate, isFinished, isTerminating } from '../../k8s/pods.js'
 import {
@@ -208,7 +208,8 @@ function createPods (
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const namer = new PodNamer(name, name, takenNames(pods, spec.scaleStrategy.podToDelete))
+  const taken = takenNames(pods, spec.scaleStrategy.podToDelete)
+  const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => newPod(
     namer.next(),
     namespace,
