@@ -129,3 +129,24 @@ t.test('PersistentSequence names foo-0..2 and reuses foo-1 after it is deleted',
   t.same(names(sim), ['foo-0', 'foo-1', 'foo-2', 'foo-3'])
   await sim.runUntilQuiet()
 })
+
+t.test('podToExclude releases the Pod: it stays, unowned, and a new Pod takes its place', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const before = names(sim)
+  const victim = before[0] as string
+  sim.edit(fooRef, o => {
+    specOf(o).scaleStrategy = { podToExclude: [victim] }
+  })
+  await kubelet.run(15)
+  const released = sim.get(podRef(victim))
+  t.ok(released, `${victim} still runs`)
+  t.same(released?.metadata.ownerReferences ?? [], [], 'no owner: Metacontroller released it')
+  t.notOk(released?.metadata.labels?.['controller-uid'], 'out of the generated selector')
+  const owned = livePods(sim).filter(p => (p.metadata.ownerReferences ?? []).length > 0)
+  t.equal(owned.length, 3, 'the CollaSet owns 3 Pods again')
+  t.equal(owned.filter(p => podCondition(p, 'Ready') === 'True').length, 3)
+  t.match(status(sim), { replicas: 3 })
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+  t.ok(sim.get(podRef(victim)), 'and is never deleted')
+})

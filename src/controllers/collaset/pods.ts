@@ -21,6 +21,12 @@ export const UPDATE_INCLUDED_LABEL = 'jobhooks.io/update-included'
  */
 export const TO_DELETE_LABEL = 'jobhooks.io/to-delete'
 
+/**
+ * The label Metacontroller claims a CollaSet's Pods by (its CompositeController has
+ * `generateSelector: true`): `controller-uid=<CollaSet uid>`. A Pod without it is released.
+ */
+export const CONTROLLER_UID_LABEL = 'controller-uid'
+
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 export const SUFFIX_LENGTH = 5
 

@@ -10,15 +10,19 @@ import { timestamp } from '../../k8s/time.js'
 import { byCreation } from '../../k8s/pods.js'
 import type { CollaSetSpec } from './spec.js'
 import { readyTime, type Member, type PodPlan } from './members.js'
-import { TO_DELETE_LABEL } from './pods.js'
+import { CONTROLLER_UID_LABEL, TO_DELETE_LABEL } from './pods.js'
 import type { ConditionState } from './status.js'
 
-/** What the sync found of the Pods asked to go. */
+/** What the sync found of the Pods asked to go, or to leave the set. */
 export interface DeleteRequests {
   /** The members asked to go (named in podToDelete or labelled), by name. */
   pods: Set<KubeObject>
   /** Names in podToDelete that no observed Pod of the set holds: ignored, and said. */
   unmatched: string[]
+  /** The members podToExclude names (and not asked to go): released, never deleted. */
+  excluded: Set<KubeObject>
+  /** Names in podToExclude that no observed Pod of the set holds (released already, say). */
+  unmatchedExclude: string[]
 }
 
 /** A Pod asked to go: named in `scaleStrategy.podToDelete`, or labelled jobhooks.io/to-delete (any value). */
@@ -26,15 +30,35 @@ function askedToGo (pod: KubeObject, named: ReadonlySet<string>): boolean {
   return named.has(pod.metadata.name) || pod.metadata.labels?.[TO_DELETE_LABEL] !== undefined
 }
 
-/** The members asked to go, and the names of podToDelete no observed Pod holds. */
+/** The members asked to go or to leave, and the names of either list no observed Pod holds. */
 export function deleteRequests (plan: PodPlan, pods: readonly KubeObject[], spec: CollaSetSpec): DeleteRequests {
   const named = new Set(spec.scaleStrategy.podToDelete)
-  const requests: DeleteRequests = { pods: new Set(), unmatched: [] }
-  for (const { pod } of plan.members) if (askedToGo(pod, named)) requests.pods.add(pod)
-  if (named.size === 0) return requests
+  const exclude = new Set(spec.scaleStrategy.podToExclude)
+  const requests: DeleteRequests = { pods: new Set(), unmatched: [], excluded: new Set(), unmatchedExclude: [] }
+  for (const { pod } of plan.members) {
+    if (askedToGo(pod, named)) requests.pods.add(pod)
+    else if (exclude.has(pod.metadata.name)) requests.excluded.add(pod)
+  }
+  if (named.size === 0 && exclude.size === 0) return requests
   const observed = new Set(pods.map(p => p.metadata.name))
   requests.unmatched = [...named].filter(name => !observed.has(name)).sort()
+  requests.unmatchedExclude = [...exclude].filter(name => !observed.has(name)).sort()
   return requests
+}
+
+/**
+ * The release of the excluded Pods: their `controller-uid` label removed (SetPodLabels), so they no
+ * longer match the selector Metacontroller generated, and its next claim releases them (drops
+ * its owner reference) instead of deleting them. Until then they are kept as observed.
+ */
+export function excludeEffects (requests: DeleteRequests): Effect[] {
+  const effects: Effect[] = []
+  for (const pod of requests.excluded) {
+    const ref = refTo(pod)
+    if (ref === undefined || pod.metadata.labels?.[CONTROLLER_UID_LABEL] === undefined) continue
+    effects.push({ type: 'SetPodLabels', target: ref, labels: { [CONTROLLER_UID_LABEL]: null } })
+  }
+  return effects
 }
 
 /**
@@ -53,14 +77,14 @@ function mayGo ({ pod, ready, serving }: Member): boolean {
  * replacement that goes leaves its origin to ask again.
  */
 export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
-  if (requests.pods.size === 0) return
+  if (requests.pods.size === 0 && requests.excluded.size === 0) return
   const going = new Set<KubeObject>()
   for (const m of plan.members) {
     if (!requests.pods.has(m.pod)) continue
     if (mayGo(m)) going.add(m.pod)
     else plan.draining.set(m.pod, 'ToDelete')
   }
-  const leaves = (pod: KubeObject): boolean => going.has(pod) || plan.draining.has(pod)
+  const leaves = (pod: KubeObject): boolean => going.has(pod) || plan.draining.has(pod) || requests.excluded.has(pod)
   for (const [origin, replacement] of [...plan.pairOf]) {
     const originLeaves = leaves(origin)
     if (!originLeaves && !leaves(replacement.pod)) continue
@@ -69,7 +93,8 @@ export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
     if (originLeaves && !leaves(replacement.pod)) plan.logical.push(replacement)
   }
   for (const pod of going) plan.drop.add(pod)
-  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod) && !plan.draining.has(m.pod))
+  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod) && !plan.draining.has(m.pod) &&
+    !requests.excluded.has(m.pod))
 }
 
 /**
@@ -154,6 +179,14 @@ function deleteNote (requests: DeleteRequests, paused: boolean): string {
   if (requests.unmatched.length > 0) {
     notes.push(`spec.scaleStrategy.podToDelete names no Pod of the set, ignored: ${nameList(requests.unmatched)}`)
   }
+  if (requests.excluded.size > 0) {
+    const names = [...requests.excluded].map(p => p.metadata.name).sort()
+    notes.push(`${paused ? 'waiting to release' : 'releasing'} ${nameList(names)} (podToExclude)`)
+  }
+  if (requests.unmatchedExclude.length > 0) {
+    notes.push(`spec.scaleStrategy.podToExclude names no Pod of the set (released, or never one): ${
+      nameList(requests.unmatchedExclude)}`)
+  }
   return notes.length === 0 ? '' : `; ${notes.join('; ')}`
 }
 
@@ -164,7 +197,7 @@ function deleteNote (requests: DeleteRequests, paused: boolean): string {
 export function scaleCondition (
   observed: number,
   spec: Pick<CollaSetSpec, 'replicas' | 'paused'>,
-  requests: DeleteRequests = { pods: new Set(), unmatched: [] }
+  requests: DeleteRequests = { pods: new Set(), unmatched: [], excluded: new Set(), unmatchedExclude: [] }
 ): ConditionState {
   const { replicas, paused } = spec
   const note = deleteNote(requests, paused)
@@ -176,8 +209,9 @@ export function scaleCondition (
         `(${pods(observed)}, spec.replicas ${replicas})${note}`
     }
   }
-  if (requests.pods.size > 0) {
-    return { status: 'False', reason: 'Deleting', message: `${pods(observed)} of ${replicas}${note}` }
+  if (requests.pods.size > 0 || requests.excluded.size > 0) {
+    const reason = requests.pods.size > 0 ? 'Deleting' : 'Excluding'
+    return { status: 'False', reason, message: `${pods(observed)} of ${replicas}${note}` }
   }
   if (observed === replicas) {
     return { status: 'True', reason: 'Scaled', message: `${pods(observed)}, as spec.replicas asks${note}` }

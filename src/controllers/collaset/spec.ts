@@ -26,6 +26,8 @@ export interface UpdateStrategy {
 export interface ScaleStrategy {
   /** `podToDelete`: names of the set's Pods to delete (a replacement comes when `replicas` wants one). */
   podToDelete: string[]
+  /** `podToExclude`: names of the set's Pods to release (the set stops owning them). */
+  podToExclude: string[]
 }
 
 /** The most names `scaleStrategy.podToDelete` may list. */
@@ -97,7 +99,15 @@ function podNames (value: unknown, where: string, problems: string[]): string[] 
 /** `spec.scaleStrategy`, kuperator's fields; problems pushed, never thrown. */
 function parseScaleStrategy (value: unknown, problems: string[]): ScaleStrategy {
   const strategy = optionalRecord(value, 'spec.scaleStrategy', problems)
-  return { podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems) }
+  const include = podNames(strategy.podToInclude, 'spec.scaleStrategy.podToInclude', problems)
+  if (include.length > 0) {
+    problems.push('spec.scaleStrategy.podToInclude is not supported: a CollaSet cannot see or adopt a Pod ' +
+      'it does not own yet (docs/collaset.md, "Exclude"); remove the field')
+  }
+  return {
+    podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems),
+    podToExclude: podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems)
+  }
 }
 
 /** `spec.namingStrategy.podNamingSuffixPolicy`; problems pushed, never thrown. */

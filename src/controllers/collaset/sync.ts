@@ -36,7 +36,7 @@ import {
   byMemberCreation, member, replacementOrder, type Member, type PodPlan
 } from './members.js'
 import { renderStatus } from './status.js'
-import { applyDeletes, deleteRequests, drainEffects, scaleCondition, scaleDown } from './scale.js'
+import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown } from './scale.js'
 import { decideRollout, updateCondition } from './rollout.js'
 
 export type { CollaSetStatus } from './status.js'
@@ -75,7 +75,8 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const kept = pods.filter(p => !plan.drop.has(p))
   const children = [...kept.map(keepAsObserved), ...created].sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
-  const live = plan.members.filter(m => !plan.drop.has(m.pod))
+  const released = spec.paused ? new Set<KubeObject>() : deletes.excluded
+  const live = plan.members.filter(m => !plan.drop.has(m.pod) && !released.has(m.pod))
   const replacing = new Set([...plan.pairOf.keys(), ...plan.draining.keys()])
   const update = updateCondition(plan.logical, updated, rollout, spec)
   const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
@@ -85,7 +86,9 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   if (rollout.nextMs !== undefined) {
     response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
   }
-  return { response, effects: [...drainEffects(plan, context.now), ...gateEffects(live, context.now)] }
+  const releases = spec.paused ? [] : excludeEffects(deletes)
+  const effects = [...drainEffects(plan, context.now), ...releases, ...gateEffects(live, context.now)]
+  return { response, effects }
 }
 
 function optional<T> (value: T | undefined): T[] {
@@ -208,7 +211,7 @@ function createPods (
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const taken = takenNames(pods, spec.scaleStrategy.podToDelete)
+  const taken = takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude])
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => newPod(
     namer.next(),
@@ -241,7 +244,8 @@ function awaitsReplacement (plan: PodPlan, pod: KubeObject): boolean {
 
 /**
  * The names no new Pod may take: every observed Pod's, every origin a replacement names, and every
- * name podToDelete lists (a new Pod under such a name would be deleted at once).
+ * name podToDelete lists (a new Pod under such a name would be deleted at once) or podToExclude
+ * lists (a released Pod may still hold it).
  */
 function * takenNames (pods: readonly KubeObject[], toDelete: readonly string[]): Generator<string> {
   yield * toDelete

@@ -172,3 +172,53 @@ t.test('scale-in order: to-delete, then not Ready, then the Pod Ready last, then
   delete named(unknown, 'foo-bbbbb').metadata.creationTimestamp
   t.same(names(settled(unknown)), ['foo-aaaaa', 'foo-ccccc'], 'a Ready time decides before the creation time')
 })
+
+t.test('podToExclude: the Pod loses controller-uid (Metacontroller then releases it), is kept until then, ' +
+  'and is replaced', async t => {
+  const request = fixture('collaset/sync-exclude.v2.json')
+  const answer = sync(request)
+  t.ok(names(answer).includes('foo-2jaln'), 'kept as observed: never deleted')
+  t.equal(created(request, answer).length, 1, 'a new Pod takes its place in the count')
+  const uid = named(request, 'foo-2jaln').metadata.uid
+  t.same(answer.effects.filter(e => e.type === 'SetPodLabels'), [{
+    type: 'SetPodLabels',
+    target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'foo-2jaln', uid },
+    labels: { 'controller-uid': null }
+  }])
+  t.match(answer.response.status, { replicas: 1 })
+  t.match(condition(answer.response.status, 'Scale'), {
+    status: 'False',
+    reason: 'Excluding',
+    message: '2 Pods of 2; releasing foo-2jaln (podToExclude); spec.scaleStrategy.podToExclude names no Pod of ' +
+      'the set (released, or never one): gone'
+  })
+  const replacement = created(request, answer)[0] as KubeObject
+  const pods = request.children['Pod.v1'] as Record<string, KubeObject>
+  pods[`default/${replacement.metadata.name}`] = replacement
+  const labels = { ...named(request, 'foo-2jaln').metadata.labels }
+  delete labels['controller-uid']
+  named(request, 'foo-2jaln').metadata.labels = labels
+  const relabelled = sync(request)
+  t.same(names(relabelled), ['foo-2jaln', 'foo-jk4r5', replacement.metadata.name].sort(), 'no Pod more, none deleted')
+  t.same(relabelled.effects.filter(e => e.type === 'SetPodLabels'), [], 'the label is gone: nothing owed')
+  delete pods['default/foo-2jaln']
+  const released = sync(request)
+  t.same(names(released), ['foo-jk4r5', replacement.metadata.name].sort())
+  t.match(condition(released.response.status, 'Scale'), {
+    status: 'True',
+    reason: 'Scaled',
+    message: /podToExclude names no Pod of the set \(released, or never one\): foo-2jaln, gone$/
+  })
+})
+
+t.test('podToInclude is refused: Invalid, naming the field, every Pod kept (law 2)', async t => {
+  const request = fixture('collaset/sync-steady.v2.json')
+  specOf(request.parent).scaleStrategy = { podToInclude: ['stray'] }
+  const answer = sync(request)
+  keptAll(t, request, answer, 'podToInclude')
+  t.match(condition(answer.response.status, 'Valid'), {
+    status: 'False', reason: 'InvalidSpec', message: /spec\.scaleStrategy\.podToInclude is not supported/
+  })
+  specOf(request.parent).scaleStrategy = { podToInclude: [] }
+  t.match(condition(sync(request).response.status, 'Valid'), { status: 'True' }, 'an empty list is fine')
+})
