@@ -85,3 +85,9 @@ export function markedBy (
   if (envValue(container, marks.name) !== owner.name) return false
   return owner.uid === undefined || envValue(container, marks.uid) === owner.uid
 }
+
+/** A node is assigned: `spec.nodeName` is set, or the scheduler reports `PodScheduled`. */
+export function isScheduled (pod: KubeObject): boolean {
+  if (isRecord(pod.spec) && typeof pod.spec.nodeName === 'string' && pod.spec.nodeName !== '') return true
+  return isRecord(pod.status) && findCondition(pod.status.conditions, 'PodScheduled')?.status === 'True'
+}

@@ -44,13 +44,14 @@ export const CONFIGMAP_DATA_READS: Shape = { apiVersion: true, kind: true, metad
 
 /**
  * A Pod: its containers' names, its ephemeral containers and their statuses (EphemeralJob, Exec),
- * its readiness gates, phase and conditions (readiness, the PodOpsLifecycle gate).
+ * its readiness gates, its node (CollaSet's scheduledReplicas), phase and conditions (readiness,
+ * the PodOpsLifecycle gate).
  */
 export const POD_READS: Shape = {
   apiVersion: true,
   kind: true,
   metadata: METADATA_READS,
-  spec: { containers: { name: true }, ephemeralContainers: true, readinessGates: true },
+  spec: { containers: { name: true }, ephemeralContainers: true, readinessGates: true, nodeName: true },
   status: { phase: true, conditions: true, ephemeralContainerStatuses: true }
 }
 

@@ -27,7 +27,7 @@ import type { Effect, EffectExecutor, EffectOutcome, ObjectRef as EffectRef } fr
 import { withinReach } from '../effects/scope.js'
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
-import { deepEqual, describeRef, matchesSelector, type ObjectRef } from './objects.js'
+import { deepEqual, describeRef, kubeTime, matchesSelector, type ObjectRef } from './objects.js'
 import { withReadiness } from './readiness.js'
 import { isReady } from '../k8s/pods.js'
 import type { ObjectStore } from './store.js'
@@ -35,6 +35,8 @@ import type { ObjectStore } from './store.js'
 export interface EffectHost {
   store: ObjectStore
   seconds: () => number
+  /** The simulated clock, in ms: the kubelet stamps the conditions it changes with it. */
+  nowMs?: () => number
   /** Deletes the object as the API server does (finalizers first), records it and collects garbage. */
   remove: (ref: ObjectRef) => boolean
   /** Containers were added to a Pod: the kubelet's cue. */
@@ -119,7 +121,10 @@ export class SimulatorExecutor implements EffectExecutor {
         const merged = { ...old, ...effect.condition }
         const next = old === undefined ? [...list, merged] : list.map(c => (c === old ? merged : c))
         if (deepEqual(next, list)) return { effect, result: 'applied' }
-        this.host.store.updateStatus(ref, withReadiness({ ...current, status: { ...status, conditions: next } }).status)
+        // The kubelet recomputes Ready at once, stamping the change as it does (CollaSet's delay reads it).
+        const time = this.host.nowMs === undefined ? undefined : kubeTime(this.host.nowMs())
+        const pod = withReadiness({ ...current, status: { ...status, conditions: next } }, time)
+        this.host.store.updateStatus(ref, pod.status)
         return { effect, result: 'applied' }
       }
       case 'InjectEphemeralContainers':

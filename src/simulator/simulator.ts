@@ -111,6 +111,7 @@ export class Simulator {
     this.effects = new SimulatorExecutor({
       store: this.store,
       seconds: () => clock.seconds(),
+      nowMs: () => clock.nowMs,
       remove: ref => world.gc.remove(ref, 'effect'),
       injected: (pod, containers) => {
         timeline.record({ type: 'injected', object: refOf(pod), message: containers.map(c => c.name).join(', ') })

@@ -79,9 +79,12 @@ for (const [version, transport] of [
         t.equal(pod.metadata.labels?.[REVISION_LABEL], status(sim).updatedRevision)
       }
       t.match(status(sim), {
+        observedGeneration: 1,
         replicas: 2,
+        scheduledReplicas: 2,
         readyReplicas: 2,
         availableReplicas: 2,
+        operatingReplicas: 0,
         updatedReplicas: 2,
         updatedReadyReplicas: 2,
         updatedAvailableReplicas: 2,
@@ -89,6 +92,8 @@ for (const [version, transport] of [
         selector: 'app=foo'
       })
       t.equal(status(sim).currentRevision, status(sim).updatedRevision)
+      t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+      t.match(condition(status(sim), 'Update'), { status: 'True', reason: 'Updated' })
       t.equal(
         sim.effects.log.filter(e => e.effect.type === 'SetPodCondition').length,
         2,
@@ -146,6 +151,7 @@ t.test(
     t.equal(replacement?.metadata.labels?.[REVISION_LABEL], status(sim).updatedRevision, 'of the current template')
     t.ok(sim.get(podRef(origin)), 'the origin stays while the replacement is not Ready')
     t.equal(status(sim).replicas, 3, 'CURRENT counts the replacement')
+    t.equal(status(sim).operatingReplicas, 1, 'the origin is operating while it is replaced')
     await kubelet.run(10, guard)
     t.equal(sim.get(podRef(origin)), undefined, 'the origin is gone')
     t.same(names(sim), [other, replacement?.metadata.name as string].sort())

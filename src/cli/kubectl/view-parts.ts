@@ -40,6 +40,9 @@ export function header (object: KubeObject, phaseField: string | undefined, now:
   return lines
 }
 
+/** Conditions a view says in its own words: CollaSet's Scale and Update make its `Rollout:` line. */
+const OWN_LINES = new Set(['EffectsApplied', 'Scale', 'Update'])
+
 /**
  * The conditions worth a line: an invalid spec, suspension, and how the object finished
  * (`Valid` True says nothing a user needs).
@@ -48,7 +51,7 @@ export function conditionLines (object: KubeObject): string[] {
   const conditions = Array.isArray(statusOf(object).conditions) ? statusOf(object).conditions as unknown[] : []
   return conditions.filter(isRecord).filter(c => {
     if (c.type === 'Valid') return c.status === 'False'
-    return c.status === 'True' && typeof c.type === 'string' && c.type !== 'EffectsApplied'
+    return c.status === 'True' && typeof c.type === 'string' && !OWN_LINES.has(c.type)
   }).map(c => `${String(c.type)}:${' '.repeat(Math.max(1, 11 - String(c.type).length))}` +
     `${typeof c.message === 'string' ? c.message : String(c.reason ?? '')}`)
 }

@@ -7,12 +7,19 @@ import { jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../.
 import { isReady, podPhaseOf, serviceReadyStatus } from '../../k8s/pods.js'
 import { originOf, wantsReplace } from '../../k8s/labels.js'
 import { nodeOfJob } from '../../controllers/daemonjob/job.js'
-import { REVISION_LABEL } from '../../controllers/collaset/pods.js'
+import { REVISION_LABEL, UPDATE_INCLUDED_LABEL } from '../../controllers/collaset/pods.js'
+import { findCondition } from '../../k8s/conditions.js'
 import { alignRows } from '../printer-columns.js'
 import { age, conditionLines, field, header, span, statusOf } from './view-parts.js'
 
 const records = (value: unknown): Array<Record<string, unknown>> => Array.isArray(value) ? value.filter(isRecord) : []
 const text = (value: unknown): string | undefined => typeof value === 'string' ? value : undefined
+const optionalLine = (label: string, value: string | undefined): string[] => value === undefined ? [] : [label + value]
+
+/** The value at `path` in `value`, undefined where the path ends early. */
+function valueAt (value: unknown, ...path: string[]): unknown {
+  return path.reduce<unknown>((v, key) => isRecord(v) ? v[key] : undefined, value)
+}
 
 /** Counts of a status as `succeeded 2, failed 1`, the absent ones left out. */
 function counts (object: KubeObject, keys: string[]): string {
@@ -130,6 +137,30 @@ function readyContainers (pod: KubeObject): string {
   return `${statuses.filter(s => s.ready === true).length}/${Math.max(declared, statuses.length)}`
 }
 
+/** Seconds from `now` to `time`, as `20s`; 0 once it passed. */
+function secondsUntil (time: string | undefined, now: Date): string {
+  const at = time === undefined ? NaN : Date.parse(time)
+  return Number.isNaN(at) ? '?' : `${Math.max(0, Math.ceil((at - now.getTime()) / 1000))}s`
+}
+
+/** Where a CollaSet's rollout stands and what holds it, from its Update condition (and spec for the figures). */
+function rolloutState (collaSet: KubeObject, now: Date): string | undefined {
+  const update = findCondition(statusOf(collaSet).conditions, 'Update')
+  if (update === undefined) return undefined
+  const strategy = valueAt(collaSet.spec, 'updateStrategy')
+  switch (update.reason) {
+    case 'Paused': return 'paused'
+    case 'Partitioned':
+      return `partition ${String(valueAt(strategy, 'rollingUpdate', 'byPartition', 'partition') ?? 0)}`
+    case 'ByLabel': return `byLabel: only Pods labelled ${UPDATE_INCLUDED_LABEL}`
+    case 'OperationDelay':
+      return `waiting ${secondsUntil(field(collaSet, 'nextUpdateTime'), now)} ` +
+        `(operationDelaySeconds ${String(valueAt(strategy, 'operationDelaySeconds') ?? '-')})`
+    case 'Updated': return 'done'
+    default: return update.reason === undefined ? undefined : update.reason.toLowerCase()
+  }
+}
+
 /** A CollaSet by pod: readiness, serving, revision (`*` marks the updated one) and replacements. */
 export function collaSetView (collaSet: KubeObject, pods: KubeObject[], now: Date): string[] {
   const updated = field(collaSet, 'updatedRevision')
@@ -146,9 +177,10 @@ export function collaSetView (collaSet: KubeObject, pods: KubeObject[], now: Dat
   const replicas = isRecord(collaSet.spec) ? String(collaSet.spec.replicas ?? '-') : '-'
   return [
     ...header(collaSet, undefined, now),
-    `Replicas:   ${replicas} desired, ${counts(collaSet, ['replicas', 'readyReplicas', 'availableReplicas',
-      'updatedReplicas'])}`,
+    `Replicas:   ${replicas} desired, ${counts(collaSet, ['replicas', 'scheduledReplicas', 'readyReplicas',
+      'availableReplicas', 'operatingReplicas', 'updatedReplicas'])}`,
     `Revisions:  updated ${updated ?? '-'} (*), current ${field(collaSet, 'currentRevision') ?? '-'}`,
+    ...optionalLine('Rollout:    ', rolloutState(collaSet, now)),
     ...conditionLines(collaSet),
     '',
     ...alignRows(rows)

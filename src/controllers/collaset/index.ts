@@ -12,8 +12,9 @@ export const collasetHooks: KindHooks = {
   // No phase column; an internal error still reports `phase: Invalid` next to the Valid condition.
   phaseField: 'phase',
   statusFields: [
-    'observedGeneration', 'replicas', 'readyReplicas', 'availableReplicas', 'updatedReplicas', 'updatedReadyReplicas',
-    'updatedAvailableReplicas', 'currentRevision', 'updatedRevision', 'selector', 'phase', 'conditions'
+    'observedGeneration', 'replicas', 'scheduledReplicas', 'readyReplicas', 'availableReplicas', 'operatingReplicas',
+    'updatedReplicas', 'updatedReadyReplicas', 'updatedAvailableReplicas', 'currentRevision', 'updatedRevision',
+    'nextUpdateTime', 'selector', 'phase', 'conditions'
   ],
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,

@@ -4,11 +4,28 @@ import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../k8s/labels.js'
-import { fitName, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
+import { fitName, isDnsLabel, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
 import type { CollaSetSpec } from './spec.js'
 
 /** A hash of the template the Pod was made from. */
 export const REVISION_LABEL = 'jobhooks.io/revision'
+/**
+ * Under `updateStrategy.rollingUpdate.byLabel`, only Pods carrying this label (any value) are
+ * updated: kuperator's `collaset.kusionstack.io/update-included`, in our own prefix.
+ */
+export const UPDATE_INCLUDED_LABEL = 'jobhooks.io/update-included'
+
+/**
+ * A Pod carrying this label (any value) is deleted, as if named in `scaleStrategy.podToDelete`:
+ * kuperator's `collaset.kusionstack.io/to-delete`, in our own prefix.
+ */
+export const TO_DELETE_LABEL = 'jobhooks.io/to-delete'
+
+/**
+ * The label Metacontroller claims a CollaSet's Pods by (its CompositeController has
+ * `generateSelector: true`): `controller-uid=<CollaSet uid>`. A Pod without it is released.
+ */
+export const CONTROLLER_UID_LABEL = 'controller-uid'
 
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 export const SUFFIX_LENGTH = 5
@@ -62,6 +79,35 @@ export class PodNamer {
   }
 }
 
+/**
+ * Hands out Pod names `<collaset>-<ordinal>` under kuperator's PersistentSequence policy: the
+ * lowest ordinal whose name no observed Pod holds (nor names as a replace origin, nor was handed
+ * out in this sync), so an ordinal comes back once its Pod is gone.
+ */
+export class SequenceNamer {
+  private readonly used: Set<string>
+  private ordinal = 0
+  private readonly prefix: string
+
+  constructor (collaset: string, used: Iterable<string>) {
+    this.used = new Set(used)
+    this.prefix = fitName(collaset, MAX_OBJECT_NAME - MAX_ORDINAL_DIGITS - 1)
+  }
+
+  next (): string {
+    for (;;) {
+      const name = `${this.prefix}-${this.ordinal++}`
+      if (!this.used.has(name)) {
+        this.used.add(name)
+        return name
+      }
+    }
+  }
+}
+
+/** Digits of the greatest ordinal a set of MAX_REPLICAS Pods (and its replacements) can reach. */
+const MAX_ORDINAL_DIGITS = 6
+
 export function revisionOf (pod: KubeObject): string | undefined {
   return pod.metadata.labels?.[REVISION_LABEL]
 }
@@ -77,11 +123,14 @@ export function newPod (
   const labels: Record<string, string> = { ...spec.template.metadata.labels, [REVISION_LABEL]: revision }
   delete labels[TO_REPLACE_LABEL]
   delete labels[REPLACE_ORIGIN_LABEL]
+  delete labels[TO_DELETE_LABEL]
   if (origin !== undefined) labels[REPLACE_ORIGIN_LABEL] = origin
   const podSpec = structuredClone(spec.template.spec)
   const gates = Array.isArray(podSpec.readinessGates) ? podSpec.readinessGates.filter(isRecord) : []
   if (!gates.some(g => g.conditionType === SERVICE_READY)) gates.push({ conditionType: SERVICE_READY })
   podSpec.readinessGates = gates
+  // PersistentSequence: the Pod's hostname is its name (a DNS label, or the kubelet refuses it).
+  if (spec.naming === 'PersistentSequence' && isDnsLabel(name)) podSpec.hostname = name
   const metadata: KubeObject['metadata'] = { name, labels }
   if (namespace !== undefined) metadata.namespace = namespace
   if (spec.template.metadata.annotations !== undefined) metadata.annotations = { ...spec.template.metadata.annotations }

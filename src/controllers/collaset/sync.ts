@@ -14,97 +14,32 @@
 //   Scale-down removes not-Ready Pods first, then the newest, then the greatest name; an origin
 //   removed this way takes its pending replacement with it.
 // - A template change is rolled out one Pod at a time, new Pod first: one rollout pair at most,
-//   its origin chosen not-Ready first, then oldest, then by name.
-import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
+//   its origin chosen not-Ready first, then oldest, then by name, among the Pods the update
+//   strategy lets it touch (rollout.ts: paused, partition, byLabel, operationDelaySeconds).
+// - While paused, no Pod is created or removed to scale and none is updated; replace requests
+//   and pairs already open go on (neither loses capacity).
+import type { HookContext, SyncAnswer, SyncRequest, SyncResponse } from '../../protocol/hooks.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { byName, keepAllObserved, keepAsObserved, objectsOf } from '../../k8s/objects.js'
-import { invalidSpecAnswer, validityConditions } from '../common/validity.js'
+import { invalidSpecAnswer } from '../common/validity.js'
 import {
   answerSizeProblems, CHILD_OVERHEAD_BYTES, podParts, specBytes, type AnswerFigures, type ChildFigure
 } from '../common/answer-size.js'
 import { timestamp } from '../../k8s/time.js'
-import { selectorString } from '../../k8s/selectors.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
-import { newPod, PodNamer, revisionOf, templateRevision } from './pods.js'
+import { newPod, PodNamer, revisionOf, SequenceNamer, templateRevision } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
+import { containersReady, hasServiceGate, isFinished, isTerminating } from '../../k8s/pods.js'
 import {
-  byCreation, containersReady, hasServiceGate, isFinished, isReady, isTerminating, serviceReady
-} from '../../k8s/pods.js'
+  byMemberCreation, member, replacementOrder, type Member, type PodPlan
+} from './members.js'
+import { renderStatus } from './status.js'
+import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown } from './scale.js'
+import { decideRollout, updateCondition } from './rollout.js'
 
-/** The counts of the status, in the order the status lists them. */
-interface ReplicaCounts {
-  replicas: number
-  readyReplicas: number
-  availableReplicas: number
-  updatedReplicas: number
-  updatedReadyReplicas: number
-  updatedAvailableReplicas: number
-}
-
-export interface CollaSetStatus extends ReplicaCounts {
-  currentRevision?: string
-  updatedRevision?: string
-  selector?: string
-  conditions: unknown[]
-  [key: string]: unknown
-}
-
-/**
- * A member Pod and what this sync reads of its conditions, read once: pairing, settling, scaling,
- * the status and the readiness gate all ask about the same Pods, and a sort asks at every
- * comparison. A per-sync record beside the Pod, never a mark on it: the Pods the hook is given are
- * frozen and shared between requests.
- */
-interface Member {
-  pod: KubeObject
-  ready: boolean
-  /** The service-ready condition is True: with `ready`, the Pod is available. */
-  serving: boolean
-}
-
-function member (pod: KubeObject): Member {
-  return { pod, ready: isReady(pod), serving: serviceReady(pod) }
-}
-
-/** Oldest first, then by name (byCreation), for members. */
-function byMemberCreation (a: Member, b: Member): number {
-  return byCreation(a.pod, b.pod)
-}
-
-/** Scale-down order: not Ready first, then newest, then the greatest name. */
-function removalOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? 1 : -1
-  return -byCreation(a.pod, b.pod)
-}
-
-/** Rollout order: not Ready first, then oldest, then by name. */
-function rolloutOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? 1 : -1
-  return byCreation(a.pod, b.pod)
-}
-
-/** Replacement order: Ready first, then oldest, then by name. */
-function replacementOrder (a: Member, b: Member): number {
-  if (a.ready !== b.ready) return a.ready ? -1 : 1
-  return byCreation(a.pod, b.pod)
-}
-
-/**
- * What one sync decides about the observed Pods, step by step: which go (`drop`), which origin is
- * being replaced by which Pod (`pairOf`, with the replacements in `inPair`), and the Pods that
- * count against `replicas` (`logical`). Sets and maps are keyed by the Pod itself, as a Pod is
- * one Pod however often the request lists it.
- */
-interface PodPlan {
-  /** The Pods that take part in the set: neither terminating nor finished. */
-  members: Member[]
-  drop: Set<KubeObject>
-  pairOf: Map<KubeObject, Member>
-  inPair: Set<KubeObject>
-  logical: Member[]
-}
+export type { CollaSetStatus } from './status.js'
 
 /** observe → pair → settle → scale → create → render. */
 export function syncCollaSet (request: SyncRequest, context: HookContext): SyncAnswer {
@@ -121,8 +56,17 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const pods = objectsOf(request.children, 'Pod', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
-  scaleDown(plan, spec.replicas)
-  const created = createPods(parent, spec, updated, pods, plan)
+  // Scale reads the Pods as observed (pairs settled), before this sync adds or removes any.
+  const deletes = deleteRequests(plan, pods, spec)
+  const scale = scaleCondition(plan.logical.length, spec, deletes)
+  if (!spec.paused) {
+    applyDeletes(plan, deletes)
+    scaleDown(plan, spec.replicas)
+  }
+  // Replace requests are honoured even while paused: they are operations, neither scale nor update.
+  const requests = replaceRequests(plan)
+  const rollout = decideRollout(plan, spec, updated, requests, context.now)
+  const created = createPods(parent, spec, updated, pods, plan, [...requests, ...optional(rollout.origin)])
   if ('problems' in created) {
     // Over the size budget: no Pod was built, and every one observed stays (law 2).
     const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
@@ -131,9 +75,24 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const kept = pods.filter(p => !plan.drop.has(p))
   const children = [...kept.map(keepAsObserved), ...created].sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
-  const live = plan.members.filter(m => !plan.drop.has(m.pod))
-  const status = renderStatus(live, spec, updated, previous, context.now)
-  return { response: { status, children }, effects: gateEffects(live, context.now) }
+  const released = spec.paused ? new Set<KubeObject>() : deletes.excluded
+  const live = plan.members.filter(m => !plan.drop.has(m.pod) && !released.has(m.pod))
+  const replacing = new Set([...plan.pairOf.keys(), ...plan.draining.keys()])
+  const update = updateCondition(plan.logical, updated, rollout, spec)
+  const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
+  const status = renderStatus(input, parent, previous, context.now)
+  const response: SyncResponse = { status, children }
+  // Time is a resync (law 4): the delay ends at a moment no Pod change announces.
+  if (rollout.nextMs !== undefined) {
+    response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
+  }
+  const releases = spec.paused ? [] : excludeEffects(deletes)
+  const effects = [...drainEffects(plan, context.now), ...releases, ...gateEffects(live, context.now)]
+  return { response, effects }
+}
+
+function optional<T> (value: T | undefined): T[] {
+  return value === undefined ? [] : [value]
 }
 
 /** The observed Pods that take part in the set (members), and the finished ones, which go. */
@@ -161,7 +120,9 @@ function observe (pods: readonly KubeObject[]): Observed {
  * wins. Finished Pods go, and so do replacements no longer wanted that are not Ready yet.
  */
 function pairReplacements ({ members, finished }: Observed, updated: string): PodPlan {
-  const plan: PodPlan = { members, drop: new Set(finished), pairOf: new Map(), inPair: new Set(), logical: [] }
+  const plan: PodPlan = {
+    members, drop: new Set(finished), pairOf: new Map(), inPair: new Set(), logical: [], draining: new Map()
+  }
   const candidates = members.filter(m => originOf(m.pod) !== undefined).sort(replacementOrder)
   const memberByOrigin = originsNamed(members, candidates)
   for (const replacement of candidates) {
@@ -214,22 +175,6 @@ function settleReadyPairs (plan: PodPlan): void {
   }
 }
 
-/** Down to `replicas`: an origin removed takes its pending replacement with it. */
-function scaleDown (plan: PodPlan, replicas: number): void {
-  if (plan.logical.length <= replicas) return
-  const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
-  for (const { pod } of removed) {
-    plan.drop.add(pod)
-    const replacement = plan.pairOf.get(pod)
-    if (replacement !== undefined) {
-      plan.drop.add(replacement.pod)
-      plan.pairOf.delete(pod)
-      plan.inPair.delete(replacement.pod)
-    }
-  }
-  plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod))
-}
-
 /**
  * The Pods of a sync, sized before they are built (common/answer-size.ts): each is the template
  * with a name, labels and a readiness gate; the Pods kept weigh about as much.
@@ -253,28 +198,21 @@ function createPods (
   spec: CollaSetSpec,
   updated: string,
   pods: KubeObject[],
-  plan: PodPlan
+  plan: PodPlan,
+  replacing: Array<KubeObject | undefined>
 ): KubeObject[] | { problems: string[] } {
   const origins: Array<KubeObject | undefined> = []
-  for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
-  const requests = replaceRequests(plan)
-  origins.push(...requests)
-  // Rollout: one old-revision Pod at a time, new Pod first; not while a rollout pair is open.
-  const rolling = [...plan.pairOf.keys()].some(origin => !wantsReplace(origin))
-  if (!rolling) {
-    // Not a Pod already paired, nor one given its replacement above.
-    const stale = plan.logical.filter(
-      m => revisionOf(m.pod) !== updated && !plan.pairOf.has(m.pod) && !requests.has(m.pod)
-    ).sort(rolloutOrder)[0]
-    if (stale !== undefined) origins.push(stale.pod)
-  }
+  // Paused: no Pod is created to scale (nor removed: sync.ts skips scaleDown).
+  if (!spec.paused) for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
+  origins.push(...replacing)
   if (origins.length === 0) return []
   const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length))
   if (oversize.length > 0) return { problems: oversize }
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const namer = new PodNamer(name, name, takenNames(pods))
+  const taken = takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude])
+  const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => newPod(
     namer.next(),
     namespace,
@@ -304,8 +242,13 @@ function awaitsReplacement (plan: PodPlan, pod: KubeObject): boolean {
   return wantsReplace(pod) && !plan.pairOf.has(pod)
 }
 
-/** The names no new Pod may take: every observed Pod's, and every origin a replacement names. */
-function * takenNames (pods: readonly KubeObject[]): Generator<string> {
+/**
+ * The names no new Pod may take: every observed Pod's, every origin a replacement names, and every
+ * name podToDelete lists (a new Pod under such a name would be deleted at once) or podToExclude
+ * lists (a released Pod may still hold it).
+ */
+function * takenNames (pods: readonly KubeObject[], toDelete: readonly string[]): Generator<string> {
+  yield * toDelete
   for (const pod of pods) {
     yield pod.metadata.name
     const origin = originOf(pod)
@@ -335,61 +278,4 @@ function gateEffects (live: readonly Member[], now: Date): Effect[] {
     })
   }
   return effects
-}
-
-/** Counts the live members in one pass: they are thousands, and each count would be a pass. */
-function countReplicas (live: readonly Member[], updated: string): ReplicaCounts {
-  const counts: ReplicaCounts = {
-    replicas: 0,
-    readyReplicas: 0,
-    availableReplicas: 0,
-    updatedReplicas: 0,
-    updatedReadyReplicas: 0,
-    updatedAvailableReplicas: 0
-  }
-  for (const { pod, ready, serving } of live) {
-    const available = ready && serving
-    counts.replicas++
-    if (ready) counts.readyReplicas++
-    if (available) counts.availableReplicas++
-    if (revisionOf(pod) !== updated) continue
-    counts.updatedReplicas++
-    if (ready) counts.updatedReadyReplicas++
-    if (available) counts.updatedAvailableReplicas++
-  }
-  return counts
-}
-
-function renderStatus (
-  live: readonly Member[],
-  spec: CollaSetSpec,
-  updated: string,
-  previous: Record<string, unknown>,
-  now: Date
-): CollaSetStatus {
-  return {
-    ...countReplicas(live, updated),
-    currentRevision: currentRevision(live, updated),
-    updatedRevision: updated,
-    selector: selectorString(spec.selector),
-    conditions: validityConditions(previous.conditions, [], now)
-  }
-}
-
-/**
- * The revision most members still run while a rollout is under way (ties: the smallest), the
- * updated one once every member runs it.
- */
-function currentRevision (live: readonly Member[], updated: string): string {
-  const counts = new Map<string, number>()
-  for (const { pod } of live) {
-    const revision = revisionOf(pod)
-    if (revision === undefined || revision === updated) continue
-    counts.set(revision, (counts.get(revision) ?? 0) + 1)
-  }
-  let best: [string, number] | undefined
-  for (const entry of [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    if (best === undefined || entry[1] > best[1]) best = entry
-  }
-  return best?.[0] ?? updated
 }

@@ -196,6 +196,33 @@ t.test('get cls <name>: by pod, with readiness, revision and replacements', asyn
   ])
 })
 
+t.test('get cls <name>: the revisions and what holds the rollout (paused, partition, waiting)', async t => {
+  const holds: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
+    ['Paused', { paused: true }, {}, 'paused'],
+    ['Partitioned', { updateStrategy: { rollingUpdate: { byPartition: { partition: 1 } } } }, {}, 'partition 1'],
+    ['ByLabel', { updateStrategy: { rollingUpdate: { byLabel: {} } } }, {},
+      'byLabel: only Pods labelled jobhooks.io/update-included'],
+    ['OperationDelay', { updateStrategy: { operationDelaySeconds: 30 } },
+      { nextUpdateTime: new Date(NOW.getTime() + 20_000).toISOString() }, 'waiting 20s (operationDelaySeconds 30)'],
+    ['Updating', {}, {}, 'updating'],
+    ['Updated', {}, {}, 'done']
+  ]
+  for (const [reason, spec, status, shown] of holds) {
+    const objects = collaSetObjects()
+    const collaSet = objects[0] as KubeObject
+    Object.assign(collaSet.spec as object, spec)
+    Object.assign(collaSet.status as object, status, {
+      currentRevision: 'r0',
+      conditions: [{ type: 'Update', status: 'False', reason }, { type: 'Scale', status: 'True', reason: 'Scaled' }]
+    })
+    const { run } = await plugin(t, objects)
+    const rows = squeezed((await run(['get', 'cls', 'foo'])).out)
+    t.ok(rows.includes('Revisions: | updated r1 (*), current r0'), reason)
+    t.ok(rows.includes(`Rollout: | ${shown}`), `${reason}: ${shown}`)
+    t.notOk(rows.some(r => r.startsWith('Scale:') || r.startsWith('Update:')), 'no line of their own')
+  }
+})
+
 t.test('get --watch: a watch request, each change drawn again, appended when piped, in place on a terminal',
   async t => {
     for (const tty of [false, true]) {

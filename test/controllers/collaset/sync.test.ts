@@ -73,9 +73,12 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
   t.same(names(answer), names(sync(fixture('collaset/sync-new.v2.json'))), 'the same names every time')
   t.same(answer.effects, [])
   t.same(answer.response.status, {
+    observedGeneration: request.parent.metadata.generation,
     replicas: 0,
+    scheduledReplicas: 0,
     readyReplicas: 0,
     availableReplicas: 0,
+    operatingReplicas: 0,
     updatedReplicas: 0,
     updatedReadyReplicas: 0,
     updatedAvailableReplicas: 0,
@@ -83,7 +86,21 @@ t.test('the first sync creates `replicas` Pods with deterministic names, the rev
     updatedRevision: revision,
     selector: 'app=foo',
     conditions: [
-      { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW }
+      { type: 'Valid', status: 'True', reason: 'SpecValid', message: 'the spec is valid', lastTransitionTime: NOW },
+      {
+        type: 'Scale',
+        status: 'False',
+        reason: 'ScalingOut',
+        message: '0 Pods of 2: creating 2',
+        lastTransitionTime: NOW
+      },
+      {
+        type: 'Update',
+        status: 'True',
+        reason: 'Updated',
+        message: `every Pod runs revision ${revision}`,
+        lastTransitionTime: NOW
+      }
     ]
   })
   t.notOk('resyncAfterSeconds' in answer.response)
@@ -106,16 +123,28 @@ t.test('a steady CollaSet keeps its Pods as observed and owes nothing; its statu
   t.same(answer.effects, [])
   const previous = statusOf<CollaSetStatus>(request.parent)
   t.match(answer.response.status, {
+    observedGeneration: request.parent.metadata.generation,
     replicas: 2,
+    scheduledReplicas: 2,
     readyReplicas: 2,
     availableReplicas: 2,
+    operatingReplicas: 0,
     updatedReplicas: 2,
     updatedReadyReplicas: 2,
     updatedAvailableReplicas: 2,
     currentRevision: previous.updatedRevision,
     updatedRevision: previous.updatedRevision
   })
-  t.same(answer.response.status.conditions, previous.conditions, 'conditions carried as they were (law 5)')
+  const answered = answer.response.status.conditions as unknown[]
+  t.same(answered.slice(0, previous.conditions.length), previous.conditions, 'conditions carried as they were (law 5)')
+  t.match(
+    condition(answer.response.status, 'Scale'),
+    { status: 'True', reason: 'Scaled', message: '2 Pods, as spec.replicas asks' }
+  )
+  t.match(condition(answer.response.status, 'Update'), { status: 'True', reason: 'Updated' })
+  const again = fixture('collaset/sync-steady.v2.json')
+  again.parent.status = answer.response.status
+  t.same(sync(again).response.status, answer.response.status, 'the status it answered is answered again (law 5)')
 })
 
 t.test('v1 and v2 keying give byte-identical answers, and so does a repeated call or another key order', async t => {
@@ -173,7 +202,7 @@ t.test('service-ready is set True (an effect) once the containers are ready, onc
   t.same(sync(ungated).effects, [], 'a Pod without the gate (adopted, say) is left alone')
 })
 
-t.test('scale up adds Pods with new names; scale down removes not-Ready Pods first, then the newest', async t => {
+t.test('scale up adds Pods with new names; scale down drains, removes not-Ready Pods first, then newest', async t => {
   const up = fixture('collaset/sync-steady.v2.json')
   specOf(up.parent).replicas = 4
   const grown = sync(up)
@@ -187,7 +216,12 @@ t.test('scale up adds Pods with new names; scale down removes not-Ready Pods fir
   const newest = pods(down).sort(
     (a, b) => (a.metadata.creationTimestamp as string).localeCompare(b.metadata.creationTimestamp as string)
   )[1] as KubeObject
-  t.notOk(names(sync(down)).includes(newest.metadata.name), 'the newest goes')
+  const draining = sync(down)
+  t.same(names(draining), pods(down).map(p => p.metadata.name).sort(), 'a serving Pod is drained first: kept')
+  t.same(conditions(draining).map(e => [e.target.name, e.condition.status, e.condition.reason]),
+    [[newest.metadata.name, 'False', 'ScaleIn']], 'the newest leaves traffic')
+  for (const c of statusOf<PodStatus>(newest).conditions!) if (c.type === SERVICE_READY) c.status = 'False'
+  t.notOk(names(sync(down)).includes(newest.metadata.name), 'out of traffic, the newest goes')
 
   const notReady = fixture('collaset/sync-steady.v2.json')
   specOf(notReady.parent).replicas = 1
@@ -197,7 +231,11 @@ t.test('scale up adds Pods with new names; scale down removes not-Ready Pods fir
 
   const zero = fixture('collaset/sync-steady.v2.json')
   specOf(zero.parent).replicas = 0
-  t.same(names(sync(zero)), [])
+  t.equal(conditions(sync(zero)).length, 2, 'both leave traffic first')
+  for (const p of pods(zero)) {
+    for (const c of statusOf<PodStatus>(p).conditions!) if (c.type === 'Ready') c.status = 'False'
+  }
+  t.same(names(sync(zero)), [], 'not Ready, both go')
 })
 
 t.test('replace: the replacement is kept while it comes up, the origin goes once it is Ready', async t => {
@@ -206,12 +244,15 @@ t.test('replace: the replacement is kept while it comes up, the origin goes once
   t.equal(replacement.metadata.labels?.[REPLACE_ORIGIN_LABEL], origin.metadata.name)
   const answer = sync(request)
   t.same(names(answer), [origin, other, replacement].map(p => p.metadata.name).sort(), 'all three kept, nothing new')
-  t.match(answer.response.status, { replicas: 3, readyReplicas: 2, updatedReplicas: 3, updatedReadyReplicas: 2 })
+  t.match(
+    answer.response.status,
+    { replicas: 3, readyReplicas: 2, operatingReplicas: 1, updatedReplicas: 3, updatedReadyReplicas: 2 }
+  )
 
   makeReady(replacement)
   const done = sync(request)
   t.same(names(done), [other, replacement].map(p => p.metadata.name).sort(), 'the origin is dropped')
-  t.match(done.response.status, { replicas: 2, readyReplicas: 2 })
+  t.match(done.response.status, { replicas: 2, readyReplicas: 2, operatingReplicas: 0 })
 })
 
 t.test('replace: a to-replace Pod without a replacement gets one, labelled with its origin and the current ' +
@@ -234,12 +275,12 @@ t.test('replace: removing the label before the replacement is Ready drops the re
   setLabel(origin, TO_REPLACE_LABEL, undefined)
   t.same(names(sync(request)), [origin, other].map(p => p.metadata.name).sort())
   makeReady(replacement)
+  const draining = sync(request)
+  t.same(conditions(draining).map(e => [e.target.name, e.condition.status]), [[replacement.metadata.name, 'False']],
+    'a Ready replacement whose request was withdrawn is one Pod too many: scale-down drains the newest')
+  for (const c of statusOf<PodStatus>(replacement).conditions!) if (c.type === SERVICE_READY) c.status = 'False'
   const late = sync(request)
-  t.equal(
-    late.response.children.length,
-    2,
-    'a Ready replacement whose request was withdrawn is one Pod too many: scale-down picks the newest'
-  )
+  t.equal(late.response.children.length, 2, 'then it goes')
   t.ok(names(late).includes(origin.metadata.name) && names(late).includes(other.metadata.name))
 })
 
@@ -363,7 +404,8 @@ t.test('the sync route answers with the whole status and applies the SetPodCondi
   const body = reply.json()
   t.same(Object.keys(body).sort(), ['children', 'status'])
   t.same(recorded, [`SetPodCondition ${pod(request, 1).metadata.name}`])
-  t.match(body.status.conditions, [{ type: 'Valid', status: 'True' }, { type: 'EffectsApplied', status: 'True' }])
+  t.match(condition(body.status, 'Valid'), { status: 'True' })
+  t.match(condition(body.status, 'EffectsApplied'), { status: 'True' })
   const garbage = await app.inject({ method: 'POST', url: '/hooks/collaset/sync', payload: { nope: true } })
   t.equal(garbage.statusCode, 400)
 })

@@ -1,0 +1,177 @@
+// CollaSet rollout controls on the in-process Metacontroller (as test/scenarios/collaset.test.ts:
+// the hook over HTTP, its effects applied, a scripted kubelet): kuperator's partition, paused,
+// byLabel and operationDelaySeconds limit which Pods a template change replaces, and when.
+import t from 'tap'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { REVISION_LABEL, UPDATE_INCLUDED_LABEL } from '../../src/controllers/collaset/pods.js'
+import { REPLACE_ORIGIN_LABEL } from '../../src/k8s/labels.js'
+import { Simulator } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
+import { capacityGuard, livePods, podCondition } from '../helpers/scenarios.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
+import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js'
+import { condition } from '../helpers/conditions.js'
+import { specOf } from '../helpers/objects.js'
+
+const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
+const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
+const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
+
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
+
+/** foo with 3 replicas and `spec` merged in, brought up and Ready. */
+async function bringUp (t: Tap, spec: Record<string, unknown> = {}): Promise<{ sim: Simulator, kubelet: PodKubelet }> {
+  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
+  t.teardown(async () => await sim.close())
+  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3 })
+  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
+  Object.assign(specOf(object), { replicas: 3 }, spec)
+  sim.apply(object)
+  await kubelet.run(10)
+  return { sim, kubelet }
+}
+
+const status = (sim: Simulator): Record<string, any> => {
+  const object = sim.get(fooRef)
+  return isRecord(object?.status) ? object.status : {}
+}
+const revisions = (sim: Simulator): string[] =>
+  livePods(sim).map(p => p.metadata.labels?.[REVISION_LABEL] ?? '-').sort()
+const names = (sim: Simulator): string[] => livePods(sim).map(p => p.metadata.name).sort()
+
+function changeImage (sim: Simulator, image = 'nginx:1.28'): void {
+  sim.edit(fooRef, o => {
+    specOf<{ template: PodTemplateSpec }>(o).template.spec!.containers[0]!.image = image
+  })
+}
+
+t.test('partition 1 of 3 leaves exactly one Pod at the old revision; partition 0 updates it too', async t => {
+  const { sim, kubelet } = await bringUp(t, { updateStrategy: { rollingUpdate: { byPartition: { partition: 1 } } } })
+  const oldRevision = status(sim).updatedRevision as string
+  const oldest = [...livePods(sim)].sort((a, b) =>
+    (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
+    a.metadata.name.localeCompare(b.metadata.name))[0]?.metadata.name as string
+  changeImage(sim)
+  await kubelet.run(60, capacityGuard(t, sim, 3))
+  const newRevision = status(sim).updatedRevision as string
+  t.not(newRevision, oldRevision)
+  t.same(revisions(sim), [newRevision, newRevision, oldRevision].sort(), 'two updated, one kept')
+  t.ok(sim.get(podRef(oldest)), `the kept Pod is one of the first (${oldest}), as kuperator keeps them`)
+  t.match(status(sim), {
+    replicas: 3,
+    readyReplicas: 3,
+    availableReplicas: 3,
+    updatedReplicas: 2,
+    updatedReadyReplicas: 2,
+    updatedAvailableReplicas: 2,
+    operatingReplicas: 0,
+    currentRevision: oldRevision,
+    updatedRevision: newRevision
+  })
+  t.match(condition(status(sim), 'Update'), {
+    status: 'True', reason: 'Partitioned', message: /^partition 1 keeps 1 Pod/
+  })
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+
+  sim.edit(fooRef, o => {
+    specOf(o).updateStrategy = { rollingUpdate: { byPartition: { partition: 0 } } }
+  })
+  await kubelet.run(30, capacityGuard(t, sim, 3))
+  t.same(revisions(sim), [newRevision, newRevision, newRevision])
+  t.notOk(sim.get(podRef(oldest)), 'the kept Pod is replaced at last')
+  t.match(status(sim), { updatedReplicas: 3, currentRevision: newRevision })
+  t.match(condition(status(sim), 'Update'), { status: 'True', reason: 'Updated' })
+  await sim.runUntilQuiet()
+})
+
+t.test('paused stops scale and update; resuming continues both', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const before = names(sim)
+  const oldRevision = status(sim).updatedRevision as string
+  sim.edit(fooRef, o => {
+    specOf(o).paused = true
+  })
+  await kubelet.run(3)
+  changeImage(sim)
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 4
+  })
+  await kubelet.run(30)
+  t.same(names(sim), before, 'no Pod created or removed while paused')
+  t.same(revisions(sim), [oldRevision, oldRevision, oldRevision])
+  t.match(condition(status(sim), 'Scale'), { status: 'False', reason: 'Paused' })
+  t.match(condition(status(sim), 'Update'), { status: 'False', reason: 'Paused' })
+  t.match(status(sim), { replicas: 3, updatedReplicas: 0 })
+
+  sim.edit(fooRef, o => {
+    specOf(o).paused = false
+  })
+  await kubelet.run(60, capacityGuard(t, sim, 3))
+  const newRevision = status(sim).updatedRevision as string
+  t.not(newRevision, oldRevision)
+  t.same(revisions(sim), [newRevision, newRevision, newRevision, newRevision], 'scaled to 4, all updated')
+  t.match(status(sim), { replicas: 4, readyReplicas: 4, updatedReplicas: 4, updatedReadyReplicas: 4 })
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  t.match(condition(status(sim), 'Update'), { status: 'True', reason: 'Updated' })
+  await sim.runUntilQuiet()
+})
+
+t.test('byLabel updates only the Pods labelled jobhooks.io/update-included', async t => {
+  const { sim, kubelet } = await bringUp(t, { updateStrategy: { rollingUpdate: { byLabel: {} } } })
+  const oldRevision = status(sim).updatedRevision as string
+  const [chosen, ...others] = names(sim) as [string, ...string[]]
+  sim.edit(podRef(chosen), p => {
+    p.metadata.labels = { ...p.metadata.labels, [UPDATE_INCLUDED_LABEL]: 'true' }
+  })
+  changeImage(sim)
+  await kubelet.run(40, capacityGuard(t, sim, 3))
+  const newRevision = status(sim).updatedRevision as string
+  t.notOk(sim.get(podRef(chosen)), 'the labelled Pod is replaced')
+  for (const other of others) t.equal(sim.get(podRef(other))?.metadata.labels?.[REVISION_LABEL], oldRevision, other)
+  const replacement = livePods(sim).find(p => p.metadata.labels?.[REPLACE_ORIGIN_LABEL] === chosen)
+  t.equal(replacement?.metadata.labels?.[REVISION_LABEL], newRevision)
+  t.notOk(replacement?.metadata.labels?.[UPDATE_INCLUDED_LABEL], 'the new Pod does not carry the label on')
+  t.match(status(sim), { replicas: 3, updatedReplicas: 1, updatedReadyReplicas: 1, currentRevision: oldRevision })
+  t.match(condition(status(sim), 'Update'), { status: 'True', reason: 'ByLabel', message: /^2 Pods of an older/ })
+  await sim.runUntilQuiet()
+})
+
+t.test('operationDelaySeconds spaces the updates: each starts 20 s after the last one became Ready', async t => {
+  const { sim, kubelet } = await bringUp(t, { updateStrategy: { operationDelaySeconds: 20 } })
+  const before = new Set(names(sim))
+  const start = sim.seconds()
+  changeImage(sim)
+  let sawWaiting = false
+  await kubelet.run(120, () => {
+    const update = condition(status(sim), 'Update')
+    if (update?.reason === 'OperationDelay' && typeof status(sim).nextUpdateTime === 'string') sawWaiting = true
+  })
+  t.ok(sawWaiting, 'while it waits, Update says OperationDelay and nextUpdateTime when it ends')
+  const newRevision = status(sim).updatedRevision as string
+  t.same(revisions(sim), [newRevision, newRevision, newRevision])
+  const created = sim.timeline
+    .filter(e => e.type === 'created' && e.object.kind === 'Pod' && e.seconds >= start && !before.has(e.object.name))
+  t.equal(created.length, 3)
+  const readyAt = (name: string): number => {
+    const pod = sim.get(podRef(name))
+    const ready = (pod?.status as { conditions?: Array<Record<string, unknown>> } | undefined)?.conditions
+      ?.find(c => c.type === 'Ready')
+    return Date.parse(ready?.lastTransitionTime as string)
+  }
+  for (let i = 1; i < created.length; i++) {
+    const previous = created[i - 1]?.object.name as string
+    const createdAt = sim.now().getTime() - (sim.seconds() - (created[i]?.seconds as number)) * 1000
+    const gap = (createdAt - readyAt(previous)) / 1000
+    t.ok(gap >= 20, `update ${i + 1} starts ${gap}s after update ${i}'s Pod became Ready`)
+    t.ok(gap <= 22, 'and not much later: the hook asked for a resync when the delay ends')
+  }
+  t.equal(podCondition(sim.get(podRef(created[2]?.object.name as string)), 'Ready'), 'True')
+  t.notOk('nextUpdateTime' in status(sim), 'gone once nothing waits')
+  await sim.runUntilQuiet()
+})

@@ -1,0 +1,152 @@
+// CollaSet scale controls on the in-process Metacontroller (as test/scenarios/collaset.test.ts: the
+// hook over HTTP, its effects applied, a scripted kubelet): kuperator's scaleStrategy.podToDelete
+// and the jobhooks.io/to-delete label replace the Pods they name, scale-in goes in kube-xset's
+// order, and PersistentSequence names Pods by ordinal.
+import t from 'tap'
+import { fileURLToPath } from 'node:url'
+import type { KubeObject } from '../../src/k8s/types.js'
+import { isRecord } from '../../src/k8s/types.js'
+import { TO_DELETE_LABEL } from '../../src/controllers/collaset/pods.js'
+import { Simulator } from '../../src/simulator/simulator.js'
+import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
+import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
+import { livePods, podCondition } from '../helpers/scenarios.js'
+import { loadManifest } from '../../src/simulator/manifest.js'
+import type { ObjectRef } from '../../src/simulator/objects.js'
+import { condition } from '../helpers/conditions.js'
+import { specOf } from '../helpers/objects.js'
+
+const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
+const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
+const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
+
+interface Tap {
+  teardown: (fn: () => unknown) => void
+}
+
+/** foo with 3 replicas and `spec` merged in, brought up and Ready. */
+async function bringUp (t: Tap, spec: Record<string, unknown> = {}): Promise<{ sim: Simulator, kubelet: PodKubelet }> {
+  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
+  t.teardown(async () => await sim.close())
+  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3 })
+  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
+  Object.assign(specOf(object), { replicas: 3 }, spec)
+  sim.apply(object)
+  await kubelet.run(10)
+  return { sim, kubelet }
+}
+
+const status = (sim: Simulator): Record<string, any> => {
+  const object = sim.get(fooRef)
+  return isRecord(object?.status) ? object.status : {}
+}
+const names = (sim: Simulator): string[] => livePods(sim).map(p => p.metadata.name).sort()
+const ready = (sim: Simulator): string[] =>
+  livePods(sim).filter(p => podCondition(p, 'Ready') === 'True').map(p => p.metadata.name).sort()
+
+t.test('podToDelete deletes the named Pod and a new one takes its place', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const before = names(sim)
+  t.equal(ready(sim).length, 3)
+  const victim = before[1] as string
+  sim.edit(fooRef, o => {
+    specOf(o).scaleStrategy = { podToDelete: [victim, 'nobody'] }
+  })
+  await kubelet.run(15)
+  t.notOk(sim.get(podRef(victim)), `${victim} is gone`)
+  t.equal(ready(sim).length, 3, 'three Pods Ready again')
+  t.notOk(names(sim).includes(victim), 'no new Pod takes the listed name')
+  t.same(names(sim).filter(n => before.includes(n)), before.filter(n => n !== victim), 'the others stay')
+  const ignored = [victim, 'nobody'].sort().join(', ')
+  t.match(condition(status(sim), 'Scale'), {
+    status: 'True',
+    reason: 'Scaled',
+    message: '3 Pods, as spec.replicas asks; spec.scaleStrategy.podToDelete names no Pod of the set, ' +
+      `ignored: ${ignored}`
+  })
+  await sim.runUntilQuiet()
+})
+
+t.test('the jobhooks.io/to-delete label does the same', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const victim = names(sim)[0] as string
+  sim.edit(podRef(victim), o => {
+    o.metadata.labels = { ...o.metadata.labels, [TO_DELETE_LABEL]: 'true' }
+  })
+  await kubelet.run(15)
+  t.notOk(sim.get(podRef(victim)))
+  t.equal(ready(sim).length, 3)
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+})
+
+t.test('scale 3 to 1 removes the to-delete Pod, then the one not Ready, and keeps the Ready one', async t => {
+  const stuck = new Set<string>()
+  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
+  t.teardown(async () => await sim.close())
+  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3, neverStarts: p => stuck.has(p.metadata.name) })
+  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
+  Object.assign(specOf(object), { replicas: 2 })
+  sim.apply(object)
+  await kubelet.run(10)
+  const [first, second] = names(sim) as [string, string]
+  const known = new Set(names(sim))
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 3
+  })
+  await sim.advance(0)
+  const third = names(sim).find(n => !known.has(n)) as string
+  stuck.add(third)
+  await kubelet.run(10)
+  t.same(ready(sim), [first, second].sort(), `${third} never starts`)
+  sim.edit(podRef(first), o => {
+    o.metadata.labels = { ...o.metadata.labels, [TO_DELETE_LABEL]: 'true' }
+  })
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 1
+  })
+  await kubelet.run(15)
+  t.same(names(sim), [second], `${first} (to-delete) and ${third} (not Ready) went, ${second} stays`)
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+})
+
+t.test('PersistentSequence names foo-0..2 and reuses foo-1 after it is deleted', async t => {
+  const { sim, kubelet } = await bringUp(t, { namingStrategy: { podNamingSuffixPolicy: 'PersistentSequence' } })
+  t.same(names(sim), ['foo-0', 'foo-1', 'foo-2'])
+  t.same(ready(sim), ['foo-0', 'foo-1', 'foo-2'])
+  for (const pod of livePods(sim)) t.equal((pod.spec as { hostname?: string }).hostname, pod.metadata.name)
+  const uid = sim.get(podRef('foo-1'))?.metadata.uid
+  sim.delete(podRef('foo-1'))
+  await kubelet.run(10)
+  t.same(names(sim), ['foo-0', 'foo-1', 'foo-2'], 'foo-1 is back')
+  t.not(sim.get(podRef('foo-1'))?.metadata.uid, uid, 'a new Pod')
+  t.same(ready(sim), ['foo-0', 'foo-1', 'foo-2'])
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 4
+  })
+  await kubelet.run(10)
+  t.same(names(sim), ['foo-0', 'foo-1', 'foo-2', 'foo-3'])
+  await sim.runUntilQuiet()
+})
+
+t.test('podToExclude releases the Pod: it stays, unowned, and a new Pod takes its place', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const before = names(sim)
+  const victim = before[0] as string
+  sim.edit(fooRef, o => {
+    specOf(o).scaleStrategy = { podToExclude: [victim] }
+  })
+  await kubelet.run(15)
+  const released = sim.get(podRef(victim))
+  t.ok(released, `${victim} still runs`)
+  t.same(released?.metadata.ownerReferences ?? [], [], 'no owner: Metacontroller released it')
+  t.notOk(released?.metadata.labels?.['controller-uid'], 'out of the generated selector')
+  const owned = livePods(sim).filter(p => (p.metadata.ownerReferences ?? []).length > 0)
+  t.equal(owned.length, 3, 'the CollaSet owns 3 Pods again')
+  t.equal(owned.filter(p => podCondition(p, 'Ready') === 'True').length, 3)
+  t.match(status(sim), { replicas: 3 })
+  t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  await sim.runUntilQuiet()
+  t.ok(sim.get(podRef(victim)), 'and is never deleted')
+})
