@@ -12,8 +12,8 @@
 # Settings: JOBHOOKS_E2E_CACHE (default $HOME/.cache/jobhooks-e2e), PREVIOUS_RELEASE_COMMIT.
 set -euo pipefail
 
-# 0.2.0 (no tag was made for it; 0.1.0 is commit 236f866).
-COMMIT=${PREVIOUS_RELEASE_COMMIT:-a2d7027}
+# 0.3.0 (no tag was made for it; 0.2.0 is commit a2d7027, 0.1.0 commit 236f866).
+COMMIT=${PREVIOUS_RELEASE_COMMIT:-a84cf19}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
 CACHE=${JOBHOOKS_E2E_CACHE:-$HOME/.cache/jobhooks-e2e}
 

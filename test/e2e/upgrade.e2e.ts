@@ -1,4 +1,4 @@
-// Upgrades lose nothing, against the real thing. The previous release (0.2.0, built from git
+// Upgrades lose nothing, against the real thing. The previous release (0.3.0, built from git
 // history by test/e2e/previous-release.sh) and this checkout serve the hooks behind one URL, a
 // round-robin proxy of the test's own (test/e2e/proxy.ts), so Metacontroller's CompositeControllers
 // never change while the versions behind them do:
@@ -475,7 +475,8 @@ async function applyParents ({ cluster }: Scenarios, ns: string, targets: string
     job2.jobTemplate.template.metadata = { labels: { 'e2e-fail-job': 'jobflow-example-job2' } }
     job2.retry = { limit: 2, backoffSeconds: 5 }
     // What both versions read of each other: a branch its own `when` skipped (a leaf, so both
-    // versions agree it does not fail the flow). 0.2.0 has no fan-out: the tier cannot give it one.
+    // versions agree it does not fail the flow). Fan-out is not given: 0.2.0, the release this
+    // scenario was written against, had none, and the plain steps cover the record format.
     const job1 = spec.flows.find((f: any) => f.name === 'job1')
     spec.flows.push({
       name: 'on-failure',
