@@ -10,9 +10,6 @@ import { getAsset, isSea } from 'node:sea'
 /** The asset that lists the files of each embedded folder: `{ "manifests/crds": ["jobflow.yaml", …] }`. */
 export const PACKAGE_INDEX_ASSET = 'package-files.json'
 
-/** The folders whose files the single-file plugin embeds (the files a build reads beside them: package.json). */
-export const EMBEDDED_FOLDERS = ['manifests/crds', 'manifests/controllers', 'hooks'] as const
-
 /** The folder of this package's package.json, found by walking up from this module (src/ or dist/src/). */
 export function packageRoot (): string {
   let dir = dirname(fileURLToPath(import.meta.url))

@@ -29,6 +29,19 @@ export function readyTime (pod: KubeObject): number {
   return typeof ready?.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN
 }
 
+/**
+ * kube-xset's CompareTarget on readiness, which the update and the scale-in orders share: not
+ * Ready first; of two Ready Pods, the one Ready last (a Ready time not known first); 0 on a tie.
+ */
+export function byReadiness (a: Member, b: Member): number {
+  if (a.ready !== b.ready) return a.ready ? 1 : -1
+  if (!a.ready) return 0
+  const at = readyTime(a.pod)
+  const bt = readyTime(b.pod)
+  if (Number.isNaN(at) !== Number.isNaN(bt)) return Number.isNaN(at) ? -1 : 1
+  return !Number.isNaN(at) && at !== bt ? (at > bt ? -1 : 1) : 0
+}
+
 /** Oldest first, then by name (byCreation), for members. */
 export function byMemberCreation (a: Member, b: Member): number {
   return byCreation(a.pod, b.pod)

@@ -10,7 +10,7 @@ import { byCreation } from '../../k8s/pods.js'
 import { originOf, wantsReplace } from '../../k8s/labels.js'
 import { timestamp } from '../../k8s/time.js'
 import type { CollaSetSpec } from './spec.js'
-import { readyTime, rolloutOrder, type Member, type PodPlan } from './members.js'
+import { byReadiness, readyTime, rolloutOrder, type Member, type PodPlan } from './members.js'
 import { revisionOf, UPDATE_INCLUDED_LABEL } from './pods.js'
 import type { ConditionState } from './status.js'
 
@@ -36,14 +36,7 @@ function updateOrder (updated: string, rolling: ReadonlySet<KubeObject>): (a: Me
     if (au !== (revisionOf(b.pod) === updated)) return au ? -1 : 1
     const ar = rolling.has(a.pod)
     if (ar !== rolling.has(b.pod)) return ar ? -1 : 1
-    if (a.ready !== b.ready) return a.ready ? 1 : -1
-    if (a.ready) {
-      const at = readyTime(a.pod)
-      const bt = readyTime(b.pod)
-      if (Number.isNaN(at) !== Number.isNaN(bt)) return Number.isNaN(at) ? -1 : 1
-      if (!Number.isNaN(at) && at !== bt) return at > bt ? -1 : 1
-    }
-    return -byCreation(a.pod, b.pod)
+    return byReadiness(a, b) || -byCreation(a.pod, b.pod)
   }
 }
 

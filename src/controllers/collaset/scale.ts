@@ -9,7 +9,7 @@ import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../k8s/labels.js'
 import { timestamp } from '../../k8s/time.js'
 import { byCreation } from '../../k8s/pods.js'
 import type { CollaSetSpec } from './spec.js'
-import { readyTime, type Member, type PodPlan } from './members.js'
+import { byReadiness, type Member, type PodPlan } from './members.js'
 import { CONTROLLER_UID_LABEL, TO_DELETE_LABEL } from './pods.js'
 import type { ConditionState } from './status.js'
 
@@ -107,13 +107,8 @@ export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
  */
 export function removalOrder (a: Member, b: Member): number {
   if (a.serving !== b.serving) return a.serving ? 1 : -1
-  if (a.ready !== b.ready) return a.ready ? 1 : -1
-  if (a.ready) {
-    const at = readyTime(a.pod)
-    const bt = readyTime(b.pod)
-    if (Number.isNaN(at) !== Number.isNaN(bt)) return Number.isNaN(at) ? -1 : 1
-    if (!Number.isNaN(at) && at !== bt) return at > bt ? -1 : 1
-  }
+  const readiness = byReadiness(a, b)
+  if (readiness !== 0) return readiness
   const ac = a.pod.metadata.creationTimestamp
   const bc = b.pod.metadata.creationTimestamp
   if ((ac === undefined) !== (bc === undefined)) return ac === undefined ? -1 : 1
