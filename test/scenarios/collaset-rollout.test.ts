@@ -2,45 +2,16 @@
 // the hook over HTTP, its effects applied, a scripted kubelet): kuperator's partition, paused,
 // byLabel and operationDelaySeconds limit which Pods a template change replaces, and when.
 import t from 'tap'
-import { fileURLToPath } from 'node:url'
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
 import { REVISION_LABEL, UPDATE_INCLUDED_LABEL } from '../../src/controllers/collaset/pods.js'
 import { REPLACE_ORIGIN_LABEL } from '../../src/k8s/labels.js'
 import { Simulator } from '../../src/simulator/simulator.js'
-import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
-import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
 import { capacityGuard, livePods, podCondition } from '../helpers/scenarios.js'
-import { loadManifest } from '../../src/simulator/manifest.js'
-import type { ObjectRef } from '../../src/simulator/objects.js'
 import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js'
 import { condition } from '../helpers/conditions.js'
+import { bringUp, fooRef, fooStatus, podRef } from '../helpers/collaset.js'
 import { specOf } from '../helpers/objects.js'
 
-const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
-const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
-const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
-
-interface Tap {
-  teardown: (fn: () => unknown) => void
-}
-
-/** foo with 3 replicas and `spec` merged in, brought up and Ready. */
-async function bringUp (t: Tap, spec: Record<string, unknown> = {}): Promise<{ sim: Simulator, kubelet: PodKubelet }> {
-  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
-  t.teardown(async () => await sim.close())
-  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3 })
-  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
-  Object.assign(specOf(object), { replicas: 3 }, spec)
-  sim.apply(object)
-  await kubelet.run(10)
-  return { sim, kubelet }
-}
-
-const status = (sim: Simulator): Record<string, any> => {
-  const object = sim.get(fooRef)
-  return isRecord(object?.status) ? object.status : {}
-}
+const status = fooStatus
 const revisions = (sim: Simulator): string[] =>
   livePods(sim).map(p => p.metadata.labels?.[REVISION_LABEL] ?? '-').sort()
 const names = (sim: Simulator): string[] => livePods(sim).map(p => p.metadata.name).sort()

@@ -3,43 +3,14 @@
 // and the jobhooks.io/to-delete label replace the Pods they name, scale-in goes in kube-xset's
 // order, and PersistentSequence names Pods by ordinal.
 import t from 'tap'
-import { fileURLToPath } from 'node:url'
-import type { KubeObject } from '../../src/k8s/types.js'
-import { isRecord } from '../../src/k8s/types.js'
 import { TO_DELETE_LABEL } from '../../src/controllers/collaset/pods.js'
 import { Simulator } from '../../src/simulator/simulator.js'
-import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
-import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
 import { livePods, podCondition } from '../helpers/scenarios.js'
-import { loadManifest } from '../../src/simulator/manifest.js'
-import type { ObjectRef } from '../../src/simulator/objects.js'
 import { condition } from '../helpers/conditions.js'
+import { bringUp, fooRef, fooStatus, podRef } from '../helpers/collaset.js'
 import { specOf } from '../helpers/objects.js'
 
-const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
-const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
-const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
-
-interface Tap {
-  teardown: (fn: () => unknown) => void
-}
-
-/** foo with 3 replicas and `spec` merged in, brought up and Ready. */
-async function bringUp (t: Tap, spec: Record<string, unknown> = {}): Promise<{ sim: Simulator, kubelet: PodKubelet }> {
-  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
-  t.teardown(async () => await sim.close())
-  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3 })
-  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
-  Object.assign(specOf(object), { replicas: 3 }, spec)
-  sim.apply(object)
-  await kubelet.run(10)
-  return { sim, kubelet }
-}
-
-const status = (sim: Simulator): Record<string, any> => {
-  const object = sim.get(fooRef)
-  return isRecord(object?.status) ? object.status : {}
-}
+const status = fooStatus
 const names = (sim: Simulator): string[] => livePods(sim).map(p => p.metadata.name).sort()
 const ready = (sim: Simulator): string[] =>
   livePods(sim).filter(p => podCondition(p, 'Ready') === 'True').map(p => p.metadata.name).sort()
@@ -82,13 +53,7 @@ t.test('the jobhooks.io/to-delete label does the same', async t => {
 
 t.test('scale 3 to 1 removes the to-delete Pod, then the one not Ready, and keeps the Ready one', async t => {
   const stuck = new Set<string>()
-  const sim = new Simulator({ controllers: [collasetController('v2')], transport: 'http' })
-  t.teardown(async () => await sim.close())
-  const kubelet = new PodKubelet(sim, { startAfterSeconds: 3, neverStarts: p => stuck.has(p.metadata.name) })
-  const object = loadManifest(EXAMPLE).find(o => o.kind === 'CollaSet') as KubeObject
-  Object.assign(specOf(object), { replicas: 2 })
-  sim.apply(object)
-  await kubelet.run(10)
+  const { sim, kubelet } = await bringUp(t, { replicas: 2 }, { neverStarts: p => stuck.has(p.metadata.name) })
   const [first, second] = names(sim) as [string, string]
   const known = new Set(names(sim))
   sim.edit(fooRef, o => {

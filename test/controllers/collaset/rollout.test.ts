@@ -10,6 +10,7 @@ import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { condition } from '../../helpers/conditions.js'
+import { named, podsOf } from '../../helpers/collaset.js'
 import { specOf } from '../../helpers/objects.js'
 
 const OLD = 'foo-7bdb974bc7'
@@ -17,14 +18,6 @@ const NEW = 'foo-96cbe2a113'
 
 function sync (request: SyncRequest, now?: Date): SyncAnswer {
   return syncCollaSet(request, context(now))
-}
-function podsOf (request: SyncRequest): KubeObject[] {
-  return Object.values(request.children['Pod.v1'] ?? {})
-}
-function named (request: SyncRequest, name: string): KubeObject {
-  const found = podsOf(request).find(p => p.metadata.name === name)
-  if (found === undefined) throw new Error(`no Pod ${name} in the request`)
-  return found
 }
 /** The Pods the answer creates (not observed), as `origin` names (or `+` for one that adds capacity). */
 function createdFor (request: SyncRequest, answer: SyncAnswer): string[] {

@@ -11,18 +11,11 @@ import type { SyncAnswer, SyncRequest } from '../../../src/protocol/hooks.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { context, fixture } from '../../helpers/fixtures.js'
 import { condition } from '../../helpers/conditions.js'
+import { named, podsOf } from '../../helpers/collaset.js'
 import { specOf } from '../../helpers/objects.js'
 
 function sync (request: SyncRequest): SyncAnswer {
   return syncCollaSet(request, context())
-}
-function podsOf (request: SyncRequest): KubeObject[] {
-  return Object.values(request.children['Pod.v1'] ?? {})
-}
-function named (request: SyncRequest, name: string): KubeObject {
-  const found = podsOf(request).find(p => p.metadata.name === name)
-  if (found === undefined) throw new Error(`no Pod ${name} in the request`)
-  return found
 }
 function names (answer: SyncAnswer): string[] {
   return answer.response.children.map(c => c.metadata.name).sort()
