@@ -3,7 +3,7 @@
 // the words a person would use: "created Jobs a, b", "evicted pod web-1", "injected container
 // check into web-0". Effects come from the simulated executor's log, with their outcome when it
 // was not applied; the text and the JSON output are two renderings of the same entries.
-import type { Effect } from '../effects/types.js'
+import { imageList, type Effect } from '../effects/types.js'
 import type { AppliedEffect } from '../simulator/effects.js'
 import type { ObjectRef } from '../simulator/objects.js'
 import { JOBHOOKS_API_VERSION } from '../simulator/controllers.js'
@@ -183,6 +183,7 @@ function effectAction (effect: Effect): [string, string] {
       return [`labelled pod%n %s ${changes}`, pod]
     }
     case 'StopJobFlow': return [`stopped JobFlow%n %s (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`, pod]
+    case 'UpdatePodInPlace': return [`updated pod%n %s in place (${imageList(effect.images)})`, pod]
   }
 }
 

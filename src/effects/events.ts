@@ -20,7 +20,10 @@ import { hostname } from 'node:os'
 import {
   EventCorrelator, LruCache, type CoreEvent, type CorrelatorOptions, type EventRecord
 } from './event-correlator.js'
-import type { EffectEvents, EffectOutcome, EventListener, EventResult, ObjectRef, Permission } from './types.js'
+import {
+  imageList, type EffectEvents, type EffectOutcome, type EventListener, type EventResult, type ObjectRef,
+  type Permission
+} from './types.js'
 
 export type { EventListener, EventResult }
 export type { CoreEvent, Correlated, CorrelatorOptions, EventRecord } from './event-correlator.js'
@@ -39,7 +42,8 @@ export const EVENT_REASONS = {
   LabelledPod: 'LabelledPod',
   SetPodCondition: 'SetPodCondition',
   TTLExpired: 'TTLExpired',
-  StoppedRun: 'StoppedRun'
+  StoppedRun: 'StoppedRun',
+  UpdatedPodInPlace: 'UpdatedPodInPlace'
 } as const
 
 /**
@@ -89,6 +93,10 @@ export function eventFor (outcome: EffectOutcome): EventRecord | undefined {
       const by = Object.values(effect.annotations).join(', ')
       const message = `Stopped ${pod}: replaced by ${by} (concurrencyPolicy Replace)`
       return { type: 'Normal', reason: EVENT_REASONS.StoppedRun, action: 'Stop', related, message }
+    }
+    case 'UpdatePodInPlace': {
+      const message = `Updated ${pod} in place: ${imageList(effect.images)}`
+      return { type: 'Normal', reason: EVENT_REASONS.UpdatedPodInPlace, action: 'Update', related, message }
     }
     default: {
       // A new effect type decides here what Event it earns.

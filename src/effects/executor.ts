@@ -16,7 +16,7 @@ import { EventRecorder, type EventRecorderOptions } from './events.js'
 import { withinReach } from './scope.js'
 import type {
   DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission,
-  SetPodCondition, SetPodLabels, StopJobFlow
+  SetPodCondition, SetPodLabels, StopJobFlow, UpdatePodInPlace
 } from './types.js'
 
 export type { Permission } from './types.js'
@@ -44,7 +44,9 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
   // OperationJob's Recreate: evict through the API, so PodDisruptionBudgets hold.
   Evict: [{ apiGroup: '', resource: 'pods/eviction', verbs: ['create'] }],
   // CronJobFlow's Replace: the running run's deadline and the annotation naming its replacement.
-  StopJobFlow: [{ apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['patch'] }]
+  StopJobFlow: [{ apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['patch'] }],
+  // CollaSet's in-place rollout: its Pods' images, labels and annotations.
+  UpdatePodInPlace: [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }]
 }
 
 /**
@@ -131,6 +133,23 @@ export function requestFor (effect: Effect): Request {
     case 'SetPodLabels': return podLabelsRequest(effect)
     case 'Evict': return evictRequest(effect)
     case 'StopJobFlow': return stopJobFlowRequest(effect)
+    case 'UpdatePodInPlace': return inPlaceRequest(effect)
+  }
+}
+
+function inPlaceRequest (effect: UpdatePodInPlace): Request {
+  if (effect.target.kind !== 'Pod') throw new Refused(`only Pods are updated in place, not a ${effect.target.kind}`)
+  const containers = effect.images.map(({ name, image }) => ({ name, image }))
+  return {
+    method: 'PATCH',
+    path: objectPath(effect.target),
+    contentType: 'application/strategic-merge-patch+json',
+    // Containers merge on `name`, labels and annotations by key; the UID is the precondition.
+    // Any change beyond what a running Pod may take is refused by the API server (422), not here.
+    body: {
+      metadata: { uid: effect.target.uid, labels: effect.labels, annotations: effect.annotations },
+      ...(containers.length > 0 ? { spec: { containers } } : {})
+    }
   }
 }
 

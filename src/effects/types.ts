@@ -101,7 +101,28 @@ export interface StopJobFlow {
   annotations: Record<string, string>
 }
 
-export type Effect = InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow
+/** A container's new image, at its place in the Pod's list (the patch merges containers by name). */
+export interface PodImage {
+  index: number
+  name: string
+  image: string
+}
+
+/**
+ * Updates a running Pod in place (CollaSet's in-place rollout): a strategic-merge patch of its
+ * containers' images, which Kubernetes lets change on a running Pod (the kubelet restarts those
+ * containers), and of labels and annotations, which merge by key.
+ */
+export interface UpdatePodInPlace {
+  type: 'UpdatePodInPlace'
+  target: ObjectRef
+  images: PodImage[]
+  labels: Record<string, string>
+  annotations: Record<string, string>
+}
+
+export type Effect =
+  InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow | UpdatePodInPlace
 
 export type EffectResult = 'applied' | 'gone' | 'failed' | 'refused' | 'dry_run'
 
@@ -175,5 +196,11 @@ export function describeEffect (effect: Effect): string {
     }
     case 'Evict': return `evict ${where}`
     case 'StopJobFlow': return `stop ${where} (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`
+    case 'UpdatePodInPlace': return `update ${where} in place (${imageList(effect.images)})`
   }
+}
+
+/** `name=image, …`, or what else an in-place update changes when no image does. */
+export function imageList (images: readonly PodImage[]): string {
+  return images.length === 0 ? 'labels and annotations' : images.map(i => `${i.name}=${i.image}`).join(', ')
 }

@@ -2,7 +2,9 @@
 // its Pods. The kubelet moves a Pod from Pending to Running with its containers ready a fixed
 // delay after the Pod was created, and computes Ready as the real kubelet does: containers ready
 // AND every readiness gate's condition True. The readiness gate itself is set by the service's
-// SetPodCondition effect (src/simulator/effects.ts), after which Ready follows at once.
+// SetPodCondition effect (src/simulator/effects.ts), after which Ready follows at once. A running
+// Pod whose container's image changed (an in-place update) has that container restarted as the
+// kubelet does: not ready at once, back with the new image and one more restart after the same delay.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { REVISION_LABEL } from '../controllers/collaset/pods.js'
@@ -28,8 +30,55 @@ export interface PodKubeletBehaviour {
 }
 
 /** The kubelet's part for Pods: CollaSet Pods unless told otherwise. */
+interface ContainerStatus {
+  name: string
+  image?: string
+  ready?: boolean
+  restartCount?: number
+  [field: string]: unknown
+}
+
 export class PodKubelet {
+  /** Pods whose containers restart for a new image: when they are back (ms), by UID. */
+  private readonly restarting = new Map<string, number>()
+
   constructor (private readonly sim: Simulator, private readonly behaviour: PodKubeletBehaviour = {}) {}
+
+  /** Restarts the containers whose image the Pod's spec changed: down now, back after the start delay. */
+  private restartChanged (pod: KubeObject, now: number, time: string): void {
+    const status = isRecord(pod.status) ? pod.status : {}
+    const spec = isRecord(pod.spec) ? pod.spec : {}
+    const images = new Map((Array.isArray(spec.containers) ? spec.containers : [])
+      .filter(isRecord).map(c => [String(c.name), String(c.image)]))
+    const statuses = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []) as ContainerStatus[]
+    const changed = statuses.filter(c => images.has(c.name) && images.get(c.name) !== c.image)
+    const uid = String(pod.metadata.uid)
+    if (changed.length === 0) return
+    const due = this.restarting.get(uid)
+    if (due === undefined) {
+      this.restarting.set(uid, now + (this.behaviour.startAfterSeconds ?? 3) * 1000)
+      const waiting = { waiting: { reason: 'ContainerCreating' } }
+      const down = statuses.map(c => (changed.includes(c) ? { ...c, ready: false, state: waiting } : c))
+      this.setContainers(pod, down, time)
+      return
+    }
+    if (now < due) return
+    this.restarting.delete(uid)
+    const running = { running: { startedAt: time } }
+    const back = statuses.map(c => (changed.includes(c)
+      ? { ...c, image: images.get(c.name), ready: true, restartCount: (c.restartCount ?? 0) + 1, state: running }
+      : c))
+    this.setContainers(pod, back, time)
+  }
+
+  /** The containers' statuses, and ContainersReady and Ready after them. */
+  private setContainers (pod: KubeObject, containerStatuses: ContainerStatus[], time: string): void {
+    const status = isRecord(pod.status) ? pod.status : {}
+    const ready = containerStatuses.every(c => c.ready === true) ? 'True' : 'False'
+    const conditions = setCondition(conditionsOf(pod), 'ContainersReady', ready, time)
+    const next = withReadiness({ ...pod, status: { ...status, conditions, containerStatuses } }, time)
+    this.sim.store.updateStatus(refOf(pod), next.status)
+  }
 
   /** Brings every CollaSet Pod up to date with the clock. */
   tick (): void {
@@ -41,7 +90,9 @@ export class PodKubelet {
       const status = isRecord(pod.status) ? pod.status : {}
       const created = Date.parse(pod.metadata.creationTimestamp ?? time)
       const due = now >= created + (this.behaviour.startAfterSeconds ?? 3) * 1000
-      if (status.phase === undefined) {
+      if (status.phase === 'Running') {
+        this.restartChanged(pod, now, time)
+      } else if (status.phase === undefined) {
         const scheduled = setCondition([], 'PodScheduled', 'True', time)
         const conditions = setCondition(scheduled, 'ContainersReady', 'False', time)
         const pending = withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time)

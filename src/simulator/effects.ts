@@ -11,6 +11,8 @@
 // - Delete: a background delete with a UID precondition; the garbage collector then removes what
 //   the object owned.
 // - SetPodLabels: a strategic-merge patch of the Pod's labels (null removes one), UID-guarded.
+// - UpdatePodInPlace: a strategic-merge patch of a Pod's containers' images (merged on name),
+//   labels and annotations, UID-guarded; the kubelet (collaset.ts) restarts the changed containers.
 // - StopJobFlow: a JSON merge patch of a JobFlow's spec.activeDeadlineSeconds and annotations,
 //   UID-guarded.
 // - Evict: the eviction API. A PodDisruptionBudget selecting the Pod refuses (HTTP 429, `failed`)
@@ -129,6 +131,8 @@ export class SimulatorExecutor implements EffectExecutor {
       }
       case 'InjectEphemeralContainers':
         return this.inject(effect, current)
+      case 'UpdatePodInPlace':
+        return this.updateInPlace(effect, current)
       case 'StopJobFlow': {
         const { activeDeadlineSeconds } = effect
         const spec = { ...(isRecord(current.spec) ? current.spec : {}), activeDeadlineSeconds }
@@ -164,6 +168,30 @@ export class SimulatorExecutor implements EffectExecutor {
     const ephemeralContainers = [...existing, ...added]
     const pod = this.host.store.update({ ...current, spec: { ...spec, ephemeralContainers } })
     this.host.injected(pod, added)
+    return { effect, result: 'applied' }
+  }
+
+  /** The Pod patch of an in-place update: images merged on the container's name, metadata by key. */
+  private updateInPlace (effect: Extract<Effect, { type: 'UpdatePodInPlace' }>, current: KubeObject): EffectOutcome {
+    const spec = isRecord(current.spec) ? current.spec : {}
+    const declared = Array.isArray(spec.containers) ? spec.containers.filter(isRecord) : []
+    const missing = effect.images.find(i => !declared.some(c => c.name === i.name))
+    if (missing !== undefined) {
+      // A strategic merge would add it, and the API server refuses a new container on a running Pod.
+      const message = `HTTP 422: Pod ${current.metadata.name}: may not add container ${missing.name}`
+      return { effect, result: 'failed', message }
+    }
+    const containers = declared.map(c => {
+      const image = effect.images.find(i => i.name === c.name)?.image
+      return image === undefined ? c : { ...c, image }
+    })
+    const metadata = {
+      ...current.metadata,
+      labels: { ...current.metadata.labels, ...effect.labels },
+      annotations: { ...current.metadata.annotations, ...effect.annotations }
+    }
+    const next = { ...current, metadata, spec: { ...spec, containers } }
+    if (!deepEqual(next, current)) this.host.store.update(next)
     return { effect, result: 'applied' }
   }
 

@@ -201,3 +201,68 @@ t.test(
     t.match(final.stdout, TABLE, 'kubectl get cls shows 2 Pods of the same revision again')
   }
 )
+
+t.test(
+  'an image change at partition 1 of 3: two Pods updated in place (names and UIDs kept), never fewer than 2 Ready',
+  async (t) => {
+    const ns = await namespace('collaset-in-place')
+    const foo = example()
+    foo.spec.replicas = 3
+    foo.spec.updateStrategy = { rollingUpdate: { byPartition: { partition: 1 } } }
+    await apply(cluster.kubectl, stringify(foo), ns)
+    const first = await waitFor('three Ready Pods of foo', async () => {
+      const list = (await pods(ns)).filter(live)
+      return list.length === 3 && list.every(isReady) ? list : undefined
+    }, 90_000, 500)
+    const identities = first.map((p) => `${p.metadata.name}/${p.metadata.uid}`).sort()
+    const oldRevision = first[0].metadata.labels['jobhooks.io/revision']
+    for (const pod of first) {
+      t.ok(pod.metadata.annotations?.['jobhooks.io/template-shape'], `${pod.metadata.name} carries its shape`)
+    }
+
+    const watch = sampleReadyPods(getJson, ns, 'app=foo')
+    t.teardown(async () => { await watch.stop() })
+    await watch.started
+    const image = [{ op: 'replace', path: '/spec/template/spec/containers/0/image', value: 'nginx:1.28' }]
+    const patched = await cluster.kubectl(
+      ['patch', 'collaset', 'foo', '-n', ns, '--type', 'json', '-p', JSON.stringify(image)]
+    )
+    t.equal(patched.code, 0, `kubectl patch the image: ${patched.stderr}`)
+
+    const done = await waitFor('two Pods updated and Ready, the CollaSet Partitioned', async () => {
+      const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
+      const update = (cls.status?.conditions ?? []).find((c: any) => c.type === 'Update')
+      const counts = cls.status?.updatedReadyReplicas === 2 && cls.status?.readyReplicas === 3
+      return counts && update?.reason === 'Partitioned' ? cls : undefined
+    }, 120_000, 500)
+    const after = (await pods(ns)).filter(live)
+    const now = after.map((p) => `${p.metadata.name}/${p.metadata.uid}`).sort()
+    t.same(now, identities, 'the same three Pods: names and UIDs')
+    const updated = after.filter((p) => p.metadata.labels['jobhooks.io/revision'] === done.status.updatedRevision)
+    t.equal(updated.length, 2, 'two Pods at the new revision')
+    for (const pod of updated) {
+      t.equal(pod.spec.containers[0].image, 'nginx:1.28', `${pod.metadata.name} runs the new image`)
+      t.equal(pod.status.containerStatuses[0].image, 'nginx:1.28', `${pod.metadata.name}: restarted with it`)
+      t.match(condition(pod, GATE), { status: 'True' }, `${pod.metadata.name} is back in traffic`)
+    }
+    t.equal(after.filter((p) => p.metadata.labels['jobhooks.io/revision'] === oldRevision).length, 1, 'one kept old')
+    const events = await getJson(['get', 'events', '-n', ns, '--field-selector', 'reason=UpdatedPodInPlace'])
+    t.equal(events.items.length, 2, 'an Event UpdatedPodInPlace for each')
+    const seen = await watch.stop()
+    t.ok(seen.fewest >= 2, `never fewer than 2 Ready Pods (fewest seen: ${seen.fewest} in ${seen.samples} samples)`)
+
+    // podToDelete: the named Pod leaves traffic, goes, and a new Pod takes its place.
+    const victim = updated[0].metadata.name as string
+    const toDelete = { spec: { scaleStrategy: { podToDelete: [victim] } } }
+    const deleted = await cluster.kubectl(
+      ['patch', 'collaset', 'foo', '-n', ns, '--type', 'merge', '-p', JSON.stringify(toDelete)]
+    )
+    t.equal(deleted.code, 0, `kubectl patch podToDelete: ${deleted.stderr}`)
+    await waitFor(`${victim} gone`, async () => ((await podExists(ns, victim)) ? undefined : true), 60_000, 300)
+    const refilled = await waitFor('three Ready Pods again', async () => {
+      const list = (await pods(ns)).filter(live)
+      return list.length === 3 && list.every(isReady) ? list : undefined
+    }, 60_000, 500)
+    t.notOk(refilled.some((p) => p.metadata.name === victim), `${victim} is not among them`)
+  }
+)

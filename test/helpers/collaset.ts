@@ -10,6 +10,7 @@ import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
 import { specOf } from './objects.js'
+import { capacityGuard, livePods } from './scenarios.js'
 
 const EXAMPLE = fileURLToPath(new URL('../../manifests/examples/collaset.yaml', import.meta.url))
 export const fooRef: ObjectRef = {
@@ -55,4 +56,24 @@ export function named (request: SyncRequest, name: string): KubeObject {
   const found = podsOf(request).find(p => p.metadata.name === name)
   if (found === undefined) throw new Error(`no Pod ${name} in the request`)
   return found
+}
+
+/**
+ * Runs the kubelet `seconds` seconds, failing `t` once if fewer than `min` Pods are Ready at any
+ * second; answers the most live Pods seen at once (a surge shows as one more than `replicas`).
+ */
+export async function runWatchingCapacity (
+  t: { fail: (message: string) => void },
+  sim: Simulator,
+  kubelet: PodKubelet,
+  seconds: number,
+  min: number
+): Promise<number> {
+  let peak = 0
+  const guard = capacityGuard(t, sim, min)
+  await kubelet.run(seconds, () => {
+    guard()
+    peak = Math.max(peak, livePods(sim).length)
+  })
+  return peak
 }

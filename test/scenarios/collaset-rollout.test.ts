@@ -1,14 +1,15 @@
 // CollaSet rollout controls on the in-process Metacontroller (as test/scenarios/collaset.test.ts:
 // the hook over HTTP, its effects applied, a scripted kubelet): kuperator's partition, paused,
-// byLabel and operationDelaySeconds limit which Pods a template change replaces, and when.
+// byLabel and operationDelaySeconds limit which Pods a template change updates, and when; the
+// partition is played with in-place updates (the default policy), the others with Replace.
 import t from 'tap'
 import { REVISION_LABEL, UPDATE_INCLUDED_LABEL } from '../../src/controllers/collaset/pods.js'
 import { REPLACE_ORIGIN_LABEL } from '../../src/k8s/labels.js'
 import { Simulator } from '../../src/simulator/simulator.js'
 import { capacityGuard, livePods, podCondition } from '../helpers/scenarios.js'
-import type { PodTemplateSpec } from 'kubernetes-types/core/v1.js'
+import type { PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js'
 import { condition } from '../helpers/conditions.js'
-import { bringUp, fooRef, fooStatus, podRef } from '../helpers/collaset.js'
+import { bringUp, fooRef, fooStatus, podRef, runWatchingCapacity } from '../helpers/collaset.js'
 import { specOf } from '../helpers/objects.js'
 
 const status = fooStatus
@@ -16,24 +17,37 @@ const revisions = (sim: Simulator): string[] =>
   livePods(sim).map(p => p.metadata.labels?.[REVISION_LABEL] ?? '-').sort()
 const names = (sim: Simulator): string[] => livePods(sim).map(p => p.metadata.name).sort()
 
+/** The policy the tests of replacements run under: an image change alone would be made in place. */
+const REPLACE = { updateStrategy: { podUpgradePolicy: 'Replace' } }
+
 function changeImage (sim: Simulator, image = 'nginx:1.28'): void {
   sim.edit(fooRef, o => {
     specOf<{ template: PodTemplateSpec }>(o).template.spec!.containers[0]!.image = image
   })
 }
 
-t.test('partition 1 of 3 leaves exactly one Pod at the old revision; partition 0 updates it too', async t => {
+t.test('partition 1 of 3, in place: two Pods updated, name and UID kept, one kept old; then partition 0', async t => {
   const { sim, kubelet } = await bringUp(t, { updateStrategy: { rollingUpdate: { byPartition: { partition: 1 } } } })
   const oldRevision = status(sim).updatedRevision as string
+  const uids = new Map(livePods(sim).map(p => [p.metadata.name, p.metadata.uid]))
   const oldest = [...livePods(sim)].sort((a, b) =>
     (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
     a.metadata.name.localeCompare(b.metadata.name))[0]?.metadata.name as string
   changeImage(sim)
-  await kubelet.run(60, capacityGuard(t, sim, 3))
+  // In place, one Pod at a time leaves traffic: never fewer than 2 of 3 Ready, never a 4th Pod.
+  const peak = await runWatchingCapacity(t, sim, kubelet, 60, 2)
+  t.equal(peak, 3, 'no Pod added: the Pods are updated where they run')
   const newRevision = status(sim).updatedRevision as string
   t.not(newRevision, oldRevision)
   t.same(revisions(sim), [newRevision, newRevision, oldRevision].sort(), 'two updated, one kept')
-  t.ok(sim.get(podRef(oldest)), `the kept Pod is one of the first (${oldest}), as kuperator keeps them`)
+  t.same(new Map(livePods(sim).map(p => [p.metadata.name, p.metadata.uid])), uids, 'the same Pods, names and UIDs')
+  t.equal(sim.get(podRef(oldest))?.metadata.labels?.[REVISION_LABEL], oldRevision,
+    `the kept Pod is one of the first (${oldest}), as kuperator keeps them`)
+  for (const pod of livePods(sim).filter(p => p.metadata.labels?.[REVISION_LABEL] === newRevision)) {
+    t.equal(specOf<PodSpec>(pod).containers[0]?.image, 'nginx:1.28', `${pod.metadata.name} runs the new image`)
+    const restarts = (pod.status as { containerStatuses?: Array<{ restartCount?: number }> }).containerStatuses
+    t.equal(restarts?.[0]?.restartCount, 1, 'its container restarted once')
+  }
   t.match(status(sim), {
     replicas: 3,
     readyReplicas: 3,
@@ -49,20 +63,22 @@ t.test('partition 1 of 3 leaves exactly one Pod at the old revision; partition 0
     status: 'True', reason: 'Partitioned', message: /^partition 1 keeps 1 Pod/
   })
   t.match(condition(status(sim), 'Scale'), { status: 'True', reason: 'Scaled' })
+  const patched = sim.effects.log.filter(e => e.effect.type === 'UpdatePodInPlace' && e.result === 'applied')
+  t.equal(new Set(patched.map(e => e.effect.target.name)).size, 2, 'two Pods patched')
 
   sim.edit(fooRef, o => {
     specOf(o).updateStrategy = { rollingUpdate: { byPartition: { partition: 0 } } }
   })
-  await kubelet.run(30, capacityGuard(t, sim, 3))
+  await kubelet.run(30, capacityGuard(t, sim, 2))
   t.same(revisions(sim), [newRevision, newRevision, newRevision])
-  t.notOk(sim.get(podRef(oldest)), 'the kept Pod is replaced at last')
+  t.equal(sim.get(podRef(oldest))?.metadata.uid, uids.get(oldest), 'the kept Pod is updated at last, in place')
   t.match(status(sim), { updatedReplicas: 3, currentRevision: newRevision })
   t.match(condition(status(sim), 'Update'), { status: 'True', reason: 'Updated' })
   await sim.runUntilQuiet()
 })
 
 t.test('paused stops scale and update; resuming continues both', async t => {
-  const { sim, kubelet } = await bringUp(t)
+  const { sim, kubelet } = await bringUp(t, REPLACE)
   const before = names(sim)
   const oldRevision = status(sim).updatedRevision as string
   sim.edit(fooRef, o => {
@@ -94,7 +110,8 @@ t.test('paused stops scale and update; resuming continues both', async t => {
 })
 
 t.test('byLabel updates only the Pods labelled jobhooks.io/update-included', async t => {
-  const { sim, kubelet } = await bringUp(t, { updateStrategy: { rollingUpdate: { byLabel: {} } } })
+  const byLabel = { podUpgradePolicy: 'Replace', rollingUpdate: { byLabel: {} } }
+  const { sim, kubelet } = await bringUp(t, { updateStrategy: byLabel })
   const oldRevision = status(sim).updatedRevision as string
   const [chosen, ...others] = names(sim) as [string, ...string[]]
   sim.edit(podRef(chosen), p => {
@@ -114,7 +131,8 @@ t.test('byLabel updates only the Pods labelled jobhooks.io/update-included', asy
 })
 
 t.test('operationDelaySeconds spaces the updates: each starts 20 s after the last one became Ready', async t => {
-  const { sim, kubelet } = await bringUp(t, { updateStrategy: { operationDelaySeconds: 20 } })
+  const delay = { podUpgradePolicy: 'Replace', operationDelaySeconds: 20 }
+  const { sim, kubelet } = await bringUp(t, { updateStrategy: delay })
   const before = new Set(names(sim))
   const start = sim.seconds()
   changeImage(sim)

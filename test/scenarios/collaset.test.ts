@@ -12,6 +12,7 @@ import { Simulator, type HookVersion, type Transport } from '../../src/simulator
 import { JOBHOOKS_API_VERSION } from '../../src/simulator/controllers.js'
 import { collasetController, PodKubelet } from '../../src/simulator/collaset.js'
 import { capacityGuard, podCondition } from '../helpers/scenarios.js'
+import { runWatchingCapacity } from '../helpers/collaset.js'
 import { loadManifest } from '../../src/simulator/manifest.js'
 import type { ObjectRef } from '../../src/simulator/objects.js'
 import type { PodSpec, PodTemplateSpec } from 'kubernetes-types/core/v1.js'
@@ -208,7 +209,7 @@ t.test(
   }
 )
 
-t.test('a template change rolls out one Pod at a time, new Pod first, never below 2 Ready', async t => {
+t.test('podUpgradePolicy Replace rolls out one Pod at a time, new Pod first, never below 2 Ready', async t => {
   const { sim, kubelet } = setup(t)
   await bringUp(sim, kubelet)
   const oldRevision = status(sim).updatedRevision as string
@@ -216,13 +217,9 @@ t.test('a template change rolls out one Pod at a time, new Pod first, never belo
   const start = sim.seconds()
   sim.edit(fooRef, o => {
     specOf<{ template: PodTemplateSpec }>(o).template.spec!.containers[0]!.image = 'nginx:1.28'
+    specOf(o).updateStrategy = { podUpgradePolicy: 'Replace' }
   })
-  let peak = 0
-  const guard = capacityGuard(t, sim, 2)
-  await kubelet.run(30, () => {
-    guard()
-    peak = Math.max(peak, pods(sim).length)
-  })
+  const peak = await runWatchingCapacity(t, sim, kubelet, 30, 2)
   t.equal(peak, 3, 'one surge Pod at a time')
   const newRevision = status(sim).updatedRevision as string
   t.not(newRevision, oldRevision)

@@ -8,6 +8,8 @@ import { isReady, podPhaseOf, serviceReadyStatus } from '../../k8s/pods.js'
 import { originOf, wantsReplace } from '../../k8s/labels.js'
 import { nodeOfJob } from '../../controllers/daemonjob/job.js'
 import { REVISION_LABEL, UPDATE_INCLUDED_LABEL } from '../../controllers/collaset/pods.js'
+import { IN_PLACE_REASON, RECREATE_REASON } from '../../controllers/collaset/inplace.js'
+import { SERVICE_READY } from '../../k8s/labels.js'
 import { findCondition } from '../../k8s/conditions.js'
 import { alignRows } from '../printer-columns.js'
 import { age, conditionLines, field, header, span, statusOf } from './view-parts.js'
@@ -157,8 +159,17 @@ function rolloutState (collaSet: KubeObject, now: Date): string | undefined {
       return `waiting ${secondsUntil(field(collaSet, 'nextUpdateTime'), now)} ` +
         `(operationDelaySeconds ${String(valueAt(strategy, 'operationDelaySeconds') ?? '-')})`
     case 'Updated': return 'done'
+    case 'InPlaceImpossible': return 'held: podUpgradePolicy InPlaceOnly, and a Pod cannot take the template in place'
     default: return update.reason === undefined ? undefined : update.reason.toLowerCase()
   }
+}
+
+/** What the rollout does to the Pod, as its service-ready condition's reason says. */
+function updating (pod: KubeObject): string {
+  const gate = findCondition(statusOf(pod).conditions, SERVICE_READY)
+  if (gate?.status !== 'False') return ''
+  if (gate.reason === IN_PLACE_REASON) return 'updating in place'
+  return gate.reason === RECREATE_REASON ? 'to be recreated' : ''
 }
 
 /** A CollaSet by pod: readiness, serving, revision (`*` marks the updated one) and replacements. */
@@ -168,7 +179,7 @@ export function collaSetView (collaSet: KubeObject, pods: KubeObject[], now: Dat
   for (const pod of [...pods].sort((a, b) => a.metadata.name.localeCompare(b.metadata.name))) {
     const revision = pod.metadata.labels?.[REVISION_LABEL] ?? '-'
     const origin = originOf(pod)
-    const replace = origin !== undefined ? `replaces ${origin}` : wantsReplace(pod) ? 'to be replaced' : ''
+    const replace = origin !== undefined ? `replaces ${origin}` : wantsReplace(pod) ? 'to be replaced' : updating(pod)
     const created = pod.metadata.creationTimestamp
     const ready = `${readyContainers(pod)}${isReady(pod) ? '' : ' (not Ready)'}`
     rows.push([pod.metadata.name, ready, podPhaseOf(pod) ?? '-', serviceReadyStatus(pod) ?? '-',

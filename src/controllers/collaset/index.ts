@@ -5,7 +5,23 @@
 // so its status is computed afresh from them on every sync.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncCollaSet } from './sync.js'
-import { POD_READS } from '../../k8s/reads.js'
+import { METADATA_READS, POD_READS, type ObjectShape } from '../../k8s/reads.js'
+import { IN_PLACE_ANNOTATION } from './inplace.js'
+import { TEMPLATE_SHAPE_ANNOTATION } from './pods.js'
+
+/**
+ * A CollaSet's Pod: what every kind reads (POD_READS), and what an in-place update reads: the
+ * two annotations it keeps, each container's image and each container's status (inplace.ts).
+ */
+const COLLASET_POD_READS: ObjectShape = {
+  ...(POD_READS as ObjectShape),
+  metadata: { ...METADATA_READS, annotations: { [TEMPLATE_SHAPE_ANNOTATION]: true, [IN_PLACE_ANNOTATION]: true } },
+  spec: { ...((POD_READS as ObjectShape).spec as ObjectShape), containers: { name: true, image: true } },
+  status: {
+    ...((POD_READS as ObjectShape).status as ObjectShape),
+    containerStatuses: { name: true, image: true, imageID: true, restartCount: true, ready: true }
+  }
+}
 
 export const collasetHooks: KindHooks = {
   kind: 'collaset',
@@ -18,7 +34,8 @@ export const collasetHooks: KindHooks = {
   ],
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,
-  reads: { children: { 'Pod.v1': POD_READS } },
-  // Pods that exist are answered by identity: Metacontroller must never update them.
+  reads: { children: { 'Pod.v1': COLLASET_POD_READS } },
+  // Pods that exist are answered by identity: Metacontroller must never update them (an in-place
+  // update is an effect, inplace.ts: Kubernetes lets a running Pod change its images only).
   childUpdates: { 'Pod.v1': { resource: 'pods', methods: ['OnDelete'] } }
 }

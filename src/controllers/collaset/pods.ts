@@ -7,6 +7,9 @@ import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../k8s
 import { fitName, isDnsLabel, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
 import type { CollaSetSpec } from './spec.js'
 
+/** The annotation that names a Pod's template shape (inplace.ts, which owns its meaning). */
+export const TEMPLATE_SHAPE_ANNOTATION = 'jobhooks.io/template-shape'
+
 /** A hash of the template the Pod was made from. */
 export const REVISION_LABEL = 'jobhooks.io/revision'
 /**
@@ -112,18 +115,36 @@ export function revisionOf (pod: KubeObject): string | undefined {
   return pod.metadata.labels?.[REVISION_LABEL]
 }
 
-/** A new Pod from the template: its labels plus the revision (and the origin it replaces), and the readiness gate. */
-export function newPod (
-  name: string,
-  namespace: string | undefined,
-  spec: CollaSetSpec,
-  revision: string,
-  origin?: string
-): KubeObject {
+/**
+ * The labels a Pod of `revision` carries: the template's and the revision, never a request the
+ * template might hold (to-replace, replace-origin, to-delete: those are set on one Pod, by hand).
+ */
+export function podLabels (spec: CollaSetSpec, revision: string): Record<string, string> {
   const labels: Record<string, string> = { ...spec.template.metadata.labels, [REVISION_LABEL]: revision }
   delete labels[TO_REPLACE_LABEL]
   delete labels[REPLACE_ORIGIN_LABEL]
   delete labels[TO_DELETE_LABEL]
+  return labels
+}
+
+/** What names the template a Pod is made from: its revision and its shape (inplace.ts). */
+export interface TemplateIds {
+  revision: string
+  shape: string
+}
+
+/**
+ * A new Pod from the template: its labels plus the revision (and the origin it replaces), the
+ * template's shape (which in-place updates it may take later), and the readiness gate.
+ */
+export function newPod (
+  name: string,
+  namespace: string | undefined,
+  spec: CollaSetSpec,
+  ids: TemplateIds,
+  origin?: string
+): KubeObject {
+  const labels = podLabels(spec, ids.revision)
   if (origin !== undefined) labels[REPLACE_ORIGIN_LABEL] = origin
   const podSpec = structuredClone(spec.template.spec)
   const gates = Array.isArray(podSpec.readinessGates) ? podSpec.readinessGates.filter(isRecord) : []
@@ -133,6 +154,6 @@ export function newPod (
   if (spec.naming === 'PersistentSequence' && isDnsLabel(name)) podSpec.hostname = name
   const metadata: KubeObject['metadata'] = { name, labels }
   if (namespace !== undefined) metadata.namespace = namespace
-  if (spec.template.metadata.annotations !== undefined) metadata.annotations = { ...spec.template.metadata.annotations }
+  metadata.annotations = { ...spec.template.metadata.annotations, [TEMPLATE_SHAPE_ANNOTATION]: ids.shape }
   return { apiVersion: 'v1', kind: 'Pod', metadata, spec: podSpec }
 }

@@ -12,8 +12,18 @@ export const MAX_REPLICAS = 10000
 /** The longest `updateStrategy.operationDelaySeconds`: a day, so a typo cannot stall a rollout for years. */
 export const MAX_OPERATION_DELAY_SECONDS = 86400
 
-/** kuperator's `updateStrategy`: which Pods a rollout may touch, and how fast. */
+/**
+ * kuperator's `updateStrategy.podUpgradePolicy`: how a Pod takes a new template. In place (its
+ * images patched, inplace.ts) when only images and metadata changed, else replaced, new Pod first
+ * (`InPlaceIfPossible`, the default); in place or not at all (`InPlaceOnly`); always replaced
+ * (`Replace`); always deleted first, then made anew (`Recreate`).
+ */
+export type PodUpgradePolicy = 'InPlaceIfPossible' | 'InPlaceOnly' | 'Replace' | 'Recreate'
+const UPGRADE_POLICIES: readonly PodUpgradePolicy[] = ['InPlaceIfPossible', 'InPlaceOnly', 'Replace', 'Recreate']
+
+/** kuperator's `updateStrategy`: which Pods a rollout may touch, how, and how fast. */
 export interface UpdateStrategy {
+  podUpgradePolicy: PodUpgradePolicy
   /** `rollingUpdate.byPartition.partition`: Pods kept at an older revision; undefined updates all. */
   partition?: number
   /** `rollingUpdate.byLabel` is set: only Pods labelled UPDATE_INCLUDED_LABEL are updated. */
@@ -83,7 +93,16 @@ function parseUpdateStrategy (value: unknown, problems: string[]): UpdateStrateg
     strategy.operationDelaySeconds, 'spec.updateStrategy.operationDelaySeconds', 0, MAX_OPERATION_DELAY_SECONDS,
     problems
   ) ?? 0
-  return { ...(partition !== undefined ? { partition } : {}), byLabel, operationDelaySeconds }
+  const podUpgradePolicy = parseUpgradePolicy(strategy.podUpgradePolicy, problems)
+  return { podUpgradePolicy, ...(partition !== undefined ? { partition } : {}), byLabel, operationDelaySeconds }
+}
+
+function parseUpgradePolicy (value: unknown, problems: string[]): PodUpgradePolicy {
+  if (value === undefined || value === null) return 'InPlaceIfPossible'
+  if (UPGRADE_POLICIES.includes(value as PodUpgradePolicy)) return value as PodUpgradePolicy
+  problems.push(`spec.updateStrategy.podUpgradePolicy must be one of ${UPGRADE_POLICIES.join(', ')} (got ${
+    JSON.stringify(value)})`)
+  return 'InPlaceIfPossible'
 }
 
 /** A list of Pod names, or a problem naming the field. */

@@ -29,7 +29,7 @@ import {
 } from '../common/answer-size.js'
 import { timestamp } from '../../k8s/time.js'
 import { parseCollaSetSpec, type CollaSetSpec } from './spec.js'
-import { newPod, PodNamer, revisionOf, SequenceNamer, templateRevision } from './pods.js'
+import { newPod, PodNamer, revisionOf, SequenceNamer, templateRevision, type TemplateIds } from './pods.js'
 import { originLabelValue, originOf, OPS_LIFECYCLE_LABEL, SERVICE_READY, wantsReplace } from '../../k8s/labels.js'
 import { containersReady, hasServiceGate, isFinished, isTerminating } from '../../k8s/pods.js'
 import {
@@ -38,6 +38,8 @@ import {
 import { renderStatus } from './status.js'
 import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown } from './scale.js'
 import { decideRollout, updateCondition } from './rollout.js'
+import { templateShape } from './inplace.js'
+import { carryOut } from './upgrade.js'
 
 export type { CollaSetStatus } from './status.js'
 
@@ -53,6 +55,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   }
   const spec = parsed.value
   const updated = templateRevision(parent.metadata.name, spec.template)
+  const ids: TemplateIds = { revision: updated, shape: templateShape(spec.template) }
   const pods = objectsOf(request.children, 'Pod', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
@@ -65,8 +68,9 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   }
   // Replace requests are honoured even while paused: they are operations, neither scale nor update.
   const requests = replaceRequests(plan)
-  const rollout = decideRollout(plan, spec, updated, requests, context.now)
-  const created = createPods(parent, spec, updated, pods, plan, [...requests, ...optional(rollout.origin)])
+  const rollout = decideRollout(plan, spec, ids, requests, context.now)
+  const upgrade = carryOut(rollout, plan, spec, updated, context.now)
+  const created = createPods(parent, spec, ids, pods, plan, [...requests, ...optional(upgrade.replacing)])
   if ('problems' in created) {
     // Over the size budget: no Pod was built, and every one observed stays (law 2).
     const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
@@ -77,7 +81,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
   const released = spec.paused ? new Set<KubeObject>() : deletes.excluded
   const live = plan.members.filter(m => !plan.drop.has(m.pod) && !released.has(m.pod))
-  const replacing = new Set([...plan.pairOf.keys(), ...plan.draining.keys()])
+  const replacing = new Set([...plan.pairOf.keys(), ...plan.draining.keys(), ...upgrade.holding])
   const update = updateCondition(plan.logical, updated, rollout, spec)
   const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
   const status = renderStatus(input, parent, previous, context.now)
@@ -87,7 +91,8 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
     response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
   }
   const releases = spec.paused ? [] : excludeEffects(deletes)
-  const effects = [...drainEffects(plan, context.now), ...releases, ...gateEffects(live, context.now)]
+  const gates = gateEffects(live, upgrade.holding, context.now)
+  const effects = [...drainEffects(plan, context.now), ...releases, ...upgrade.effects, ...gates]
   return { response, effects }
 }
 
@@ -196,7 +201,7 @@ function newPodFigures (spec: CollaSetSpec, count: number, kept: number): Answer
 function createPods (
   parent: KubeObject,
   spec: CollaSetSpec,
-  updated: string,
+  ids: TemplateIds,
   pods: KubeObject[],
   plan: PodPlan,
   replacing: Array<KubeObject | undefined>
@@ -217,7 +222,7 @@ function createPods (
     namer.next(),
     namespace,
     spec,
-    updated,
+    ids,
     origin === undefined ? undefined : originLabelValue(origin.metadata.name)
   ))
 }
@@ -256,12 +261,15 @@ function * takenNames (pods: readonly KubeObject[], toDelete: readonly string[])
   }
 }
 
-/** The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod. */
-function gateEffects (live: readonly Member[], now: Date): Effect[] {
+/**
+ * The readiness gate: True once the containers are ready, unless a lifecycle holds the Pod or the
+ * rollout does (`holding`: its update is under way).
+ */
+function gateEffects (live: readonly Member[], holding: ReadonlySet<KubeObject>, now: Date): Effect[] {
   const effects: Effect[] = []
   // The cheap checks first, the reference (a new object) last: most Pods owe nothing.
   for (const { pod, serving } of live) {
-    if (serving || pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined) continue
+    if (serving || pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined || holding.has(pod)) continue
     if (!hasServiceGate(pod) || !containersReady(pod)) continue
     const ref = refTo(pod)
     if (ref === undefined) continue

@@ -196,6 +196,19 @@ t.test('get cls <name>: by pod, with readiness, revision and replacements', asyn
   ])
 })
 
+t.test('get cls <name>: a Pod the rollout holds out of traffic says why', async t => {
+  const held: Array<[string, string]> = [['InPlaceUpdate', 'updating in place'], ['Recreate', 'to be recreated']]
+  for (const [reason, shown] of held) {
+    const objects = collaSetObjects()
+    const pod = objects.find(o => o.metadata.name === 'foo-b') as KubeObject
+    const gate = (pod.status as { conditions: Array<Record<string, unknown>> }).conditions[1]!
+    Object.assign(gate, { status: 'False', reason })
+    const { run } = await plugin(t, objects)
+    const rows = squeezed((await run(['get', 'cls', 'foo'])).out)
+    t.ok(rows.includes(`foo-b | 1/1 | Running | False | r1* | 5m | ${shown}`), reason)
+  }
+})
+
 t.test('get cls <name>: the revisions and what holds the rollout (paused, partition, waiting)', async t => {
   const holds: Array<[string, Record<string, unknown>, Record<string, unknown>, string]> = [
     ['Paused', { paused: true }, {}, 'paused'],
@@ -205,6 +218,8 @@ t.test('get cls <name>: the revisions and what holds the rollout (paused, partit
     ['OperationDelay', { updateStrategy: { operationDelaySeconds: 30 } },
       { nextUpdateTime: new Date(NOW.getTime() + 20_000).toISOString() }, 'waiting 20s (operationDelaySeconds 30)'],
     ['Updating', {}, {}, 'updating'],
+    ['InPlaceImpossible', { updateStrategy: { podUpgradePolicy: 'InPlaceOnly' } }, {},
+      'held: podUpgradePolicy InPlaceOnly, and a Pod cannot take the template in place'],
     ['Updated', {}, {}, 'done']
   ]
   for (const [reason, spec, status, shown] of holds) {
