@@ -19,6 +19,13 @@ export const DEFAULT_RESOURCES: readonly ResourceType[] = [
   { apiVersion: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true, hasStatus: false },
   { apiVersion: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true, hasStatus: false },
   { apiVersion: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, hasStatus: true },
+  {
+    apiVersion: 'v1',
+    resource: 'persistentvolumeclaims',
+    kind: 'PersistentVolumeClaim',
+    namespaced: true,
+    hasStatus: true
+  },
   { apiVersion: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, hasStatus: true },
   {
     apiVersion: 'policy/v1',

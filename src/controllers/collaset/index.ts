@@ -5,7 +5,7 @@
 // so its status is computed afresh from them on every sync.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncCollaSet } from './sync.js'
-import { METADATA_READS, POD_READS, type ObjectShape } from '../../k8s/reads.js'
+import { METADATA_READS, OBJECT_IDENTITY, POD_READS, type ObjectShape } from '../../k8s/reads.js'
 import { IN_PLACE_ANNOTATION } from './inplace.js'
 import { TEMPLATE_SHAPE_ANNOTATION } from './pods.js'
 
@@ -32,10 +32,15 @@ export const collasetHooks: KindHooks = {
     'updatedReplicas', 'updatedReadyReplicas', 'updatedAvailableReplicas', 'currentRevision', 'updatedRevision',
     'nextUpdateTime', 'selector', 'phase', 'conditions'
   ],
-  // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
+  // Pods and claims are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,
-  reads: { children: { 'Pod.v1': COLLASET_POD_READS } },
+  // A claim is read by its identity and labels (its instance: volumes.ts), nothing of its spec.
+  reads: { children: { 'Pod.v1': COLLASET_POD_READS, 'PersistentVolumeClaim.v1': OBJECT_IDENTITY } },
   // Pods that exist are answered by identity: Metacontroller must never update them (an in-place
   // update is an effect, inplace.ts: Kubernetes lets a running Pod change its images only).
-  childUpdates: { 'Pod.v1': { resource: 'pods', methods: ['OnDelete'] } }
+  // Claims likewise: a claim's spec is all but immutable, so one that exists is never written.
+  childUpdates: {
+    'Pod.v1': { resource: 'pods', methods: ['OnDelete'] },
+    'PersistentVolumeClaim.v1': { resource: 'persistentvolumeclaims', methods: ['OnDelete'] }
+  }
 }

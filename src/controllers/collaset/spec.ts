@@ -5,6 +5,7 @@ import { isRecord } from '../../k8s/types.js'
 import { selectorMatches, selectorProblems, type LabelSelector } from '../../k8s/selectors.js'
 import { MAX_OBJECT_NAME } from '../../k8s/names.js'
 import { optionalWholeNumber, type Parsed } from '../common/parsed.js'
+import { parseClaimTemplates, parseRetention, type ClaimRetention, type ClaimTemplate } from './volumes.js'
 
 /** The most Pods one CollaSet may ask for: a bound that keeps a typo from flooding a namespace. */
 export const MAX_REPLICAS = 10000
@@ -38,6 +39,8 @@ export interface ScaleStrategy {
   podToDelete: string[]
   /** `podToExclude`: names of the set's Pods to release (the set stops owning them). */
   podToExclude: string[]
+  /** `persistentVolumeClaimRetentionPolicy`, defaults filled in (volumes.ts). */
+  retention: ClaimRetention
 }
 
 /** The most names `scaleStrategy.podToDelete` may list. */
@@ -63,6 +66,8 @@ export interface CollaSetSpec {
     metadata: { labels: Record<string, string>, annotations?: Record<string, string> },
     spec: Record<string, unknown>
   }
+  /** `volumeClaimTemplates`: a claim per Pod instance and template (volumes.ts). */
+  volumeClaimTemplates: ClaimTemplate[]
 }
 
 function stringMap (value: unknown): Record<string, string> | undefined {
@@ -125,7 +130,8 @@ function parseScaleStrategy (value: unknown, problems: string[]): ScaleStrategy 
   }
   return {
     podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems),
-    podToExclude: podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems)
+    podToExclude: podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems),
+    retention: parseRetention(strategy.persistentVolumeClaimRetentionPolicy, problems)
   }
 }
 
@@ -190,6 +196,7 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
       'spec.selector'
     )
   problems.push(...selectorIssues)
+  const volumeClaimTemplates = parseClaimTemplates(spec.volumeClaimTemplates, problems)
   const template = spec.template
   const { labels, annotations, podSpec } = parseTemplate(template, problems)
   if (selectorIssues.length === 0 && isRecord(template)) {
@@ -213,7 +220,8 @@ export function parseCollaSetSpec (parent: KubeObject): Parsed<CollaSetSpec> {
       paused,
       updateStrategy,
       selector: spec.selector as LabelSelector,
-      template: { metadata: { labels, ...(annotations !== undefined ? { annotations } : {}) }, spec: podSpec }
+      template: { metadata: { labels, ...(annotations !== undefined ? { annotations } : {}) }, spec: podSpec },
+      volumeClaimTemplates
     }
   }
 }

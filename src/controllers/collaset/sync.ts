@@ -40,6 +40,7 @@ import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondit
 import { decideRollout, updateCondition } from './rollout.js'
 import { templateShape } from './inplace.js'
 import { carryOut } from './upgrade.js'
+import { answerClaims, attachClaims, INSTANCE_LABEL } from './volumes.js'
 
 export type { CollaSetStatus } from './status.js'
 
@@ -57,6 +58,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const updated = templateRevision(parent.metadata.name, spec.template)
   const ids: TemplateIds = { revision: updated, shape: templateShape(spec.template) }
   const pods = objectsOf(request.children, 'Pod', 'v1')
+  const claims = objectsOf(request.children, 'PersistentVolumeClaim', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
   // Scale reads the Pods as observed (pairs settled), before this sync adds or removes any.
@@ -70,20 +72,26 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const requests = replaceRequests(plan)
   const rollout = decideRollout(plan, spec, ids, requests, context.now)
   const upgrade = carryOut(rollout, plan, spec, updated, context.now)
-  const created = createPods(parent, spec, ids, pods, plan, [...requests, ...optional(upgrade.replacing)])
+  const replacing = [...requests, ...optional(upgrade.replacing)]
+  const created = createPods(parent, spec, ids, { pods, claims: claims.length }, plan, replacing)
   if ('problems' in created) {
     // Over the size budget: no Pod was built, and every one observed stays (law 2).
     const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
     return invalidSpecAnswer(previous, kept, context.now)
   }
   const kept = pods.filter(p => !plan.drop.has(p))
-  const children = [...kept.map(keepAsObserved), ...created].sort(byName)
+  // The claims go by the Pods of the answer: a claim whose instance lost its last Pod is judged here.
+  const { namespace } = parent.metadata
+  const { volumeClaimTemplates, scaleStrategy } = spec
+  const volumes = answerClaims(claims, [...kept, ...created], volumeClaimTemplates, scaleStrategy.retention, namespace)
+  const children = [...kept.map(keepAsObserved), ...created, ...volumes.kept.map(keepAsObserved), ...volumes.created]
+    .sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
   const released = spec.paused ? new Set<KubeObject>() : deletes.excluded
   const live = plan.members.filter(m => !plan.drop.has(m.pod) && !released.has(m.pod))
-  const replacing = new Set([...plan.pairOf.keys(), ...plan.draining.keys(), ...upgrade.holding])
+  const pairing = new Set([...plan.pairOf.keys(), ...plan.draining.keys(), ...upgrade.holding])
   const update = updateCondition(plan.logical, updated, rollout, spec)
-  const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
+  const input = { live, replacing: pairing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
   const status = renderStatus(input, parent, previous, context.now)
   const response: SyncResponse = { status, children }
   // Time is a resync (law 4): the delay ends at a moment no Pod change announces.
@@ -182,11 +190,13 @@ function settleReadyPairs (plan: PodPlan): void {
 
 /**
  * The Pods of a sync, sized before they are built (common/answer-size.ts): each is the template
- * with a name, labels and a readiness gate; the Pods kept weigh about as much.
+ * with a name, labels and a readiness gate, and brings a claim per claim template (counted with
+ * it); the children kept (Pods and claims) weigh about as much.
  */
 function newPodFigures (spec: CollaSetSpec, count: number, kept: number): AnswerFigures {
   const templateBytes = specBytes(spec.template)
-  const bytes = templateBytes + CHILD_OVERHEAD_BYTES
+  const claimBytes = spec.volumeClaimTemplates.reduce((sum, t) => sum + specBytes(t) + CHILD_OVERHEAD_BYTES, 0)
+  const bytes = templateBytes + CHILD_OVERHEAD_BYTES + claimBytes
   const parts = podParts(templateBytes, 0, 0)
   const figure: ChildFigure = { what: 'the new Pods', per: 'Pod', count, bytes, total: bytes * count, parts }
   return { figures: [figure], kept: { count: kept, bytes: bytes * kept } }
@@ -202,7 +212,7 @@ function createPods (
   parent: KubeObject,
   spec: CollaSetSpec,
   ids: TemplateIds,
-  pods: KubeObject[],
+  { pods, claims }: { pods: KubeObject[], claims: number },
   plan: PodPlan,
   replacing: Array<KubeObject | undefined>
 ): KubeObject[] | { problems: string[] } {
@@ -211,20 +221,19 @@ function createPods (
   if (!spec.paused) for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
   origins.push(...replacing)
   if (origins.length === 0) return []
-  const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length))
+  const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length + claims))
   if (oversize.length > 0) return { problems: oversize }
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
   const taken = takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude])
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
-  return origins.map(origin => newPod(
-    namer.next(),
-    namespace,
-    spec,
-    ids,
-    origin === undefined ? undefined : originLabelValue(origin.metadata.name)
-  ))
+  return origins.map(origin => {
+    const originLabel = origin === undefined ? undefined : originLabelValue(origin.metadata.name)
+    const pod = newPod(namer.next(), namespace, spec, ids, originLabel)
+    attachClaims(pod, spec.volumeClaimTemplates, origin)
+    return pod
+  })
 }
 
 /**
@@ -248,7 +257,8 @@ function awaitsReplacement (plan: PodPlan, pod: KubeObject): boolean {
 }
 
 /**
- * The names no new Pod may take: every observed Pod's, every origin a replacement names, and every
+ * The names no new Pod may take: every observed Pod's, every origin a replacement names, every
+ * instance a Pod carries (a new Pod's name is its instance: volumes.ts), and every
  * name podToDelete lists (a new Pod under such a name would be deleted at once) or podToExclude
  * lists (a released Pod may still hold it).
  */
@@ -258,6 +268,8 @@ function * takenNames (pods: readonly KubeObject[], toDelete: readonly string[])
     yield pod.metadata.name
     const origin = originOf(pod)
     if (origin !== undefined) yield origin
+    const instance = pod.metadata.labels?.[INSTANCE_LABEL]
+    if (instance !== undefined) yield instance
   }
 }
 
