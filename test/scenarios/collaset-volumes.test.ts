@@ -95,3 +95,24 @@ t.test('deleting the CollaSet garbage-collects its claims (whenDeleted: Delete)'
   t.same(claimNames(sim), [], 'no claim left')
   t.equal(livePods(sim).length, 0)
 })
+
+t.test('a Recreate rollout: each new Pod takes the instance and claim of the Pod it recreates', async t => {
+  const { sim, kubelet } = await bringUp(t, {
+    ...withPolicy('Delete'), updateStrategy: { podUpgradePolicy: 'Recreate' }
+  })
+  const before = claims(sim).map(c => `${c.metadata.name}/${String(c.metadata.uid)}`).sort()
+  const oldPods = livePods(sim).map(p => p.metadata.uid)
+  sim.edit(fooRef, o => {
+    const template = specOf(o).template as { spec: { containers: Array<Record<string, unknown>> } }
+    const [first] = template.spec.containers
+    if (first !== undefined) first.env = [{ name: 'MODE', value: 'new' }]
+  })
+  await kubelet.run(60)
+  const pods = livePods(sim)
+  t.equal(pods.length, 3)
+  t.notOk(pods.some(p => oldPods.includes(p.metadata.uid)), 'every Pod recreated')
+  t.same(claims(sim).map(c => `${c.metadata.name}/${String(c.metadata.uid)}`).sort(), before,
+    'the same claims (UIDs), none deleted, none added')
+  t.same(pods.map(mounted).sort(), before.map(c => c.split('/')[0]).sort(), 'each mounted by a new Pod')
+  await sim.runUntilQuiet()
+})

@@ -40,7 +40,7 @@ import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondit
 import { decideRollout, updateCondition } from './rollout.js'
 import { templateShape } from './inplace.js'
 import { carryOut } from './upgrade.js'
-import { answerClaims, attachClaims, INSTANCE_LABEL } from './volumes.js'
+import { answerClaims, attachClaims, freeInstances, INSTANCE_LABEL } from './volumes.js'
 
 export type { CollaSetStatus } from './status.js'
 
@@ -73,7 +73,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const rollout = decideRollout(plan, spec, ids, requests, context.now)
   const upgrade = carryOut(rollout, plan, spec, updated, context.now)
   const replacing = [...requests, ...optional(upgrade.replacing)]
-  const created = createPods(parent, spec, ids, { pods, claims: claims.length }, plan, replacing)
+  const created = createPods(parent, spec, ids, { pods, claims }, plan, replacing)
   if ('problems' in created) {
     // Over the size budget: no Pod was built, and every one observed stays (law 2).
     const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
@@ -212,7 +212,7 @@ function createPods (
   parent: KubeObject,
   spec: CollaSetSpec,
   ids: TemplateIds,
-  { pods, claims }: { pods: KubeObject[], claims: number },
+  { pods, claims }: { pods: KubeObject[], claims: KubeObject[] },
   plan: PodPlan,
   replacing: Array<KubeObject | undefined>
 ): KubeObject[] | { problems: string[] } {
@@ -221,17 +221,23 @@ function createPods (
   if (!spec.paused) for (let i = plan.logical.length; i < spec.replicas; i++) origins.push(undefined)
   origins.push(...replacing)
   if (origins.length === 0) return []
-  const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length + claims))
+  const oversize = answerSizeProblems(newPodFigures(spec, origins.length, pods.length + claims.length))
   if (oversize.length > 0) return { problems: oversize }
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const taken = takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude])
+  const held = new Set(takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude]))
+  // A Pod added for capacity takes the instance of claims no Pod holds (volumes.ts), under the
+  // instance's name when that is free; the namer hands out none of those instances.
+  const free = freeInstances(claims, pods.filter(p => !plan.drop.has(p)), spec.volumeClaimTemplates)
+  const taken = [...held, ...free]
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => {
     const originLabel = origin === undefined ? undefined : originLabelValue(origin.metadata.name)
-    const pod = newPod(namer.next(), namespace, spec, ids, originLabel)
-    attachClaims(pod, spec.volumeClaimTemplates, origin)
+    const instance = origin === undefined ? free.shift() : undefined
+    const podName = instance !== undefined && !held.has(instance) ? instance : namer.next()
+    const pod = newPod(podName, namespace, spec, ids, originLabel)
+    attachClaims(pod, spec.volumeClaimTemplates, origin, instance)
     return pod
   })
 }

@@ -129,15 +129,43 @@ export function claimName (template: string, instance: string): string {
 }
 
 /**
- * Gives a new Pod its instance and mounts its claims: a volume per claim template, under the
- * template's name, in place of a template volume of that name (StatefulSet's precedence). A
- * replacement (`origin`) takes the origin's instance, and, when the origin runs on a node, a
+ * The instances whose claims no Pod holds (kept under whenScaled: Retain, or left by a Pod this
+ * sync drops: a Recreate, a Pod deleted by hand), in name order: a Pod added for capacity takes
+ * one, so its data comes back as a StatefulSet's does. None without claim templates.
+ */
+export function freeInstances (
+  claims: readonly KubeObject[],
+  pods: readonly KubeObject[],
+  templates: readonly ClaimTemplate[]
+): string[] {
+  if (templates.length === 0) return []
+  const held = new Set(pods.map(instanceOf))
+  const free = new Set<string>()
+  for (const claim of claims) {
+    const instance = claim.metadata.labels?.[INSTANCE_LABEL]
+    if (instance !== undefined && claim.metadata.deletionTimestamp === undefined && !held.has(instance)) {
+      free.add(instance)
+    }
+  }
+  return [...free].sort()
+}
+
+/**
+ * Gives a new Pod its instance (`instance`, else its own name) and mounts its claims: a volume per
+ * claim template, under the template's name, in place of a template volume of that name
+ * (StatefulSet's precedence). A replacement (`origin`) takes the origin's instance, and, when the
+ * origin runs on a node, a
  * required affinity to that node: its ReadWriteOnce volumes attach to one node at a time, and the
  * replacement comes up while the origin still runs.
  */
-export function attachClaims (pod: KubeObject, templates: readonly ClaimTemplate[], origin?: KubeObject): void {
+export function attachClaims (
+  pod: KubeObject,
+  templates: readonly ClaimTemplate[],
+  origin?: KubeObject,
+  reused?: string
+): void {
   if (templates.length === 0) return
-  const instance = origin === undefined ? originLabelValue(pod.metadata.name) : instanceOf(origin)
+  const instance = origin !== undefined ? instanceOf(origin) : reused ?? originLabelValue(pod.metadata.name)
   pod.metadata.labels = { ...pod.metadata.labels, [INSTANCE_LABEL]: instance }
   const spec = pod.spec as Record<string, unknown>
   const names = new Set(templates.map(t => t.name))

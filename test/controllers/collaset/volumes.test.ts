@@ -44,7 +44,7 @@ t.test('claims are named <template>-<instance>; a new Pod mounts its own under t
   t.equal(claimName('data', 'foo-0'), 'data-foo-0', "StatefulSet's names")
   const request = fixture(FIXTURE)
   specOf(request.parent).replicas = 3
-  request.parent.metadata.labels = {}
+  delete request.children['PersistentVolumeClaim.v1']?.['default/data-foo-gone1']
   noReplace(request)
   const answer = sync(request)
   const [added] = newPods(request, answer)
@@ -134,6 +134,24 @@ t.test('a replacement takes its origin\'s instance and claim, pinned to the orig
     'on the node the origin runs on: a ReadWriteOnce volume attaches to one node')
   t.notOk(claimNames(answer).some(n => n.includes(String(replacement?.metadata.name))), 'no claim of its own')
   t.ok(claimNames(answer).includes('data-foo-jk4r5'), "the origin's claim stays")
+})
+
+t.test('a Pod added for capacity takes an instance whose claims no Pod holds, and its name', async t => {
+  const request = fixture(FIXTURE)
+  noReplace(request)
+  specOf(request.parent).replicas = 3
+  const [added] = newPods(request, sync(request))
+  t.equal(added?.metadata.name, 'foo-gone1', 'the instance of the claim data-foo-gone1')
+  t.equal(added?.metadata.labels?.[INSTANCE_LABEL], 'foo-gone1')
+  t.same(volumesOf(added).find(v => v.name === 'data')?.persistentVolumeClaim, { claimName: 'data-foo-gone1' })
+  // A Pod deleted by hand: its successor, in the same sync, keeps its claim even under Delete.
+  const pods = request.children['Pod.v1'] as Record<string, KubeObject>
+  delete pods['default/foo-2jaln']
+  specOf(request.parent).replicas = 2
+  delete request.children['PersistentVolumeClaim.v1']?.['default/data-foo-gone1']
+  const answer = sync(request)
+  t.same(newPods(request, answer).map(p => p.metadata.labels?.[INSTANCE_LABEL]), ['foo-2jaln'])
+  t.same(claimNames(answer), ['data-foo-2jaln', 'data-foo-jk4r5'], 'whenScaled: Delete, and no claim deleted')
 })
 
 t.test('once the origin is gone, the replacement keeps the claim, even under whenScaled: Delete', async t => {
