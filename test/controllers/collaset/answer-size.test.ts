@@ -44,3 +44,17 @@ t.test('the same template over 50 replicas is answered in full', async t => {
   t.equal(condition(response.status, 'Valid')?.status, 'True')
   t.equal(response.children.length, 51, 'the 2 observed, 48 to scale up, 1 to roll the new template out')
 })
+
+t.test('claims count with their Pods: a small template with large claim templates is over the budget', async t => {
+  const request = scaledRequest(5000, 0)
+  // 16 templates of 1 KB each: about 16.5 KB of claims per Pod, 80 MiB over 5,000 Pods.
+  specOf(request.parent).volumeClaimTemplates = Array.from({ length: 16 }, (_, i) => ({
+    metadata: { name: `data-${i}`, annotations: { note: 'x'.repeat(1000) } },
+    spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }
+  }))
+  const { response } = syncCollaSet(request, context())
+  t.match(condition(response.status, 'Valid'), { status: 'False', message: /over the limit of 64 MiB/ })
+  t.same(response.children, keepAllObserved(request.children), 'every observed Pod kept; no Pod, no claim created')
+  specOf(request.parent).replicas = 50
+  t.equal(condition(respond(request, context()).status, 'Valid')?.status, 'True', 'over 50 Pods it fits')
+})
