@@ -228,9 +228,10 @@ function createPods (
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
   const held = new Set(takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude]))
   // A Pod added for capacity takes the instance of claims no Pod holds (volumes.ts), under the
-  // instance's name when that is free; the namer hands out none of those instances.
+  // instance's name when that is free. The namer hands out no claim's instance: not a free one,
+  // nor one whose claims are still being deleted (the new Pod would mount a claim about to go).
   const free = freeInstances(claims, pods.filter(p => !plan.drop.has(p)), spec.volumeClaimTemplates)
-  const taken = [...held, ...free]
+  const taken = [...held, ...claims.flatMap(c => c.metadata.labels?.[INSTANCE_LABEL] ?? [])]
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => {
     const originLabel = origin === undefined ? undefined : originLabelValue(origin.metadata.name)

@@ -154,6 +154,20 @@ t.test('a Pod added for capacity takes an instance whose claims no Pod holds, an
   t.same(claimNames(answer), ['data-foo-2jaln', 'data-foo-jk4r5'], 'whenScaled: Delete, and no claim deleted')
 })
 
+t.test('no new Pod is named after a claim being deleted', async t => {
+  const request = fixture(FIXTURE)
+  noReplace(request)
+  const claim = request.children['PersistentVolumeClaim.v1']?.['default/data-foo-gone1'] as KubeObject
+  claim.metadata.deletionTimestamp = '2026-01-02T03:00:00Z'
+  claim.metadata.name = `data-${new PodNamer('foo', 'foo', []).next()}`
+  claim.metadata.labels = { [INSTANCE_LABEL]: claim.metadata.name.slice('data-'.length) }
+  specOf(request.parent).replicas = 3
+  const [added] = newPods(request, sync(request))
+  t.ok(added, 'a Pod is added')
+  t.not(`data-${String(added?.metadata.name)}`, claim.metadata.name, 'not under the instance of the terminating claim')
+  t.not(added?.metadata.labels?.[INSTANCE_LABEL], claim.metadata.labels[INSTANCE_LABEL])
+})
+
 t.test('once the origin is gone, the replacement keeps the claim, even under whenScaled: Delete', async t => {
   const request = fixture(FIXTURE)
   const first = sync(request)
