@@ -266,3 +266,63 @@ t.test(
     t.notOk(refilled.some((p) => p.metadata.name === victim), `${victim} is not among them`)
   }
 )
+
+t.test(
+  'volumeClaimTemplates: a claim per Pod, owned by the CollaSet; a replacement mounts the same claim (same UID)',
+  async (t) => {
+    const ns = await namespace('collaset-volumes')
+    const foo = example()
+    const claimSpec = { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } }
+    foo.spec.volumeClaimTemplates = [{ metadata: { name: 'data' }, spec: claimSpec }]
+    // The tier has no volume provisioner nor binder: the claims stay Pending, and the scheduler
+    // would hold Pods with unbound claims. kwok runs Pods without mounting, so they skip it.
+    if (cluster.nodeName !== undefined) foo.spec.template.spec.nodeName = cluster.nodeName
+    await apply(cluster.kubectl, stringify(foo), ns)
+    const first = await waitFor('two Ready Pods of foo', async () => {
+      const list = (await pods(ns)).filter(live)
+      return list.length === 2 && list.every(isReady) ? list : undefined
+    }, 90_000, 500)
+    const claims = async (): Promise<any[]> => (await getJson(['get', 'pvc', '-n', ns])).items
+    const mounted = (pod: any): string | undefined =>
+      (pod.spec.volumes ?? []).find((v: any) => v.name === 'data')?.persistentVolumeClaim?.claimName
+    const before = await waitFor('a claim per Pod', async () => {
+      const list = await claims()
+      return list.length === 2 ? list : undefined
+    }, 30_000, 300)
+    t.same(before.map((c) => c.metadata.name).sort(), first.map((p) => `data-${String(p.metadata.name)}`).sort(),
+      'data-<pod>, one each')
+    for (const pod of first) {
+      t.equal(mounted(pod), `data-${String(pod.metadata.name)}`, `${String(pod.metadata.name)} mounts its claim`)
+    }
+    for (const claim of before) {
+      t.match(claim.metadata.ownerReferences, [{ kind: 'CollaSet', name: 'foo', controller: true }],
+        `${String(claim.metadata.name)} is owned by foo`)
+      t.same(claim.spec.resources, { requests: { storage: '1Gi' } }, 'as the template asks')
+    }
+
+    const old = first[0].metadata.name as string
+    const claim = before.find((c) => c.metadata.name === `data-${old}`)
+    const labelled = await cluster.kubectl(['label', 'pod', old, '-n', ns, 'jobhooks.io/to-replace=true'])
+    t.equal(labelled.code, 0, `kubectl label pod ${old} jobhooks.io/to-replace=true: ${labelled.stderr}`)
+    const replacement = await waitFor(`a replacement for ${old}`, async () => {
+      return (await pods(ns)).find((p) => p.metadata.labels?.['jobhooks.io/replace-origin'] === old)
+    }, 60_000, 300)
+    t.equal(mounted(replacement), `data-${old}`, "the replacement mounts the origin's claim")
+    t.equal(replacement.metadata.labels['jobhooks.io/instance-id'], old, "it is the origin's instance")
+    if (first[0].spec.nodeName !== undefined) {
+      t.match(replacement.spec.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution,
+        { nodeSelectorTerms: [{ matchFields: [{ key: 'metadata.name', values: [first[0].spec.nodeName] }] }] },
+        "pinned to the origin's node (ReadWriteOnce)")
+    }
+    await waitFor(`${old} to be gone`, async () => ((await podExists(ns, old)) ? undefined : true), 60_000, 300)
+    await waitFor('two Ready Pods again', async () => {
+      const list = (await pods(ns)).filter(live)
+      return list.length === 2 && list.every(isReady) ? list : undefined
+    }, 60_000, 300)
+    const after = await claims()
+    t.same(after.map((c) => `${String(c.metadata.name)}/${String(c.metadata.uid)}`).sort(),
+      before.map((c) => `${String(c.metadata.name)}/${String(c.metadata.uid)}`).sort(),
+      'the same two claims, UIDs unchanged, none added')
+    t.ok(claim, `data-${old} existed before`)
+  }
+)
