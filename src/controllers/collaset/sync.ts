@@ -83,7 +83,8 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   // The claims go by the Pods of the answer: a claim whose instance lost its last Pod is judged here.
   const { namespace } = parent.metadata
   const { volumeClaimTemplates, scaleStrategy } = spec
-  const volumes = answerClaims(claims, [...kept, ...created], volumeClaimTemplates, scaleStrategy.retention, namespace)
+  const claimPolicy = { retention: scaleStrategy.retention, released: scaleStrategy.podToExclude }
+  const volumes = answerClaims(claims, [...kept, ...created], volumeClaimTemplates, claimPolicy, namespace)
   const children = [...kept.map(keepAsObserved), ...created, ...volumes.kept.map(keepAsObserved), ...volumes.created]
     .sort(byName)
   // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
@@ -230,7 +231,8 @@ function createPods (
   // A Pod added for capacity takes the instance of claims no Pod holds (volumes.ts), under the
   // instance's name when that is free. The namer hands out no claim's instance: not a free one,
   // nor one whose claims are still being deleted (the new Pod would mount a claim about to go).
-  const free = freeInstances(claims, pods.filter(p => !plan.drop.has(p)), spec.volumeClaimTemplates)
+  const { podToExclude } = spec.scaleStrategy
+  const free = freeInstances(claims, pods.filter(p => !plan.drop.has(p)), spec.volumeClaimTemplates, podToExclude)
   const taken = [...held, ...claims.flatMap(c => c.metadata.labels?.[INSTANCE_LABEL] ?? [])]
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => {

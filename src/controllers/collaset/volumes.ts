@@ -129,6 +129,17 @@ export function claimName (template: string, instance: string): string {
 }
 
 /**
+ * `instances` and the instances of the Pods `scaleStrategy.podToExclude` names (by name: a
+ * released Pod is no longer observed): a released Pod keeps using its claims, so they are
+ * neither deleted nor handed to a new Pod while its name is listed.
+ */
+function releasedInstances (instances: Iterable<string>, released: readonly string[]): Set<string> {
+  const held = new Set(instances)
+  for (const name of released) held.add(originLabelValue(name))
+  return held
+}
+
+/**
  * The instances whose claims no Pod holds (kept under whenScaled: Retain, or left by a Pod this
  * sync drops: a Recreate, a Pod deleted by hand), in name order: a Pod added for capacity takes
  * one, so its data comes back as a StatefulSet's does. None without claim templates.
@@ -136,10 +147,11 @@ export function claimName (template: string, instance: string): string {
 export function freeInstances (
   claims: readonly KubeObject[],
   pods: readonly KubeObject[],
-  templates: readonly ClaimTemplate[]
+  templates: readonly ClaimTemplate[],
+  released: readonly string[]
 ): string[] {
   if (templates.length === 0) return []
-  const held = new Set(pods.map(instanceOf))
+  const held = releasedInstances(pods.map(instanceOf), released)
   const free = new Set<string>()
   for (const claim of claims) {
     const instance = claim.metadata.labels?.[INSTANCE_LABEL]
@@ -226,7 +238,7 @@ export function answerClaims (
   observed: readonly KubeObject[],
   pods: readonly KubeObject[],
   templates: readonly ClaimTemplate[],
-  retention: ClaimRetention,
+  { retention, released }: { retention: ClaimRetention, released: readonly string[] },
   namespace: string | undefined
 ): { kept: KubeObject[], created: KubeObject[] } {
   const instances = new Set<string>()
@@ -234,9 +246,10 @@ export function answerClaims (
     const label = pod.metadata.labels?.[INSTANCE_LABEL]
     if (label !== undefined) instances.add(label)
   }
+  const held = releasedInstances(instances, released)
   const kept = observed.filter(claim => {
     const instance = claim.metadata.labels?.[INSTANCE_LABEL]
-    return instance === undefined || retention.whenScaled === 'Retain' || instances.has(instance)
+    return instance === undefined || retention.whenScaled === 'Retain' || held.has(instance)
   })
   const names = new Set(observed.map(c => c.metadata.name))
   const created: KubeObject[] = []

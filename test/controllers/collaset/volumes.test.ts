@@ -168,6 +168,20 @@ t.test('no new Pod is named after a claim being deleted', async t => {
   t.not(added?.metadata.labels?.[INSTANCE_LABEL], claim.metadata.labels[INSTANCE_LABEL])
 })
 
+t.test('a released Pod (podToExclude) keeps its claims: never deleted, never handed over', async t => {
+  const request = fixture(FIXTURE)
+  noReplace(request)
+  scaleStrategy(request).persistentVolumeClaimRetentionPolicy = { whenScaled: 'Delete' }
+  scaleStrategy(request).podToExclude = ['foo-gone1']
+  specOf(request.parent).replicas = 3
+  const answer = sync(request)
+  t.ok(claimNames(answer).includes('data-foo-gone1'), 'whenScaled: Delete, yet the released Pod\'s claim stays')
+  const [added] = newPods(request, answer)
+  t.ok(added, 'a Pod is added')
+  t.not(added?.metadata.labels?.[INSTANCE_LABEL], 'foo-gone1', 'it does not take the released instance')
+  t.not(added?.metadata.name, 'foo-gone1')
+})
+
 t.test('once the origin is gone, the replacement keeps the claim, even under whenScaled: Delete', async t => {
   const request = fixture(FIXTURE)
   const first = sync(request)
