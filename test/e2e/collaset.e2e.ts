@@ -266,3 +266,35 @@ t.test(
     t.notOk(refilled.some((p) => p.metadata.name === victim), `${victim} is not among them`)
   }
 )
+
+t.test('a resources-only change resizes each Pod through pods/resize: same Pods, no restart', async (t) => {
+  const ns = await namespace('collaset-resize')
+  const foo = example()
+  foo.spec.template.spec.containers[0].resources = { requests: { cpu: '100m', memory: '64Mi' } }
+  await apply(cluster.kubectl, stringify(foo), ns)
+  const first = await waitFor('two Ready Pods of foo', async () => {
+    const list = (await pods(ns)).filter(live)
+    return list.length === 2 && list.every(isReady) ? list : undefined
+  }, 90_000, 500)
+  const identities = first.map((p) => `${p.metadata.name}/${p.metadata.uid}`).sort()
+  const reported = first[0].status.containerStatuses[0].resources
+  t.match(reported, { requests: { cpu: '100m' } }, 'the kubelet reports resources')
+  const cpu = [{ op: 'replace', path: '/spec/template/spec/containers/0/resources/requests/cpu', value: '0.2' }]
+  const patched = await cluster.kubectl(
+    ['patch', 'collaset', 'foo', '-n', ns, '--type', 'json', '-p', JSON.stringify(cpu)]
+  )
+  t.equal(patched.code, 0, `kubectl patch the cpu request: ${patched.stderr}`)
+  const done = await waitFor('both Pods resized and Ready', async () => {
+    const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
+    const list = (await pods(ns)).filter(live)
+    const resized = list.every((p) => p.status.containerStatuses?.[0]?.resources?.requests?.cpu === '200m')
+    return cls.status?.updatedReadyReplicas === 2 && resized && list.every(isReady) ? list : undefined
+  }, 120_000, 500)
+  t.same(done.map((p) => `${p.metadata.name}/${p.metadata.uid}`).sort(), identities, 'the same Pods: names and UIDs')
+  for (const pod of done) {
+    t.equal(pod.spec.containers[0].resources.requests.cpu, '200m', `${pod.metadata.name}: its spec resized`)
+    t.equal(pod.status.containerStatuses[0].restartCount, 0, `${pod.metadata.name}: not restarted`)
+  }
+  const events = await getJson(['get', 'events', '-n', ns, '--field-selector', 'reason=ResizedPod'])
+  t.equal(events.items.length, 2, 'an Event ResizedPod for each')
+})

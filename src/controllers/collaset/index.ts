@@ -11,15 +11,19 @@ import { TEMPLATE_SHAPE_ANNOTATION } from './pods.js'
 
 /**
  * A CollaSet's Pod: what every kind reads (POD_READS), and what an in-place update reads: the
- * two annotations it keeps, each container's image and each container's status (inplace.ts).
+ * two annotations it keeps, each container's image and resources, and each container's status
+ * (inplace.ts, resize.ts).
  */
 const COLLASET_POD_READS: ObjectShape = {
   ...(POD_READS as ObjectShape),
   metadata: { ...METADATA_READS, annotations: { [TEMPLATE_SHAPE_ANNOTATION]: true, [IN_PLACE_ANNOTATION]: true } },
-  spec: { ...((POD_READS as ObjectShape).spec as ObjectShape), containers: { name: true, image: true } },
+  spec: {
+    ...((POD_READS as ObjectShape).spec as ObjectShape),
+    containers: { name: true, image: true, resources: true }
+  },
   status: {
     ...((POD_READS as ObjectShape).status as ObjectShape),
-    containerStatuses: { name: true, image: true, imageID: true, restartCount: true, ready: true }
+    containerStatuses: { name: true, image: true, imageID: true, restartCount: true, ready: true, resources: true }
   }
 }
 

@@ -69,7 +69,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   // Replace requests are honoured even while paused: they are operations, neither scale nor update.
   const requests = replaceRequests(plan)
   const rollout = decideRollout(plan, spec, ids, requests, context.now)
-  const upgrade = carryOut(rollout, plan, spec, updated, context.now)
+  const upgrade = carryOut(rollout, plan, spec, ids, context.now)
   const created = createPods(parent, spec, ids, pods, plan, [...requests, ...optional(upgrade.replacing)])
   if ('problems' in created) {
     // Over the size budget: no Pod was built, and every one observed stays (law 2).
