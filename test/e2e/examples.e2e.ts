@@ -11,6 +11,9 @@
 // echo, kwok writes in its place, as the simulator's kubelet does (test/e2e/kwok-stages.yaml).
 // An example that applies objects of Kueue's API runs where Kueue runs: the tier installs it when
 // one does (test/e2e/kueue.ts); on a cluster of E2E_KUBECONFIG without Kueue it is skipped.
+// Once they all ran, the objects of every kind they made, read from the API server while they ran
+// (a step is Queued only for a while) and at the end, must resolve every path of the chart's
+// kube-state-metrics configuration (test/helpers/signals.ts).
 import t, { type Test } from 'tap'
 import { isAbsolute, join } from 'node:path'
 import { ROOT, waitFor } from './cluster.js'
@@ -23,6 +26,7 @@ import {
   shellWords,
   type ExamplePromise,
 } from '../helpers/example-promises.js'
+import { ksmResources, unresolvedPaths } from '../helpers/signals.js'
 
 const promises = examplePromises()
 const { cluster, namespace, getJson } = await startScenarios(t, { kueue: promises.some(needsKueue) })
@@ -38,6 +42,14 @@ const PROMISE_TIMEOUT_MS = 240_000
 const WAIT_CAP_SECONDS = 180
 /** How long a kept promise must still hold afterwards: a `Running` that was only passing by would show. */
 const HOLDS_FOR_MS = 5_000
+/** The kinds kube-state-metrics reads, and the objects of them the examples made, as read on the way and at the end. */
+const signalResources = ksmResources()
+const signalObjects: any[] = []
+const signalKinds = signalResources.map((r) => `${r.groupVersionKind.kind.toLowerCase()}s.${r.groupVersionKind.group}`)
+async function readSignalObjects (ns: string): Promise<void> {
+  signalObjects.push(...(await getJson(['get', signalKinds.join(','), '-n', ns])).items)
+}
+
 /** How long an ephemeral container runs before it exits, unless it hangs. */
 const EPHEMERAL_RUN_MS = 1_000
 
@@ -216,10 +228,13 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
     .map(([k, v]) => `${k} ${v}`)
     .join(', ')}`
   let last: { problems: string[]; object: any } = { problems: ['never read'], object: undefined }
+  let polls = 0
   try {
     await waitFor(
       what,
       async () => {
+        // Every other poll: the objects on their way, at half the cost of reading them at each.
+        if (polls++ % 2 === 0) await readSignalObjects(ns)
         last = await check(promise, ns)
         return last.problems.length === 0 ? true : undefined
       },
@@ -240,6 +255,7 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
   const later = await check(promise, ns)
   t.same(later.problems, [], `the promise still holds ${HOLDS_FOR_MS / 1000} s later`)
   if (later.problems.length > 0) await describe(t, promise, ns)
+  await readSignalObjects(ns)
 
   const table = await cluster.kubectl(['get', promise.get.resource, promise.get.name, '-n', ns])
   t.comment(`$ kubectl get ${promise.get.resource} ${promise.get.name} -n ${ns}\n${table.stdout.trimEnd()}`)
@@ -258,8 +274,8 @@ async function keepsItsPromise (t: Test, promise: ExamplePromise): Promise<void>
 
 // Each example in its own namespace, all at once: they share only the Nodes, which none changes.
 t.jobs = promises.length
-for (const promise of promises) {
-  t.test(
+const examples = promises.map(async (promise) =>
+  await t.test(
     `${promise.file}: ${promise.commands.filter((c) => !isSimulateLine(c)).length} commands as printed, then ` +
       `kubectl get ${promise.get.resource} ${promise.get.name} shows the header's table`,
     { skip: needsKueue(promise) && cluster.kueue === undefined ? 'needs Kueue, which this cluster has not' : false },
@@ -267,4 +283,14 @@ for (const promise of promises) {
       await keepsItsPromise(t, promise)
     }
   )
-}
+)
+await Promise.all(examples)
+
+t.test("every path of kube-state-metrics' configuration resolves on the objects the examples made", async (t) => {
+  for (const resource of signalResources) {
+    const { kind } = resource.groupVersionKind
+    const objects = signalObjects.filter((o) => o.kind === kind)
+    t.ok(objects.length > 0, `${kind}: examples made some`)
+    t.same(unresolvedPaths(resource, objects), [], `${kind}: ${objects.length} objects`)
+  }
+})
