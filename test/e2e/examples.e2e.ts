@@ -15,7 +15,9 @@
 // (a step is Queued only for a while) and at the end, must resolve every path of the chart's
 // kube-state-metrics configuration (test/helpers/signals.ts).
 import t, { type Test } from 'tap'
+import { readFileSync } from 'node:fs'
 import { isAbsolute, join } from 'node:path'
+import { parse } from 'yaml'
 import { ROOT, waitFor } from './cluster.js'
 import { containerState, setEphemeralContainerState, startScenarios } from './scenario.js'
 import {
@@ -26,7 +28,7 @@ import {
   shellWords,
   type ExamplePromise,
 } from '../helpers/example-promises.js'
-import { ksmResources, unresolvedPaths } from '../helpers/signals.js'
+import { ksmResources, schemaDeclares, unresolvedPaths } from '../helpers/signals.js'
 
 const promises = examplePromises()
 const { cluster, namespace, getJson } = await startScenarios(t, { kueue: promises.some(needsKueue) })
@@ -288,11 +290,18 @@ const examples = promises.map(async (promise) =>
 )
 await Promise.all(examples)
 
+// A count a status leaves out while it is zero (a DaemonJob's nodes queued by Kueue; no example
+// queues one) may be absent from every object here, if its CRD keeps the field: the unit tier
+// (test/charts/signals.test.ts) has the hooks write each of them.
 t.test("every path of kube-state-metrics' configuration resolves on the objects the examples made", async (t) => {
   for (const resource of signalResources) {
     const { kind } = resource.groupVersionKind
+    const crd = parse(readFileSync(join(ROOT, 'manifests', 'crds', `${kind.toLowerCase()}.yaml`), 'utf8'))
     const objects = signalObjects.filter((o) => o.kind === kind)
     t.ok(objects.length > 0, `${kind}: examples made some`)
-    t.same(unresolvedPaths(resource, objects), [], `${kind}: ${objects.length} objects`)
+    const strict = unresolvedPaths(resource, objects)
+    if (strict.length > 0) t.comment(`${kind}: absent on every object, a count read as 0: ${strict.join('; ')}`)
+    const declared = (path: Array<string | number>): boolean => schemaDeclares(crd, path)
+    t.same(unresolvedPaths(resource, objects, declared), [], `${kind}: ${objects.length} objects`)
   }
 })

@@ -115,6 +115,8 @@ export interface PathCheck {
   read: (object: unknown) => unknown[]
   /** What is wrong with a value it read, if anything (a StateSet's value missing from its list). */
   problem?: (value: unknown) => string | undefined
+  /** The path of a count kube-state-metrics reads as 0 where it is absent (nilIsZero). */
+  zeroWhenAbsent?: Path
 }
 
 const dotted = (path: Path): string => path.join('.')
@@ -133,6 +135,7 @@ function metricPaths (resource: ResourceConfig, metric: MetricConfig): PathCheck
   const checks: PathCheck[] = [{
     key: `${name}: ${dotted(base)}`,
     read: object => base.length === 0 ? [object] : elements(object),
+    ...(each.nilIsZero === true && each.valueFrom === undefined ? { zeroWhenAbsent: base } : {}),
     problem: metric.each.type === 'StateSet'
       ? v => (each.list ?? []).includes(v as string) ? undefined : `${JSON.stringify(v)} is not in its list`
       : metric.each.type === 'Gauge' && each.valueFrom === undefined ? gaugeValueProblem : undefined
@@ -165,17 +168,37 @@ export function pathChecks (resource: ResourceConfig): PathCheck[] {
 
 /**
  * For each path of `resource`, the problems found on `objects`: `never resolves` when it resolves on
- * none of them, and every value it read that the metric could not use.
+ * none of them (but for a count read as 0 when absent that `absentOk` admits), and every value it
+ * read that the metric could not use.
  */
-export function unresolvedPaths (resource: ResourceConfig, objects: readonly unknown[]): string[] {
+export function unresolvedPaths (
+  resource: ResourceConfig,
+  objects: readonly unknown[],
+  absentOk: (path: Path) => boolean = () => false
+): string[] {
   const problems: string[] = []
   for (const check of pathChecks(resource)) {
     const values = objects.flatMap(o => check.read(o))
-    if (values.length === 0) problems.push(`${check.key}: never resolves`)
+    const admitted = check.zeroWhenAbsent !== undefined && absentOk(check.zeroWhenAbsent)
+    if (values.length === 0 && !admitted) problems.push(`${check.key}: never resolves`)
     for (const value of values) {
       const problem = check.problem?.(value)
       if (problem !== undefined) problems.push(`${check.key}: ${problem}`)
     }
   }
   return [...new Set(problems)]
+}
+
+/**
+ * Whether the served version of a CRD declares `path`: the API server drops every field its schema
+ * does not, so a path outside it never resolves on a real object.
+ */
+export function schemaDeclares (crd: any, path: Path): boolean {
+  const version = crd.spec.versions.find((v: any) => v.served === true && v.storage === true)
+  let schema = version?.schema?.openAPIV3Schema
+  for (const key of path) {
+    schema = typeof key === 'number' ? schema?.items : schema?.properties?.[key]
+    if (schema === undefined) return false
+  }
+  return true
 }
