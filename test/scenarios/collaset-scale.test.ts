@@ -115,3 +115,25 @@ t.test('podToExclude releases the Pod: it stays, unowned, and a new Pod takes it
   await sim.runUntilQuiet()
   t.ok(sim.get(podRef(victim)), 'and is never deleted')
 })
+
+t.test('scaleStrategy.operationDelaySeconds: a Pod scaled in stays out of traffic that long, then goes', async t => {
+  const { sim, kubelet } = await bringUp(t, { scaleStrategy: { operationDelaySeconds: 20 } })
+  const before = names(sim)
+  const start = sim.seconds()
+  sim.edit(fooRef, o => { specOf(o).replicas = 2 })
+  await kubelet.run(2)
+  const drained = livePods(sim).filter(p => podCondition(p, 'jobhooks.io/service-ready') === 'False')
+  t.equal(drained.length, 1, 'one Pod out of traffic')
+  const leaving = drained[0]?.metadata.name as string
+  t.match(condition(status(sim), 'Scale'), {
+    reason: 'ScalingIn', message: /out of traffic, the Pod goes at .* \(scaleStrategy.operationDelaySeconds 20\)/
+  })
+  await kubelet.run(15)
+  t.ok(sim.get(podRef(leaving)), `${leaving} still there at ${sim.seconds() - start}s`)
+  await kubelet.run(10)
+  t.notOk(sim.get(podRef(leaving)), `${leaving} gone after the delay`)
+  const gone = sim.timeline.find(e => e.type === 'deleted' && e.object.name === leaving)?.seconds as number
+  t.ok(gone - start >= 20 && gone - start <= 23, `deleted ${gone - start}s after the scale-in: the resync woke it`)
+  t.same(names(sim), before.filter(n => n !== leaving))
+  await sim.runUntilQuiet()
+})

@@ -32,12 +32,14 @@ export interface UpdateStrategy {
   operationDelaySeconds: number
 }
 
-/** kuperator's `scaleStrategy`: Pods to delete by name. */
+/** kuperator's `scaleStrategy`: Pods to delete or release by name, and the pause before a Pod goes. */
 export interface ScaleStrategy {
   /** `podToDelete`: names of the set's Pods to delete (a replacement comes when `replicas` wants one). */
   podToDelete: string[]
   /** `podToExclude`: names of the set's Pods to release (the set stops owning them). */
   podToExclude: string[]
+  /** Seconds a Pod chosen to go stays out of traffic before it is deleted; 0: none. */
+  operationDelaySeconds: number
 }
 
 /** The most names `scaleStrategy.podToDelete` may list. */
@@ -123,9 +125,14 @@ function parseScaleStrategy (value: unknown, problems: string[]): ScaleStrategy 
     problems.push('spec.scaleStrategy.podToInclude is not supported: a CollaSet cannot see or adopt a Pod ' +
       'it does not own yet (docs/collaset.md, "Exclude"); remove the field')
   }
+  const operationDelaySeconds = optionalWholeNumber(
+    strategy.operationDelaySeconds, 'spec.scaleStrategy.operationDelaySeconds', 0, MAX_OPERATION_DELAY_SECONDS,
+    problems
+  ) ?? 0
   return {
     podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems),
-    podToExclude: podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems)
+    podToExclude: podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems),
+    operationDelaySeconds
   }
 }
 

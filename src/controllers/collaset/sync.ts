@@ -63,8 +63,13 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const deletes = deleteRequests(plan, pods, spec)
   const scale = scaleCondition(plan.logical.length, spec, deletes)
   if (!spec.paused) {
-    applyDeletes(plan, deletes)
-    scaleDown(plan, spec.replicas)
+    const drain = { nowMs: context.now.getTime(), delaySeconds: spec.scaleStrategy.operationDelaySeconds }
+    applyDeletes(plan, deletes, drain)
+    scaleDown(plan, spec.replicas, drain)
+    if (plan.drainUntilMs !== undefined) {
+      scale.message += `; out of traffic, the Pod goes at ${timestamp(new Date(plan.drainUntilMs))} ` +
+        `(scaleStrategy.operationDelaySeconds ${drain.delaySeconds})`
+    }
   }
   // Replace requests are honoured even while paused: they are operations, neither scale nor update.
   const requests = replaceRequests(plan)
@@ -86,12 +91,14 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const input = { live, replacing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
   const status = renderStatus(input, parent, previous, context.now)
   const response: SyncResponse = { status, children }
-  // Time is a resync (law 4): the delay ends at a moment no Pod change announces.
-  if (rollout.nextMs !== undefined) {
-    response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
+  // Time is a resync (law 4): a delay ends at a moment no Pod change announces.
+  const wakeMs = Math.min(rollout.nextMs ?? Infinity, plan.drainUntilMs ?? Infinity)
+  if (wakeMs !== Infinity) {
+    response.resyncAfterSeconds = Math.max(1, Math.ceil((wakeMs - context.now.getTime()) / 1000))
   }
   const releases = spec.paused ? [] : excludeEffects(deletes)
-  const gates = gateEffects(live, upgrade.holding, context.now)
+  // A Pod leaving (drained, waiting out a delay) keeps its gate False, as one the rollout holds.
+  const gates = gateEffects(live, new Set([...upgrade.holding, ...plan.draining.keys()]), context.now)
   const effects = [...drainEffects(plan, context.now), ...releases, ...upgrade.effects, ...gates]
   return { response, effects }
 }
