@@ -137,3 +137,26 @@ t.test('scaleStrategy.operationDelaySeconds: a Pod scaled in stays out of traffi
   t.same(names(sim), before.filter(n => n !== leaving))
   await sim.runUntilQuiet()
 })
+
+t.test('podToInclude adopts a released Pod back: owned again, counted, nothing deleted', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const victim = names(sim)[0] as string
+  sim.edit(fooRef, o => { specOf(o).scaleStrategy = { podToExclude: [victim] } })
+  await kubelet.run(15)
+  t.same(sim.get(podRef(victim))?.metadata.ownerReferences ?? [], [], `${victim} released first`)
+  const before = names(sim)
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 4
+    specOf(o).scaleStrategy = { podToInclude: [victim, 'nobody'] }
+  })
+  await kubelet.run(15)
+  t.match(sim.get(podRef(victim))?.metadata.ownerReferences, [{ kind: 'CollaSet', name: 'foo', controller: true }],
+    'Metacontroller adopted it')
+  t.ok(sim.timeline.some(e => e.type === 'adopted' && e.object.name === victim), 'an adoption, on the timeline')
+  t.same(names(sim), before, 'four Pods, the same ones: none created, none deleted')
+  t.match(status(sim), { replicas: 4, readyReplicas: 4 })
+  t.match(condition(status(sim), 'Scale'), {
+    status: 'True', message: /podToInclude cannot take nobody: no such Pod$/
+  })
+  await sim.runUntilQuiet()
+})

@@ -5,6 +5,7 @@
 // so its status is computed afresh from them on every sync.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncCollaSet } from './sync.js'
+import { customizeCollaSet } from './include.js'
 import { METADATA_READS, POD_READS, type ObjectShape } from '../../k8s/reads.js'
 import { IN_PLACE_ANNOTATION } from './inplace.js'
 import { TEMPLATE_SHAPE_ANNOTATION } from './pods.js'
@@ -38,7 +39,9 @@ export const collasetHooks: KindHooks = {
   ],
   // Pods are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
   sync: syncCollaSet,
-  reads: { children: { 'Pod.v1': COLLASET_POD_READS } },
+  // Customize asks for the Pods podToInclude names (include.ts), read as its own Pods are.
+  customize: customizeCollaSet,
+  reads: { children: { 'Pod.v1': COLLASET_POD_READS }, related: { 'Pod.v1': COLLASET_POD_READS } },
   // Pods that exist are answered by identity: Metacontroller must never update them (an in-place
   // update is an effect, inplace.ts: Kubernetes lets a running Pod change its images only).
   childUpdates: { 'Pod.v1': { resource: 'pods', methods: ['OnDelete'] } }

@@ -36,10 +36,14 @@ import {
   byMemberCreation, member, replacementOrder, type Member, type PodPlan
 } from './members.js'
 import { renderStatus } from './status.js'
-import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown } from './scale.js'
+import {
+  applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown, type DeleteRequests
+} from './scale.js'
+import type { ConditionState } from './status.js'
 import { decideRollout, updateCondition } from './rollout.js'
 import { templateShape } from './inplace.js'
 import { carryOut } from './upgrade.js'
+import { includeEffects, includeNote, inclusions, type Inclusions } from './include.js'
 
 export type { CollaSetStatus } from './status.js'
 
@@ -59,18 +63,7 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const pods = objectsOf(request.children, 'Pod', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
-  // Scale reads the Pods as observed (pairs settled), before this sync adds or removes any.
-  const deletes = deleteRequests(plan, pods, spec)
-  const scale = scaleCondition(plan.logical.length, spec, deletes)
-  if (!spec.paused) {
-    const drain = { nowMs: context.now.getTime(), delaySeconds: spec.scaleStrategy.operationDelaySeconds }
-    applyDeletes(plan, deletes, drain)
-    scaleDown(plan, spec.replicas, drain)
-    if (plan.drainUntilMs !== undefined) {
-      scale.message += `; out of traffic, the Pod goes at ${timestamp(new Date(plan.drainUntilMs))} ` +
-        `(scaleStrategy.operationDelaySeconds ${drain.delaySeconds})`
-    }
-  }
+  const { deletes, included, scale } = scaleSet(request, spec, pods, plan, context.now)
   // Replace requests are honoured even while paused: they are operations, neither scale nor update.
   const requests = replaceRequests(plan)
   const rollout = decideRollout(plan, spec, ids, requests, context.now)
@@ -96,11 +89,36 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   if (wakeMs !== Infinity) {
     response.resyncAfterSeconds = Math.max(1, Math.ceil((wakeMs - context.now.getTime()) / 1000))
   }
-  const releases = spec.paused ? [] : excludeEffects(deletes)
+  const releases = spec.paused
+    ? []
+    : [...excludeEffects(deletes), ...includeEffects(included, String(parent.metadata.uid))]
   // A Pod leaving (drained, waiting out a delay) keeps its gate False, as one the rollout holds.
   const gates = gateEffects(live, new Set([...upgrade.holding, ...plan.draining.keys()]), context.now)
   const effects = [...drainEffects(plan, context.now), ...releases, ...upgrade.effects, ...gates]
   return { response, effects }
+}
+
+/**
+ * Scale: the Pods asked to go or to join, and the `Scale` condition from the Pods as observed
+ * (pairs settled), before this sync adds or removes any; then, unless paused, the deletes and the
+ * scale-in, each Pod drained first (scale.ts).
+ */
+function scaleSet (request: SyncRequest, spec: CollaSetSpec, pods: KubeObject[], plan: PodPlan, now: Date): {
+  deletes: DeleteRequests, included: Inclusions, scale: ConditionState
+} {
+  const deletes = deleteRequests(plan, pods, spec)
+  const included = inclusions(request, spec, pods)
+  const scale = scaleCondition(plan.logical.length, spec, deletes)
+  scale.message += includeNote(included)
+  if (spec.paused) return { deletes, included, scale }
+  const drain = { nowMs: now.getTime(), delaySeconds: spec.scaleStrategy.operationDelaySeconds }
+  applyDeletes(plan, deletes, drain)
+  scaleDown(plan, spec.replicas, drain)
+  if (plan.drainUntilMs !== undefined) {
+    scale.message += `; out of traffic, the Pod goes at ${timestamp(new Date(plan.drainUntilMs))} ` +
+      `(scaleStrategy.operationDelaySeconds ${drain.delaySeconds})`
+  }
+  return { deletes, included, scale }
 }
 
 function optional<T> (value: T | undefined): T[] {
@@ -223,7 +241,8 @@ function createPods (
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const taken = takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude])
+  const { podToDelete, podToExclude, podToInclude } = spec.scaleStrategy
+  const taken = takenNames(pods, [...podToDelete, ...podToExclude, ...podToInclude])
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)
   return origins.map(origin => newPod(
     namer.next(),
