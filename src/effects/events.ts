@@ -43,7 +43,8 @@ export const EVENT_REASONS = {
   SetPodCondition: 'SetPodCondition',
   TTLExpired: 'TTLExpired',
   StoppedRun: 'StoppedRun',
-  UpdatedPodInPlace: 'UpdatedPodInPlace'
+  UpdatedPodInPlace: 'UpdatedPodInPlace',
+  ResizedPod: 'ResizedPod'
 } as const
 
 /**
@@ -97,6 +98,10 @@ export function eventFor (outcome: EffectOutcome): EventRecord | undefined {
     case 'UpdatePodInPlace': {
       const message = `Updated ${pod} in place: ${imageList(effect.images)}`
       return { type: 'Normal', reason: EVENT_REASONS.UpdatedPodInPlace, action: 'Update', related, message }
+    }
+    case 'ResizePod': {
+      const message = `Resized ${pod} in place: ${effect.containers.map(c => c.name).join(', ')}`
+      return { type: 'Normal', reason: EVENT_REASONS.ResizedPod, action: 'Resize', related, message }
     }
     default: {
       // A new effect type decides here what Event it earns.

@@ -16,7 +16,7 @@ import { EventRecorder, type EventRecorderOptions } from './events.js'
 import { withinReach } from './scope.js'
 import type {
   DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission,
-  SetPodCondition, SetPodLabels, StopJobFlow, UpdatePodInPlace
+  ResizePod, SetPodCondition, SetPodLabels, StopJobFlow, UpdatePodInPlace
 } from './types.js'
 
 export type { Permission } from './types.js'
@@ -46,7 +46,9 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
   // CronJobFlow's Replace: the running run's deadline and the annotation naming its replacement.
   StopJobFlow: [{ apiGroup: 'jobhooks.io', resource: 'jobflows', verbs: ['patch'] }],
   // CollaSet's in-place rollout: its Pods' images, labels and annotations.
-  UpdatePodInPlace: [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }]
+  UpdatePodInPlace: [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }],
+  // CollaSet's in-place resize: its Pods' resources, through the resize subresource.
+  ResizePod: [{ apiGroup: '', resource: 'pods/resize', verbs: ['patch'] }]
 }
 
 /**
@@ -134,6 +136,20 @@ export function requestFor (effect: Effect): Request {
     case 'Evict': return evictRequest(effect)
     case 'StopJobFlow': return stopJobFlowRequest(effect)
     case 'UpdatePodInPlace': return inPlaceRequest(effect)
+    case 'ResizePod': return resizeRequest(effect)
+  }
+}
+
+function resizeRequest (effect: ResizePod): Request {
+  if (effect.target.kind !== 'Pod') throw new Refused(`only Pods are resized, not a ${effect.target.kind}`)
+  return {
+    method: 'PATCH',
+    path: `${objectPath(effect.target)}/resize`,
+    contentType: 'application/strategic-merge-patch+json',
+    // Containers merge on `name`; the UID is the precondition. A cluster without the subresource
+    // (before 1.33, or the feature off) answers 404, read as the Pod gone: the hook never asks it
+    // there, as such a kubelet reports no container resources (resize.ts).
+    body: { metadata: { uid: effect.target.uid }, spec: { containers: effect.containers } }
   }
 }
 

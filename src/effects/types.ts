@@ -121,8 +121,19 @@ export interface UpdatePodInPlace {
   annotations: Record<string, string>
 }
 
+/**
+ * Resizes a running Pod's containers in place through its `resize` subresource (Kubernetes 1.33
+ * and later): a strategic-merge patch of their `resources`, merged on the container's name.
+ */
+export interface ResizePod {
+  type: 'ResizePod'
+  target: ObjectRef
+  containers: Array<{ name: string, resources: Record<string, unknown> }>
+}
+
 export type Effect =
-  InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow | UpdatePodInPlace
+  InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow |
+  UpdatePodInPlace | ResizePod
 
 export type EffectResult = 'applied' | 'gone' | 'failed' | 'refused' | 'dry_run'
 
@@ -197,6 +208,7 @@ export function describeEffect (effect: Effect): string {
     case 'Evict': return `evict ${where}`
     case 'StopJobFlow': return `stop ${where} (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`
     case 'UpdatePodInPlace': return `update ${where} in place (${imageList(effect.images)})`
+    case 'ResizePod': return `resize ${where} (${effect.containers.map(c => c.name).join(', ')})`
   }
 }
 

@@ -5,9 +5,12 @@
 // SetPodCondition effect (src/simulator/effects.ts), after which Ready follows at once. A running
 // Pod whose container's image changed (an in-place update) has that container restarted as the
 // kubelet does: not ready at once, back with the new image and one more restart after the same delay.
+// It resizes in place as a 1.33+ kubelet does: each container's status reports its resources, and a
+// container whose resources changed reports the new ones after the same delay, without a restart.
 import type { KubeObject } from '../k8s/types.js'
 import { isRecord } from '../k8s/types.js'
 import { REVISION_LABEL } from '../controllers/collaset/pods.js'
+import { sameResources } from '../k8s/quantity.js'
 import { kubeTime, refOf } from './objects.js'
 import type { ControllerConfig, HookVersion } from './types.js'
 import type { Simulator } from './simulator.js'
@@ -25,6 +28,8 @@ export interface PodKubeletBehaviour {
   startAfterSeconds?: number
   /** Pods whose containers never become ready (a bad image, say): they stay Pending. */
   neverStarts?: (pod: KubeObject) => boolean
+  /** Reports each container's resources and resizes in place, as 1.33 and later do. Default true. */
+  resizes?: boolean
   /** The Pods this kubelet runs. Default: CollaSet Pods (those with a jobhooks.io/revision label). */
   runs?: (pod: KubeObject) => boolean
 }
@@ -35,7 +40,23 @@ interface ContainerStatus {
   image?: string
   ready?: boolean
   restartCount?: number
+  resources?: Record<string, unknown>
   [field: string]: unknown
+}
+
+interface ContainerSpec {
+  name: string
+  image?: string
+  resources?: Record<string, unknown>
+}
+
+function containersOf (pod: KubeObject): ContainerSpec[] {
+  const spec = isRecord(pod.spec) ? pod.spec : {}
+  const containers: ContainerSpec[] = []
+  for (const c of Array.isArray(spec.containers) ? spec.containers.filter(isRecord) : []) {
+    containers.push({ ...c, name: String(c.name) })
+  }
+  return containers
 }
 
 export class PodKubelet {
@@ -44,30 +65,38 @@ export class PodKubelet {
 
   constructor (private readonly sim: Simulator, private readonly behaviour: PodKubeletBehaviour = {}) {}
 
-  /** Restarts the containers whose image the Pod's spec changed: down now, back after the start delay. */
+  /**
+   * Restarts the containers whose image the Pod's spec changed (down now, back after the start
+   * delay) and applies a resize (its resources reported after the same delay, no restart).
+   */
   private restartChanged (pod: KubeObject, now: number, time: string): void {
     const status = isRecord(pod.status) ? pod.status : {}
-    const spec = isRecord(pod.spec) ? pod.spec : {}
-    const images = new Map((Array.isArray(spec.containers) ? spec.containers : [])
-      .filter(isRecord).map(c => [String(c.name), String(c.image)]))
+    const specs = new Map(containersOf(pod).map(c => [c.name, c]))
     const statuses = (Array.isArray(status.containerStatuses) ? status.containerStatuses : []) as ContainerStatus[]
-    const changed = statuses.filter(c => images.has(c.name) && images.get(c.name) !== c.image)
+    const imageChanged = (c: ContainerStatus): boolean => specs.has(c.name) && specs.get(c.name)?.image !== c.image
+    const resized = (c: ContainerStatus): boolean => c.resources !== undefined &&
+      specs.has(c.name) && !sameResources(specs.get(c.name)?.resources ?? {}, c.resources)
+    const changed = statuses.filter(c => imageChanged(c) || resized(c))
     const uid = String(pod.metadata.uid)
     if (changed.length === 0) return
     const due = this.restarting.get(uid)
     if (due === undefined) {
       this.restarting.set(uid, now + (this.behaviour.startAfterSeconds ?? 3) * 1000)
       const waiting = { waiting: { reason: 'ContainerCreating' } }
-      const down = statuses.map(c => (changed.includes(c) ? { ...c, ready: false, state: waiting } : c))
-      this.setContainers(pod, down, time)
+      const down = statuses.map(c => (imageChanged(c) ? { ...c, ready: false, state: waiting } : c))
+      if (down.some((c, i) => c !== statuses[i])) this.setContainers(pod, down, time)
       return
     }
     if (now < due) return
     this.restarting.delete(uid)
     const running = { running: { startedAt: time } }
-    const back = statuses.map(c => (changed.includes(c)
-      ? { ...c, image: images.get(c.name), ready: true, restartCount: (c.restartCount ?? 0) + 1, state: running }
-      : c))
+    const back = statuses.map(c => {
+      const spec = specs.get(c.name)
+      if (spec === undefined || !changed.includes(c)) return c
+      const restart = imageChanged(c) ? { restartCount: (c.restartCount ?? 0) + 1, state: running } : {}
+      const resources = c.resources === undefined ? {} : { resources: spec.resources ?? {} }
+      return { ...c, ...restart, ...resources, image: spec.image, ready: true }
+    })
     this.setContainers(pod, back, time)
   }
 
@@ -98,10 +127,7 @@ export class PodKubelet {
         const pending = withReadiness({ ...pod, status: { ...status, phase: 'Pending', conditions } }, time)
         this.sim.store.updateStatus(refOf(pod), pending.status)
       } else if (status.phase === 'Pending' && due && this.behaviour.neverStarts?.(pod) !== true) {
-        const spec = pod.spec as Record<string, unknown> | undefined
-        const containers = Array.isArray(spec?.containers)
-          ? (spec.containers as Array<{ name: string, image: string }>)
-          : []
+        const containers = containersOf(pod)
         const conditions = setCondition(conditionsOf(pod), 'ContainersReady', 'True', time)
         this.sim.store.updateStatus(refOf(pod), withReadiness({
           ...pod,
@@ -113,6 +139,7 @@ export class PodKubelet {
             containerStatuses: containers.map(c => ({
               name: c.name,
               image: c.image,
+              ...(this.behaviour.resizes === false ? {} : { resources: c.resources ?? {} }),
               ready: true,
               restartCount: 0,
               started: true,

@@ -13,6 +13,8 @@
 // - SetPodLabels: a strategic-merge patch of the Pod's labels (null removes one), UID-guarded.
 // - UpdatePodInPlace: a strategic-merge patch of a Pod's containers' images (merged on name),
 //   labels and annotations, UID-guarded; the kubelet (collaset.ts) restarts the changed containers.
+// - ResizePod: the `pods/resize` subresource: the containers' resources merged on their name,
+//   UID-guarded (the kubelet, collaset.ts, then reports them).
 // - StopJobFlow: a JSON merge patch of a JobFlow's spec.activeDeadlineSeconds and annotations,
 //   UID-guarded.
 // - Evict: the eviction API. A PodDisruptionBudget selecting the Pod refuses (HTTP 429, `failed`)
@@ -96,17 +98,8 @@ export class SimulatorExecutor implements EffectExecutor {
         this.host.remove(ref)
         return { effect, result: 'applied' }
       }
-      case 'SetPodLabels': {
-        const labels: Record<string, string> = { ...current.metadata.labels }
-        for (const [key, value] of Object.entries(effect.labels)) {
-          if (value === null) delete labels[key]
-          else labels[key] = value
-        }
-        if (!deepEqual(labels, current.metadata.labels ?? {})) {
-          this.host.store.update({ ...current, metadata: { ...current.metadata, labels } })
-        }
-        return { effect, result: 'applied' }
-      }
+      case 'SetPodLabels':
+        return this.label(effect, current)
       case 'Evict': {
         const refusal = this.disruptionRefusal(current)
         if (refusal !== undefined) {
@@ -133,6 +126,8 @@ export class SimulatorExecutor implements EffectExecutor {
         return this.inject(effect, current)
       case 'UpdatePodInPlace':
         return this.updateInPlace(effect, current)
+      case 'ResizePod':
+        return this.resize(effect, current)
       case 'StopJobFlow': {
         const { activeDeadlineSeconds } = effect
         const spec = { ...(isRecord(current.spec) ? current.spec : {}), activeDeadlineSeconds }
@@ -171,26 +166,59 @@ export class SimulatorExecutor implements EffectExecutor {
     return { effect, result: 'applied' }
   }
 
-  /** The Pod patch of an in-place update: images merged on the container's name, metadata by key. */
-  private updateInPlace (effect: Extract<Effect, { type: 'UpdatePodInPlace' }>, current: KubeObject): EffectOutcome {
+  /**
+   * The Pod's containers with `changes` merged in by name, as a strategic merge does; a change to a
+   * container the Pod lacks is refused (the API server refuses a new container on a running Pod).
+   */
+  private mergedContainers (
+    current: KubeObject,
+    changes: ReadonlyArray<{ name: string } & Record<string, unknown>>
+  ): { containers: Array<Record<string, unknown>> } | { missing: string } {
     const spec = isRecord(current.spec) ? current.spec : {}
     const declared = Array.isArray(spec.containers) ? spec.containers.filter(isRecord) : []
-    const missing = effect.images.find(i => !declared.some(c => c.name === i.name))
-    if (missing !== undefined) {
-      // A strategic merge would add it, and the API server refuses a new container on a running Pod.
-      const message = `HTTP 422: Pod ${current.metadata.name}: may not add container ${missing.name}`
+    const missing = changes.find(c => !declared.some(d => d.name === c.name))
+    if (missing !== undefined) return { missing: missing.name }
+    return { containers: declared.map(c => ({ ...c, ...changes.find(change => change.name === c.name) })) }
+  }
+
+  /** The Pod patch of an in-place update: images merged on the container's name, metadata by key. */
+  private updateInPlace (effect: Extract<Effect, { type: 'UpdatePodInPlace' }>, current: KubeObject): EffectOutcome {
+    const merged = this.mergedContainers(current, effect.images.map(({ name, image }) => ({ name, image })))
+    if ('missing' in merged) {
+      const message = `HTTP 422: Pod ${current.metadata.name}: no container ${merged.missing}`
       return { effect, result: 'failed', message }
     }
-    const containers = declared.map(c => {
-      const image = effect.images.find(i => i.name === c.name)?.image
-      return image === undefined ? c : { ...c, image }
-    })
     const metadata = {
       ...current.metadata,
       labels: { ...current.metadata.labels, ...effect.labels },
       annotations: { ...current.metadata.annotations, ...effect.annotations }
     }
-    const next = { ...current, metadata, spec: { ...spec, containers } }
+    const next = { ...current, metadata, spec: { ...(current.spec as object), containers: merged.containers } }
+    if (!deepEqual(next, current)) this.host.store.update(next)
+    return { effect, result: 'applied' }
+  }
+
+  /** Labels merged by key, null removing one. */
+  private label (effect: Extract<Effect, { type: 'SetPodLabels' }>, current: KubeObject): EffectOutcome {
+    const labels: Record<string, string> = { ...current.metadata.labels }
+    for (const [key, value] of Object.entries(effect.labels)) {
+      if (value === null) delete labels[key]
+      else labels[key] = value
+    }
+    if (!deepEqual(labels, current.metadata.labels ?? {})) {
+      this.host.store.update({ ...current, metadata: { ...current.metadata, labels } })
+    }
+    return { effect, result: 'applied' }
+  }
+
+  /** The `pods/resize` patch: each named container's resources replaced; an unknown container refused. */
+  private resize (effect: Extract<Effect, { type: 'ResizePod' }>, current: KubeObject): EffectOutcome {
+    const merged = this.mergedContainers(current, effect.containers)
+    if ('missing' in merged) {
+      const message = `HTTP 422: Pod ${current.metadata.name}: no container ${merged.missing}`
+      return { effect, result: 'failed', message }
+    }
+    const next = { ...current, spec: { ...(current.spec as object), containers: merged.containers } }
     if (!deepEqual(next, current)) this.host.store.update(next)
     return { effect, result: 'applied' }
   }

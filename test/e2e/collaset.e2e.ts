@@ -267,6 +267,70 @@ t.test(
   }
 )
 
+t.test('a resources-only change resizes each Pod through pods/resize: same Pods, no restart', async (t) => {
+  const ns = await namespace('collaset-resize')
+  const foo = example()
+  foo.spec.template.spec.containers[0].resources = { requests: { cpu: '100m', memory: '64Mi' } }
+  await apply(cluster.kubectl, stringify(foo), ns)
+  const first = await waitFor('two Ready Pods of foo', async () => {
+    const list = (await pods(ns)).filter(live)
+    return list.length === 2 && list.every(isReady) ? list : undefined
+  }, 90_000, 500)
+  const identities = first.map((p) => `${p.metadata.name}/${p.metadata.uid}`).sort()
+  const reported = first[0].status.containerStatuses[0].resources
+  t.match(reported, { requests: { cpu: '100m' } }, 'the kubelet reports resources')
+  const cpu = [{ op: 'replace', path: '/spec/template/spec/containers/0/resources/requests/cpu', value: '0.2' }]
+  const patched = await cluster.kubectl(
+    ['patch', 'collaset', 'foo', '-n', ns, '--type', 'json', '-p', JSON.stringify(cpu)]
+  )
+  t.equal(patched.code, 0, `kubectl patch the cpu request: ${patched.stderr}`)
+  const done = await waitFor('both Pods resized and Ready', async () => {
+    const cls = await getJson(['get', 'collaset', 'foo', '-n', ns])
+    const list = (await pods(ns)).filter(live)
+    const resized = list.every((p) => p.status.containerStatuses?.[0]?.resources?.requests?.cpu === '200m')
+    return cls.status?.updatedReadyReplicas === 2 && resized && list.every(isReady) ? list : undefined
+  }, 120_000, 500)
+  t.same(done.map((p) => `${p.metadata.name}/${p.metadata.uid}`).sort(), identities, 'the same Pods: names and UIDs')
+  for (const pod of done) {
+    t.equal(pod.spec.containers[0].resources.requests.cpu, '200m', `${pod.metadata.name}: its spec resized`)
+    t.equal(pod.status.containerStatuses[0].restartCount, 0, `${pod.metadata.name}: not restarted`)
+  }
+  const events = await getJson(['get', 'events', '-n', ns, '--field-selector', 'reason=ResizedPod'])
+  t.equal(events.items.length, 2, 'an Event ResizedPod for each')
+})
+
+t.test('podToInclude: a bare Pod whose labels the selector matches is adopted by the CollaSet', async (t) => {
+  const ns = await namespace('collaset-include')
+  await apply(cluster.kubectl, stringify(example()), ns)
+  await waitFor('two Ready Pods of foo', async () => {
+    const list = (await pods(ns)).filter(live)
+    return list.length === 2 && list.every(isReady) ? list : undefined
+  }, 90_000, 500)
+  const stray = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'stray', labels: { app: 'foo' } },
+    spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] }
+  }
+  await apply(cluster.kubectl, stringify(stray), ns)
+  const include = { spec: { replicas: 3, scaleStrategy: { podToInclude: ['stray'] } } }
+  const patched = await cluster.kubectl(
+    ['patch', 'collaset', 'foo', '-n', ns, '--type', 'merge', '-p', JSON.stringify(include)]
+  )
+  t.equal(patched.code, 0, `kubectl patch podToInclude: ${patched.stderr}`)
+  const adopted = await waitFor('stray owned by foo', async () => {
+    const pod = await getJson(['get', 'pod', 'stray', '-n', ns])
+    const owned = (pod.metadata.ownerReferences ?? []).some((o: any) => o.kind === 'CollaSet' && o.controller)
+    return owned ? pod : undefined
+  }, 60_000, 500)
+  t.ok(adopted.metadata.labels['controller-uid'], 'labelled with the CollaSet\'s controller-uid, then adopted')
+  const cls = await waitFor('the CollaSet counts three Pods', async () => {
+    const object = await getJson(['get', 'collaset', 'foo', '-n', ns])
+    return object.status?.replicas === 3 ? object : undefined
+  }, 60_000, 500)
+  t.equal(cls.status.replicas, 3, 'the adopted Pod counts')
+})
+
 t.test(
   'volumeClaimTemplates: a claim per Pod, owned by the CollaSet; a replacement mounts the same claim (same UID)',
   async (t) => {

@@ -167,7 +167,7 @@ t.test("the ClusterRole grants exactly what the effects need, to the Deployment'
   )
   t.same(
     Object.keys(EFFECT_PERMISSIONS).sort(),
-    ['Delete', 'Evict', 'InjectEphemeralContainers', 'SetPodCondition', 'SetPodLabels', 'StopJobFlow',
+    ['Delete', 'Evict', 'InjectEphemeralContainers', 'ResizePod', 'SetPodCondition', 'SetPodLabels', 'StopJobFlow',
       'UpdatePodInPlace'],
     'every effect type has its permissions listed'
   )

@@ -115,3 +115,48 @@ t.test('podToExclude releases the Pod: it stays, unowned, and a new Pod takes it
   await sim.runUntilQuiet()
   t.ok(sim.get(podRef(victim)), 'and is never deleted')
 })
+
+t.test('scaleStrategy.operationDelaySeconds: a Pod scaled in stays out of traffic that long, then goes', async t => {
+  const { sim, kubelet } = await bringUp(t, { scaleStrategy: { operationDelaySeconds: 20 } })
+  const before = names(sim)
+  const start = sim.seconds()
+  sim.edit(fooRef, o => { specOf(o).replicas = 2 })
+  await kubelet.run(2)
+  const drained = livePods(sim).filter(p => podCondition(p, 'jobhooks.io/service-ready') === 'False')
+  t.equal(drained.length, 1, 'one Pod out of traffic')
+  const leaving = drained[0]?.metadata.name as string
+  t.match(condition(status(sim), 'Scale'), {
+    reason: 'ScalingIn', message: /out of traffic, the Pod goes at .* \(scaleStrategy.operationDelaySeconds 20\)/
+  })
+  await kubelet.run(15)
+  t.ok(sim.get(podRef(leaving)), `${leaving} still there at ${sim.seconds() - start}s`)
+  await kubelet.run(10)
+  t.notOk(sim.get(podRef(leaving)), `${leaving} gone after the delay`)
+  const gone = sim.timeline.find(e => e.type === 'deleted' && e.object.name === leaving)?.seconds as number
+  t.ok(gone - start >= 20 && gone - start <= 23, `deleted ${gone - start}s after the scale-in: the resync woke it`)
+  t.same(names(sim), before.filter(n => n !== leaving))
+  await sim.runUntilQuiet()
+})
+
+t.test('podToInclude adopts a released Pod back: owned again, counted, nothing deleted', async t => {
+  const { sim, kubelet } = await bringUp(t)
+  const victim = names(sim)[0] as string
+  sim.edit(fooRef, o => { specOf(o).scaleStrategy = { podToExclude: [victim] } })
+  await kubelet.run(15)
+  t.same(sim.get(podRef(victim))?.metadata.ownerReferences ?? [], [], `${victim} released first`)
+  const before = names(sim)
+  sim.edit(fooRef, o => {
+    specOf(o).replicas = 4
+    specOf(o).scaleStrategy = { podToInclude: [victim, 'nobody'] }
+  })
+  await kubelet.run(15)
+  t.match(sim.get(podRef(victim))?.metadata.ownerReferences, [{ kind: 'CollaSet', name: 'foo', controller: true }],
+    'Metacontroller adopted it')
+  t.ok(sim.timeline.some(e => e.type === 'adopted' && e.object.name === victim), 'an adoption, on the timeline')
+  t.same(names(sim), before, 'four Pods, the same ones: none created, none deleted')
+  t.match(status(sim), { replicas: 4, readyReplicas: 4 })
+  t.match(condition(status(sim), 'Scale'), {
+    status: 'True', message: /podToInclude cannot take nobody: no such Pod$/
+  })
+  await sim.runUntilQuiet()
+})

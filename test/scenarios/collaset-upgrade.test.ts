@@ -127,3 +127,51 @@ t.test('paused during an in-place update: a Pod held but not patched gets its ga
   t.match(condition(status(sim), 'Update'), { reason: 'Paused' })
   await sim.runUntilQuiet()
 })
+
+const cpu = (amount: string) => (spec: PodSpec): void => {
+  spec.containers[0]!.resources = { requests: { cpu: amount, memory: '64Mi' } }
+}
+
+t.test('a resources-only change resizes each Pod in place where the kubelet resizes: no restart', async t => {
+  const { sim, kubelet } = await bringUp(t, {})
+  editTemplate(sim, cpu('100m'), 'Replace')
+  await kubelet.run(60)
+  editTemplate(sim, cpu('0.25'), 'InPlaceIfPossible')
+  const before = identities(sim)
+  await kubelet.run(60, capacityGuard(t, sim, 2))
+  t.same(identities(sim), before, 'the same Pods')
+  const updated = status(sim).updatedRevision as string
+  t.same(revisions(sim), [updated, updated, updated])
+  for (const pod of livePods(sim)) {
+    const [container] = (pod.status as { containerStatuses: Array<Record<string, any>> }).containerStatuses
+    const resized = { resources: { requests: { cpu: '0.25' } }, restartCount: 0 }
+    t.match(container, resized, `${pod.metadata.name}: resized, not restarted`)
+  }
+  const resized = sim.effects.log.filter(e => e.effect.type === 'ResizePod' && e.result === 'applied')
+  t.equal(resized.length, 3, 'one resize each')
+  t.match(status(sim), { readyReplicas: 3, updatedReadyReplicas: 3 })
+  await sim.runUntilQuiet()
+})
+
+t.test('a resize is not made in place on a kubelet that does not resize, nor across QoS classes', async t => {
+  for (const [what, change, kubeletOptions] of [
+    ['no resources reported', cpu('250m'), { resizes: false }],
+    ['BestEffort to Guaranteed', (spec: PodSpec) => {
+      spec.containers[0]!.resources = { limits: { cpu: '1', memory: '1Gi' } }
+    }, {}]
+  ] as const) {
+    const { sim, kubelet } = await bringUp(t, {}, kubeletOptions)
+    if (what === 'no resources reported') {
+      editTemplate(sim, cpu('100m'), 'Replace')
+      await kubelet.run(60)
+      editTemplate(sim, change, 'InPlaceIfPossible')
+    } else {
+      editTemplate(sim, change)
+    }
+    const before = new Set(livePods(sim).map(p => p.metadata.uid))
+    await kubelet.run(60, capacityGuard(t, sim, 3))
+    t.ok(livePods(sim).every(p => !before.has(p.metadata.uid)), `${what}: every Pod replaced`)
+    t.equal(sim.effects.log.filter(e => e.effect.type === 'ResizePod').length, 0, `${what}: no resize asked`)
+    await sim.runUntilQuiet()
+  }
+})

@@ -24,6 +24,7 @@ const jobRef = (name = 'opj-replace'): ObjectRef => ({
   namespace: 'default',
   name
 })
+const fooRef: ObjectRef = { apiVersion: JOBHOOKS_API_VERSION, kind: 'CollaSet', namespace: 'default', name: 'foo' }
 const podRef = (name: string): ObjectRef => ({ apiVersion: 'v1', kind: 'Pod', namespace: 'default', name })
 
 interface Tap {
@@ -32,7 +33,7 @@ interface Tap {
 
 async function setup (
   t: Tap,
-  options: { version?: HookVersion; kubelet?: PodKubeletBehaviour } = {}
+  options: { version?: HookVersion; kubelet?: PodKubeletBehaviour; collaset?: Record<string, unknown> } = {}
 ): Promise<{ sim: Simulator; kubelet: PodKubelet; origins: string[] }> {
   const version = options.version ?? 'v2'
   const sim = new Simulator({
@@ -40,7 +41,9 @@ async function setup (
   })
   t.teardown(async () => await sim.close())
   const kubelet = new PodKubelet(sim, { startAfterSeconds: 3, ...options.kubelet })
-  sim.apply(loadManifest(COLLASET).find(o => o.kind === 'CollaSet') as KubeObject)
+  const collaset = loadManifest(COLLASET).find(o => o.kind === 'CollaSet') as KubeObject
+  Object.assign(specOf(collaset), options.collaset)
+  sim.apply(collaset)
   await kubelet.run(10)
   return {
     sim,
@@ -140,6 +143,31 @@ t.test(
     t.equal(podCondition(sim.get(podRef(newPod)), 'Ready'), 'True')
   }
 )
+
+t.test('Replace works on a CollaSet whatever its rollout, naming and scale settings', async t => {
+  const partitioned = { podUpgradePolicy: 'InPlaceOnly', rollingUpdate: { byPartition: { partition: 1 } } }
+  const settings: Array<[string, Record<string, unknown>]> = [
+    ['paused (once up)', { paused: true }],
+    ['InPlaceOnly at partition 1 with a delay', { updateStrategy: { ...partitioned, operationDelaySeconds: 30 } }],
+    ['Recreate', { updateStrategy: { podUpgradePolicy: 'Recreate' } }],
+    ['byLabel', { updateStrategy: { rollingUpdate: { byLabel: {} } } }],
+    ['PersistentSequence', { namingStrategy: { podNamingSuffixPolicy: 'PersistentSequence' } }],
+    ['podToDelete naming no Pod', { scaleStrategy: { podToDelete: ['foo-gone'] } }]
+  ]
+  for (const [what, collaset] of settings) {
+    // A CollaSet paused from the start makes no Pod: it is paused once its Pods are up.
+    const { sim, kubelet, origins } = await setup(t, { collaset: collaset.paused === true ? {} : collaset })
+    if (collaset.paused === true) sim.edit(fooRef, o => { specOf(o).paused = true })
+    const [first] = origins as [string]
+    sim.apply(replaceJob([first]))
+    await kubelet.runUntil(() => status(sim).progress === 'Succeeded', 120, capacityGuard(t, sim, 2))
+    const newPod = status(sim).targetDetails[0].extraInfo.NewPod as string
+    t.notOk(names(sim).includes(first), `${what}: the origin is gone`)
+    t.equal(sim.get(podRef(newPod))?.metadata.labels?.[REPLACE_ORIGIN_LABEL], first, `${what}: ${newPod} replaced it`)
+    t.equal(names(sim).length, 2, `${what}: two Pods`)
+    await sim.runUntilQuiet()
+  }
+})
 
 t.test('a target Pod that does not exist fails with PodNotFound; the job ends Failed', async t => {
   const { sim, kubelet, origins } = await setup(t)

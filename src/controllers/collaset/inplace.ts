@@ -4,7 +4,8 @@
 // Everything here is read from the observed Pod, so a sync can pick up where the last one left:
 // - which Pods can take it: the annotation jobhooks.io/template-shape, set when the Pod was made,
 //   hashes its template with the images left out; a template with the same shape differs in
-//   images (or metadata) only, the one thing Kubernetes lets change on a running Pod's spec;
+//   images (or metadata) only, the one thing Kubernetes lets change on a running Pod's spec
+//   (its second part leaves resources out too: those a kubelet may resize, resize.ts);
 // - the lifecycle: the Pod leaves traffic first (its service-ready condition False, reason
 //   InPlaceUpdate), is patched once it is not Ready (UpdatePodInPlace), and comes back (the
 //   condition True) once every changed container runs again and is ready;
@@ -22,7 +23,8 @@ import { shortHash } from '../../k8s/names.js'
 import { timestamp } from '../../k8s/time.js'
 import type { CollaSetSpec } from './spec.js'
 import type { Member } from './members.js'
-import { canonicalJson, podLabels, revisionOf, TEMPLATE_SHAPE_ANNOTATION } from './pods.js'
+import { canonicalJson, podLabels, revisionOf, TEMPLATE_SHAPE_ANNOTATION, type TemplateIds } from './pods.js'
+import { kubeletResizes, resizable, resizeEffect, resizeSettled } from './resize.js'
 
 /** What the Pod's changed containers ran before its last in-place update, and the revision it went to. */
 export const IN_PLACE_ANNOTATION = 'jobhooks.io/in-place-update'
@@ -42,20 +44,41 @@ export interface InPlaceRecord {
   containers: Record<string, ContainerBefore>
 }
 
-/** The shape of a template: its Pod spec with each container's image left out, hashed. */
-export function templateShape (template: CollaSetSpec['template']): string {
+/** The template's Pod spec hashed with the named fields of each container left out. */
+function hashWithout (template: CollaSetSpec['template'], fields: readonly string[]): string {
   const containers = Array.isArray(template.spec.containers) ? template.spec.containers : []
-  const imageless = containers.map(c => {
+  const without = containers.map(c => {
     if (!isRecord(c)) return c
-    const { image: _image, ...rest } = c
+    const rest = { ...c }
+    for (const field of fields) delete rest[field]
     return rest
   })
-  return shortHash(canonicalJson({ ...template.spec, containers: imageless }))
+  return shortHash(canonicalJson({ ...template.spec, containers: without }))
 }
 
-/** Whether the Pod was made from a template of this shape: then only images and metadata differ. */
-export function canUpdateInPlace (pod: KubeObject, shape: string): boolean {
-  return pod.metadata.annotations?.[TEMPLATE_SHAPE_ANNOTATION] === shape
+/**
+ * The shape of a template, `<images>/<resize>`: its Pod spec hashed with each container's image
+ * left out, then with its image and resources left out. Equal first parts: only images differ;
+ * equal second parts: only images and resources.
+ */
+export function templateShape (template: CollaSetSpec['template']): string {
+  return `${hashWithout(template, ['image'])}/${hashWithout(template, ['image', 'resources'])}`
+}
+
+/** What an in-place update of the Pod to a template of `shape` would change, if it can be made at all. */
+export type InPlaceKind = 'Images' | 'Resize'
+
+/**
+ * How the Pod can take the template (of `shape`) in place: its images alone (the same first part),
+ * or a resize as well (the same second part, on a kubelet that resizes, within what a resize may
+ * change); undefined: not in place.
+ */
+export function inPlaceKind (pod: KubeObject, spec: CollaSetSpec, shape: string): InPlaceKind | undefined {
+  const [images, resize] = shape.split('/')
+  const [podImages, podResize] = (pod.metadata.annotations?.[TEMPLATE_SHAPE_ANNOTATION] ?? '').split('/')
+  if (podImages !== undefined && podImages === images) return 'Images'
+  const sameShape = podResize !== undefined && podResize === resize
+  return sameShape && kubeletResizes(pod) && resizable(pod, spec) ? 'Resize' : undefined
 }
 
 function list (value: unknown): Array<Record<string, unknown>> {
@@ -95,7 +118,7 @@ function restarted (status: Record<string, unknown> | undefined, image: unknown,
 /** The Pod's last in-place update, to the revision it carries now, has every changed container back and ready. */
 export function inPlaceDone (pod: KubeObject): boolean {
   const record = inPlaceRecord(pod)
-  if (record === undefined || record.revision !== revisionOf(pod)) return false
+  if (record === undefined || record.revision !== revisionOf(pod) || !resizeSettled(pod)) return false
   const statuses = containerStatuses(pod)
   const specs = new Map(containersOf(pod).map(c => [String(c.name), c]))
   return Object.entries(record.containers).every(([name, before]) =>
@@ -157,10 +180,13 @@ function recordOf (pod: KubeObject, changed: readonly PodImage[], revision: stri
 }
 
 /**
- * The effects of one sync's step of the in-place update of `origin` to `revision`: out of traffic
- * first (the condition False), and the patch once the Pod is not Ready (or has no gate to wait on).
+ * The effects of one sync's step of the in-place update of `origin` to `ids`: out of traffic first
+ * (the condition False); once the Pod is not Ready (or has no gate to wait on), its resize if the
+ * resources change (resize.ts), then, once its spec has them, the patch of images and metadata,
+ * which moves it to the revision (so a Pod is never labelled with a revision its spec lacks).
  */
-export function inPlaceEffects (origin: Member, spec: CollaSetSpec, revision: string, now: Date): Effect[] {
+export function inPlaceEffects (origin: Member, spec: CollaSetSpec, ids: TemplateIds, now: Date): Effect[] {
+  const revision = ids.revision
   const { pod } = origin
   const ref = refTo(pod)
   if (ref === undefined) return []
@@ -180,9 +206,12 @@ export function inPlaceEffects (origin: Member, spec: CollaSetSpec, revision: st
     })
   }
   if (gated && origin.ready) return effects
+  const resize = resizeEffect(pod, spec, ref)
+  if (resize !== undefined) return [...effects, resize]
   const images = changedImages(pod, spec)
   const annotations = {
     ...spec.template.metadata.annotations,
+    [TEMPLATE_SHAPE_ANNOTATION]: ids.shape,
     [IN_PLACE_ANNOTATION]: JSON.stringify(recordOf(pod, images, revision))
   }
   effects.push({ type: 'UpdatePodInPlace', target: ref, images, labels: podLabels(spec, revision), annotations })

@@ -77,4 +77,6 @@ export interface PodPlan {
    * service-ready condition set False first (scale.ts); they go at a later sync.
    */
   draining: Map<KubeObject, 'ScaleIn' | 'ToDelete'>
+  /** When the first drained Pod that `scaleStrategy.operationDelaySeconds` still holds may go (ms). */
+  drainUntilMs?: number
 }

@@ -13,7 +13,7 @@ import { timestamp } from '../../k8s/time.js'
 import type { CollaSetSpec } from './spec.js'
 import { byReadiness, readyTime, rolloutOrder, type Member, type PodPlan } from './members.js'
 import { revisionOf, UPDATE_INCLUDED_LABEL, type TemplateIds } from './pods.js'
-import { canUpdateInPlace, heldForUpdate, inPlaceRecord } from './inplace.js'
+import { heldForUpdate, inPlaceKind, inPlaceRecord } from './inplace.js'
 import type { ConditionState } from './status.js'
 
 /** Why no Pod of an older revision is started this sync. */
@@ -87,8 +87,8 @@ function methodFor (pod: KubeObject, spec: CollaSetSpec, shape: string): Rollout
   switch (spec.updateStrategy.podUpgradePolicy) {
     case 'Replace': return 'Replace'
     case 'Recreate': return 'Recreate'
-    case 'InPlaceIfPossible': return canUpdateInPlace(pod, shape) ? 'InPlace' : 'Replace'
-    case 'InPlaceOnly': return canUpdateInPlace(pod, shape) ? 'InPlace' : undefined
+    case 'InPlaceIfPossible': return inPlaceKind(pod, spec, shape) !== undefined ? 'InPlace' : 'Replace'
+    case 'InPlaceOnly': return inPlaceKind(pod, spec, shape) !== undefined ? 'InPlace' : undefined
   }
 }
 

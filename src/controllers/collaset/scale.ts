@@ -4,6 +4,8 @@
 // `Scale` condition that says where scaling stands. Every Pod that goes here is left out of the
 // answer: Metacontroller deletes it, and createPods (sync.ts) brings the count back to `replicas`.
 import type { KubeObject } from '../../k8s/types.js'
+import { isRecord } from '../../k8s/types.js'
+import { findCondition } from '../../k8s/conditions.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../k8s/labels.js'
 import { timestamp } from '../../k8s/time.js'
@@ -61,13 +63,37 @@ export function excludeEffects (requests: DeleteRequests): Effect[] {
   return effects
 }
 
+/** What decides when a drained Pod may go: the sync's time and `scaleStrategy.operationDelaySeconds`. */
+export interface Drain {
+  nowMs: number
+  delaySeconds: number
+}
+
 /**
- * Whether a Pod chosen to go may go now: it is out of traffic (not Ready, or its service-ready
- * condition is not True: never was, or set False by an earlier sync), or a PodOpsLifecycle holds
- * the gate.
+ * When a Pod this set drained may go under the delay: that long after its service-ready condition
+ * went False for a scale-in or a delete (its lastTransitionTime, as written); undefined: no wait.
  */
-function mayGo ({ pod, ready, serving }: Member): boolean {
-  return !ready || !serving || pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined
+function drainedUntil (pod: KubeObject, delaySeconds: number): number | undefined {
+  if (delaySeconds === 0) return undefined
+  const gate = findCondition(isRecord(pod.status) ? pod.status.conditions : undefined, SERVICE_READY)
+  if (gate?.status !== 'False' || (gate.reason !== 'ScaleIn' && gate.reason !== 'ToDelete')) return undefined
+  const since = typeof gate.lastTransitionTime === 'string' ? Date.parse(gate.lastTransitionTime) : NaN
+  return Number.isNaN(since) ? undefined : since + delaySeconds * 1000
+}
+
+/**
+ * Whether a Pod chosen to go may go now: a PodOpsLifecycle holds the gate, or it is out of traffic
+ * (not Ready, or its service-ready condition not True: never was, or set False by an earlier sync)
+ * and, when this set drained it, `scaleStrategy.operationDelaySeconds` has passed since (the
+ * plan notes when the first such wait ends, for a resync).
+ */
+function mayGo ({ pod, ready, serving }: Member, plan: PodPlan, drain: Drain): boolean {
+  if (pod.metadata.labels?.[OPS_LIFECYCLE_LABEL] !== undefined) return true
+  if (ready && serving) return false
+  const until = drainedUntil(pod, drain.delaySeconds)
+  if (until === undefined || until <= drain.nowMs) return true
+  plan.drainUntilMs = Math.min(plan.drainUntilMs ?? until, until)
+  return false
 }
 
 /**
@@ -76,12 +102,12 @@ function mayGo ({ pod, ready, serving }: Member): boolean {
  * origin that goes hands its place to its replacement (as when it is deleted by hand); a
  * replacement that goes leaves its origin to ask again.
  */
-export function applyDeletes (plan: PodPlan, requests: DeleteRequests): void {
+export function applyDeletes (plan: PodPlan, requests: DeleteRequests, drain: Drain): void {
   if (requests.pods.size === 0 && requests.excluded.size === 0) return
   const going = new Set<KubeObject>()
   for (const m of plan.members) {
     if (!requests.pods.has(m.pod)) continue
-    if (mayGo(m)) going.add(m.pod)
+    if (mayGo(m, plan, drain)) going.add(m.pod)
     else plan.draining.set(m.pod, 'ToDelete')
   }
   const leaves = (pod: KubeObject): boolean => going.has(pod) || plan.draining.has(pod) || requests.excluded.has(pod)
@@ -119,11 +145,11 @@ export function removalOrder (a: Member, b: Member): number {
  * Down to `replicas`: a Pod that no longer serves goes, taking its pending replacement with it;
  * one that serves is drained first (kept, not counted) and chosen again, first, at a later sync.
  */
-export function scaleDown (plan: PodPlan, replicas: number): void {
+export function scaleDown (plan: PodPlan, replicas: number, drain: Drain): void {
   if (plan.logical.length <= replicas) return
   const removed = [...plan.logical].sort(removalOrder).slice(0, plan.logical.length - replicas)
   for (const m of removed) {
-    if (!mayGo(m)) {
+    if (!mayGo(m, plan, drain)) {
       plan.draining.set(m.pod, 'ScaleIn')
       continue
     }
@@ -138,12 +164,16 @@ export function scaleDown (plan: PodPlan, replicas: number): void {
   plan.logical = plan.logical.filter(m => !plan.drop.has(m.pod) && !plan.draining.has(m.pod))
 }
 
-/** The drain: each Pod chosen to go that still serves gets its service-ready condition False. */
+/**
+ * The drain: each Pod chosen to go that still serves gets its service-ready condition False; one
+ * drained already keeps it as written (its time is when the delay started).
+ */
 export function drainEffects (plan: PodPlan, now: Date): Effect[] {
   const effects: Effect[] = []
   for (const [pod, why] of plan.draining) {
     const ref = refTo(pod)
-    if (ref === undefined) continue
+    const gate = findCondition(isRecord(pod.status) ? pod.status.conditions : undefined, SERVICE_READY)
+    if (ref === undefined || (gate?.status === 'False' && gate.reason === why)) continue
     const message = why === 'ScaleIn'
       ? 'the CollaSet scales in: the Pod leaves traffic, then goes'
       : 'the Pod is to delete: it leaves traffic, then goes'

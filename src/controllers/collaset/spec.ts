@@ -33,12 +33,16 @@ export interface UpdateStrategy {
   operationDelaySeconds: number
 }
 
-/** kuperator's `scaleStrategy`: Pods to delete by name. */
+/** kuperator's `scaleStrategy`: Pods to delete or release by name, and the pause before a Pod goes. */
 export interface ScaleStrategy {
   /** `podToDelete`: names of the set's Pods to delete (a replacement comes when `replicas` wants one). */
   podToDelete: string[]
   /** `podToExclude`: names of the set's Pods to release (the set stops owning them). */
   podToExclude: string[]
+  /** `podToInclude`: names of Pods of the namespace to adopt (include.ts). */
+  podToInclude: string[]
+  /** Seconds a Pod chosen to go stays out of traffic before it is deleted; 0: none. */
+  operationDelaySeconds: number
   /** `persistentVolumeClaimRetentionPolicy`, defaults filled in (volumes.ts). */
   retention: ClaimRetention
 }
@@ -123,14 +127,21 @@ function podNames (value: unknown, where: string, problems: string[]): string[] 
 /** `spec.scaleStrategy`, kuperator's fields; problems pushed, never thrown. */
 function parseScaleStrategy (value: unknown, problems: string[]): ScaleStrategy {
   const strategy = optionalRecord(value, 'spec.scaleStrategy', problems)
-  const include = podNames(strategy.podToInclude, 'spec.scaleStrategy.podToInclude', problems)
-  if (include.length > 0) {
-    problems.push('spec.scaleStrategy.podToInclude is not supported: a CollaSet cannot see or adopt a Pod ' +
-      'it does not own yet (docs/collaset.md, "Exclude"); remove the field')
+  const podToInclude = podNames(strategy.podToInclude, 'spec.scaleStrategy.podToInclude', problems)
+  const podToExclude = podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems)
+  const both = podToInclude.filter(name => podToExclude.includes(name))
+  if (both.length > 0) {
+    problems.push(`spec.scaleStrategy: podToInclude and podToExclude both name ${both.slice(0, 5).join(', ')}`)
   }
+  const operationDelaySeconds = optionalWholeNumber(
+    strategy.operationDelaySeconds, 'spec.scaleStrategy.operationDelaySeconds', 0, MAX_OPERATION_DELAY_SECONDS,
+    problems
+  ) ?? 0
   return {
     podToDelete: podNames(strategy.podToDelete, 'spec.scaleStrategy.podToDelete', problems),
-    podToExclude: podNames(strategy.podToExclude, 'spec.scaleStrategy.podToExclude', problems),
+    podToExclude,
+    podToInclude,
+    operationDelaySeconds,
     retention: parseRetention(strategy.persistentVolumeClaimRetentionPolicy, problems)
   }
 }

@@ -36,10 +36,14 @@ import {
   byMemberCreation, member, replacementOrder, type Member, type PodPlan
 } from './members.js'
 import { renderStatus } from './status.js'
-import { applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown } from './scale.js'
+import {
+  applyDeletes, deleteRequests, drainEffects, excludeEffects, scaleCondition, scaleDown, type DeleteRequests
+} from './scale.js'
+import type { ConditionState } from './status.js'
 import { decideRollout, updateCondition } from './rollout.js'
 import { templateShape } from './inplace.js'
 import { carryOut } from './upgrade.js'
+import { includeEffects, includeNote, inclusions, type Inclusions } from './include.js'
 import { answerClaims, attachClaims, freeInstances, INSTANCE_LABEL } from './volumes.js'
 
 export type { CollaSetStatus } from './status.js'
@@ -61,17 +65,11 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const claims = objectsOf(request.children, 'PersistentVolumeClaim', 'v1')
   const plan = pairReplacements(observe(pods), updated)
   settleReadyPairs(plan)
-  // Scale reads the Pods as observed (pairs settled), before this sync adds or removes any.
-  const deletes = deleteRequests(plan, pods, spec)
-  const scale = scaleCondition(plan.logical.length, spec, deletes)
-  if (!spec.paused) {
-    applyDeletes(plan, deletes)
-    scaleDown(plan, spec.replicas)
-  }
+  const { deletes, included, scale } = scaleSet(request, spec, pods, plan, context.now)
   // Replace requests are honoured even while paused: they are operations, neither scale nor update.
   const requests = replaceRequests(plan)
   const rollout = decideRollout(plan, spec, ids, requests, context.now)
-  const upgrade = carryOut(rollout, plan, spec, updated, context.now)
+  const upgrade = carryOut(rollout, plan, spec, ids, context.now)
   const replacing = [...requests, ...optional(upgrade.replacing)]
   const created = createPods(parent, spec, ids, { pods, claims }, plan, replacing)
   if ('problems' in created) {
@@ -79,15 +77,8 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
     const kept = { status: previous, children: keepAllObserved(request.children), problems: created.problems }
     return invalidSpecAnswer(previous, kept, context.now)
   }
-  const kept = pods.filter(p => !plan.drop.has(p))
-  // The claims go by the Pods of the answer: a claim whose instance lost its last Pod is judged here.
-  const { namespace } = parent.metadata
-  const { volumeClaimTemplates, scaleStrategy } = spec
-  const claimPolicy = { retention: scaleStrategy.retention, released: scaleStrategy.podToExclude }
-  const volumes = answerClaims(claims, [...kept, ...created], volumeClaimTemplates, claimPolicy, namespace)
-  const children = [...kept.map(keepAsObserved), ...created, ...volumes.kept.map(keepAsObserved), ...volumes.created]
-    .sort(byName)
-  // The members kept, in the order of `kept`: the status counts them, the gate goes through them.
+  const children = answerChildren(parent, spec, pods.filter(p => !plan.drop.has(p)), created, claims)
+  // The members kept: the status counts them, the gate goes through them.
   const released = spec.paused ? new Set<KubeObject>() : deletes.excluded
   const live = plan.members.filter(m => !plan.drop.has(m.pod) && !released.has(m.pod))
   const pairing = new Set([...plan.pairOf.keys(), ...plan.draining.keys(), ...upgrade.holding])
@@ -95,14 +86,59 @@ export function syncCollaSet (request: SyncRequest, context: HookContext): SyncA
   const input = { live, replacing: pairing, spec, updated, scale, update, nextUpdateMs: rollout.nextMs }
   const status = renderStatus(input, parent, previous, context.now)
   const response: SyncResponse = { status, children }
-  // Time is a resync (law 4): the delay ends at a moment no Pod change announces.
-  if (rollout.nextMs !== undefined) {
-    response.resyncAfterSeconds = Math.max(1, Math.ceil((rollout.nextMs - context.now.getTime()) / 1000))
+  // Time is a resync (law 4): a delay ends at a moment no Pod change announces.
+  const wakeMs = Math.min(rollout.nextMs ?? Infinity, plan.drainUntilMs ?? Infinity)
+  if (wakeMs !== Infinity) {
+    response.resyncAfterSeconds = Math.max(1, Math.ceil((wakeMs - context.now.getTime()) / 1000))
   }
-  const releases = spec.paused ? [] : excludeEffects(deletes)
-  const gates = gateEffects(live, upgrade.holding, context.now)
+  const releases = spec.paused
+    ? []
+    : [...excludeEffects(deletes), ...includeEffects(included, String(parent.metadata.uid))]
+  // A Pod leaving (drained, waiting out a delay) keeps its gate False, as one the rollout holds.
+  const gates = gateEffects(live, new Set([...upgrade.holding, ...plan.draining.keys()]), context.now)
   const effects = [...drainEffects(plan, context.now), ...releases, ...upgrade.effects, ...gates]
   return { response, effects }
+}
+
+/**
+ * Scale: the Pods asked to go or to join, and the `Scale` condition from the Pods as observed
+ * (pairs settled), before this sync adds or removes any; then, unless paused, the deletes and the
+ * scale-in, each Pod drained first (scale.ts).
+ */
+function scaleSet (request: SyncRequest, spec: CollaSetSpec, pods: KubeObject[], plan: PodPlan, now: Date): {
+  deletes: DeleteRequests, included: Inclusions, scale: ConditionState
+} {
+  const deletes = deleteRequests(plan, pods, spec)
+  const included = inclusions(request, spec, pods)
+  const scale = scaleCondition(plan.logical.length, spec, deletes)
+  scale.message += includeNote(included)
+  if (spec.paused) return { deletes, included, scale }
+  const drain = { nowMs: now.getTime(), delaySeconds: spec.scaleStrategy.operationDelaySeconds }
+  applyDeletes(plan, deletes, drain)
+  scaleDown(plan, spec.replicas, drain)
+  if (plan.drainUntilMs !== undefined) {
+    scale.message += `; out of traffic, the Pod goes at ${timestamp(new Date(plan.drainUntilMs))} ` +
+      `(scaleStrategy.operationDelaySeconds ${drain.delaySeconds})`
+  }
+  return { deletes, included, scale }
+}
+
+/**
+ * The children of the answer: the Pods kept (by identity) and created, and the claims, which go by
+ * those Pods: a claim whose instance lost its last Pod is judged here (volumes.ts).
+ */
+function answerChildren (
+  parent: KubeObject,
+  spec: CollaSetSpec,
+  kept: readonly KubeObject[],
+  created: readonly KubeObject[],
+  claims: readonly KubeObject[]
+): KubeObject[] {
+  const { volumeClaimTemplates, scaleStrategy } = spec
+  const policy = { retention: scaleStrategy.retention, released: scaleStrategy.podToExclude }
+  const volumes = answerClaims(claims, [...kept, ...created], volumeClaimTemplates, policy, parent.metadata.namespace)
+  return [...kept.map(keepAsObserved), ...created, ...volumes.kept.map(keepAsObserved), ...volumes.created]
+    .sort(byName)
 }
 
 function optional<T> (value: T | undefined): T[] {
@@ -227,11 +263,11 @@ function createPods (
   const { name, namespace } = parent.metadata
   // The CollaSet's name alone seeds the names, so they are the same in every namespace and
   // cluster: an OperationJob written in advance (manifests/examples) can name its targets.
-  const held = new Set(takenNames(pods, [...spec.scaleStrategy.podToDelete, ...spec.scaleStrategy.podToExclude]))
+  const { podToDelete, podToExclude, podToInclude } = spec.scaleStrategy
+  const held = new Set(takenNames(pods, [...podToDelete, ...podToExclude, ...podToInclude]))
   // A Pod added for capacity takes the instance of claims no Pod holds (volumes.ts), under the
   // instance's name when that is free. The namer hands out no claim's instance: not a free one,
   // nor one whose claims are still being deleted (the new Pod would mount a claim about to go).
-  const { podToExclude } = spec.scaleStrategy
   const free = freeInstances(claims, pods.filter(p => !plan.drop.has(p)), spec.volumeClaimTemplates, podToExclude)
   const taken = [...held, ...claims.flatMap(c => c.metadata.labels?.[INSTANCE_LABEL] ?? [])]
   const namer = spec.naming === 'PersistentSequence' ? new SequenceNamer(name, taken) : new PodNamer(name, name, taken)

@@ -10,7 +10,7 @@ import { timestamp } from '../../k8s/time.js'
 import type { CollaSetSpec } from './spec.js'
 import type { Member, PodPlan } from './members.js'
 import type { RolloutDecision } from './rollout.js'
-import { revisionOf } from './pods.js'
+import { revisionOf, type TemplateIds } from './pods.js'
 import { heldForUpdate, inPlaceEffects, inPlaceUnderWay, RECREATE_REASON } from './inplace.js'
 
 export interface Upgrade {
@@ -61,9 +61,10 @@ export function carryOut (
   decision: RolloutDecision,
   plan: PodPlan,
   spec: CollaSetSpec,
-  updated: string,
+  ids: TemplateIds,
   now: Date
 ): Upgrade {
+  const updated = ids.revision
   const holding = inPlaceHeld(plan, updated)
   const { origin, method } = decision
   if (origin === undefined) return { effects: [], holding }
@@ -72,7 +73,7 @@ export function carryOut (
       return { replacing: origin.pod, effects: [], holding }
     case 'InPlace':
       holding.add(origin.pod)
-      return { effects: inPlaceEffects(origin, spec, updated, now), holding }
+      return { effects: inPlaceEffects(origin, spec, ids, now), holding }
     case 'Recreate':
       holding.add(origin.pod)
       return { effects: recreate(origin, plan, updated, now), holding }

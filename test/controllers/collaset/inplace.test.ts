@@ -184,3 +184,61 @@ t.test('the shape leaves out images only', async t => {
   labels.metadata.labels.tier = 'web'
   t.equal(templateShape(labels), shape, 'the template\'s labels change in place too')
 })
+
+/** The fixture's Pods at Burstable resources their kubelet reports, the template asking more cpu. */
+function resizeRequest (): SyncRequest {
+  const request = fixture(FIXTURE)
+  const template = specOf<any>(request.parent).template
+  const burstable = { requests: { cpu: '100m', memory: '64Mi' } }
+  const container = { ...template.spec.containers[0], resources: burstable }
+  const made = { ...template, spec: { ...template.spec, containers: [container] } }
+  for (const pod of podsOf(request)) {
+    specOf<any>(pod).containers[0].resources = burstable
+    statusOf(pod).containerStatuses[0]!.resources = burstable
+    pod.metadata.annotations![TEMPLATE_SHAPE_ANNOTATION] = templateShape(made)
+  }
+  template.spec.containers[0].resources = { requests: { cpu: '0.25', memory: '64Mi' } }
+  return request
+}
+
+t.test('a resize first, then the revision: the resize subresource, quantities compared by amount', async t => {
+  const request = resizeRequest()
+  const pod = named(request, 'foo-jk4r5')
+  setCondition(pod, SERVICE_READY, 'False', IN_PLACE_REASON)
+  setCondition(pod, 'Ready', 'False')
+  const [resize] = effectsOn(sync(request), 'foo-jk4r5')
+  t.match(resize, { type: 'ResizePod', containers: [{ name: 'app', resources: { requests: { cpu: '0.25' } } }] },
+    'the resize first; the revision waits for it')
+  t.match(requestFor(resize as Effect), {
+    method: 'PATCH',
+    path: '/api/v1/namespaces/default/pods/foo-jk4r5/resize',
+    contentType: 'application/strategic-merge-patch+json'
+  })
+  // The spec took it (in the API server's spelling): the patch of the revision follows.
+  specOf<any>(pod).containers[0].resources = { requests: { cpu: '250m', memory: '64Mi' } }
+  t.match(effectsOn(sync(request), 'foo-jk4r5'), [{ type: 'UpdatePodInPlace', images: [{ image: 'nginx:1.29' }] }])
+})
+
+t.test('no resize where the kubelet reports no resources, for amounts besides cpu and memory, across QoS', async t => {
+  const cases: Array<[string, (request: SyncRequest) => void]> = [
+    ['no resources in the status', r => {
+      for (const p of podsOf(r)) delete statusOf(p).containerStatuses[0]!.resources
+    }],
+    ['ephemeral-storage changes', r => {
+      const resources = { requests: { cpu: '0.25', memory: '64Mi', 'ephemeral-storage': '1Gi' } }
+      specOf<any>(r.parent).template.spec.containers[0].resources = resources
+    }],
+    ['Burstable to Guaranteed', r => {
+      specOf<any>(r.parent).template.spec.containers[0].resources = { limits: { cpu: '1', memory: '1Gi' } }
+    }]
+  ]
+  t.match(sync(resizeRequest()).effects, [{ type: 'SetPodCondition', condition: { reason: IN_PLACE_REASON } }],
+    'the set-up alone resizes in place')
+  for (const [what, change] of cases) {
+    const request = resizeRequest()
+    change(request)
+    const answer = sync(request)
+    t.same(answer.effects, [], `${what}: nothing in place`)
+    t.equal(answer.response.children.length, 3, `${what}: a replacement instead`)
+  }
+})

@@ -4,6 +4,7 @@
 // read (law 2).
 import t, { type Test } from 'tap'
 import { syncCollaSet } from '../../../src/controllers/collaset/sync.js'
+import { customizeCollaSet } from '../../../src/controllers/collaset/include.js'
 import { TO_DELETE_LABEL } from '../../../src/controllers/collaset/pods.js'
 import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../../src/k8s/labels.js'
 import type { SetPodCondition } from '../../../src/effects/types.js'
@@ -204,14 +205,43 @@ t.test('podToExclude: the Pod loses controller-uid (Metacontroller then releases
   })
 })
 
-t.test('podToInclude is refused: Invalid, naming the field, every Pod kept (law 2)', async t => {
+t.test('podToInclude: a Pod the set could have made is labelled for adoption; the others are said', async t => {
   const request = fixture('collaset/sync-steady.v2.json')
-  specOf(request.parent).scaleStrategy = { podToInclude: ['stray'] }
+  const [own] = podsOf(request) as [KubeObject]
+  const stray = (name: string, change: (pod: KubeObject) => void = () => {}): KubeObject => {
+    const pod = structuredClone(own)
+    pod.metadata = { ...pod.metadata, name, uid: `uid-${name}`, ownerReferences: [] }
+    delete pod.metadata.labels?.['controller-uid']
+    change(pod)
+    return pod
+  }
+  const related = [
+    stray('stray'),
+    stray('owned', p => {
+      const owner = { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web', uid: 'rs', controller: true }
+      p.metadata.ownerReferences = [owner]
+    }),
+    stray('other', p => { p.metadata.labels = { app: 'bar' } })
+  ]
+  request.related = { 'Pod.v1': Object.fromEntries(related.map(p => [`default/${p.metadata.name}`, p])) }
+  const named = ['stray', 'owned', 'other', 'missing', own.metadata.name]
+  specOf(request.parent).scaleStrategy = { podToInclude: named }
   const answer = sync(request)
+  t.same(answer.effects.filter(e => e.type === 'SetPodLabels'), [{
+    type: 'SetPodLabels',
+    target: { apiVersion: 'v1', kind: 'Pod', namespace: 'default', name: 'stray', uid: 'uid-stray' },
+    labels: { 'controller-uid': request.parent.metadata.uid }
+  }], 'only the stray Pod, labelled with the set\'s controller-uid')
   keptAll(t, request, answer, 'podToInclude')
-  t.match(condition(answer.response.status, 'Valid'), {
-    status: 'False', reason: 'InvalidSpec', message: /spec\.scaleStrategy\.podToInclude is not supported/
+  t.match(condition(answer.response.status, 'Scale'), {
+    message: new RegExp('including stray \\(podToInclude\\); spec\\.scaleStrategy\\.podToInclude cannot take ' +
+      'missing: no such Pod; other: spec\\.selector does not match its labels; ' +
+      'owned: it is controlled by ReplicaSet web$')
   })
-  specOf(request.parent).scaleStrategy = { podToInclude: [] }
-  t.match(condition(sync(request).response.status, 'Valid'), { status: 'True' }, 'an empty list is fine')
+  const customize = customizeCollaSet({ controller: request.controller, parent: request.parent })
+  t.match(customize.relatedResources, [{ apiVersion: 'v1', resource: 'pods', namespace: 'default', names: named }])
+  specOf(request.parent).scaleStrategy = { podToInclude: ['stray'], podToExclude: ['stray'] }
+  t.match(condition(sync(request).response.status, 'Valid'), {
+    status: 'False', message: /podToInclude and podToExclude both name stray/
+  })
 })
