@@ -371,30 +371,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
     await kubectlOk(kubectl, ['wait', '--for=condition=Established', '--timeout=60s', 'crd', '--all'])
     // After the Secret: Metacontroller v4.17.2 reads a webhook's authorization when it starts a
     // CompositeController's controller, and again only when the CompositeController's spec changes.
-    for (const file of installed ? readdirSync(join(ROOT, 'manifests', 'controllers')) : []) {
-      const controller = parse(
-        pointHooksAt(readFileSync(join(ROOT, 'manifests', 'controllers', file), 'utf8'), hooksUrl)
-      )
-      await apply(kubectl, stringify(controller))
-      // What the API server kept: a field Metacontroller's CRD does not know would be pruned
-      // without a word (an authorization block lost so would mean calls without the token; an
-      // update strategy lost, JobFlow's Jobs OnDelete, unable to be suspended).
-      const stored = parse(
-        await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml'])
-      )
-      const lost = [
-        ...missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks'),
-        ...(controller.spec.childResources ?? []).flatMap((child: unknown, i: number) =>
-          missing(child, stored.spec?.childResources?.[i], `spec.childResources[${i}]`)
-        ),
-        ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds
-          ? []
-          : ['spec.resyncPeriodSeconds']),
-      ]
-      if (lost.length > 0) {
-        throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
-      }
-    }
+    if (installed) await applyControllers(kubectl, ROOT, hooksUrl)
 
     const kueue = options.kueue === true ? kueueFromEnv() : undefined
     if (options.kueue === true) {
@@ -478,6 +455,38 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
 
 /** The Secret our CompositeControllers' webhooks take their bearer token from (manifests/controllers). */
 export const HOOK_TOKEN_SECRET = { name: 'jobhooks-hook-token', namespace: 'jobhooks-system', key: 'token' } as const
+
+/**
+ * Applies the CompositeControllers of `root` (the checkout, or a release's build: what a helm
+ * upgrade or rollback applies) with every hook pointed at `hooksUrl`, and checks that the API
+ * server kept every field of them.
+ */
+export async function applyControllers (kubectl: Cluster['kubectl'], root: string, hooksUrl: string): Promise<void> {
+  for (const file of readdirSync(join(root, 'manifests', 'controllers'))) {
+    const controller = parse(
+      pointHooksAt(readFileSync(join(root, 'manifests', 'controllers', file), 'utf8'), hooksUrl)
+    )
+    await apply(kubectl, stringify(controller))
+    // What the API server kept: a field Metacontroller's CRD does not know would be pruned
+    // without a word (an authorization block lost so would mean calls without the token; an
+    // update strategy lost, JobFlow's Jobs OnDelete, unable to be suspended).
+    const stored = parse(
+      await kubectlOk(kubectl, ['get', 'compositecontroller', controller.metadata.name, '-o', 'yaml'])
+    )
+    const lost = [
+      ...missing(controller.spec.hooks, stored.spec?.hooks, 'spec.hooks'),
+      ...(controller.spec.childResources ?? []).flatMap((child: unknown, i: number) =>
+        missing(child, stored.spec?.childResources?.[i], `spec.childResources[${i}]`)
+      ),
+      ...(stored.spec?.resyncPeriodSeconds === controller.spec.resyncPeriodSeconds
+        ? []
+        : ['spec.resyncPeriodSeconds']),
+    ]
+    if (lost.length > 0) {
+      throw new Error(`CompositeController ${String(controller.metadata.name)} was stored without ${lost.join(', ')}`)
+    }
+  }
+}
 
 /**
  * Our CompositeController with its hooks at the service under test instead of the in-cluster

@@ -1,7 +1,8 @@
 // Upgrades lose nothing, against the real thing. The previous release (0.3.0, built from git
 // history by test/e2e/previous-release.sh) and this checkout serve the hooks behind one URL, a
-// round-robin proxy of the test's own (test/e2e/proxy.ts), so Metacontroller's CompositeControllers
-// never change while the versions behind them do:
+// round-robin proxy of the test's own (test/e2e/proxy.ts); each version runs under its own
+// CompositeControllers, switched at mid-flow as a helm upgrade or rollback applies them (the skew
+// runs under the checkout's, as a rolling update does once helm applied them):
 //   - upgrade: parents started on the old version, which is replaced mid-flow by the new one;
 //   - version skew: old and new answer the same parents alternately, call by call, all their lives;
 //   - rollback: parents started on the new version, replaced mid-flow by the old one.
@@ -21,7 +22,7 @@ import t, { type Test } from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseAllDocuments, stringify } from 'yaml'
-import { addKwokNode, apply, ROOT, run, waitFor, type Service } from './cluster.js'
+import { addKwokNode, apply, applyControllers, ROOT, run, waitFor, type Service } from './cluster.js'
 import { startRoundRobin, type Backend, type RoundRobin } from './proxy.js'
 import {
   containerState,
@@ -116,18 +117,29 @@ async function scenarios (OLD: Version, NEW: Version): Promise<void> {
    */
   /** Each scenario's syncs per parent (`<kind>/<name>`), for the comparison at the end. */
   const syncs = new Map<string, Map<string, number>>()
+  // Each version runs under its own CompositeControllers, as a helm upgrade or rollback applies
+  // them with its Deployment: a hook or child kind one release adds is never asked of one that
+  // lacks it. Switching, the version that serves is the newer one: an upgrade moves the calls
+  // first, then the controllers; a rollback the controllers first, then the calls.
+  const hooksUrl = String(cluster.hooksUrl)
+  const controllersOf = async (version: Version): Promise<void> =>
+    await applyControllers(cluster.kubectl, version.build ?? ROOT, hooksUrl)
   const rollOut = (from: Version, to: Version) => async (t: Test) => {
+    await controllersOf(from)
     const first = await launch(from)
     proxy.route([backend(first)])
     const next = await launch(to)
     const name = from === OLD ? 'upgrade' : 'rollback'
     const counted = await lifeOfParents(t, scenario, proxy, name, async () => {
+      if (from !== OLD) await controllersOf(to)
       proxy.route([backend(next)])
+      if (from === OLD) await controllersOf(to)
       await first.service.stop()
       return [to.name]
     })
     syncs.set(name, counted)
     await next.service.stop()
+    await controllersOf(NEW)
   }
 
   t.test(
