@@ -141,32 +141,20 @@ export function requestFor (effect: Effect): Request {
 }
 
 function resizeRequest (effect: ResizePod): Request {
-  if (effect.target.kind !== 'Pod') throw new Refused(`only Pods are resized, not a ${effect.target.kind}`)
-  return {
-    method: 'PATCH',
-    path: `${objectPath(effect.target)}/resize`,
-    contentType: 'application/strategic-merge-patch+json',
-    // Containers merge on `name`; the UID is the precondition. A cluster without the subresource
-    // (before 1.33, or the feature off) answers 404, read as the Pod gone: the hook never asks it
-    // there, as such a kubelet reports no container resources (resize.ts).
-    body: { metadata: { uid: effect.target.uid }, spec: { containers: effect.containers } }
-  }
+  // Containers merge on `name`. A cluster without the subresource (before 1.33, or the feature
+  // off) answers 404, read as the Pod gone: the hook never asks it there, as such a kubelet
+  // reports no container resources (resize.ts).
+  return podPatch(effect.target, 'only Pods are resized', 'resize', { spec: { containers: effect.containers } })
 }
 
 function inPlaceRequest (effect: UpdatePodInPlace): Request {
-  if (effect.target.kind !== 'Pod') throw new Refused(`only Pods are updated in place, not a ${effect.target.kind}`)
   const containers = effect.images.map(({ name, image }) => ({ name, image }))
-  return {
-    method: 'PATCH',
-    path: objectPath(effect.target),
-    contentType: 'application/strategic-merge-patch+json',
-    // Containers merge on `name`, labels and annotations by key; the UID is the precondition.
-    // Any change beyond what a running Pod may take is refused by the API server (422), not here.
-    body: {
-      metadata: { uid: effect.target.uid, labels: effect.labels, annotations: effect.annotations },
-      ...(containers.length > 0 ? { spec: { containers } } : {})
-    }
-  }
+  // Containers merge on `name`, labels and annotations by key. Any change beyond what a running
+  // Pod may take is refused by the API server (422), not here.
+  return podPatch(effect.target, 'only Pods are updated in place', undefined, {
+    metadata: { labels: effect.labels, annotations: effect.annotations },
+    ...(containers.length > 0 ? { spec: { containers } } : {})
+  })
 }
 
 function stopJobFlowRequest (effect: StopJobFlow): Request {
@@ -185,14 +173,8 @@ function stopJobFlowRequest (effect: StopJobFlow): Request {
 }
 
 function podLabelsRequest (effect: SetPodLabels): Request {
-  if (effect.target.kind !== 'Pod') throw new Refused(`pod labels go onto Pods, not onto a ${effect.target.kind}`)
-  return {
-    method: 'PATCH',
-    path: objectPath(effect.target),
-    contentType: 'application/strategic-merge-patch+json',
-    // Labels merge by key and null removes one; the UID is the precondition (422 on metadata.uid).
-    body: { metadata: { uid: effect.target.uid, labels: effect.labels } }
-  }
+  // Labels merge by key and null removes one.
+  return podPatch(effect.target, 'pod labels go onto Pods', undefined, { metadata: { labels: effect.labels } })
 }
 
 function evictRequest (effect: EvictPod): Request {
@@ -213,28 +195,35 @@ function evictRequest (effect: EvictPod): Request {
 }
 
 function podConditionRequest (effect: SetPodCondition): Request {
-  if (effect.target.kind !== 'Pod') throw new Refused(`pod conditions go into Pods, not into a ${effect.target.kind}`)
-  return {
-    method: 'PATCH',
-    path: `${objectPath(effect.target)}/status`,
-    contentType: 'application/strategic-merge-patch+json',
-    // Pod conditions merge on `type`: only this one changes. The UID is the precondition, as for
-    // ephemeral containers (another Pod of the same name answers 422 on metadata.uid).
-    body: { metadata: { uid: effect.target.uid }, status: { conditions: [effect.condition] } }
-  }
+  // Pod conditions merge on `type`: only this one changes.
+  const body = { status: { conditions: [effect.condition] } }
+  return podPatch(effect.target, 'pod conditions go into Pods', 'status', body)
 }
 
 function injectRequest (effect: InjectEphemeralContainers): Request {
-  if (effect.target.kind !== 'Pod') {
-    throw new Refused(`ephemeral containers go into Pods, not into a ${effect.target.kind}`)
-  }
+  const body = { spec: { ephemeralContainers: effect.containers } }
+  return podPatch(effect.target, 'ephemeral containers go into Pods', 'ephemeralcontainers', body)
+}
+
+/**
+ * A strategic-merge patch of a Pod, or of its `subresource`, with the Pod's UID as the
+ * precondition: when the Pod of that name is another one, the API server refuses the patch (1.36
+ * answers 422 Invalid, "metadata.uid: ... field is immutable"). Anything but a Pod is refused,
+ * `refusal` saying why.
+ */
+function podPatch (
+  target: ObjectRef,
+  refusal: string,
+  subresource: string | undefined,
+  body: { metadata?: Record<string, unknown>, [part: string]: unknown }
+): Request {
+  if (target.kind !== 'Pod') throw new Refused(`${refusal}, not a ${target.kind}`)
+  const { metadata, ...parts } = body
   return {
     method: 'PATCH',
-    path: `${objectPath(effect.target)}/ephemeralcontainers`,
+    path: subresource === undefined ? objectPath(target) : `${objectPath(target)}/${subresource}`,
     contentType: 'application/strategic-merge-patch+json',
-    // The UID is the precondition: when the Pod of that name is another one, the API server
-    // refuses the patch (1.36 answers 422 Invalid, "metadata.uid: ... field is immutable").
-    body: { metadata: { uid: effect.target.uid }, spec: { ephemeralContainers: effect.containers } }
+    body: { metadata: { uid: target.uid, ...metadata }, ...parts }
   }
 }
 

@@ -38,6 +38,26 @@ export function serviceReadyStatus (pod: KubeObject): string | undefined {
   return typeof status === 'string' ? status : undefined
 }
 
+/** The Pod's service-ready condition (the readiness gate's), if it has one: its reason says who set it. */
+export function serviceReadyCondition (pod: KubeObject): Record<string, unknown> | undefined {
+  return findCondition(conditions(pod), SERVICE_READY)
+}
+
+/** A list's entries that are objects; none of a value that is no list. */
+export function recordsOf (value: unknown): Array<Record<string, unknown>> {
+  return Array.isArray(value) ? value.filter(isRecord) : []
+}
+
+/** The Pod's containers as its spec lists them. */
+export function podContainers (pod: KubeObject): Array<Record<string, unknown>> {
+  return recordsOf(isRecord(pod.spec) ? pod.spec.containers : undefined)
+}
+
+/** The Pod's container statuses as its status lists them. */
+export function podContainerStatuses (pod: KubeObject): Array<Record<string, unknown>> {
+  return recordsOf(isRecord(pod.status) ? pod.status.containerStatuses : undefined)
+}
+
 export function serviceReady (pod: KubeObject): boolean {
   return serviceReadyStatus(pod) === 'True'
 }

@@ -4,12 +4,11 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { jobFailureMessage, jobFinishTime, jobOutcome, jobStartTime } from '../../k8s/jobs.js'
-import { isReady, podPhaseOf, serviceReadyStatus } from '../../k8s/pods.js'
+import { isReady, podPhaseOf, serviceReadyCondition, serviceReadyStatus } from '../../k8s/pods.js'
 import { originOf, wantsReplace } from '../../k8s/labels.js'
 import { nodeOfJob } from '../../controllers/daemonjob/job.js'
 import { REVISION_LABEL, UPDATE_INCLUDED_LABEL } from '../../controllers/collaset/pods.js'
 import { IN_PLACE_REASON, RECREATE_REASON } from '../../controllers/collaset/inplace.js'
-import { SERVICE_READY } from '../../k8s/labels.js'
 import { findCondition } from '../../k8s/conditions.js'
 import { alignRows } from '../printer-columns.js'
 import { age, conditionLines, field, header, span, statusOf } from './view-parts.js'
@@ -166,7 +165,7 @@ function rolloutState (collaSet: KubeObject, now: Date): string | undefined {
 
 /** What the rollout does to the Pod, as its service-ready condition's reason says. */
 function updating (pod: KubeObject): string {
-  const gate = findCondition(statusOf(pod).conditions, SERVICE_READY)
+  const gate = serviceReadyCondition(pod)
   if (gate?.status !== 'False') return ''
   if (gate.reason === IN_PLACE_REASON) return 'updating in place'
   return gate.reason === RECREATE_REASON ? 'to be recreated' : ''

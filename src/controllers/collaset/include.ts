@@ -7,13 +7,13 @@
 // controller of its own (Metacontroller would not adopt it), labels the set's selector matches.
 import type { CustomizeRequest, CustomizeResponse, SyncRequest } from '../../protocol/hooks.js'
 import type { KubeObject } from '../../k8s/types.js'
-import { refTo, type Effect } from '../../effects/types.js'
+import type { Effect } from '../../effects/types.js'
 import { objectsOf } from '../../k8s/objects.js'
 import { isFinished, isTerminating } from '../../k8s/pods.js'
 import { selectorMatches } from '../../k8s/selectors.js'
 import type { CollaSetSpec } from './spec.js'
 import { parseCollaSetSpec } from './spec.js'
-import { CONTROLLER_UID_LABEL } from './pods.js'
+import { claimLabelEffects } from './pods.js'
 
 /** Asks for the Pods podToInclude names, in the set's namespace; nothing when it names none. */
 export function customizeCollaSet (request: CustomizeRequest): CustomizeResponse {
@@ -62,13 +62,7 @@ export function inclusions (request: SyncRequest, spec: CollaSetSpec, children: 
 
 /** The label that has Metacontroller adopt each Pod taken. */
 export function includeEffects (found: Inclusions, uid: string): Effect[] {
-  const effects: Effect[] = []
-  for (const pod of found.including) {
-    const ref = refTo(pod)
-    if (ref === undefined || pod.metadata.labels?.[CONTROLLER_UID_LABEL] === uid) continue
-    effects.push({ type: 'SetPodLabels', target: ref, labels: { [CONTROLLER_UID_LABEL]: uid } })
-  }
-  return effects
+  return claimLabelEffects(found.including, uid)
 }
 
 /** What the Scale condition adds about podToInclude. */

@@ -16,8 +16,9 @@
 import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { refTo, type Effect, type PodImage } from '../../effects/types.js'
-import { findCondition } from '../../k8s/conditions.js'
-import { hasServiceGate } from '../../k8s/pods.js'
+import {
+  hasServiceGate, podContainers, podContainerStatuses, recordsOf, serviceReadyCondition
+} from '../../k8s/pods.js'
 import { SERVICE_READY } from '../../k8s/labels.js'
 import { shortHash } from '../../k8s/names.js'
 import { timestamp } from '../../k8s/time.js'
@@ -81,17 +82,8 @@ export function inPlaceKind (pod: KubeObject, spec: CollaSetSpec, shape: string)
   return sameShape && kubeletResizes(pod) && resizable(pod, spec) ? 'Resize' : undefined
 }
 
-function list (value: unknown): Array<Record<string, unknown>> {
-  return Array.isArray(value) ? value.filter(isRecord) : []
-}
-
-function containersOf (pod: KubeObject): Array<Record<string, unknown>> {
-  return list(isRecord(pod.spec) ? pod.spec.containers : undefined)
-}
-
 function containerStatuses (pod: KubeObject): Map<string, Record<string, unknown>> {
-  const statuses = list(isRecord(pod.status) ? pod.status.containerStatuses : undefined)
-  return new Map(statuses.map(s => [String(s.name), s]))
+  return new Map(podContainerStatuses(pod).map(s => [String(s.name), s]))
 }
 
 /** The record on the Pod, if it holds a well-formed one. */
@@ -120,7 +112,7 @@ export function inPlaceDone (pod: KubeObject): boolean {
   const record = inPlaceRecord(pod)
   if (record === undefined || record.revision !== revisionOf(pod) || !resizeSettled(pod)) return false
   const statuses = containerStatuses(pod)
-  const specs = new Map(containersOf(pod).map(c => [String(c.name), c]))
+  const specs = new Map(podContainers(pod).map(c => [String(c.name), c]))
   return Object.entries(record.containers).every(([name, before]) =>
     restarted(statuses.get(name), specs.get(name)?.image, before))
 }
@@ -128,19 +120,15 @@ export function inPlaceDone (pod: KubeObject): boolean {
 /** The service-ready condition's reason while the rollout holds the Pod out of traffic to recreate it. */
 export const RECREATE_REASON = 'Recreate'
 
-function gateOf (pod: KubeObject): Record<string, unknown> | undefined {
-  return findCondition(isRecord(pod.status) ? pod.status.conditions : undefined, SERVICE_READY)
-}
-
 /** The rollout took the Pod out of traffic to update it in place (its service-ready condition says so). */
-export function heldForInPlace (pod: KubeObject): boolean {
-  const gate = gateOf(pod)
+function heldForInPlace (pod: KubeObject): boolean {
+  const gate = serviceReadyCondition(pod)
   return gate?.status === 'False' && gate.reason === IN_PLACE_REASON
 }
 
 /** The rollout took the Pod out of traffic to update it, in place or by recreating it. */
 export function heldForUpdate (pod: KubeObject): boolean {
-  const gate = gateOf(pod)
+  const gate = serviceReadyCondition(pod)
   return gate?.status === 'False' && (gate.reason === IN_PLACE_REASON || gate.reason === RECREATE_REASON)
 }
 
@@ -156,9 +144,9 @@ export function inPlaceUnderWay (pod: KubeObject, updated: string): boolean {
 
 /** The containers whose image the template changes, with their place in the Pod's list. */
 function changedImages (pod: KubeObject, spec: CollaSetSpec): PodImage[] {
-  const wanted = new Map(list(spec.template.spec.containers).map(c => [String(c.name), c.image]))
+  const wanted = new Map(recordsOf(spec.template.spec.containers).map(c => [String(c.name), c.image]))
   const changed: PodImage[] = []
-  containersOf(pod).forEach((c, index) => {
+  podContainers(pod).forEach((c, index) => {
     const image = wanted.get(String(c.name))
     if (typeof image === 'string' && image !== c.image) changed.push({ index, name: String(c.name), image })
   })

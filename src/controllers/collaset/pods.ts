@@ -2,6 +2,7 @@
 // labels and conditions say is the shared Pod contract (src/k8s/pods.ts, src/k8s/labels.ts).
 import { createHash } from 'node:crypto'
 import type { KubeObject } from '../../k8s/types.js'
+import { refTo, type Effect } from '../../effects/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { REPLACE_ORIGIN_LABEL, SERVICE_READY, TO_REPLACE_LABEL } from '../../k8s/labels.js'
 import { fitName, isDnsLabel, MAX_OBJECT_NAME, shortHash } from '../../k8s/names.js'
@@ -29,6 +30,21 @@ export const TO_DELETE_LABEL = 'jobhooks.io/to-delete'
  * `generateSelector: true`): `controller-uid=<CollaSet uid>`. A Pod without it is released.
  */
 export const CONTROLLER_UID_LABEL = 'controller-uid'
+
+/**
+ * Sets each Pod's `controller-uid` label to `value` (null: removes it) where it is not so already:
+ * how a Pod joins a set (Metacontroller adopts an orphan that matches) or leaves it (Metacontroller
+ * releases an owned Pod that no longer matches).
+ */
+export function claimLabelEffects (pods: Iterable<KubeObject>, value: string | null): Effect[] {
+  const effects: Effect[] = []
+  for (const pod of pods) {
+    const ref = refTo(pod)
+    if (ref === undefined || (pod.metadata.labels?.[CONTROLLER_UID_LABEL] ?? null) === value) continue
+    effects.push({ type: 'SetPodLabels', target: ref, labels: { [CONTROLLER_UID_LABEL]: value } })
+  }
+  return effects
+}
 
 const SUFFIX_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789'
 export const SUFFIX_LENGTH = 5

@@ -9,20 +9,13 @@ import type { KubeObject } from '../../k8s/types.js'
 import { isRecord } from '../../k8s/types.js'
 import type { Effect, ObjectRef } from '../../effects/types.js'
 import { findCondition } from '../../k8s/conditions.js'
+import { podContainers, podContainerStatuses, recordsOf } from '../../k8s/pods.js'
 import { sameResources } from '../../k8s/quantity.js'
 import type { CollaSetSpec } from './spec.js'
 
-function list (value: unknown): Array<Record<string, unknown>> {
-  return Array.isArray(value) ? value.filter(isRecord) : []
-}
-
-function statusesOf (pod: KubeObject): Array<Record<string, unknown>> {
-  return list(isRecord(pod.status) ? pod.status.containerStatuses : undefined)
-}
-
 /** The Pod's kubelet resizes in place: every container's status reports its resources. */
 export function kubeletResizes (pod: KubeObject): boolean {
-  const statuses = statusesOf(pod)
+  const statuses = podContainerStatuses(pod)
   return statuses.length > 0 && statuses.every(s => isRecord(s.resources))
 }
 
@@ -73,8 +66,8 @@ function fixedAmounts (resources: unknown): Record<string, unknown> {
  * cpu and memory change, and the Pod's QoS class stays.
  */
 export function resizable (pod: KubeObject, spec: CollaSetSpec): boolean {
-  const current = list(isRecord(pod.spec) ? pod.spec.containers : undefined)
-  const wanted = list(spec.template.spec.containers)
+  const current = podContainers(pod)
+  const wanted = recordsOf(spec.template.spec.containers)
   if (qosClass(current) !== qosClass(wanted)) return false
   const byName = new Map(wanted.map(c => [String(c.name), c.resources]))
   return current.every(c => sameResources(fixedAmounts(c.resources), fixedAmounts(byName.get(String(c.name)))))
@@ -82,9 +75,9 @@ export function resizable (pod: KubeObject, spec: CollaSetSpec): boolean {
 
 /** The resize the template asks of the Pod: each container whose resources differ, with the template's. */
 export function resizeEffect (pod: KubeObject, spec: CollaSetSpec, target: ObjectRef): Effect | undefined {
-  const wanted = new Map(list(spec.template.spec.containers).map(c => [String(c.name), c.resources]))
+  const wanted = new Map(recordsOf(spec.template.spec.containers).map(c => [String(c.name), c.resources]))
   const containers: Array<{ name: string, resources: Record<string, unknown> }> = []
-  for (const c of list(isRecord(pod.spec) ? pod.spec.containers : undefined)) {
+  for (const c of podContainers(pod)) {
     const name = String(c.name)
     if (!wanted.has(name) || sameResources(c.resources, wanted.get(name))) continue
     const resources = wanted.get(name)
@@ -99,14 +92,7 @@ export function resizeSettled (pod: KubeObject): boolean {
   for (const type of ['PodResizePending', 'PodResizeInProgress']) {
     if (findCondition(conditions, type)?.status === 'True') return false
   }
-  const specs = new Map(list(isRecord(pod.spec) ? pod.spec.containers : undefined).map(c => [String(c.name), c]))
-  return statusesOf(pod).every(s =>
+  const specs = new Map(podContainers(pod).map(c => [String(c.name), c]))
+  return podContainerStatuses(pod).every(s =>
     !isRecord(s.resources) || sameResources(s.resources, specs.get(String(s.name))?.resources))
-}
-
-/** Why the Pod's resize cannot be made, when its kubelet says so (PodResizePending, reason Infeasible). */
-export function resizeInfeasible (pod: KubeObject): string | undefined {
-  const pending = findCondition(isRecord(pod.status) ? pod.status.conditions : undefined, 'PodResizePending')
-  if (pending?.status !== 'True' || pending.reason !== 'Infeasible') return undefined
-  return typeof pending.message === 'string' && pending.message !== '' ? pending.message : 'Infeasible'
 }

@@ -4,15 +4,13 @@
 // `Scale` condition that says where scaling stands. Every Pod that goes here is left out of the
 // answer: Metacontroller deletes it, and createPods (sync.ts) brings the count back to `replicas`.
 import type { KubeObject } from '../../k8s/types.js'
-import { isRecord } from '../../k8s/types.js'
-import { findCondition } from '../../k8s/conditions.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import { OPS_LIFECYCLE_LABEL, SERVICE_READY } from '../../k8s/labels.js'
 import { timestamp } from '../../k8s/time.js'
-import { byCreation } from '../../k8s/pods.js'
+import { byCreation, serviceReadyCondition } from '../../k8s/pods.js'
 import type { CollaSetSpec } from './spec.js'
 import { byReadiness, type Member, type PodPlan } from './members.js'
-import { CONTROLLER_UID_LABEL, TO_DELETE_LABEL } from './pods.js'
+import { claimLabelEffects, TO_DELETE_LABEL } from './pods.js'
 import type { ConditionState } from './status.js'
 
 /** What the sync found of the Pods asked to go, or to leave the set. */
@@ -54,13 +52,7 @@ export function deleteRequests (plan: PodPlan, pods: readonly KubeObject[], spec
  * its owner reference) instead of deleting them. Until then they are kept as observed.
  */
 export function excludeEffects (requests: DeleteRequests): Effect[] {
-  const effects: Effect[] = []
-  for (const pod of requests.excluded) {
-    const ref = refTo(pod)
-    if (ref === undefined || pod.metadata.labels?.[CONTROLLER_UID_LABEL] === undefined) continue
-    effects.push({ type: 'SetPodLabels', target: ref, labels: { [CONTROLLER_UID_LABEL]: null } })
-  }
-  return effects
+  return claimLabelEffects(requests.excluded, null)
 }
 
 /** What decides when a drained Pod may go: the sync's time and `scaleStrategy.operationDelaySeconds`. */
@@ -75,7 +67,7 @@ export interface Drain {
  */
 function drainedUntil (pod: KubeObject, delaySeconds: number): number | undefined {
   if (delaySeconds === 0) return undefined
-  const gate = findCondition(isRecord(pod.status) ? pod.status.conditions : undefined, SERVICE_READY)
+  const gate = serviceReadyCondition(pod)
   if (gate?.status !== 'False' || (gate.reason !== 'ScaleIn' && gate.reason !== 'ToDelete')) return undefined
   const since = typeof gate.lastTransitionTime === 'string' ? Date.parse(gate.lastTransitionTime) : NaN
   return Number.isNaN(since) ? undefined : since + delaySeconds * 1000
@@ -172,7 +164,7 @@ export function drainEffects (plan: PodPlan, now: Date): Effect[] {
   const effects: Effect[] = []
   for (const [pod, why] of plan.draining) {
     const ref = refTo(pod)
-    const gate = findCondition(isRecord(pod.status) ? pod.status.conditions : undefined, SERVICE_READY)
+    const gate = serviceReadyCondition(pod)
     if (ref === undefined || (gate?.status === 'False' && gate.reason === why)) continue
     const message = why === 'ScaleIn'
       ? 'the CollaSet scales in: the Pod leaves traffic, then goes'

@@ -119,7 +119,7 @@ export function parseRetention (value: unknown, problems: string[]): ClaimRetent
 }
 
 /** The instance of a Pod: its label, else its own name (a Pod made before claim templates were). */
-export function instanceOf (pod: KubeObject): string {
+function instanceOf (pod: KubeObject): string {
   return pod.metadata.labels?.[INSTANCE_LABEL] ?? originLabelValue(pod.metadata.name)
 }
 
@@ -217,7 +217,7 @@ function pinToNode (spec: Record<string, unknown>, node: string): void {
 }
 
 /** A new claim of `template` for `instance`, in the CollaSet's namespace. */
-export function newClaim (template: ClaimTemplate, instance: string, namespace: string | undefined): KubeObject {
+function newClaim (template: ClaimTemplate, instance: string, namespace: string | undefined): KubeObject {
   const metadata: KubeObject['metadata'] = {
     name: claimName(template.name, instance),
     labels: { ...template.labels, [INSTANCE_LABEL]: instance }
