@@ -131,9 +131,19 @@ export interface ResizePod {
   containers: Array<{ name: string, resources: Record<string, unknown> }>
 }
 
+/**
+ * Releases a PersistentVolumeClaim from its CollaSet before the CollaSet goes (whenDeleted:
+ * Retain): its `controller-uid` label removed, so Metacontroller's next claim drops its owner
+ * reference and the garbage collector leaves it.
+ */
+export interface ReleaseClaim {
+  type: 'ReleaseClaim'
+  target: ObjectRef
+}
+
 export type Effect =
   InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow |
-  UpdatePodInPlace | ResizePod
+  UpdatePodInPlace | ResizePod | ReleaseClaim
 
 export type EffectResult = 'applied' | 'gone' | 'failed' | 'refused' | 'dry_run'
 
@@ -209,6 +219,7 @@ export function describeEffect (effect: Effect): string {
     case 'StopJobFlow': return `stop ${where} (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`
     case 'UpdatePodInPlace': return `update ${where} in place (${imageList(effect.images)})`
     case 'ResizePod': return `resize ${where} (${effect.containers.map(c => c.name).join(', ')})`
+    case 'ReleaseClaim': return `release ${where} from its owner`
   }
 }
 
