@@ -155,8 +155,15 @@ function releaseClaimRequest (effect: ReleaseClaim): Request {
     method: 'PATCH',
     path: objectPath(effect.target),
     contentType: 'application/strategic-merge-patch+json',
-    // null removes the label; the UID is the precondition (422 on metadata.uid).
-    body: { metadata: { uid: effect.target.uid, labels: { [CONTROLLER_UID_LABEL]: null } } }
+    // null removes the label, the $patch directive the owner reference (owner references merge
+    // on uid); the UID is the precondition (422 on metadata.uid).
+    body: {
+      metadata: {
+        uid: effect.target.uid,
+        labels: { [CONTROLLER_UID_LABEL]: null },
+        ownerReferences: [{ $patch: 'delete', uid: effect.ownerUid }]
+      }
+    }
   }
 }
 

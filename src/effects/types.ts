@@ -133,12 +133,15 @@ export interface ResizePod {
 
 /**
  * Releases a PersistentVolumeClaim from its CollaSet before the CollaSet goes (whenDeleted:
- * Retain): its `controller-uid` label removed, so Metacontroller's next claim drops its owner
- * reference and the garbage collector leaves it.
+ * Retain): its owner reference to the CollaSet and its `controller-uid` label removed, so the
+ * garbage collector leaves it. The reference goes by this patch: Metacontroller, as Kubernetes'
+ * ClaimObject, releases nothing while its parent is being deleted.
  */
 export interface ReleaseClaim {
   type: 'ReleaseClaim'
   target: ObjectRef
+  /** The UID of the owner whose reference is removed. */
+  ownerUid: string
 }
 
 export type Effect =

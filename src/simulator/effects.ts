@@ -15,7 +15,8 @@
 //   labels and annotations, UID-guarded; the kubelet (collaset.ts) restarts the changed containers.
 // - ResizePod: the `pods/resize` subresource: the containers' resources merged on their name,
 //   UID-guarded (the kubelet, collaset.ts, then reports them).
-// - ReleaseClaim: a strategic-merge patch removing a claim's controller-uid label, UID-guarded.
+// - ReleaseClaim: a strategic-merge patch removing a claim's controller-uid label and its owner
+//   reference to the CollaSet, UID-guarded.
 // - StopJobFlow: a JSON merge patch of a JobFlow's spec.activeDeadlineSeconds and annotations,
 //   UID-guarded.
 // - Evict: the eviction API. A PodDisruptionBudget selecting the Pod refuses (HTTP 429, `failed`)
@@ -132,7 +133,8 @@ export class SimulatorExecutor implements EffectExecutor {
       case 'ReleaseClaim': {
         const labels = { ...current.metadata.labels }
         delete labels['controller-uid']
-        this.host.store.update({ ...current, metadata: { ...current.metadata, labels } })
+        const ownerReferences = (current.metadata.ownerReferences ?? []).filter(r => r.uid !== effect.ownerUid)
+        this.host.store.update({ ...current, metadata: { ...current.metadata, labels, ownerReferences } })
         return { effect, result: 'applied' }
       }
       case 'StopJobFlow': {

@@ -302,15 +302,18 @@ t.test('a resources-only change resizes each Pod through pods/resize: same Pods,
 t.test('podToInclude: a bare Pod whose labels the selector matches is adopted by the CollaSet', async (t) => {
   const ns = await namespace('collaset-include')
   await apply(cluster.kubectl, stringify(example()), ns)
-  await waitFor('two Ready Pods of foo', async () => {
+  const [made] = await waitFor('two Ready Pods of foo', async () => {
     const list = (await pods(ns)).filter(live)
     return list.length === 2 && list.every(isReady) ? list : undefined
   }, 90_000, 500)
+  // A Pod of the current revision: one of another (or none) would be adopted and then replaced by
+  // the rollout at once, faster than this test polls.
+  const revision = made.metadata.labels['jobhooks.io/revision']
   const stray = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: 'stray', labels: { app: 'foo' } },
-    spec: { containers: [{ name: 'app', image: 'nginx:1.27' }] }
+    metadata: { name: 'stray', labels: { app: 'foo', 'jobhooks.io/revision': revision } },
+    spec: { containers: made.spec.containers.map((c: any) => ({ name: c.name, image: c.image })) }
   }
   await apply(cluster.kubectl, stringify(stray), ns)
   const include = { spec: { replicas: 3, scaleStrategy: { podToInclude: ['stray'] } } }

@@ -1,17 +1,16 @@
 // The CollaSet finalize hook: what must happen before a CollaSet goes. Its Pods and claims are
 // its children, so the garbage collector takes them with it; under
 // `scaleStrategy.persistentVolumeClaimRetentionPolicy.whenDeleted: Retain` (StatefulSet's and
-// kuperator's) the claims must outlive it, so they are released first: each claim's
-// `controller-uid` label is removed (the ReleaseClaim effect), Metacontroller's next claim of the
-// children no longer matches it and drops its owner reference, and the claim is no child any
-// more. The CollaSet is finalized once no claim is left among its children. Nothing else changes:
+// kuperator's) the claims must outlive it, so they are released first: each claim's owner
+// reference to the CollaSet and its `controller-uid` label are removed (the ReleaseClaim effect:
+// Metacontroller, as Kubernetes' ClaimObject, releases nothing of a parent being deleted), and
+// the claim is no child any more. The CollaSet is finalized once no claim is left among them. Nothing else changes:
 // every child is answered as observed and the status stays as it was.
 import type { HookContext, SyncAnswer, SyncRequest } from '../../protocol/hooks.js'
 import { refTo, type Effect } from '../../effects/types.js'
 import { isRecord } from '../../k8s/types.js'
 import { keepAllObserved, objectsOf } from '../../k8s/objects.js'
 import { parseRetention } from './volumes.js'
-import { CONTROLLER_UID_LABEL } from './pods.js'
 
 /** How soon finalize is called again while claims wait for Metacontroller to release them. */
 export const RELEASE_RETRY_SECONDS = 5
@@ -33,9 +32,7 @@ export function finalizeCollaSet (request: SyncRequest, _context: HookContext): 
   const effects: Effect[] = []
   for (const claim of claims) {
     const ref = refTo(claim)
-    if (ref !== undefined && claim.metadata.labels?.[CONTROLLER_UID_LABEL] !== undefined) {
-      effects.push({ type: 'ReleaseClaim', target: ref })
-    }
+    if (ref !== undefined) effects.push({ type: 'ReleaseClaim', target: ref, ownerUid: String(parent.metadata.uid) })
   }
   const finalized = claims.length === 0
   return {

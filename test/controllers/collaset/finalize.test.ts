@@ -33,10 +33,15 @@ t.test('Retain: each claim released, every child kept as observed, finalized onc
   t.match(requestFor(answer.effects[0] as Effect), {
     method: 'PATCH',
     path: /^\/api\/v1\/namespaces\/default\/persistentvolumeclaims\/data-foo-/,
-    body: { metadata: { labels: { 'controller-uid': null } } }
-  }, 'a patch removing the label, UID-guarded')
+    body: {
+      metadata: {
+        labels: { 'controller-uid': null },
+        ownerReferences: [{ $patch: 'delete', uid: request.parent.metadata.uid }]
+      }
+    }
+  }, 'a patch removing the label and the owner reference, UID-guarded')
 
-  // Metacontroller released them: they are no children any more.
+  // Released: no longer owned, they are no children any more.
   delete request.children['PersistentVolumeClaim.v1']
   const done = finalizeCollaSet(request, context())
   t.equal(done.response.finalized, true)
