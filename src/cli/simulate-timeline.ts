@@ -185,6 +185,7 @@ function effectAction (effect: Effect): [string, string] {
     case 'StopJobFlow': return [`stopped JobFlow%n %s (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`, pod]
     case 'UpdatePodInPlace': return [`updated pod%n %s in place (${imageList(effect.images)})`, pod]
     case 'ResizePod': return [`resized pod%n %s (${effect.containers.map(c => c.name).join(', ')})`, pod]
+    case 'ReleaseClaim': return ['released claim%n %s', pod]
   }
 }
 

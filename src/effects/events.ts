@@ -44,7 +44,8 @@ export const EVENT_REASONS = {
   TTLExpired: 'TTLExpired',
   StoppedRun: 'StoppedRun',
   UpdatedPodInPlace: 'UpdatedPodInPlace',
-  ResizedPod: 'ResizedPod'
+  ResizedPod: 'ResizedPod',
+  ReleasedClaim: 'ReleasedClaim'
 } as const
 
 /**
@@ -62,6 +63,13 @@ export function eventFor (outcome: EffectOutcome): EventRecord | undefined {
     return { type: 'Warning', reason: EVENT_REASONS.EvictionRefused, action: 'Evict', related, message }
   }
   if (outcome.result !== 'applied') return undefined
+  return appliedEvent(effect)
+}
+
+/** The Event an applied effect earns. */
+function appliedEvent (effect: EffectOutcome['effect']): EventRecord {
+  const pod = `${effect.target.kind} ${effect.target.name}`
+  const related = effect.target
   switch (effect.type) {
     case 'InjectEphemeralContainers': {
       const names = effect.containers.map(c => c.name)
@@ -102,6 +110,10 @@ export function eventFor (outcome: EffectOutcome): EventRecord | undefined {
     case 'ResizePod': {
       const message = `Resized ${pod} in place: ${effect.containers.map(c => c.name).join(', ')}`
       return { type: 'Normal', reason: EVENT_REASONS.ResizedPod, action: 'Resize', related, message }
+    }
+    case 'ReleaseClaim': {
+      const message = `Released ${pod}: kept after the CollaSet goes (whenDeleted: Retain)`
+      return { type: 'Normal', reason: EVENT_REASONS.ReleasedClaim, action: 'Release', related, message }
     }
     default: {
       // A new effect type decides here what Event it earns.

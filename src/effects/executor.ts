@@ -16,7 +16,7 @@ import { EventRecorder, type EventRecorderOptions } from './events.js'
 import { withinReach } from './scope.js'
 import type {
   DeleteObject, Effect, EffectExecutor, EffectOutcome, EvictPod, InjectEphemeralContainers, ObjectRef, Permission,
-  ResizePod, SetPodCondition, SetPodLabels, StopJobFlow, UpdatePodInPlace
+  ReleaseClaim, ResizePod, SetPodCondition, SetPodLabels, StopJobFlow, UpdatePodInPlace
 } from './types.js'
 
 export type { Permission } from './types.js'
@@ -48,7 +48,9 @@ export const EFFECT_PERMISSIONS: Readonly<Record<Effect['type'], readonly Permis
   // CollaSet's in-place rollout: its Pods' images, labels and annotations.
   UpdatePodInPlace: [{ apiGroup: '', resource: 'pods', verbs: ['patch'] }],
   // CollaSet's in-place resize: its Pods' resources, through the resize subresource.
-  ResizePod: [{ apiGroup: '', resource: 'pods/resize', verbs: ['patch'] }]
+  ResizePod: [{ apiGroup: '', resource: 'pods/resize', verbs: ['patch'] }],
+  // CollaSet's whenDeleted: Retain: its claims' controller-uid label, before it goes.
+  ReleaseClaim: [{ apiGroup: '', resource: 'persistentvolumeclaims', verbs: ['patch'] }]
 }
 
 /**
@@ -69,6 +71,7 @@ export const PARENT_PERMISSIONS: readonly Permission[] = [
  */
 export const RESOURCES: Readonly<Record<string, { group: string, plural: string }>> = {
   Pod: { group: '', plural: 'pods' },
+  PersistentVolumeClaim: { group: '', plural: 'persistentvolumeclaims' },
   EphemeralJob: { group: 'jobhooks.io', plural: 'ephemeraljobs' },
   OperationJob: { group: 'jobhooks.io', plural: 'operationjobs' },
   CollaSet: { group: 'jobhooks.io', plural: 'collasets' },
@@ -137,6 +140,30 @@ export function requestFor (effect: Effect): Request {
     case 'StopJobFlow': return stopJobFlowRequest(effect)
     case 'UpdatePodInPlace': return inPlaceRequest(effect)
     case 'ResizePod': return resizeRequest(effect)
+    case 'ReleaseClaim': return releaseClaimRequest(effect)
+  }
+}
+
+/** The label Metacontroller claims a CollaSet's children by (generateSelector). */
+const CONTROLLER_UID_LABEL = 'controller-uid'
+
+function releaseClaimRequest (effect: ReleaseClaim): Request {
+  if (effect.target.kind !== 'PersistentVolumeClaim') {
+    throw new Refused(`only PersistentVolumeClaims are released so, not a ${effect.target.kind}`)
+  }
+  return {
+    method: 'PATCH',
+    path: objectPath(effect.target),
+    contentType: 'application/strategic-merge-patch+json',
+    // null removes the label, the $patch directive the owner reference (owner references merge
+    // on uid); the UID is the precondition (422 on metadata.uid).
+    body: {
+      metadata: {
+        uid: effect.target.uid,
+        labels: { [CONTROLLER_UID_LABEL]: null },
+        ownerReferences: [{ $patch: 'delete', uid: effect.ownerUid }]
+      }
+    }
   }
 }
 

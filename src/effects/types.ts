@@ -131,9 +131,22 @@ export interface ResizePod {
   containers: Array<{ name: string, resources: Record<string, unknown> }>
 }
 
+/**
+ * Releases a PersistentVolumeClaim from its CollaSet before the CollaSet goes (whenDeleted:
+ * Retain): its owner reference to the CollaSet and its `controller-uid` label removed, so the
+ * garbage collector leaves it. The reference goes by this patch: Metacontroller, as Kubernetes'
+ * ClaimObject, releases nothing while its parent is being deleted.
+ */
+export interface ReleaseClaim {
+  type: 'ReleaseClaim'
+  target: ObjectRef
+  /** The UID of the owner whose reference is removed. */
+  ownerUid: string
+}
+
 export type Effect =
   InjectEphemeralContainers | DeleteObject | SetPodCondition | SetPodLabels | EvictPod | StopJobFlow |
-  UpdatePodInPlace | ResizePod
+  UpdatePodInPlace | ResizePod | ReleaseClaim
 
 export type EffectResult = 'applied' | 'gone' | 'failed' | 'refused' | 'dry_run'
 
@@ -209,6 +222,7 @@ export function describeEffect (effect: Effect): string {
     case 'StopJobFlow': return `stop ${where} (activeDeadlineSeconds ${effect.activeDeadlineSeconds})`
     case 'UpdatePodInPlace': return `update ${where} in place (${imageList(effect.images)})`
     case 'ResizePod': return `resize ${where} (${effect.containers.map(c => c.name).join(', ')})`
+    case 'ReleaseClaim': return `release ${where} from its owner`
   }
 }
 

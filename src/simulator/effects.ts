@@ -15,6 +15,8 @@
 //   labels and annotations, UID-guarded; the kubelet (collaset.ts) restarts the changed containers.
 // - ResizePod: the `pods/resize` subresource: the containers' resources merged on their name,
 //   UID-guarded (the kubelet, collaset.ts, then reports them).
+// - ReleaseClaim: a strategic-merge patch removing a claim's controller-uid label and its owner
+//   reference to the CollaSet, UID-guarded.
 // - StopJobFlow: a JSON merge patch of a JobFlow's spec.activeDeadlineSeconds and annotations,
 //   UID-guarded.
 // - Evict: the eviction API. A PodDisruptionBudget selecting the Pod refuses (HTTP 429, `failed`)
@@ -128,6 +130,13 @@ export class SimulatorExecutor implements EffectExecutor {
         return this.updateInPlace(effect, current)
       case 'ResizePod':
         return this.resize(effect, current)
+      case 'ReleaseClaim': {
+        const labels = { ...current.metadata.labels }
+        delete labels['controller-uid']
+        const ownerReferences = (current.metadata.ownerReferences ?? []).filter(r => r.uid !== effect.ownerUid)
+        this.host.store.update({ ...current, metadata: { ...current.metadata, labels, ownerReferences } })
+        return { effect, result: 'applied' }
+      }
       case 'StopJobFlow': {
         const { activeDeadlineSeconds } = effect
         const spec = { ...(isRecord(current.spec) ? current.spec : {}), activeDeadlineSeconds }

@@ -180,6 +180,9 @@ export class Reconciler {
           result.adopted.push(refOf(object))
           timeline.record({ type: 'adopted', object: refOf(object), owner: refOf(parent) })
         } else if (!matches) {
+          // As Kubernetes' ClaimObject (and Metacontroller's copy of it): a parent being deleted
+          // neither keeps nor releases a child that no longer matches.
+          if (parent.metadata.deletionTimestamp !== undefined) continue
           const others = (object.metadata.ownerReferences ?? []).filter(r => r.uid !== parent.metadata.uid)
           object = wire(stored)
           object.metadata.ownerReferences = others

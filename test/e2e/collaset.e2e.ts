@@ -391,5 +391,23 @@ t.test(
       before.map((c) => `${String(c.metadata.name)}/${String(c.metadata.uid)}`).sort(),
       'the same two claims, UIDs unchanged, none added')
     t.ok(claim, `data-${old} existed before`)
+
+    // whenDeleted: Retain: the CollaSet goes, its Pods with it, its claims stay, owned by nothing.
+    const retain = { spec: { scaleStrategy: { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' } } } }
+    const patched = await cluster.kubectl(
+      ['patch', 'collaset', 'foo', '-n', ns, '--type', 'merge', '-p', JSON.stringify(retain)]
+    )
+    t.equal(patched.code, 0, `kubectl patch whenDeleted: Retain: ${patched.stderr}`)
+    const deleted = await cluster.kubectl(['delete', 'collaset', 'foo', '-n', ns, '--wait=true', '--timeout=60s'])
+    t.equal(deleted.code, 0, `kubectl delete collaset foo (the finalize hook released the claims): ${deleted.stderr}`)
+    await waitFor('the Pods gone', async () => ((await pods(ns)).length === 0 ? true : undefined), 60_000, 500)
+    const kept = await claims()
+    t.same(kept.map((c) => `${String(c.metadata.name)}/${String(c.metadata.uid)}`).sort(),
+      after.map((c) => `${String(c.metadata.name)}/${String(c.metadata.uid)}`).sort(), 'the claims stay')
+    for (const c of kept) {
+      t.same(c.metadata.ownerReferences ?? [], [], `${String(c.metadata.name)}: owned by nothing`)
+    }
+    const events = await getJson(['get', 'events', '-n', ns, '--field-selector', 'reason=ReleasedClaim'])
+    t.equal(events.items.length, 2, 'an Event ReleasedClaim for each')
   }
 )

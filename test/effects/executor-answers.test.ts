@@ -160,7 +160,8 @@ t.test('effects the executor cannot express fail without a request', async t => 
   })
   t.throws(
     () => requestFor({ type: 'Delete', target: target('v1', 'ConfigMap', 'team-a') }),
-    /^unknown kind ConfigMap: effects act on Pod, EphemeralJob, OperationJob, CollaSet, JobFlow, CronJobFlow$/
+    new RegExp('^unknown kind ConfigMap: effects act on Pod, PersistentVolumeClaim, EphemeralJob, OperationJob, ' +
+      'CollaSet, JobFlow, CronJobFlow$')
   )
   t.throws(
     () => requestFor({ type: 'Delete', target: target('v1', 'Pod', 'team-a') }),

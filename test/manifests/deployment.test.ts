@@ -167,8 +167,8 @@ t.test("the ClusterRole grants exactly what the effects need, to the Deployment'
   )
   t.same(
     Object.keys(EFFECT_PERMISSIONS).sort(),
-    ['Delete', 'Evict', 'InjectEphemeralContainers', 'ResizePod', 'SetPodCondition', 'SetPodLabels', 'StopJobFlow',
-      'UpdatePodInPlace'],
+    ['Delete', 'Evict', 'InjectEphemeralContainers', 'ReleaseClaim', 'ResizePod', 'SetPodCondition', 'SetPodLabels',
+      'StopJobFlow', 'UpdatePodInPlace'],
     'every effect type has its permissions listed'
   )
 

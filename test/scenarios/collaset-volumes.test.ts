@@ -96,6 +96,24 @@ t.test('deleting the CollaSet garbage-collects its claims (whenDeleted: Delete)'
   t.equal(livePods(sim).length, 0)
 })
 
+t.test('whenDeleted: Retain releases the claims before the CollaSet goes: they stay, owned by nothing', async t => {
+  const retain = { persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain' } }
+  const policy = { volumeClaimTemplates: CLAIMS, scaleStrategy: retain }
+  const { sim } = await bringUp(t, policy)
+  const before = claims(sim).map(c => `${c.metadata.name}/${c.metadata.uid}`).sort()
+  t.equal(before.length, 3)
+  sim.delete(fooRef)
+  await sim.runUntilQuiet()
+  t.notOk(sim.get(fooRef), 'the CollaSet is gone')
+  t.equal(livePods(sim).length, 0, 'its Pods with it')
+  t.same(claims(sim).map(c => `${c.metadata.name}/${c.metadata.uid}`).sort(), before, 'the same claims stay')
+  for (const claim of claims(sim)) {
+    t.same(claim.metadata.ownerReferences ?? [], [], `${claim.metadata.name}: no owner`)
+    t.notOk(claim.metadata.labels?.['controller-uid'], `${claim.metadata.name}: out of the generated selector`)
+  }
+  t.ok(sim.effects.log.some(e => e.effect.type === 'ReleaseClaim' && e.result === 'applied'), 'released by the effect')
+})
+
 t.test('a Recreate rollout: each new Pod takes the instance and claim of the Pod it recreates', async t => {
   const { sim, kubelet } = await bringUp(t, {
     ...withPolicy('Delete'), updateStrategy: { podUpgradePolicy: 'Recreate' }

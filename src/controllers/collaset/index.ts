@@ -5,6 +5,7 @@
 // so its status is computed afresh from them on every sync.
 import type { KindHooks } from '../../protocol/hooks.js'
 import { syncCollaSet } from './sync.js'
+import { finalizeCollaSet } from './finalize.js'
 import { customizeCollaSet } from './include.js'
 import { METADATA_READS, OBJECT_IDENTITY, POD_READS, type ObjectShape } from '../../k8s/reads.js'
 import { IN_PLACE_ANNOTATION } from './inplace.js'
@@ -37,7 +38,9 @@ export const collasetHooks: KindHooks = {
     'updatedReplicas', 'updatedReadyReplicas', 'updatedAvailableReplicas', 'currentRevision', 'updatedRevision',
     'nextUpdateTime', 'selector', 'phase', 'conditions'
   ],
-  // Pods and claims are children: deleting a CollaSet garbage-collects them, no finalize hook needed.
+  // Pods and claims are children: deleting a CollaSet garbage-collects them; finalize first
+  // releases the claims whenDeleted: Retain keeps (finalize.ts).
+  finalize: finalizeCollaSet,
   sync: syncCollaSet,
   // Customize asks for the Pods podToInclude names (include.ts), read as its own Pods are.
   customize: customizeCollaSet,

@@ -43,6 +43,7 @@ import type { ConditionState } from './status.js'
 import { decideRollout, updateCondition } from './rollout.js'
 import { templateShape } from './inplace.js'
 import { carryOut } from './upgrade.js'
+import { finalizeCollaSet } from './finalize.js'
 import { includeEffects, includeNote, inclusions, type Inclusions } from './include.js'
 import { answerClaims, attachClaims, freeInstances, INSTANCE_LABEL } from './volumes.js'
 
@@ -50,6 +51,8 @@ export type { CollaSetStatus } from './status.js'
 
 /** observe → pair → settle → scale → create → render. */
 export function syncCollaSet (request: SyncRequest, context: HookContext): SyncAnswer {
+  // Hook v1 sends a CollaSet being deleted to sync, saying so: it is finalized.
+  if (request.finalizing === true) return finalizeCollaSet(request, context)
   const { parent } = request
   const previous = isRecord(parent.status) ? parent.status : {}
   const parsed = parseCollaSetSpec(parent)

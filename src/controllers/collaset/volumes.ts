@@ -99,8 +99,7 @@ function parsePolicy (value: unknown, where: string, fallback: RetentionPolicy, 
  * `scaleStrategy.persistentVolumeClaimRetentionPolicy`. whenScaled defaults to Retain
  * (StatefulSet's, and kuperator's documented default), whenDeleted to Delete (kuperator's
  * policy type default): a claim is a child, and the garbage collector takes it with the
- * CollaSet. `whenDeleted: Retain` is refused: Metacontroller owns every child, and releasing
- * claims before the collector runs needs a finalize hook this kind does not have yet.
+ * CollaSet. `whenDeleted: Retain`: the finalize hook releases the claims first (finalize.ts).
  */
 export function parseRetention (value: unknown, problems: string[]): ClaimRetention {
   const where = 'spec.scaleStrategy.persistentVolumeClaimRetentionPolicy'
@@ -111,10 +110,6 @@ export function parseRetention (value: unknown, problems: string[]): ClaimRetent
   const policy = isRecord(value) ? value : {}
   const whenScaled = parsePolicy(policy.whenScaled, `${where}.whenScaled`, 'Retain', problems)
   const whenDeleted = parsePolicy(policy.whenDeleted, `${where}.whenDeleted`, 'Delete', problems)
-  if (whenDeleted === 'Retain') {
-    problems.push(`${where}.whenDeleted: Retain is not supported: the claims are the CollaSet's children and ` +
-      'are garbage-collected with it (docs/collaset.md, "Volumes"); use Delete, or remove the field')
-  }
   return { whenScaled, whenDeleted }
 }
 

@@ -217,8 +217,8 @@ t.test('templates it cannot read: Invalid, every Pod and claim kept (law 2)', as
   t.match(problems, [/names "data" twice/])
 })
 
-t.test('whenDeleted: Retain and an unknown policy are refused, every child kept', async t => {
-  for (const policy of [{ whenDeleted: 'Retain' }, { whenScaled: 'Sometimes' }]) {
+t.test('an unknown policy is refused, every child kept', async t => {
+  for (const policy of [{ whenDeleted: 'Sometimes' }, { whenScaled: 'Sometimes' }]) {
     const request = fixture(FIXTURE)
     scaleStrategy(request).persistentVolumeClaimRetentionPolicy = policy
     const answer = sync(request)
