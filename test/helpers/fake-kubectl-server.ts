@@ -25,6 +25,8 @@ export interface FakeKube {
   deny?: (method: string, url: string) => boolean
   /** Replaces an object (or adds it) and tells every watch. */
   change: (object: KubeObject, type?: 'ADDED' | 'MODIFIED' | 'DELETED') => void
+  /** Ends every open watch, as an API server does when a watch times out. */
+  dropWatches: () => void
   /** Requests whose answer never comes (for the timeout). */
   hang?: (url: string) => boolean
 }
@@ -102,6 +104,10 @@ export async function fakeKube (t: { teardown: (fn: () => unknown) => void },
       for (const watch of watches) {
         if (watch.matches(stored)) watch.res.write(`${JSON.stringify({ type, object: stored })}\n`)
       }
+    },
+    dropWatches: () => {
+      for (const watch of watches) watch.res.end()
+      watches.clear()
     }
   }
   const server = await fakeApiServer(t, (request, res) => {

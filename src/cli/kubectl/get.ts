@@ -9,7 +9,7 @@ import { isRecord } from '../../k8s/types.js'
 import { selectorString } from '../../k8s/selectors.js'
 import { DAEMONJOB_LABEL } from '../../controllers/daemonjob/job.js'
 import { CRONJOBFLOW_LABEL } from '../../controllers/cronjobflow/runs.js'
-import { liveFlowShape } from '../flow-shape.js'
+import { liveFlowShape, type FlowShape } from '../flow-shape.js'
 import { flowTemplates, pinsSelector, runsTemplatesAsWritten } from '../flow-groups.js'
 import { htmlPage } from '../picture-html.js'
 import { alignRows, cell, humanAge } from '../printer-columns.js'
@@ -73,7 +73,7 @@ async function pinsOf (session: Session, flows: KubeObject[], namespace: string 
  * What a view reads beside the object: a DaemonJob's Jobs, the Pods of an EphemeralJob or a
  * CollaSet, the ConfigMap pinning a JobFlow's templates, a CronJobFlow's runs (JobFlows).
  */
-async function relatedOf (session: Session, kind: Kind, object: KubeObject): Promise<KubeObject[]> {
+export async function relatedOf (session: Session, kind: Kind, object: KubeObject): Promise<KubeObject[]> {
   if (kind.kind === 'JobFlow') return await pinsOf(session, [object], object.metadata.namespace)
   if (kind.kind === 'CronJobFlow') {
     return await listOf(session, requireKind('jobflow'), object.metadata.namespace,
@@ -104,16 +104,18 @@ function view (kind: Kind, object: KubeObject, related: KubeObject[], now: Date)
  */
 export function flowsPage (flows: KubeObject[], now: Date, configMaps: KubeObject[] = []): string {
   const shapes = flows.map(flow => liveFlowShape(flow, flowTemplates(flow, configMaps)))
-  const ends = flows.map((flow, i) => {
-    const status = isRecord(flow.status) ? flow.status : {}
-    const end = typeof status.completionTime === 'string' ? Date.parse(status.completionTime) : now.getTime()
-    const attempts = shapes[i]?.attempts ?? []
-    const origin = typeof status.startTime === 'string' ? Date.parse(status.startTime) : end
-    return Math.max(0, Math.round((end - origin) / 1000), ...attempts.map(a => a.end ?? 0))
-  })
+  const ends = flows.map((flow, i) => flowSeconds(flow, shapes[i] as FlowShape, now))
   const summary = `JobFlow ${flows.map(f => `${f.metadata.namespace ?? ''}/${f.metadata.name}`).join(', ')} ` +
     `at ${now.toISOString()}`
   return `${htmlPage(summary, shapes, Math.max(0, ...ends), 'seconds since the flow started')}\n`
+}
+
+/** How many seconds a JobFlow has run (to its completion, else to `now`): where its Gantt chart ends. */
+export function flowSeconds (flow: KubeObject, shape: FlowShape, now: Date): number {
+  const status = isRecord(flow.status) ? flow.status : {}
+  const end = typeof status.completionTime === 'string' ? Date.parse(status.completionTime) : now.getTime()
+  const origin = typeof status.startTime === 'string' ? Date.parse(status.startTime) : end
+  return Math.max(0, Math.round((end - origin) / 1000), ...shape.attempts.map(a => a.end ?? 0))
 }
 
 /** One object as the output format asks. */
@@ -148,14 +150,18 @@ export function renderList (
   if (objects.length === 0) {
     return allNamespaces ? 'No resources found\n' : `No resources found in ${session.namespace} namespace.\n`
   }
-  const now = session.io.now().getTime()
+  return text(alignRows(listTable(kind, objects, session.io.now(), allNamespaces)))
+}
+
+/** A list as `kubectl get` tabulates it: the header (NAMESPACE with -A), then a row per object. */
+export function listTable (kind: Kind, objects: KubeObject[], now: Date, allNamespaces: boolean): string[][] {
   const rows = objects.map(object => [
     ...(allNamespaces ? [object.metadata.namespace ?? ''] : []),
     object.metadata.name,
-    ...kind.columns.map(c => c.type === 'date' ? dateCell(object, c.jsonPath, now) : cell(object, c.jsonPath))
+    ...kind.columns.map(c => c.type === 'date' ? dateCell(object, c.jsonPath, now.getTime()) : cell(object, c.jsonPath))
   ])
   const head = [...(allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...kind.columns.map(c => c.name.toUpperCase())]
-  return text(alignRows([head, ...rows]))
+  return [head, ...rows]
 }
 
 export async function getObject (session: Session, kind: Kind, name: string): Promise<KubeObject> {

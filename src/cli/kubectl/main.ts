@@ -91,6 +91,11 @@ async function run (options: Options, io: Io): Promise<void> {
     case 'suspend': return await suspendCommand(session, true)
     case 'resume': return await suspendCommand(session, false)
     case 'logs': return await logsCommand(session)
+    case 'ui': {
+      // Loaded only for this command: the page's server and its views.
+      const { uiCommand } = await import('../ui/command.js')
+      return await uiCommand(session)
+    }
   }
 }
 

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util'
 export class UsageError extends Error {}
 
 export const COMMANDS = [
-  'get', 'submit', 'trigger', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview'
+  'get', 'submit', 'trigger', 'rerun', 'approve', 'suspend', 'resume', 'logs', 'preview', 'ui'
 ] as const
 export type Command = typeof COMMANDS[number]
 export type Output = 'tree' | 'json' | 'yaml' | 'html'
@@ -38,6 +38,10 @@ export interface Options {
   parameters?: string[]
   /** `submit --name`, `trigger --name`: the JobFlow's name instead of a generated one. */
   name?: string
+  /** `ui --port`: the page's port (0, the default: a free one). */
+  port?: number
+  /** `ui --address`: where the page listens (default 127.0.0.1). */
+  address?: string
   /** How long a request may wait for an answer (--request-timeout; a watch or a followed log only for its start). */
   timeoutMs: number
 }
@@ -59,6 +63,8 @@ Usage:
   kubectl jobhooks resume jf|dj|cjf <name>         go on (spec.suspend: false)
   kubectl jobhooks logs jf <name> <step> [--attempt N | --item I] [-f]   the logs of a step's pods
   kubectl jobhooks preview -f <manifest.yaml>      what the next sync would do (reads only)
+  kubectl jobhooks ui [--port N] [-n NS | -A]      a live web page of every workload, on 127.0.0.1,
+                                                   through this kubeconfig (Ctrl-C ends it)
   kubectl jobhooks simulate -f <manifest.yaml> [-o json|html|mermaid]
                                                    play it with no cluster (simulate --help)
   kubectl jobhooks validate -f <manifest.yaml> [-f …]
@@ -80,6 +86,8 @@ Flags:
   -p, --parameter K=V     submit: the value of the template's argument K (repeatable)
   --name N                submit: the JobFlow's name (default: generated, <template>-xxxxx);
                           trigger: the run's name (default: <cronjobflow>-manual-<unix seconds>)
+  --port N                ui: the page's port (default: a free one)
+  --address ADDR          ui: listen on ADDR instead of 127.0.0.1 (anyone who reaches it acts as you)
   --request-timeout D     give up on a request after D (30s, 500ms; default 30s)
   -h, --help              this text`
 
@@ -100,6 +108,8 @@ const FLAGS = {
   from: { type: 'string' },
   parameter: { type: 'string', short: 'p', multiple: true },
   name: { type: 'string' },
+  port: { type: 'string' },
+  address: { type: 'string' },
   'request-timeout': { type: 'string' },
   help: { type: 'boolean', short: 'h' }
 } as const
@@ -175,6 +185,11 @@ export function parseOptions (argv: string[]): Options {
     // client-go's own refusal: groups alone name nobody.
     throw new UsageError('requesting groups without impersonating a user: give --as with --as-group')
   }
+  if (first !== 'ui' && (values.port !== undefined || values.address !== undefined)) {
+    throw new UsageError('--port and --address are flags of ui')
+  }
+  const port = wholeNumber(values.port, '--port')
+  if (port !== undefined && port > 65535) throw new UsageError(`--port must be at most 65535, not ${port}`)
   const attempt = wholeNumber(values.attempt, '--attempt')
   const item = wholeNumber(values.item, '--item')
   return {
@@ -191,6 +206,8 @@ export function parseOptions (argv: string[]): Options {
     ...(values.from !== undefined ? { from: values.from } : {}),
     ...(values.parameter !== undefined ? { parameters: values.parameter } : {}),
     ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(port !== undefined ? { port } : {}),
+    ...(values.address !== undefined ? { address: values.address } : {}),
     allNamespaces: values['all-namespaces'] === true,
     output: outputOf(values.output),
     watch: values.watch === true,

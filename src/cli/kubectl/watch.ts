@@ -12,10 +12,10 @@ import type { Session } from './session.js'
 
 const CLEAR = '\x1b[H\x1b[2J'
 
-interface WatchEvent { type: string, object: Record<string, unknown> }
+export interface WatchEvent { type: string, object: Record<string, unknown> }
 
 /** The events of a watch response, one JSON object a line, as they arrive. */
-async function * events (response: IncomingMessage): AsyncGenerator<WatchEvent> {
+export async function * events (response: IncomingMessage): AsyncGenerator<WatchEvent> {
   let buffered = ''
   for await (const chunk of response) {
     buffered += (chunk as Buffer).toString('utf8')
@@ -44,28 +44,49 @@ class Drawer {
   }
 }
 
-function typed (kind: Kind, object: Record<string, unknown>): KubeObject {
+export function typed (kind: Kind, object: Record<string, unknown>): KubeObject {
   return { apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind, ...object } as unknown as KubeObject
 }
 
-function resourceVersion (object: Record<string, unknown>): string {
+export function resourceVersion (object: Record<string, unknown>): string {
   const metadata = isRecord(object.metadata) ? object.metadata : {}
   return typeof metadata.resourceVersion === 'string' ? metadata.resourceVersion : ''
 }
 
+/** What a watch does with what it reads. */
+export interface WatchHandlers {
+  /** Answers each event; false stops the watch. */
+  onEvent: (event: WatchEvent) => Promise<boolean>
+  /** Reads the state anew (a watch expired) and gives the version to watch from. */
+  restart: () => Promise<string>
+  /**
+   * Given, a watch that drops (the server closed it, the connection broke) is opened again from
+   * the last version seen and this says so; without it a broken connection is an error.
+   */
+  onResume?: (version: string, why: string) => void
+}
+
+/** How long a dropped watch waits before it is opened again. */
+const RESUME_DELAY_MS = 1000
+
 /**
- * Watches until the session's signal ends it (or the object is deleted): `onEvent` answers each
- * event, returning false to stop; `restart` reads the state anew and gives the version to watch from.
+ * Watches until the session's signal ends it (or `onEvent` stops it), from `fromVersion`; an
+ * expired watch (410, or an ERROR event) reads the state anew through `restart`.
  */
-async function watchLoop (
-  session: Session, path: string, fromVersion: string,
-  onEvent: (event: WatchEvent) => Promise<boolean>, restart: () => Promise<string>
+export async function watchLoop (
+  session: Session, path: string, fromVersion: string, handlers: WatchHandlers
 ): Promise<void> {
   const { signal } = session.io
   // A function, not a test of the field: the signal changes while we wait.
   const ended = (): boolean => signal?.aborted === true
+  const dropped = async (why: string): Promise<void> => {
+    await new Promise(resolve => setTimeout(resolve, RESUME_DELAY_MS))
+    if (!ended()) handlers.onResume?.(version, why)
+  }
   let version = fromVersion
+  let opened = false
   while (!ended()) {
+    if (opened) handlers.onResume?.(version, 'the server closed the watch')
     const separator = path.includes('?') ? '&' : '?'
     let response: IncomingMessage
     try {
@@ -73,22 +94,28 @@ async function watchLoop (
         `${path}${separator}watch=1&allowWatchBookmarks=false&resourceVersion=${encodeURIComponent(version)}`, signal)
     } catch (error) {
       if (ended()) return
-      if (errorCode(error) !== 410) throw error
-      version = await restart()
+      opened = false
+      if (errorCode(error) === 410) version = await handlers.restart()
+      else if (handlers.onResume !== undefined) await dropped(error instanceof Error ? error.message : String(error))
+      else throw error
       continue
     }
+    opened = true
     try {
       for await (const event of events(response)) {
         if (event.type === 'ERROR') {
-          version = await restart()
+          version = await handlers.restart()
+          opened = false
           break
         }
         version = resourceVersion(event.object) || version
-        if (!await onEvent(event)) return
+        if (!await handlers.onEvent(event)) return
       }
     } catch (error) {
       if (ended()) return
-      throw error
+      if (handlers.onResume === undefined) throw error
+      opened = false
+      await dropped(error instanceof Error ? error.message : String(error))
     }
   }
 }
@@ -98,25 +125,34 @@ async function watchOne (session: Session, kind: Kind, name: string): Promise<vo
   const first = await getObject(session, kind, name)
   drawer.draw(await render(session, kind, first))
   const path = `${collection(kind, session.namespace)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`
-  await watchLoop(session, path, resourceVersion(first), async event => {
-    if (event.type === 'DELETED') {
-      drawer.draw(`${kind.kind} ${session.namespace}/${name} was deleted\n`)
-      return false
+  await watchLoop(session, path, resourceVersion(first), {
+    onEvent: async event => {
+      if (event.type === 'DELETED') {
+        drawer.draw(`${kind.kind} ${session.namespace}/${name} was deleted\n`)
+        return false
+      }
+      drawer.draw(await render(session, kind, typed(kind, event.object)))
+      return true
+    },
+    restart: async () => {
+      const again = await getObject(session, kind, name)
+      drawer.draw(await render(session, kind, again))
+      return resourceVersion(again)
     }
-    drawer.draw(await render(session, kind, typed(kind, event.object)))
-    return true
-  }, async () => {
-    const again = await getObject(session, kind, name)
-    drawer.draw(await render(session, kind, again))
-    return resourceVersion(again)
   })
 }
 
-async function watchList (session: Session, kind: Kind): Promise<void> {
-  const drawer = new Drawer(session)
-  const namespace = session.options.allNamespaces ? undefined : session.namespace
+/**
+ * The objects of `kind` in `namespace` (every namespace: undefined) as they change: `onChange` gets
+ * them all, by namespace and name, after the first read and after each event.
+ */
+export async function watchObjects (
+  session: Session, kind: Kind, namespace: string | undefined,
+  onChange: (objects: KubeObject[]) => void, onResume?: WatchHandlers['onResume']
+): Promise<void> {
   const objects = new Map<string, KubeObject>()
   const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`
+  const changed = (): void => onChange([...objects.values()].sort((a, b) => key(a).localeCompare(key(b))))
   const read = async (): Promise<string> => {
     const list = await session.client.get(collection(kind, namespace))
     objects.clear()
@@ -124,17 +160,26 @@ async function watchList (session: Session, kind: Kind): Promise<void> {
       const object = typed(kind, item)
       objects.set(key(object), object)
     }
-    drawer.draw(renderList(session, kind, [...objects.values()]))
+    changed()
     return resourceVersion(isRecord(list.metadata) ? { metadata: list.metadata } : {})
   }
-  const version = await read()
-  await watchLoop(session, collection(kind, namespace), version, async event => {
-    const object = typed(kind, event.object)
-    if (event.type === 'DELETED') objects.delete(key(object))
-    else objects.set(key(object), object)
-    drawer.draw(renderList(session, kind, [...objects.values()].sort((a, b) => key(a).localeCompare(key(b)))))
-    return true
-  }, read)
+  await watchLoop(session, collection(kind, namespace), await read(), {
+    onEvent: async event => {
+      const object = typed(kind, event.object)
+      if (event.type === 'DELETED') objects.delete(key(object))
+      else objects.set(key(object), object)
+      changed()
+      return true
+    },
+    restart: read,
+    ...onResume !== undefined ? { onResume } : {}
+  })
+}
+
+async function watchList (session: Session, kind: Kind): Promise<void> {
+  const drawer = new Drawer(session)
+  const namespace = session.options.allNamespaces ? undefined : session.namespace
+  await watchObjects(session, kind, namespace, objects => drawer.draw(renderList(session, kind, objects)))
 }
 
 /** `get <kind> [<name>] --watch`. */
