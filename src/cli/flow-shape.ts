@@ -35,6 +35,8 @@ export interface FlowStep {
   template?: string
   /** A step of a template group (`linux.compile`): the group's name (`linux`). */
   group?: string
+  /** A fan-out step (`forEach`, `withParam`): how many items its records hold so far. */
+  items?: number
 }
 
 /** One attempt of a step, in simulated seconds (`end` undefined: still running at the end). */
@@ -128,10 +130,26 @@ export function knownStepNames (flow: KubeObject): string[] {
  * the `templates` it runs, each template group followed by its steps, in the order of its records.
  */
 export function flowSteps (flow: KubeObject, templates: FlowTemplates = new Map()): FlowStep[] {
-  const phases = stepPhases(flowRecords(flow))
+  const records = flowRecords(flow)
+  const phases = stepPhases(records)
+  const items = itemCounts(records)
   const expanded = expandedSteps(flow, templates)
   const shapes = expanded === undefined ? specSteps(flow).map(writtenShape) : expanded.map(expandedShape)
-  return shapes.map(shape => ({ ...shape, phase: phases.get(shape.name) ?? 'Pending' }))
+  return shapes.map(shape => ({
+    ...shape,
+    phase: phases.get(shape.name) ?? 'Pending',
+    ...items.has(shape.name) ? { items: items.get(shape.name) } : {}
+  }))
+}
+
+/** How many items each fan-out step's records name (`shard[0]`, `shard[1]`: 2). */
+function itemCounts (records: readonly FlowRecord[]): Map<string, number> {
+  const names = new Map<string, Set<string>>()
+  for (const { name } of records) {
+    const step = stepOfFlowName(name)
+    if (step !== name) names.set(step, (names.get(step) ?? new Set()).add(name))
+  }
+  return new Map([...names].map(([step, items]) => [step, items.size]))
 }
 
 /** The steps of each template group, by the group's name: its own, not those of a group inside it. */

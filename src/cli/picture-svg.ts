@@ -34,7 +34,8 @@ function nodeSvg (placed: Placed): string {
   const { step, x, y } = placed
   const { fill, stroke } = phaseColours(step.phase)
   const when = step.when !== undefined ? `<title>when ${escapeXml(step.when)}</title>` : ''
-  const mark = [...step.approval === true ? ['approval'] : [], ...step.when !== undefined ? ['when'] : []]
+  const mark = [...step.items !== undefined ? [`${step.items} items`] : [],
+    ...step.approval === true ? ['approval'] : [], ...step.when !== undefined ? ['when'] : []]
     .map(m => ` · ${m}`).join('')
   const inset = step.approval === true ? HEXAGON_SLANT : 10
   return `<g class="step" data-step="${escapeXml(step.name)}" data-phase="${escapeXml(step.phase)}">${when}` +

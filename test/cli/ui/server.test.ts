@@ -143,6 +143,8 @@ t.test('ui: a JobFlow\'s view with its graph, Gantt chart and attempts, drawn ag
   t.match(html, '<svg class="gantt"')
   t.match(html, /<button type="button" class="logs" data-step="job2" data-attempt="2">Logs<\/button>/)
   t.match(html, /<tbody class="fan-out" data-step="shard">.*shard: 2 items/)
+  t.match(html, /<g class="step" data-step="shard" data-phase="Running">.*?class="phase">Running · 2 items</,
+    'the fan-out step counts its items in the graph')
   t.match(html, 'data-act="suspend"')
   t.notMatch(html, 'data-act="rerun"', 'a running flow offers no rerun')
   ui.fake.change(finished('Failed'))

@@ -1,0 +1,138 @@
+// `kubectl jobhooks ui` in a real browser: headless Chromium (Debian's `chromium`, or the binary
+// CHROMIUM names), driven by playwright-core, on the page the command serves against the fake API
+// server. The list fills, a change arrives without a reload, a JobFlow's step turns green, a step's
+// logs stream, Rerun asks and sends the plugin's patch, and axe-core finds no serious accessibility
+// violation. With UI_SCREENSHOTS=<folder> it writes the pictures docs/cli.md shows
+// (`npm run ui:screenshots`). CI installs Chromium; where there is none, this file says it skipped.
+import t, { type Test } from 'tap'
+import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { chromium, type Browser, type Page } from 'playwright-core'
+import type { KubeObject } from '../../../src/k8s/types.js'
+import { collaSetObjects, daemonJobObjects, operationJob, runningFlow } from '../../helpers/plugin.js'
+import { runningUi, type RunningUi } from '../../helpers/ui.js'
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
+/** Chromium's flags on a machine with a closed network and root: see DESIGN's toolchain notes. */
+const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--disable-sync', '--no-first-run', '--disable-quic']
+
+function chromiumBinary (): string | undefined {
+  if (process.env.CHROMIUM !== undefined && process.env.CHROMIUM !== '') return process.env.CHROMIUM
+  for (const dir of (process.env.PATH ?? '').split(':')) {
+    for (const name of ['chromium', 'chromium-browser']) {
+      try {
+        accessSync(join(dir, name), constants.X_OK)
+        return join(dir, name)
+      } catch {}
+    }
+  }
+  return undefined
+}
+
+const binary = chromiumBinary()
+const skip = binary === undefined ? 'no chromium on the PATH (apt-get install chromium, or set CHROMIUM)' : false
+const shots = process.env.UI_SCREENSHOTS
+
+function withRecord (flow: KubeObject, name: string, attempt: number, change: Record<string, unknown>): KubeObject {
+  const copy = structuredClone(flow)
+  const status = copy.status as { jobs: Array<Record<string, unknown>> }
+  status.jobs = status.jobs.map(r => r.name === name && (r.attempt ?? 1) === attempt ? { ...r, ...change } : r)
+  return copy
+}
+
+/** axe-core's serious and critical violations on the page as it is, by rule and where. */
+async function seriousViolations (page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol: the page's CSP (scripts from itself only) does not apply.
+  await page.evaluate(AXE)
+  const found = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe
+    return (await axe.run()).violations
+  }) as Array<{ id: string, impact: string, nodes: Array<{ target: string[] }> }>
+  return found.filter(v => v.impact === 'serious' || v.impact === 'critical')
+    .map(v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)
+}
+
+async function openPage (t: Test, ui: RunningUi): Promise<{ page: Page, errors: string[] }> {
+  const browser: Browser = await chromium.launch({ executablePath: binary as string, args: FLAGS })
+  t.teardown(async () => await browser.close())
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
+  const errors: string[] = []
+  page.on('pageerror', error => errors.push(error.message))
+  page.on('console', message => { if (message.type() === 'error') errors.push(message.text()) })
+  await page.goto(`${ui.origin}/#token=${ui.token}`)
+  return { page, errors }
+}
+
+t.test('the list: every kind, a change without a reload, the filters, no serious a11y violation', { skip }, async t => {
+  const ui = await runningUi(t, [runningFlow(), ...daemonJobObjects(), operationJob(), ...collaSetObjects()])
+  const { page, errors } = await openPage(t, ui)
+  const flowRow = page.locator('table[data-kind="JobFlow"] tbody tr', { hasText: 'jobflow-example' })
+  await flowRow.waitFor()
+  t.equal(new URL(page.url()).hash, '#/', 'the token left the address bar')
+  t.match(await flowRow.innerText(), 'Running')
+  await page.evaluate(() => { (globalThis as unknown as { kept: boolean }).kept = true })
+  const done = runningFlow()
+  ;(done.status as Record<string, unknown>).phase = 'Succeeded'
+  ui.fake.change(done)
+  await page.locator('table[data-kind="JobFlow"] td', { hasText: 'Succeeded' }).waitFor({ timeout: 5000 })
+  const kept = await page.evaluate(() => (globalThis as unknown as { kept?: boolean }).kept)
+  t.equal(kept, true, 'the same page: no reload')
+  for (const kind of ['DaemonJob', 'OperationJob', 'CollaSet']) {
+    t.equal(await page.locator(`table[data-kind="${kind}"] tbody tr`).count(), 1, kind)
+  }
+  await page.selectOption('#phase', 'Succeeded')
+  t.equal(await page.locator('table[data-kind="OperationJob"] td.empty').count(), 1, 'the phase filter hides the rest')
+  await page.selectOption('#phase', '')
+  await page.fill('#namespace', 'other')
+  t.equal(await page.locator('table[data-kind="JobFlow"] td.empty').count(), 1, 'and the namespace filter')
+  await page.fill('#namespace', '')
+  t.same(await seriousViolations(page), [], 'axe-core: no serious violation')
+  if (shots !== undefined) {
+    mkdirSync(shots, { recursive: true })
+    await page.screenshot({ path: join(shots, 'ui-list.png'), fullPage: true })
+  }
+  t.same(errors, [], 'no error in the page')
+})
+
+t.test('a JobFlow: its step turns green as it runs, its logs, Rerun asks and sends', { skip }, async t => {
+  const pod: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'job2-2-abc', namespace: 'team-a', labels: { 'batch.kubernetes.io/job-name': 'jobflow-example-job2-2' }
+    },
+    spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] }
+  }
+  const ui = await runningUi(t, [runningFlow(), pod])
+  ui.fake.logs.set('job2-2-abc/main', 'fetching v1.2.3\nuploading 3 files\n')
+  const { page, errors } = await openPage(t, ui)
+  await page.click('a[href="#/JobFlow/team-a/jobflow-example"]')
+  const job2 = page.locator('svg.dag g.step[data-step="job2"]')
+  t.equal(await job2.getAttribute('data-phase'), 'Running')
+  ui.fake.change(withRecord(runningFlow(), 'job2', 2, { phase: 'Succeeded', completionTime: '2026-01-02T03:03:00Z' }))
+  await page.locator('svg.dag g.step[data-step="job2"][data-phase="Succeeded"]').waitFor({ timeout: 5000 })
+  t.pass('job2 turned Succeeded without a reload')
+  await page.click('tr:has(td:text-is("job2")) >> nth=1 >> button.logs')
+  await page.locator('#logs-text', { hasText: 'uploading 3 files' }).waitFor({ timeout: 5000 })
+  t.pass('its logs streamed into the page')
+  t.same(await seriousViolations(page), [], 'axe-core: no serious violation')
+  if (shots !== undefined) await page.screenshot({ path: join(shots, 'ui-jobflow.png'), fullPage: true })
+  const failed = runningFlow()
+  ;(failed.status as Record<string, unknown>).phase = 'Failed'
+  ui.fake.change(failed)
+  const rerun = page.locator('.acts button[data-act="rerun"]')
+  await rerun.waitFor({ timeout: 5000 })
+  const asked: string[] = []
+  page.once('dialog', dialog => { asked.push(dialog.message()); void dialog.accept() })
+  await rerun.click()
+  await page.locator('#status', { hasText: 'rerun requested' }).waitFor({ timeout: 5000 })
+  t.match(asked[0], 'This runs: kubectl jobhooks rerun JobFlow jobflow-example -n team-a')
+  t.match(ui.fake.requests.filter(r => r.method === 'PATCH').map(r => r.body),
+    [{ metadata: { annotations: { 'jobhooks.io/rerun': /^\d+$/ } } }], 'the plugin\'s patch')
+  page.once('dialog', dialog => { void dialog.dismiss() })
+  await page.locator('.acts button[data-act="suspend"]').click()
+  t.equal(ui.fake.requests.filter(r => r.method === 'PATCH').length, 1, 'a dismissed question sends nothing')
+  t.same(errors, [], 'no error in the page')
+})
