@@ -4,28 +4,16 @@
 // there is none, this file says it skipped.
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { main } from '../../src/cli/simulate.js'
+import { chromiumBinary, NO_CHROMIUM } from '../helpers/chromium.js'
 import { exampleObjects, stepDependencies } from '../helpers/example-promises.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../manifests/examples/', import.meta.url))
 const PNG_SIGNATURE = '89504e470d0a1a0a'
-
-function chromium (): string | undefined {
-  if (process.env.CHROMIUM !== undefined && process.env.CHROMIUM !== '') return process.env.CHROMIUM
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    for (const name of ['chromium', 'chromium-browser']) {
-      try {
-        accessSync(join(dir, name), constants.X_OK)
-        return join(dir, name)
-      } catch {}
-    }
-  }
-  return undefined
-}
 
 /** Runs Chromium headless on `args`: its stdout and stderr. A container's root has no sandbox. */
 async function browse (binary: string, args: string[]): Promise<{ stdout: string, stderr: string }> {
@@ -45,8 +33,8 @@ async function htmlOf (file: string): Promise<string> {
   return out.join('\n')
 }
 
-const binary = chromium()
-const skip = binary === undefined ? 'no chromium on the PATH (apt-get install chromium, or set CHROMIUM)' : false
+const binary = chromiumBinary()
+const skip = binary === undefined ? NO_CHROMIUM : false
 
 for (const file of ['jobflow.yaml', 'jobflow-when.yaml', 'jobflow-kueue.yaml']) {
   t.test(`Chromium draws ${file}: every step a node, every dependency an edge, a picture`, { skip }, async t => {

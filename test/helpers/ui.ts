@@ -13,6 +13,18 @@ export interface RunningUi extends Plugin {
   printed: string
 }
 
+/** The pod of the running flow's second attempt of job2 (runningFlow in plugin.ts), whose logs the tests read. */
+export function job2Pod (): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: 'job2-2-abc', namespace: 'team-a', labels: { 'batch.kubernetes.io/job-name': 'jobflow-example-job2-2' }
+    },
+    spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] }
+  }
+}
+
 export interface SseEvent { event: string, data: Record<string, unknown> }
 
 export async function runningUi (t: Test, objects: KubeObject[], flags: string[] = []): Promise<RunningUi> {

@@ -5,34 +5,22 @@
 // violation. With UI_SCREENSHOTS=<folder> it writes the pictures docs/cli.md shows
 // (`npm run ui:screenshots`). CI installs Chromium; where there is none, this file says it skipped.
 import t, { type Test } from 'tap'
-import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { collaSetObjects, daemonJobObjects, operationJob, runningFlow } from '../../helpers/plugin.js'
-import { runningUi, type RunningUi } from '../../helpers/ui.js'
+import { chromiumBinary, NO_CHROMIUM } from '../../helpers/chromium.js'
+import { job2Pod, runningUi, type RunningUi } from '../../helpers/ui.js'
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 /** Chromium's flags on a machine with a closed network and root: see DESIGN's toolchain notes. */
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--disable-sync', '--no-first-run', '--disable-quic']
 
-function chromiumBinary (): string | undefined {
-  if (process.env.CHROMIUM !== undefined && process.env.CHROMIUM !== '') return process.env.CHROMIUM
-  for (const dir of (process.env.PATH ?? '').split(':')) {
-    for (const name of ['chromium', 'chromium-browser']) {
-      try {
-        accessSync(join(dir, name), constants.X_OK)
-        return join(dir, name)
-      } catch {}
-    }
-  }
-  return undefined
-}
-
 const binary = chromiumBinary()
-const skip = binary === undefined ? 'no chromium on the PATH (apt-get install chromium, or set CHROMIUM)' : false
+const skip = binary === undefined ? NO_CHROMIUM : false
 const shots = process.env.UI_SCREENSHOTS
 
 function withRecord (flow: KubeObject, name: string, attempt: number, change: Record<string, unknown>): KubeObject {
@@ -97,15 +85,7 @@ t.test('the list: every kind, a change without a reload, the filters, no serious
 })
 
 t.test('a JobFlow: its step turns green as it runs, its logs, Rerun asks and sends', { skip }, async t => {
-  const pod: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: 'job2-2-abc', namespace: 'team-a', labels: { 'batch.kubernetes.io/job-name': 'jobflow-example-job2-2' }
-    },
-    spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] }
-  }
-  const ui = await runningUi(t, [runningFlow(), pod])
+  const ui = await runningUi(t, [runningFlow(), job2Pod()])
   ui.fake.logs.set('job2-2-abc/main', 'fetching v1.2.3\nuploading 3 files\n')
   const { page, errors } = await openPage(t, ui)
   await page.click('a[href="#/JobFlow/team-a/jobflow-example"]')

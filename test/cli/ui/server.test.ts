@@ -5,7 +5,7 @@ import t from 'tap'
 import { request } from 'node:http'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { collaSetObjects, daemonJobObjects, operationJob, runningFlow } from '../../helpers/plugin.js'
-import { readEvents, runningUi, type RunningUi, type SseEvent, type SseReader } from '../../helpers/ui.js'
+import { job2Pod, readEvents, runningUi, type RunningUi, type SseEvent, type SseReader } from '../../helpers/ui.js'
 
 const FLOW_PATH = '/apis/jobhooks.io/v1alpha1/namespaces/team-a/jobflows/jobflow-example'
 
@@ -197,15 +197,7 @@ t.test('ui: acts are the plugin\'s own patches; a refusal reads as kubectl print
 })
 
 t.test('ui: a step\'s logs streamed, and what stops them said', async t => {
-  const pod: KubeObject = {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: {
-      name: 'job2-2-abc', namespace: 'team-a', labels: { 'batch.kubernetes.io/job-name': 'jobflow-example-job2-2' }
-    },
-    spec: { containers: [{ name: 'main', image: 'busybox:1.36' }] }
-  }
-  const ui = await runningUi(t, [runningFlow(), pod])
+  const ui = await runningUi(t, [runningFlow(), job2Pod()])
   ui.fake.logs.set('job2-2-abc/main', 'retrying\ndone\n')
   const base = `${ui.origin}/api/stream/logs?token=${ui.token}&namespace=team-a&name=jobflow-example`
   const logs = await readEvents(`${base}&step=job2`)
