@@ -24,6 +24,7 @@
 // BENCH_FLOW_SIZE=0 skips the JobFlows of 10,000 items and of 2,000 steps (bench/jobflow-size.ts).
 // BENCH_SHED=0 skips the burst of 20 first syncs of a 10,000-item JobFlow (bench/shed.ts).
 // BENCH_PLUGIN=0 skips the single-file plugin's cold start (bench/plugin-start.ts).
+// BENCH_UI=0 skips the ui page's view of a 1,000-item JobFlow in headless Chromium (bench/ui-render.ts).
 //
 // This module is the driver: bench/jobflow-echo.ts times the JobFlow part, bench/load.ts drives the
 // load, bench/settings.ts reads the environment.
@@ -34,7 +35,10 @@ import { hitRateGoals, hitRateTable, memoHitRates, PARENTS } from './parents.js'
 import { benchSizes, sizeGoals, sizeTable } from './jobflow-size.js'
 import { benchShed, SHED_CALLS, SHED_ITEMS, shedReport } from './shed.js'
 import { benchPluginStart, PLUGIN_STARTS, pluginStartReport } from './plugin-start.js'
-import { duration, flowSize, kindNames, kindSizes, parents, pluginStart, scale, shed, sizes } from './settings.js'
+import { benchUiRender, UI_ITEMS, uiRenderReport } from './ui-render.js'
+import {
+  duration, flowSize, kindNames, kindSizes, parents, pluginStart, scale, shed, sizes, uiRender
+} from './settings.js'
 
 async function main (): Promise<void> {
   if (sizes.length > 0) await benchJobFlow()
@@ -77,6 +81,11 @@ async function main (): Promise<void> {
   if (pluginStart) {
     console.log(`\n# The single-file plugin's cold start: --help as a new process, the median of ${PLUGIN_STARTS}\n`)
     console.log(pluginStartReport(benchPluginStart()))
+  }
+  if (uiRender) {
+    console.log(`\n# kubectl jobhooks ui in headless Chromium: a JobFlow of ${UI_ITEMS.toLocaleString('en')} items, ` +
+      'from asking for its view to the view painted\n')
+    console.log(uiRenderReport(await benchUiRender()))
   }
 }
 

@@ -34,6 +34,8 @@ export const flowSize = process.env.BENCH_FLOW_SIZE !== '0'
 export const shed = process.env.BENCH_SHED !== '0'
 /** BENCH_PLUGIN=0 skips the single-file plugin's cold start (bench/plugin-start.ts). */
 export const pluginStart = process.env.BENCH_PLUGIN !== '0'
+/** BENCH_UI=0 skips the ui page's view of a 1,000-item JobFlow in headless Chromium (bench/ui-render.ts). */
+export const uiRender = process.env.BENCH_UI !== '0'
 export const slice = duration / rounds
 export const warmup = Math.max(0.5, Math.min(2, duration / 4))
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { main } from '../../src/cli/simulate.js'
-import { chromiumBinary, NO_CHROMIUM } from '../helpers/chromium.js'
+import { CHROMIUM_FLAGS, chromiumBinary, NO_CHROMIUM } from '../../bench/chromium.js'
 import { exampleObjects, stepDependencies } from '../helpers/example-promises.js'
 
 const EXAMPLES = fileURLToPath(new URL('../../manifests/examples/', import.meta.url))
@@ -17,7 +17,7 @@ const PNG_SIGNATURE = '89504e470d0a1a0a'
 
 /** Runs Chromium headless on `args`: its stdout and stderr. A container's root has no sandbox. */
 async function browse (binary: string, args: string[]): Promise<{ stdout: string, stderr: string }> {
-  const flags = ['--headless', '--no-sandbox', '--disable-gpu', '--hide-scrollbars', '--window-size=1200,800']
+  const flags = ['--headless', ...CHROMIUM_FLAGS, '--hide-scrollbars', '--window-size=1200,800']
   return await new Promise((resolve, reject) => {
     execFile(binary, [...flags, ...args], { timeout: 60_000, maxBuffer: 16 << 20 }, (error, stdout, stderr) => {
       if (error !== null) reject(new Error(`${binary} failed: ${error.message}\n${stderr}`))

@@ -3,7 +3,6 @@
 // unpacked into an empty folder and run there with no node_modules and no Node on the PATH:
 // version, simulate, validate, and get and ui against the real tier.
 import t from 'tap'
-import { spawn } from 'node:child_process'
 import { createHash } from 'node:crypto'
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -12,6 +11,7 @@ import { parse } from 'yaml'
 import { apply, ROOT } from './cluster.js'
 import { run } from './processes.js'
 import { jobFlowExample, startScenarios, waitForStatusOf } from './scenario.js'
+import { startUiProcess } from './ui-process.js'
 
 const built = await run(process.execPath, [join(ROOT, 'scripts', 'plugin-build.mjs')])
 if (built.code !== 0) throw new Error(`npm run plugin:build: exit ${built.code}\n${built.stderr}`)
@@ -82,21 +82,8 @@ t.test('get against the real tier', async t => {
 t.test('ui against the real tier: the page\'s files from the executable, a JobFlow listed', async t => {
   const ns = await namespace('plugin-binary-ui')
   await apply(cluster.kubectl, JSON.stringify(jobFlowExample(cluster)), ns)
-  const child = spawn(join(folder, 'kubectl-jobhooks'), ['ui', '-n', ns, '--kubeconfig', cluster.kubeconfig], { env })
-  t.teardown(() => child.kill('SIGINT'))
-  let printed = ''
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed: ${printed}`)), 30_000)
-    child.stdout.on('data', (chunk: Buffer) => {
-      printed += chunk.toString('utf8')
-      const found = /(http:\/\/127\.0\.0\.1:\d+)\/#token=([\w-]+)/.exec(printed)
-      if (found !== null) {
-        clearTimeout(timer)
-        resolve(`${found[1] as string}?${found[2] as string}`)
-      }
-    })
-  })
-  const [origin, token] = url.split('?') as [string, string]
+  const { origin, token, interrupt } = await startUiProcess(t, join(folder, 'kubectl-jobhooks'),
+    ['ui', '-n', ns, '--kubeconfig', cluster.kubeconfig], env)
   for (const path of ['/', '/ui.js', '/ui.css']) t.equal((await fetch(`${origin}${path}`)).status, 200, path)
   const stream = await fetch(`${origin}/api/stream/list?token=${token}`)
   const reader = stream.body?.getReader()
@@ -108,7 +95,5 @@ t.test('ui against the real tier: the page\'s files from the executable, a JobFl
   }
   await reader?.cancel()
   t.match(text, /event: list\ndata: \{"kind":"JobFlow"[^\n]*"name":"jobflow-example"/, 'the list streamed')
-  child.kill('SIGINT')
-  const code = await new Promise(resolve => child.once('exit', resolve))
-  t.equal(code, 0, 'Ctrl-C ends it quietly')
+  t.equal(await interrupt(), 0, 'Ctrl-C ends it quietly')
 })

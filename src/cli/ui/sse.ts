@@ -28,6 +28,7 @@ export function openEventStream (res: ServerResponse, stopping: AbortSignal): Ev
   heartbeat.unref()
   const close = (): void => {
     clearInterval(heartbeat)
+    stopping.removeEventListener('abort', close)
     done.abort()
     res.end()
   }

@@ -11,13 +11,10 @@ import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { collaSetObjects, daemonJobObjects, operationJob, runningFlow } from '../../helpers/plugin.js'
-import { chromiumBinary, NO_CHROMIUM } from '../../helpers/chromium.js'
+import { CHROMIUM_FLAGS, chromiumBinary, NO_CHROMIUM } from '../../../bench/chromium.js'
 import { job2Pod, runningUi, type RunningUi } from '../../helpers/ui.js'
 
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
-/** Chromium's flags on a machine with a closed network and root: see DESIGN's toolchain notes. */
-const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--disable-sync', '--no-first-run', '--disable-quic']
 
 const binary = chromiumBinary()
 const skip = binary === undefined ? NO_CHROMIUM : false
@@ -43,7 +40,7 @@ async function seriousViolations (page: Page): Promise<string[]> {
 }
 
 async function openPage (t: Test, ui: RunningUi): Promise<{ page: Page, errors: string[] }> {
-  const browser: Browser = await chromium.launch({ executablePath: binary as string, args: FLAGS })
+  const browser: Browser = await chromium.launch({ executablePath: binary as string, args: CHROMIUM_FLAGS })
   t.teardown(async () => await browser.close())
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
   const errors: string[] = []

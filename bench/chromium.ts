@@ -1,5 +1,5 @@
-// The browser the page tests run: Debian's `chromium` (CI installs it), or the binary CHROMIUM
-// names; undefined where there is none, and the tests that need it say they skipped.
+// The browser the page tests and the page's benchmark run: Debian's `chromium` (CI installs it), or
+// the binary CHROMIUM names; undefined where there is none, and what needs it says it skipped.
 import { accessSync, constants } from 'node:fs'
 import { join } from 'node:path'
 
@@ -17,3 +17,10 @@ export function chromiumBinary (): string | undefined {
 }
 
 export const NO_CHROMIUM = 'no chromium on the PATH (apt-get install chromium, or set CHROMIUM)'
+
+/**
+ * Flags for a machine with a closed network, as root: no sandbox (a container's root has none),
+ * and none of Chromium's own connections, which the network refuses many at a time.
+ */
+export const CHROMIUM_FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic']
