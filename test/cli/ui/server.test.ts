@@ -123,6 +123,19 @@ t.test('ui: every kind listed with kubectl get\'s columns, and a change arrives 
   t.pass('and the resumed watch carries the next change')
 })
 
+t.test('ui: a kind RBAC keeps from the user says so as kubectl would, and the rest are listed', async t => {
+  const ui = await runningUi(t, [runningFlow(), ...collaSetObjects()])
+  ui.fake.deny = (method, url) => method === 'GET' && url.includes('/collasets')
+  const events = await readEvents(`${ui.origin}/api/stream/list?token=${ui.token}`)
+  t.teardown(events.close)
+  t.same((await events.next(e => e.event === 'failure')).data, {
+    kind: 'CollaSet',
+    message: 'Error from server (Forbidden): collasets.jobhooks.io is forbidden: User "tester" cannot list ' +
+      'resource "collasets" in API group "jobhooks.io" in the namespace "team-a"'
+  })
+  t.match((await events.next(listOf('JobFlow'))).data, { rows: [{ name: 'jobflow-example' }] })
+})
+
 t.test('ui -A: every namespace, with a NAMESPACE column', async t => {
   const ui = await runningUi(t, [runningFlow()], ['-A'])
   t.match(ui.printed, 'for every namespace')
