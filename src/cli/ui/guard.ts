@@ -13,9 +13,13 @@ export function newToken (): string {
   return randomBytes(24).toString('base64url')
 }
 
-/** The Host values a request may carry: the address and port listened on, and loopback's names. */
-export function allowedHosts (address: string, port: number): Set<string> {
-  const hosts = [address, '127.0.0.1', 'localhost', '[::1]']
+/**
+ * The Host values a request may carry: the address and port listened on, and loopback's names;
+ * listening on every interface (0.0.0.0, ::), each interface's address (`interfaces`).
+ */
+export function allowedHosts (address: string, port: number, interfaces: readonly string[] = []): Set<string> {
+  const everywhere = address === '0.0.0.0' || address === '::'
+  const hosts = [address, '127.0.0.1', 'localhost', '[::1]', ...everywhere ? interfaces : []]
   return new Set(hosts.map(host => `${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}`))
 }
 

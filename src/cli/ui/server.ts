@@ -3,6 +3,7 @@
 // kubeconfig, as `kubectl proxy` works. Nothing runs in the cluster; the server stops with the command.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { networkInterfaces } from 'node:os'
 import { packageText } from '../../scripts/package-files.js'
 import { kindNamed } from '../kubectl/kinds.js'
 import type { Session } from '../kubectl/session.js'
@@ -141,7 +142,8 @@ export async function startUi (session: Session, scope: string | undefined): Pro
     server.listen(session.options.port ?? 0, address, () => resolve())
   })
   const { port } = server.address() as AddressInfo
-  state.hosts = allowedHosts(address, port)
+  const interfaces = Object.values(networkInterfaces()).flatMap(list => (list ?? []).map(i => i.address))
+  state.hosts = allowedHosts(address, port, interfaces)
   const host = address.includes(':') ? `[${address}]` : address
   return {
     url: `http://${host}:${port}/#token=${state.token}`,
