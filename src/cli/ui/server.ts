@@ -64,7 +64,11 @@ function param (url: URL, key: string, pattern = NAME): string | undefined | nul
 function stream (state: UiState, res: ServerResponse, url: URL): void {
   const events = openEventStream(res, state.stopping.signal)
   const [namespace, name] = [param(url, 'namespace'), param(url, 'name')]
-  const ended = (): void => events.close()
+  // EventSource opens a stream again by itself when it ends: `end` tells the page not to.
+  const ended = (): void => {
+    events.send('end', {})
+    events.close()
+  }
   if (url.pathname === '/api/stream/list') {
     void listStream(state.session, events, state.scope).finally(ended)
     return

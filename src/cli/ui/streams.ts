@@ -112,7 +112,6 @@ export async function logsStream (base: Session, stream: EventStream, asked: Log
       ...asked.follow ? ['--follow'] : []])
     const session = streamSession({ ...base, options }, stream, asked.namespace)
     await logsCommand({ ...session, io: { ...session.io, out: text => stream.send('log', { text }) } })
-    stream.send('end', {})
   } catch (error) {
     if (!stream.signal.aborted) stream.send('failure', { message: messageOf(error) })
   }

@@ -78,6 +78,11 @@ t.test('the list: every kind, a change without a reload, the filters, no serious
     mkdirSync(shots, { recursive: true })
     await page.screenshot({ path: join(shots, 'ui-list.png'), fullPage: true })
   }
+  await page.evaluate("location.hash = '#/JobFlow/team-a/nope'")
+  await page.locator('#status.failure', { hasText: 'jobflows.jobhooks.io "nope" not found' }).waitFor()
+  // EventSource would open an ended stream again after about 3 s: the page must not.
+  await page.waitForTimeout(4000)
+  t.equal(ui.fake.requests.filter(r => r.url.endsWith('/jobflows/nope')).length, 1, 'a missing object is read once')
   t.same(errors, [], 'no error in the page')
 })
 

@@ -181,6 +181,8 @@ t.test('ui: the other kinds drawn as kubectl jobhooks get draws them', async t =
     `${ui.origin}/api/stream/object?token=${ui.token}&kind=jf&namespace=team-a&name=nope`)
   t.same((await missing.next(e => e.event === 'failure')).data,
     { message: 'Error from server (NotFound): jobflows.jobhooks.io "nope" not found' })
+  await missing.next(e => e.event === 'end')
+  t.pass('and the stream ends saying so: the page does not open it again')
   missing.close()
 })
 

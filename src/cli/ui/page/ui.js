@@ -49,6 +49,8 @@ function listen (url, handlers) {
   for (const [event, handle] of Object.entries(handlers)) {
     source.addEventListener(event, message => handle(JSON.parse(message.data)))
   }
+  // The server ends a stream with `end`: without a close here EventSource would open it again.
+  if (handlers.end === undefined) source.addEventListener('end', () => source.close())
   source.addEventListener('notice', message => say(JSON.parse(message.data).message))
   source.addEventListener('failure', message => say(JSON.parse(message.data).message, true))
   source.onerror = () => {
