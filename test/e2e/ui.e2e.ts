@@ -7,6 +7,7 @@
 import t from 'tap'
 import { join } from 'node:path'
 import { chromium } from 'playwright-core'
+import { seriousViolations } from '../helpers/axe.js'
 import { CHROMIUM_FLAGS, chromiumBinary, NO_CHROMIUM } from '../../bench/chromium.js'
 import { apply, ROOT } from './cluster.js'
 import { jobFlowExample, startScenarios } from './scenario.js'
@@ -40,6 +41,7 @@ t.test('the page against the real tier: live, logs, rerun', { skip }, async t =>
   await page.locator('svg.dag g.step[data-step="job1"][data-phase="Succeeded"]').waitFor({ timeout: 90_000 })
   t.equal(await page.evaluate(() => (globalThis as unknown as { kept?: boolean }).kept), true,
     'job1 turned green on the same page: no reload')
+  t.same(await seriousViolations(page), [], 'axe-core: no serious violation on a live JobFlow\'s view')
 
   await page.locator('tr:has(td:text-is("job1")) button.logs').click()
   const said = page.locator('#status.failure, #logs-text:not(:empty)')

@@ -5,16 +5,14 @@
 // violation. With UI_SCREENSHOTS=<folder> it writes the pictures docs/cli.md shows
 // (`npm run ui:screenshots`). CI installs Chromium; where there is none, this file says it skipped.
 import t, { type Test } from 'tap'
-import { mkdirSync, readFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
+import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
+import { seriousViolations } from '../../helpers/axe.js'
 import type { KubeObject } from '../../../src/k8s/types.js'
 import { collaSetObjects, daemonJobObjects, operationJob, runningFlow } from '../../helpers/plugin.js'
 import { CHROMIUM_FLAGS, chromiumBinary, NO_CHROMIUM } from '../../../bench/chromium.js'
 import { job2Pod, runningUi, type RunningUi } from '../../helpers/ui.js'
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
 
 const binary = chromiumBinary()
 const skip = binary === undefined ? NO_CHROMIUM : false
@@ -25,18 +23,6 @@ function withRecord (flow: KubeObject, name: string, attempt: number, change: Re
   const status = copy.status as { jobs: Array<Record<string, unknown>> }
   status.jobs = status.jobs.map(r => r.name === name && (r.attempt ?? 1) === attempt ? { ...r, ...change } : r)
   return copy
-}
-
-/** axe-core's serious and critical violations on the page as it is, by rule and where. */
-async function seriousViolations (page: Page): Promise<string[]> {
-  // Evaluated through the DevTools protocol: the page's CSP (scripts from itself only) does not apply.
-  await page.evaluate(AXE)
-  const found = await page.evaluate(async () => {
-    const axe = (globalThis as unknown as { axe: { run: () => Promise<{ violations: unknown[] }> } }).axe
-    return (await axe.run()).violations
-  }) as Array<{ id: string, impact: string, nodes: Array<{ target: string[] }> }>
-  return found.filter(v => v.impact === 'serious' || v.impact === 'critical')
-    .map(v => `${v.id} (${v.impact}): ${v.nodes.map(n => n.target.join(' ')).join(', ')}`)
 }
 
 async function openPage (t: Test, ui: RunningUi): Promise<{ page: Page, errors: string[] }> {
