@@ -140,6 +140,8 @@ export interface TaskResultWriter {
   /** The WorkflowTaskResults it created (namespace/name) and those it marked complete. */
   readonly created: ReadonlySet<string>
   readonly completed: ReadonlySet<string>
+  /** How many rounds it has begun: each lists every Argo pod once (a cluster-wide LIST of pods). */
+  readonly rounds: number
   /** The last error of a round, if the last round had one. */
   readonly lastError: string | undefined
   stop: () => Promise<void>
@@ -179,7 +181,9 @@ export function startTaskResultWriter (kubectl: ArgoHost['kubectl'], everyMs = 5
   const completed = new Set<string>()
   let lastError: string | undefined
   let stopped = false
+  let rounds = 0
   const round = async (): Promise<void> => {
+    rounds++
     const pods = JSON.parse(await ok(kubectl, ['get', 'pods', '-A', '-l', LABEL_WORKFLOW, '-o', 'json']))
     for (const pod of pods.items as ArgoPod[]) {
       const phase = pod.status?.phase ?? 'Pending'
@@ -214,6 +218,9 @@ export function startTaskResultWriter (kubectl: ArgoHost['kubectl'], everyMs = 5
   return {
     created,
     completed,
+    get rounds () {
+      return rounds
+    },
     get lastError () {
       return lastError
     },
