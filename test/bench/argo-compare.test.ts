@@ -62,10 +62,10 @@ t.test('the table takes the tier\'s own requests off the net', async (t) => {
     system: 'Argo',
     timeline: { gaps: [1, 3], makespan: 20, podRuns: [3], podsPerStage: new Map() },
     usage: { cpu: { controller: 1.25 }, peakRssMiB: { controller: 40 } },
-    requests: new Map([['LIST pods', 30], ['CREATE pods', 3], ['GET workflows', 10]]),
+    requests: new Map([['LIST pods', 30], ['CREATE pods', 3], ['GET workflows', 10], ['GET /api', 7]]),
     tierOwn: new Map([['LIST pods', 28], ['GET workflows', 10]]),
   }
   t.same([...netRequests(run)], [['LIST pods', 2], ['CREATE pods', 3]])
   const [, , row] = markdownTable([run])
-  t.equal(row, '| Argo | 20.0 | 2.00 | 3.00 | 3.00 | 1.3 | 40 | ? | ? | 43 / 5 | CREATE pods 3, LIST pods 2 |')
+  t.equal(row, '| Argo | 20.0 | 2.00 | 3.00 | 3.00 | 1.3 | 40 | ? | ? | 50 / 5 | 7 | CREATE pods 3, LIST pods 2 |')
 })

@@ -70,7 +70,11 @@ function pids (names: string[]): number[] {
 }
 
 /** Runs `workload` with `system` in a new namespace and reads its figures; deletes the namespace after. */
-async function runOnce (system: System, workload: Workload, name: string): Promise<RunFigures & { phase: string }> {
+async function runOnce (
+  system: System,
+  workload: Workload,
+  name: string
+): Promise<RunFigures & { phase: string, message: string }> {
   const ns = await namespace(`bench-${system.plural}`)
   const before = await apiserverRequests()
   const rounds = writer?.rounds ?? 0
@@ -94,6 +98,7 @@ async function runOnce (system: System, workload: Workload, name: string): Promi
     return {
       system: system.name,
       phase: String(done.status.phase),
+      message: whyNot(done.status),
       timeline: timeline([...times.values()], workload.stages.map((s) => s.name)),
       usage: used,
       requests,
@@ -104,6 +109,14 @@ async function runOnce (system: System, workload: Workload, name: string): Promi
     await watch.stop().catch(() => [])
     await cluster.kubectl(['delete', 'namespace', ns, '--timeout=300s'])
   }
+}
+
+/** The messages of a status that did not succeed: its own, and its nodes' (Argo) or Jobs' (JobFlow). */
+function whyNot (status: any): string {
+  if (status.phase === 'Succeeded') return ''
+  const parts = [...Object.values<any>(status.nodes ?? {}), ...Object.values<any>(status.jobs ?? {})]
+  const messages = parts.map((p) => p?.message).filter((m) => typeof m === 'string' && m !== '')
+  return [status.message, ...new Set(messages)].filter((m) => m !== undefined).slice(0, 4).join('; ')
 }
 
 /** What the tier asks of the API server with nothing to run, over `seconds`. */
@@ -127,7 +140,7 @@ for (const [name, workload] of WORKLOADS) {
     const runs: RunFigures[] = []
     for (const system of SYSTEMS) {
       const run = await runOnce(system, workload, name)
-      t.equal(run.phase, 'Succeeded', `${system.name} ran the ${workload.name} to the end`)
+      t.equal(run.phase, 'Succeeded', `${system.name} ran the ${workload.name} to the end ${run.message}`)
       for (const stage of workload.stages) {
         const watched = run.timeline.podsPerStage.get(stage.name)
         t.equal(watched, stage.items ?? 1, `${system.name}: ${stage.name}'s pods watched`)
