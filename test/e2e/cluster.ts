@@ -53,6 +53,11 @@ export interface Cluster {
   service?: string
   /** The process ID of the service under test, when the tier runs it (its memory is read from /proc). */
   servicePid?: number
+  /**
+   * The process ID of the tier's running process started as `name` (the name of its log:
+   * kube-apiserver, etcd, metacontroller, workflow-controller...), for figures read from /proc.
+   */
+  pidOf?: (name: string) => number | undefined
   /** When the tier runs the service: kills it at once (SIGKILL, as an OOM kill or a lost node would). */
   killService?: () => Promise<void>
   /**
@@ -426,6 +431,7 @@ export async function startCluster (binaries: Binaries, options: TierOptions = {
       get servicePid () {
         return service?.pid
       },
+      pidOf: (name: string) => [...processes].reverse().find((p) => p.name === name && p.running)?.child.pid,
       killService: async () => {
         await service?.kill()
       },
