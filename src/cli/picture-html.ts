@@ -11,7 +11,8 @@ svg text { font: 12px system-ui, sans-serif; fill: #222; } svg text.name { font-
 svg text.phase, svg text.tick { fill: #555; font-size: 11px; }
 .legend span { display: inline-block; padding: 2px 8px; margin-right: 6px; border: 1px solid; border-radius: 4px; }`
 
-function legend (): string {
+/** What the graph's colours, lines and shapes mean (the ui page shows it above its graph too). */
+export function legend (): string {
   return '<p class="legend">' + Object.entries(PHASE_COLOURS).map(([phase, { fill, stroke }]) =>
     `<span style="background:${fill};border-color:${stroke}">${phase}</span>`).join('') +
     '<span style="border-style:dashed">- - - when</span><span>⬡ approval step</span>' +

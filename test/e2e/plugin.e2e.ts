@@ -7,7 +7,7 @@ import t from 'tap'
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import { apply, ROOT, run, waitFor } from './cluster.js'
-import { jobFlowExample, startScenarios, waitForStatusOf } from './scenario.js'
+import { jobFlowExample, slowFailingFlow, startScenarios, waitForStatusOf } from './scenario.js'
 
 const { cluster, namespace, getJson } = await startScenarios(t)
 const PLUGIN = join(ROOT, 'bin', 'kubectl-jobhooks.mjs')
@@ -18,25 +18,12 @@ const plugin = async (ns: string, ...args: string[]): Promise<Ran> =>
 
 const condition = (status: any, type: string): any => (status.conditions ?? []).find((c: any) => c.type === type)
 
-/**
- * The example flow, job1 and job2 slow (15 s each on kwok) so that it still runs when suspended,
- * job2 failing at its first pod.
- */
-function flowUnderTest (): any {
-  return jobFlowExample(cluster, spec => {
-    const slow = { 'e2e.jobhooks.io/slow': 'true' }
-    spec.flows[0].jobTemplate.template.metadata = { annotations: slow }
-    spec.flows[1].jobTemplate.template.metadata = { annotations: slow, labels: { 'e2e-outcome': 'fail' } }
-    spec.flows[1].jobTemplate.backoffLimit = 0
-  })
-}
-
 t.test('get, watch, suspend, resume, rerun and logs of a running JobFlow', async t => {
   const ns = await namespace('plugin')
   // The first run of the bin builds what changed since `npm run build` (its own stamp): not while job1 runs.
   const help = await plugin(ns, '--help')
   t.equal(help.code, 0, help.stderr)
-  const flow = flowUnderTest()
+  const flow = slowFailingFlow(cluster)
   await apply(cluster.kubectl, JSON.stringify(flow), ns)
   await waitForStatusOf(getJson, 'jobflow', ns, 'jobflow-example', 'job1 running',
     s => (s.jobs ?? []).some((r: any) => r.name === 'job1' && r.phase === 'Running'), 60_000)

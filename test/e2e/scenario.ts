@@ -320,6 +320,19 @@ export function jobFlowExample (cluster: Cluster, mutate: (spec: any) => void = 
   return doc
 }
 
+/**
+ * The example with job1 and job2 slow (15 s each on kwok), so that it still runs while a test acts
+ * on it, and job2 failing at its first pod, so that it ends Failed.
+ */
+export function slowFailingFlow (cluster: Cluster): any {
+  return jobFlowExample(cluster, spec => {
+    const slow = { 'e2e.jobhooks.io/slow': 'true' }
+    spec.flows[0].jobTemplate.template.metadata = { annotations: slow }
+    spec.flows[1].jobTemplate.template.metadata = { annotations: slow, labels: { 'e2e-outcome': 'fail' } }
+    spec.flows[1].jobTemplate.backoffLimit = 0
+  })
+}
+
 /** A taint some e2e Nodes carry, which the DaemonJob example tolerates. */
 export const SPOT_TAINT = { key: 'e2e/spot', value: 'true', effect: 'NoExecute' }
 

@@ -10,7 +10,7 @@ import { chromium } from 'playwright-core'
 import { seriousViolations } from '../helpers/axe.js'
 import { CHROMIUM_FLAGS, chromiumBinary, NO_CHROMIUM } from '../../bench/chromium.js'
 import { apply, ROOT } from './cluster.js'
-import { jobFlowExample, startScenarios } from './scenario.js'
+import { slowFailingFlow, startScenarios } from './scenario.js'
 import { startUiProcess } from './ui-process.js'
 
 const binary = chromiumBinary()
@@ -20,13 +20,8 @@ const skip = binary === undefined ? NO_CHROMIUM : false
 t.test('the page against the real tier: live, logs, rerun', { skip }, async t => {
   const { cluster, namespace } = await startScenarios(t)
   const ns = await namespace('ui')
-  // job1 and job2 slow (15 s each on kwok) so that the page sees job1 run; job2 fails at its first pod.
-  const flow = jobFlowExample(cluster, spec => {
-    const slow = { 'e2e.jobhooks.io/slow': 'true' }
-    spec.flows[0].jobTemplate.template.metadata = { annotations: slow }
-    spec.flows[1].jobTemplate.template.metadata = { annotations: slow, labels: { 'e2e-outcome': 'fail' } }
-    spec.flows[1].jobTemplate.backoffLimit = 0
-  })
+  // job1 runs 15 s, so the page sees it run; job2 fails, so the flow can be rerun.
+  const flow = slowFailingFlow(cluster)
   const ui = await startUiProcess(t, process.execPath, [join(ROOT, 'bin', 'kubectl-jobhooks.mjs'), 'ui', '-n', ns,
     '--kubeconfig', cluster.kubeconfig])
   const browser = await chromium.launch({ executablePath: binary as string, args: CHROMIUM_FLAGS })

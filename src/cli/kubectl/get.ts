@@ -87,7 +87,8 @@ export async function relatedOf (session: Session, kind: Kind, object: KubeObjec
   return []
 }
 
-function view (kind: Kind, object: KubeObject, related: KubeObject[], now: Date): string[] {
+/** One object as `get` draws it, from the object and what it read beside it (relatedOf). */
+export function view (kind: Kind, object: KubeObject, related: KubeObject[], now: Date): string[] {
   switch (kind.kind) {
     case 'JobFlow': return flowTree(object, now, flowTemplates(object, related))
     case 'CronJobFlow': return cronJobFlowTree(object, related, now)

@@ -120,26 +120,39 @@ export async function watchLoop (
   }
 }
 
-async function watchOne (session: Session, kind: Kind, name: string): Promise<void> {
-  const drawer = new Drawer(session)
+/**
+ * One object of the session's namespace as it changes: `onObject` gets it as first read, after each
+ * event and after an expired watch is read anew; `onGone` once it is deleted, which ends the watch.
+ */
+export async function watchObject (
+  session: Session, kind: Kind, name: string, onObject: (object: KubeObject) => Promise<void> | void,
+  onGone: () => void, onResume?: WatchHandlers['onResume']
+): Promise<void> {
   const first = await getObject(session, kind, name)
-  drawer.draw(await render(session, kind, first))
+  await onObject(first)
   const path = `${collection(kind, session.namespace)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`
   await watchLoop(session, path, resourceVersion(first), {
     onEvent: async event => {
       if (event.type === 'DELETED') {
-        drawer.draw(`${kind.kind} ${session.namespace}/${name} was deleted\n`)
+        onGone()
         return false
       }
-      drawer.draw(await render(session, kind, typed(kind, event.object)))
+      await onObject(typed(kind, event.object))
       return true
     },
     restart: async () => {
       const again = await getObject(session, kind, name)
-      drawer.draw(await render(session, kind, again))
+      await onObject(again)
       return resourceVersion(again)
-    }
+    },
+    ...onResume !== undefined ? { onResume } : {}
   })
+}
+
+async function watchOne (session: Session, kind: Kind, name: string): Promise<void> {
+  const drawer = new Drawer(session)
+  await watchObject(session, kind, name, async object => drawer.draw(await render(session, kind, object)),
+    () => drawer.draw(`${kind.kind} ${session.namespace}/${name} was deleted\n`))
 }
 
 /**

@@ -9,13 +9,11 @@ import { APPROVAL_WAITING } from '../../controllers/jobflow/approval.js'
 import { flowRecords, type FlowRecord } from '../flow-records.js'
 import { flowTemplates } from '../flow-groups.js'
 import { liveFlowShape } from '../flow-shape.js'
-import { PHASE_COLOURS } from '../picture-mermaid.js'
+import { legend } from '../picture-html.js'
 import { dagSvg, escapeXml, ganttSvg } from '../picture-svg.js'
-import { flowSeconds } from '../kubectl/get.js'
-import { cronJobFlowTree } from '../kubectl/cronjobflow-tree.js'
+import { flowSeconds, view } from '../kubectl/get.js'
 import type { Kind } from '../kubectl/kinds.js'
 import { age, conditionLines, header, span } from '../kubectl/view-parts.js'
-import { collaSetView, daemonJobView, ephemeralJobView, operationJobView } from '../kubectl/views.js'
 
 export interface Act { action: 'rerun' | 'suspend' | 'resume' | 'approve', steps?: string[], label: string }
 
@@ -41,11 +39,6 @@ export function actsOf (kind: Kind, object: KubeObject): Act[] {
     for (const { name } of waiting) acts.push({ action: 'approve', steps: [name], label: `Approve ${name}` })
   }
   return acts
-}
-
-function legend (): string {
-  return '<p class="legend">' + Object.entries(PHASE_COLOURS).map(([phase, { fill, stroke }]) =>
-    `<span style="background:${fill};border-color:${stroke}">${escapeXml(phase)}</span>`).join('') + '</p>'
 }
 
 function cellOf (record: FlowRecord, now: Date): string[] {
@@ -105,16 +98,6 @@ function jobFlowDetail (flow: KubeObject, configMaps: KubeObject[], now: Date): 
       ganttSvg(shape, flowSeconds(flow, shape, now))}</div>`
 }
 
-function textView (kind: Kind, object: KubeObject, related: KubeObject[], now: Date): string[] {
-  switch (kind.kind) {
-    case 'CronJobFlow': return cronJobFlowTree(object, related, now)
-    case 'DaemonJob': return daemonJobView(object, related, now)
-    case 'EphemeralJob': return ephemeralJobView(object, related, now)
-    case 'OperationJob': return operationJobView(object, now)
-    default: return collaSetView(object, related, now)
-  }
-}
-
 /**
  * One object's view with its actions: `related` is what `kubectl jobhooks get` reads beside it (a
  * DaemonJob's Jobs, a CollaSet's Pods, a JobFlow's pinned templates, a CronJobFlow's runs).
@@ -123,6 +106,6 @@ export function detailFragment (kind: Kind, object: KubeObject, related: KubeObj
   const title = `${kind.kind} ${object.metadata.namespace ?? ''}/${object.metadata.name}`
   const body = kind.kind === 'JobFlow'
     ? jobFlowDetail(object, related, now)
-    : `<pre class="view">${escapeXml(textView(kind, object, related, now).join('\n'))}</pre>`
+    : `<pre class="view">${escapeXml(view(kind, object, related, now).join('\n'))}</pre>`
   return `<h2>${escapeXml(title)}</h2><div class="acts">${actsOf(kind, object).map(button).join('')}</div>${body}`
 }

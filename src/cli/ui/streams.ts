@@ -3,12 +3,12 @@
 // A watch that drops is opened again from the last resourceVersion and the page is told so; what
 // the API server refuses (a 403) is sent as kubectl words it.
 import type { KubeObject } from '../../k8s/types.js'
-import { getObject, listTable, relatedOf } from '../kubectl/get.js'
-import { collection, DRAWN, kindNamed, type Kind } from '../kubectl/kinds.js'
+import { listTable, relatedOf } from '../kubectl/get.js'
+import { DRAWN, kindNamed, type Kind } from '../kubectl/kinds.js'
 import { logsCommand } from '../kubectl/logs.js'
 import { parseOptions } from '../kubectl/options.js'
 import type { Session } from '../kubectl/session.js'
-import { resourceVersion, typed, watchLoop, watchObjects } from '../kubectl/watch.js'
+import { watchObject, watchObjects } from '../kubectl/watch.js'
 import { detailFragment } from './fragments.js'
 import { coalesce, type EventStream } from './sse.js'
 
@@ -73,22 +73,9 @@ export async function objectStream (
     }
   })
   try {
-    const first = await getObject(session, kind, name)
-    draw(first)
-    const path = `${collection(kind, namespace)}?fieldSelector=${encodeURIComponent(`metadata.name=${name}`)}`
-    await watchLoop(session, path, resourceVersion(first), {
-      onEvent: async event => {
-        if (event.type !== 'DELETED') draw(typed(kind, event.object))
-        else stream.send('gone', { message: `${kind.kind} ${namespace}/${name} was deleted.` })
-        return event.type !== 'DELETED'
-      },
-      restart: async () => {
-        const again = await getObject(session, kind, name)
-        draw(again)
-        return resourceVersion(again)
-      },
-      onResume: resumed(stream, `${kind.singular} ${name}`)
-    })
+    await watchObject(session, kind, name, draw,
+      () => stream.send('gone', { message: `${kind.kind} ${namespace}/${name} was deleted.` }),
+      resumed(stream, `${kind.singular} ${name}`))
   } catch (error) {
     if (!stream.signal.aborted) stream.send('failure', { message: messageOf(error) })
   }
